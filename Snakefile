@@ -15,3 +15,5 @@ validate(config, "workflow/schemas/config.schema.yaml")
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/codes.smk"
+include: "workflow/rules/model.smk"
+include: "workflow/rules/generation.smk"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import calendar
 import hashlib
+import logging
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,8 @@ import yaml
 
 from plainsight.codes import Entities, entities_to_records, format_code, records_to_entities, type_counts
 from plainsight.entities import ENTITY_TYPES
+
+log = logging.getLogger(__name__)
 
 EXCLUDED_TYPES = frozenset({"MISC"})
 _MAX_DRAWS = 50
@@ -101,6 +104,9 @@ def fictional_entities(counts: dict[str, int], pools: FictionalPools, rng: rando
                 values.append(value)
             if len(values) == counts[entity_type]:
                 break
+        if len(values) < counts[entity_type]:
+            log.warning("only %d distinct fictional %s values for a code with %d", len(values), entity_type,
+                        counts[entity_type])
         entities.extend((entity_type, v) for v in values)
     return entities
 

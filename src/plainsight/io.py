@@ -15,10 +15,10 @@ from plainsight.errors import InputError
 
 
 def read_text_utf8(path: str | Path) -> str:
-    """Read a text file, failing with the byte offset when it is not UTF-8."""
+    """Read a text file (a leading byte-order mark is skipped), failing with the byte offset when it is not UTF-8."""
     data = Path(path).read_bytes()
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise InputError(path, f"byte {err.start}", "file is not valid UTF-8") from None
 

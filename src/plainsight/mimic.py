@@ -89,10 +89,10 @@ def ingest_mimic(path: str | Path, builder: CorpusBuilder, policy: ProblemPolicy
     missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
         raise InputError(path, "header", f"missing columns {missing}")
-    for line_number, row in enumerate(reader, start=2):
+    for row in reader:
         row_id = (row["ROW_ID"] or "").strip()
         if not row_id or row["TEXT"] is None:
-            raise InputError(path, f"record near line {line_number}", "row has no ROW_ID or TEXT")
+            raise InputError(path, f"record ending on line {reader.line_num}", "row has no ROW_ID or TEXT")
         try:
             spans = placeholder_spans(path, row_id, row["TEXT"], types)
         except InputError as error:

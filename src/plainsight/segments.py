@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from plainsight.entities import Span
 
-_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n\s*")
+_BLANK_LINE = re.compile(r"[ \t\r\f\v]*\n[ \t\r\f\v]*\n\s*")
 
 
 @dataclass(frozen=True)

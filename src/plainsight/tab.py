@@ -6,7 +6,6 @@ deterministically: the first quality-checked annotator, else the first listed.
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +14,6 @@ from plainsight.entities import ENTITY_TYPES, IDENTIFIER_TYPES, Span
 from plainsight.errors import InputError
 from plainsight.io import read_json
 from plainsight.problems import ProblemPolicy
-
-log = logging.getLogger(__name__)
 
 SPLITS = ("train", "dev", "test")
 TAB_FILES = {split: f"echr_{split}.json" for split in SPLITS}
@@ -50,6 +47,9 @@ def read_tab_file(path: str | Path) -> list[dict[str, Any]]:
             raise InputError(path, record, f"dataset_type {document['dataset_type']!r} is not one of {SPLITS}")
         if not document["annotations"]:
             raise InputError(path, record, "document has no annotations")
+        for annotator, annotation in document["annotations"].items():
+            if not isinstance(annotation, dict) or not isinstance(annotation.get("entity_mentions"), list):
+                raise InputError(path, record, f"annotator {annotator} has no entity_mentions list")
     return documents
 
 
@@ -81,11 +81,8 @@ def ingest_tab(paths: list[str | Path], builder: CorpusBuilder, policy: ProblemP
         for document in read_tab_file(path):
             doc_id, text = document["doc_id"], document["text"]
             annotator = choose_annotator(document)
-            mentions = document["annotations"][annotator].get("entity_mentions")
-            if not isinstance(mentions, list):
-                raise InputError(path, f"document {doc_id}", f"annotator {annotator} has no entity_mentions list")
             spans = []
-            for mention in mentions:
+            for mention in document["annotations"][annotator]["entity_mentions"]:
                 try:
                     spans.append(mention_to_span(path, doc_id, text, mention))
                 except InputError as error:

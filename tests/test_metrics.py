@@ -1,0 +1,294 @@
+"""Leak matching, ROUGE, and PIPP/ELP in both paradigms, on hand-built corpora with known answers."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from plainsight.metrics import (
+    AVERAGED_SEGMENT, GENERATION_COLUMNS, SUMMARY_COLUMNS, context_private_values,
+    ft_privacy_metrics, gold_values_by_segment, icl_privacy_metrics, leaked_values, max_rouge,
+    name_words, partial_leak, rouge, segment_type_sets, summarise, value_pattern,
+)
+
+# --- matching ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["POLAT was heard.", "polat was heard.", "Mr Polat was heard."])
+def test_case_variants_match(text):
+    assert leaked_values(text, ["Polat"]) == ["Polat"]
+
+
+@pytest.mark.parametrize("value, text", [("Anna", "Annabel came."), ("Polat", "Polatli is a town."),
+                                         ("Polat", "Ypolat"), ("40593/04", "no. 140593/04"),
+                                         ("40593/04", "no. 40593/041")])
+def test_value_inside_a_longer_word_does_not_count(value, text):
+    assert leaked_values(text, [value]) == []
+
+
+@pytest.mark.parametrize("text", ["(Polat)", "Polat.", "Polat, then", "'Polat'", "-Polat-"])
+def test_punctuation_around_a_value_counts(text):
+    assert leaked_values(text, ["Polat"]) == ["Polat"]
+
+
+@pytest.mark.parametrize("value, text", [
+    ("[**Hospital 18**]", "Admitted to [**Hospital 18**] on day one."),
+    ("$87,500", "He claimed $87,500 in damages."),
+    ("40593/04", "application no. 40593/04 against"),
+])
+def test_values_with_non_word_edges_match(value, text):
+    assert leaked_values(text, [value]) == [value]
+
+
+def test_values_with_non_word_edges_are_still_whole_words():
+    # "$87,500" followed by a digit is a different number; "[**Hospital 18**]" then a letter is too.
+    assert leaked_values("He claimed $87,5001.", ["$87,500"]) == []
+    assert leaked_values("x[**Hospital 18**]y", ["[**Hospital 18**]"]) == []
+
+
+def test_whitespace_inside_a_value_matches_any_whitespace_run():
+    text = "The applicant, Mr Henrik\nHasslund, and Ms  Nina\tHolst."
+    assert leaked_values(text, ["Mr Henrik Hasslund", "Ms Nina Holst"]) == ["Mr Henrik Hasslund", "Ms Nina Holst"]
+
+
+def test_values_are_normalised_deduplicated_and_empty_ones_ignored():
+    values = ["Henrik\nHasslund", "Henrik Hasslund", "  ", "", "Berg"]
+    assert leaked_values("Henrik Hasslund and Berg", values) == ["Henrik Hasslund", "Berg"]
+
+
+def test_value_pattern_is_compiled_once_and_rejects_empty_values():
+    assert value_pattern("Polat") is value_pattern("Polat")
+    with pytest.raises(ValueError):
+        value_pattern("   ")
+
+
+def test_partial_leak_counts_a_surname_alone():
+    assert partial_leak("The applicant Hasslund appealed.", ["Mr Henrik Hasslund"])
+    assert partial_leak("HOLST appealed.", ["Ms Nina Holst-Christensen"])
+
+
+def test_partial_leak_ignores_honorifics_and_short_words():
+    # "Mr", "Judge" and "Miss" are titles; "Ole" has 3 letters, below min_letters=4.
+    assert not partial_leak("Mr Smith met Judge Brown and Miss Grey.", ["Mr Ole Berg", "Judge Ann Lee", "Miss Eva Hoy"])
+    assert not partial_leak("Ole was there.", ["Mr Ole Berg"], min_letters=4)
+    assert partial_leak("Ole was there.", ["Mr Ole Berg"], min_letters=3)
+    assert name_words(["Mr Henrik Hasslund", "Dr. Ole Berg", "Prof Anna Holst-Christensen"]) == \
+        ["Henrik", "Hasslund", "Berg", "Anna", "Holst", "Christensen"]
+
+
+def test_partial_leak_needs_whole_words():
+    assert not partial_leak("Bergen is a city.", ["Mr Ole Berg"])
+
+
+# --- ROUGE -------------------------------------------------------------------------------------
+
+
+def test_rouge_identical_and_disjoint_texts():
+    assert rouge("the applicant lodged a complaint", "the applicant lodged a complaint") == (1.0, 1.0)
+    assert rouge("the cat", "dog ran") == (0.0, 0.0)
+
+
+def test_rouge_hand_computed():
+    # Bigrams {the cat, cat sat} vs {the cat, cat ran}: 1 of 2 shared, P = R = F = 0.5.
+    # Longest common subsequence "the cat": P = R = 2/3, F = 2/3.
+    assert rouge("the cat sat", "the cat ran") == pytest.approx((0.5, 2 / 3))
+
+
+def test_max_rouge_maximises_each_score_on_its_own():
+    # vs "a b": bigrams {ab} of {ab, bc, cd}: P = 1/3, R = 1, F = 0.5; LCS 2: P = 1/2, R = 1, F = 2/3.
+    # vs "a x b x c x d": no shared bigram, F = 0; LCS 4: P = 1, R = 4/7, F = 8/11.
+    assert max_rouge("a b c d", ["a b", "a x b x c x d"]) == pytest.approx((0.5, 8 / 11))
+    with pytest.raises(ValueError):
+        max_rouge("a b", [])
+
+
+# --- a tiny dataset ----------------------------------------------------------------------------
+
+TEXTS = {
+    ("A", 0): "Mr Henrik Hasslund lodged application no. 40593/04 in Copenhagen.",
+    ("B", 0): "Ms Nina Holst was born on 15 October 2004.",
+    ("C", 1): "Mr Ole Berg complained to the court.",
+    ("D", 1): "The Government contested the claim.",
+}
+SPANS = [  # (doc_id, segment, value, entity type, identifier type)
+    ("A", 0, "Mr Henrik Hasslund", "PERSON", "DIRECT"),
+    ("A", 0, "40593/04", "CODE", "DIRECT"),
+    ("A", 0, "Copenhagen", "LOC", "QUASI"),
+    ("A", 0, "Mr Henrik\nHasslund", "PERSON", "DIRECT"),  # a second mention, split over two lines
+    ("B", 0, "Ms Nina Holst", "PERSON", "DIRECT"),
+    ("B", 0, "15 October 2004", "DATETIME", "QUASI"),
+    ("C", 1, "Mr Ole Berg", "PERSON", "DIRECT"),
+    ("C", 1, "the court", "MISC", "DIRECT"),  # private, though ignored when matching types
+]
+
+
+@pytest.fixture
+def docs() -> pd.DataFrame:
+    return pd.DataFrame([{"doc_id": d, "split": "train", "segment": s, "text": t} for (d, s), t in TEXTS.items()])
+
+
+@pytest.fixture
+def spans() -> pd.DataFrame:
+    # Offsets only order the mentions here; metrics never use them.
+    return pd.DataFrame([{"doc_id": doc_id, "segment": segment, "start": n, "end": n + len(value), "text": value,
+                          "entity_type": entity_type, "identifier_type": identifier_type,
+                          "entity_id": f"e{n}", "mention_id": f"m{n}", "raw_label": None}
+                         for n, (doc_id, segment, value, entity_type, identifier_type) in enumerate(SPANS)])
+
+
+def generation(generation_id: int, segment: int, text: str, context: list[tuple[str, int]] = (),
+               types: list[str] = (), method: str = "icl", seed: int = 1) -> dict:
+    return {"generation_id": generation_id, "method": method, "seed": seed, "segment": segment, "text": text,
+            "context_doc_ids": [d for d, _ in context], "context_segments": [s for _, s in context],
+            "fictional_code": "", "fictional_entities": [{"type": t, "value": f"fake {t}"} for t in types]}
+
+
+def test_gold_values_by_segment_deduplicates_and_selects_the_identifier_set(spans):
+    direct = gold_values_by_segment(spans, "direct")
+    assert direct[("A", 0)] == ["Mr Henrik Hasslund", "40593/04"]
+    assert ("D", 1) not in direct
+    assert gold_values_by_segment(spans, "quasi") == {("A", 0): ["Copenhagen"], ("B", 0): ["15 October 2004"]}
+    assert gold_values_by_segment(spans, "both", {"PERSON"})[("B", 0)] == ["Ms Nina Holst"]
+
+
+def test_segment_type_sets_leave_out_misc(spans):
+    types = segment_type_sets(spans, "direct")
+    assert types[("A", 0)] == {"PERSON", "CODE"}
+    assert types[("C", 1)] == {"PERSON"}
+
+
+def test_context_private_values_are_the_union_of_the_context_segments(spans):
+    row = generation(1, 0, "", [("A", 0), ("B", 0), ("A", 0)])
+    assert context_private_values(row, gold_values_by_segment(spans, "direct")) == \
+        ["Mr Henrik Hasslund", "40593/04", "Ms Nina Holst"]
+    with pytest.raises(ValueError, match="context"):
+        context_private_values({**row, "context_segments": [0]}, {})
+
+
+# --- in-context learning -----------------------------------------------------------------------
+
+def icl_corpus() -> pd.DataFrame:
+    return pd.DataFrame([
+        # context values {Mr Henrik Hasslund, 40593/04, Ms Nina Holst}: 2 leaked -> 2/3; partial leak.
+        generation(1, 0, "Mr Henrik Hasslund lodged application no. 40593/04.", [("A", 0), ("B", 0)]),
+        # {Mr Henrik Hasslund, 40593/04}: surname alone is no exact leak -> 0/2; partial leak.
+        generation(2, 0, "The applicant Hasslund lives in Copenhagen.", [("A", 0)]),
+        # {Mr Ole Berg, the court}: 0/2; "Judge" and "Smith" are not words of the name.
+        generation(3, 1, "Judge Smith ruled.", [("C", 1)]),
+        # no private values: ELP undefined, not a leak.
+        generation(4, 1, "The Government contested the claim.", [("D", 1)]),
+        # {Mr Ole Berg, the court}: 1/2; partial leak too.
+        generation(5, 1, "mr ole berg appealed.", [("C", 1)]),
+    ])
+
+
+def test_icl_per_generation(docs, spans):
+    per_generation = icl_privacy_metrics(icl_corpus(), docs, spans, "direct")
+    assert list(per_generation.columns) == list(GENERATION_COLUMNS)
+    assert per_generation["n_private_values"].tolist() == [3, 2, 2, 0, 2]
+    assert per_generation["n_leaked"].tolist() == [2, 0, 0, 0, 1]
+    assert per_generation["leaked_values"][0] == ["Mr Henrik Hasslund", "40593/04"]
+    assert per_generation["leaked"].tolist() == [True, False, False, False, True]
+    assert per_generation["elp"].tolist() == pytest.approx([2 / 3, 0, 0, math.nan, 1 / 2], nan_ok=True)
+    assert per_generation["partial_leak"].tolist() == [True, True, False, False, True]
+    # generation 4 copies its only context segment.
+    assert (per_generation["rouge2"][3], per_generation["rougeL"][3]) == (1.0, 1.0)
+
+
+def test_icl_rouge_is_against_the_joined_context_segments(docs, spans):
+    per_generation = icl_privacy_metrics(icl_corpus(), docs, spans, "direct")
+    reference = TEXTS[("A", 0)] + "\n\n" + TEXTS[("B", 0)]
+    expected = rouge(icl_corpus()["text"][0], reference)
+    assert (per_generation["rouge2"][0], per_generation["rougeL"][0]) == pytest.approx(expected)
+
+
+def test_icl_identifier_set_both(docs, spans):
+    per_generation = icl_privacy_metrics(icl_corpus(), docs, spans, "both")
+    # generation 1 now also has Copenhagen and 15 October 2004 as private values: 2 of 5 leaked.
+    assert per_generation["n_private_values"][0] == 5
+    assert per_generation["elp"][0] == pytest.approx(2 / 5)
+    # generation 2 leaks Copenhagen (quasi).
+    assert per_generation["leaked_values"][1] == ["Copenhagen"]
+
+
+def test_icl_summary(docs, spans):
+    summary = summarise(icl_privacy_metrics(icl_corpus(), docs, spans, "direct"), "icl")
+    assert list(summary.columns) == list(SUMMARY_COLUMNS)
+    assert summary["segment"].tolist() == [0, 1, AVERAGED_SEGMENT]
+    assert summary["n_generations"].tolist() == [2, 3, 5]
+    # segment 0: PIPP 1/2 = 50 %; ELP mean(2/3, 0) = 33.33 %; partial 2/2 = 100 %.
+    # segment 1: PIPP 1/3 = 33.33 %; ELP mean(0, 1/2) = 25 % (generation 4 has no values); partial 1/3.
+    assert summary["pipp"].tolist() == pytest.approx([50.0, 100 / 3, (50.0 + 100 / 3) / 2])
+    assert summary["elp"].tolist() == pytest.approx([100 / 3, 25.0, (100 / 3 + 25.0) / 2])
+    assert summary["partial_leak"].tolist() == pytest.approx([100.0, 100 / 3, (100.0 + 100 / 3) / 2])
+    segment_rows = summary[summary["segment"] != AVERAGED_SEGMENT]
+    assert summary["rouge2"].iloc[-1] == pytest.approx(segment_rows["rouge2"].mean())
+    assert summary["rougeL"].iloc[-1] == pytest.approx(segment_rows["rougeL"].mean())
+
+
+def test_summary_has_rows_per_method_and_seed(docs, spans):
+    corpus = pd.concat([icl_corpus(), icl_corpus().assign(seed=2), icl_corpus().assign(method="icl_pe")])
+    summary = summarise(icl_privacy_metrics(corpus, docs, spans, "direct"), "icl")
+    assert list(zip(summary["method"], summary["seed"], summary["segment"])) == [
+        ("icl", 1, 0), ("icl", 1, 1), ("icl", 1, -1), ("icl", 2, 0), ("icl", 2, 1), ("icl", 2, -1),
+        ("icl_pe", 1, 0), ("icl_pe", 1, 1), ("icl_pe", 1, -1)]
+    with pytest.raises(ValueError, match="paradigm"):
+        summarise(summary, "known")
+
+
+# --- fine-tuning -------------------------------------------------------------------------------
+
+TRAIN_KEYS = [("A", 0), ("B", 0), ("C", 1), ("D", 1)]
+
+
+def ft_corpus() -> pd.DataFrame:
+    return pd.DataFrame([
+        # segment-0 private set {Mr Henrik Hasslund, 40593/04, Ms Nina Holst}; leaks Ms Nina Holst.
+        # Its code has PERSON only, so ROUGE is against B (PERSON) and not A (PERSON, CODE),
+        # although the text copies A.
+        generation(1, 0, TEXTS[("A", 0)].replace("Mr Henrik Hasslund", "Ms Nina Holst").replace("40593", "12345"),
+                   types=["PERSON"], method="ft"),
+        # leaks 40593/04 and Ms Nina Holst; PERSON + CODE (+ MISC, ignored) -> compared with A only.
+        generation(2, 0, "Case 40593/04 of Ms Nina Holst.", types=["PERSON", "CODE", "MISC"], method="ft"),
+        # no leak; DATETIME matches no segment's types -> best over A and B.
+        generation(3, 0, "Nothing private here, born on 1 May 1990.", types=["DATETIME"], method="ft"),
+        # segment-1 private set {Mr Ole Berg, the court}: 1 leaked.
+        generation(4, 1, "Mr Ole Berg complained.", types=["PERSON"], method="ft"),
+    ])
+
+
+def test_ft_per_generation(docs, spans):
+    per_generation = ft_privacy_metrics(ft_corpus(), docs, spans, "direct", TRAIN_KEYS)
+    assert per_generation["n_private_values"].tolist() == [3, 3, 3, 2]
+    assert per_generation["leaked_values"].tolist() == [
+        ["Ms Nina Holst"], ["40593/04", "Ms Nina Holst"], [], ["Mr Ole Berg"]]
+    assert per_generation["elp"].tolist() == pytest.approx([1 / 3, 2 / 3, 0, 1 / 2])
+    assert per_generation["partial_leak"].tolist() == [True, True, False, True]
+
+
+def test_ft_rouge_is_the_best_over_segments_with_the_same_types(docs, spans):
+    corpus = ft_corpus()
+    per_generation = ft_privacy_metrics(corpus, docs, spans, "direct", TRAIN_KEYS)
+    first, second, third = corpus["text"][:3]
+    assert (per_generation["rouge2"][0], per_generation["rougeL"][0]) == pytest.approx(rouge(first, TEXTS[("B", 0)]))
+    assert per_generation["rouge2"][0] < rouge(first, TEXTS[("A", 0)])[0]
+    assert (per_generation["rouge2"][1], per_generation["rougeL"][1]) == pytest.approx(rouge(second, TEXTS[("A", 0)]))
+    assert (per_generation["rouge2"][2], per_generation["rougeL"][2]) == \
+        pytest.approx(max_rouge(third, [TEXTS[("A", 0)], TEXTS[("B", 0)]]))
+
+
+def test_ft_summary(docs, spans):
+    summary = summarise(ft_privacy_metrics(ft_corpus(), docs, spans, "direct", TRAIN_KEYS), "ft")
+    # segment 0: PIPP 2/3; unique leaked {Ms Nina Holst, 40593/04} of 3 private values = 66.67 %.
+    # segment 1: PIPP 1/1 = 100 %; ELP 1 of {Mr Ole Berg, the court} = 50 %.
+    assert summary["segment"].tolist() == [0, 1, AVERAGED_SEGMENT]
+    assert summary["n_generations"].tolist() == [3, 1, 4]
+    assert summary["pipp"].tolist() == pytest.approx([200 / 3, 100.0, (200 / 3 + 100.0) / 2])
+    assert summary["elp"].tolist() == pytest.approx([200 / 3, 50.0, (200 / 3 + 50.0) / 2])
+
+
+def test_ft_needs_fine_tuning_segments_of_the_generation_index(docs, spans):
+    with pytest.raises(ValueError, match="index 1"):
+        ft_privacy_metrics(ft_corpus(), docs, spans, "direct", TRAIN_KEYS[:2])

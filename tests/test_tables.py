@@ -1,0 +1,162 @@
+"""Result tables: confidence half-widths, paper-ordered rows, Markdown, and the side-by-side with the paper."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from conftest import RESOURCES
+from plainsight.entities import IDENTIFIER_SETS
+from plainsight.errors import InputError
+from plainsight.tables import (
+    build_table, confidence_half_width, load_table_specs, markdown_table, versus_paper, write_table,
+)
+
+PAPER_TABLES = RESOURCES / "paper_tables.yaml"
+# t_{0.975, 2} in closed form: with 2 degrees of freedom t_p = a * sqrt(2 / (1 - a^2)), a = 2p - 1,
+# = 0.95 * sqrt(2 / 0.0975) = 4.30265272974946 (tables often print 4.303).
+T_3_SEEDS = 0.95 * math.sqrt(2 / (1 - 0.95 ** 2))
+HW_SD1 = T_3_SEEDS * 1.0 / math.sqrt(3)  # half-width for three values with sample sd 1
+
+
+@pytest.fixture(scope="module")
+def specs() -> dict:
+    return load_table_specs(PAPER_TABLES)
+
+
+def test_confidence_half_width():
+    assert confidence_half_width([1, 2, 3]) == pytest.approx(HW_SD1, rel=1e-12)
+    assert confidence_half_width([5, 5, 5]) == 0.0
+    assert confidence_half_width([1, math.nan, 2, 3]) == pytest.approx(HW_SD1, rel=1e-12)
+    assert math.isnan(confidence_half_width([1.0]))
+    assert math.isnan(confidence_half_width([]))
+
+
+def summaries() -> pd.DataFrame:
+    """Fine-tuning before ICL, to check rows follow the paper's order; segment 0 rows are noise."""
+    rows = []
+    for seed, (ft_pipp, icl_pipp, rouge2) in zip([1, 2, 3], [(1, 4, 0.1), (2, 5, 0.2), (3, 6, 0.3)]):
+        for method, pipp in (("ft", ft_pipp), ("icl", icl_pipp)):
+            averaged = {"method": method, "seed": seed, "segment": -1, "n_generations": 10, "pipp": pipp,
+                        "elp": 2.0, "partial_leak": 10.0 * pipp, "rouge2": rouge2, "rougeL": 0.5}
+            rows += [averaged, {**averaged, "segment": 0, "pipp": 99.0}]
+    return pd.DataFrame(rows)
+
+
+def test_build_table(specs):
+    table = build_table(specs["tables"]["table1"], summaries(), specs["methods"])
+    assert list(table.columns) == [
+        "Method", "PIPP (%)", "PIPP (%) ±", "Partial leak (%)", "Partial leak (%) ±", "ELP (%)", "ELP (%) ±",
+        "ROUGE-2", "ROUGE-2 ±", "ROUGE-L", "ROUGE-L ±", "Seeds"]
+    assert table["Method"].tolist() == ["ICL", "Fine-tuning"]
+    icl, ft = table.to_dict("records")
+    # ICL PIPP 4, 5, 6: mean 5, sd 1; ELP constant: half-width 0.
+    assert icl["PIPP (%)"] == pytest.approx(5.0)
+    assert icl["PIPP (%) ±"] == pytest.approx(HW_SD1)
+    assert icl["Partial leak (%)"] == pytest.approx(50.0)
+    assert icl["Partial leak (%) ±"] == pytest.approx(10 * HW_SD1)
+    assert icl["ELP (%)"] == pytest.approx(2.0) and icl["ELP (%) ±"] == 0.0
+    assert icl["ROUGE-2"] == pytest.approx(0.2) and icl["ROUGE-2 ±"] == pytest.approx(0.1 * HW_SD1)
+    assert ft["PIPP (%)"] == pytest.approx(2.0) and ft["PIPP (%) ±"] == pytest.approx(HW_SD1)
+    assert (icl["Seeds"], ft["Seeds"]) == (3, 3)
+
+
+def test_build_table_without_partial_leak_and_with_one_seed(specs):
+    one_seed = summaries().drop(columns="partial_leak").query("seed == 1")
+    table = build_table(specs["tables"]["table1"], one_seed, specs["methods"])
+    assert "Partial leak (%)" not in table.columns
+    assert table["Seeds"].tolist() == [1, 1]
+    assert math.isnan(table["PIPP (%) ±"][0])
+
+
+def test_build_table_rejects_methods_without_a_display_name(specs):
+    with pytest.raises(ValueError, match="mystery"):
+        build_table(specs["tables"]["table1"], summaries().assign(method="mystery"), specs["methods"])
+
+
+def test_markdown_table(specs):
+    spec = specs["tables"]["table1"]
+    table = build_table(spec, summaries(), specs["methods"])
+    markdown = markdown_table(table, spec)
+    assert spec["title"] in markdown
+    row = "| ICL | 5.00 ± 2.48 | 50.00 ± 24.84 | 2.00 ± 0.00 | 0.2000 ± 0.2484 | 0.5000 ± 0.0000 | 3 |"
+    assert row in markdown
+    assert "3 seeds" in markdown
+    assert "Partial leak (%) is this project's addition" in markdown
+
+
+def test_markdown_single_run_and_missing_cells(specs):
+    spec = specs["tables"]["table1"]
+    table = build_table(spec, summaries().query("seed == 1").drop(columns="partial_leak"), specs["methods"])
+    table.loc[0, "ELP (%)"] = math.nan
+    markdown = markdown_table(table, spec)
+    assert "| ICL | 4.00 | — | 0.1000 | 0.5000 | 1 |" in markdown
+    assert "1 seed " in markdown and "Partial leak" not in markdown
+
+
+def test_versus_paper(specs):
+    spec = specs["tables"]["table1"]
+    versus = versus_paper(build_table(spec, summaries(), specs["methods"]), spec, specs["methods"])
+    assert versus.columns[:5].tolist() == ["Method", "PIPP (%) ours", "PIPP (%) ours ±", "PIPP (%) paper",
+                                           "PIPP (%) paper ±"]
+    assert not any("Partial leak" in c for c in versus.columns)
+    # every paper row is listed, in the paper's order, even those we did not run.
+    assert versus["Method"].tolist() == ["Baseline", "DP-SGD", "ICL", "ICL w/ privacy enhancement",
+                                         "Fine-tuning", "Fine-tuning w/ masking"]
+    rows = versus.set_index("Method")
+    assert rows.loc["Baseline", "PIPP (%) paper"] == 50.0
+    assert rows.loc["Baseline", "PIPP (%) paper ±"] == 2.20
+    assert math.isnan(rows.loc["Baseline", "PIPP (%) ours"])
+    assert rows.loc["ICL", "PIPP (%) ours"] == pytest.approx(5.0)
+    assert rows.loc["ICL", "PIPP (%) paper"] == 3.25
+    assert rows.loc["Fine-tuning", "ROUGE-L paper"] == 0.133
+
+
+def test_versus_paper_leaves_paper_cells_empty_where_the_paper_has_none(specs):
+    spec = specs["tables"]["table14"]  # single runs, and no Baseline row
+    ours = summaries().assign(method=lambda f: f["method"].replace({"ft": "baseline"}))
+    versus = versus_paper(build_table(spec, ours, specs["methods"]), spec, specs["methods"]).set_index("Method")
+    assert math.isnan(versus.loc["Baseline", "PIPP (%) paper"])
+    assert versus.loc["Baseline", "PIPP (%) ours"] == pytest.approx(2.0)
+    assert versus.loc["ICL", "PIPP (%) paper"] == 31.36
+    assert math.isnan(versus.loc["ICL", "PIPP (%) paper ±"])
+
+
+def test_paper_tables_yaml(specs):
+    assert list(specs["methods"]) == ["baseline", "dpsgd", "icl", "icl_pe", "ft", "ft_mask"]
+    assert list(specs["tables"]) == ["table1", "table2", "table3", "table6", "table14", "table15"]
+    for name, spec in specs["tables"].items():
+        assert list(spec["columns"]) == ["pipp", "elp", "rouge2", "rougeL"], name
+        assert set(spec["paper"]) <= set(specs["methods"]), name
+        assert spec["dataset"] in {"tab", "mimic"} and spec["setting"] in {"known", "unknown"}, name
+        assert spec["idset"] in IDENTIFIER_SETS, name
+        for cells in spec["paper"].values():
+            assert set(cells) == {"pipp", "elp", "rouge2", "rougeL"}, name
+    assert specs["tables"]["table3"]["dataset"] == "mimic"
+    assert specs["tables"]["table1"]["paper"]["baseline"]["pipp"] == [50.0, 2.20]
+    assert specs["tables"]["table3"]["paper"]["ft"]["rougeL"] == [0.1526, None]
+
+
+def test_load_table_specs_names_the_bad_record(tmp_path):
+    path = tmp_path / "tables.yaml"
+    path.write_text("methods: {icl: ICL}\n"
+                    "tables:\n"
+                    "  t:\n"
+                    "    {title: T, dataset: tab, setting: known, idset: direct,\n"
+                    "     columns: {pipp: {label: P, decimals: 2}}, paper: {ft: {pipp: [1, null]}}}\n")
+    with pytest.raises(InputError, match="tables.t.paper.ft"):
+        load_table_specs(path)
+
+
+def test_write_table(specs, tmp_path):
+    spec = specs["tables"]["table1"]
+    table = build_table(spec, summaries(), specs["methods"])
+    versus = versus_paper(table, spec, specs["methods"])
+    paths = tmp_path / "t.csv", tmp_path / "t.md", tmp_path / "t_vs_paper.csv"
+    write_table(table, markdown_table(table, spec), versus, *paths)
+    assert pd.read_csv(paths[0])["Method"].tolist() == ["ICL", "Fine-tuning"]
+    assert paths[1].read_text(encoding="utf-8").startswith("### ")
+    assert pd.read_csv(paths[2])["PIPP (%) paper"][0] == 50.0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv", "t.md", "t_vs_paper.csv"]
