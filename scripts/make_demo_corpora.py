@@ -23,7 +23,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import copy
 import csv
 import json
 import random
@@ -225,6 +224,8 @@ class State:
     agent_office: str
 
 
+DIALLING_CODES = {"TUR": 90, "POL": 48, "RUS": 7, "UKR": 380, "ROU": 40, "ITA": 39, "HRV": 385, "DNK": 45, "BGR": 359,
+                  "AUT": 43, "CZE": 420, "HUN": 36, "FRA": 33, "SVN": 386, "LTU": 370, "GBR": 44}
 DISTRICTS = ("Leninskiy", "Oktyabrskiy", "Sovetskiy", "Kirovskiy", "Tsentralnyy", "Zavodskoy")
 
 STATES = (
@@ -493,10 +494,17 @@ class Ctx:
         return Ent(self.state.company_form.format(name=name), "ORG", "QUASI")
 
     def case_no(self) -> Ent:
-        year = self.tl.current.year
-        text = self.pick((f"{year}/{self.rng.randint(10, 2999)}", f"{self.rng.randint(1, 9)}-{self.rng.randint(100, 999)}/{year % 100:02d}",
-                          f"K{self.rng.randint(10, 99)}-{self.rng.randint(100, 9999)}"))
+        year, r = self.tl.current.year, self.rng.randint
+        text = self.pick((f"{year}/{r(10, 2999)}", f"{r(1, 9)}-{r(100, 999)}/{year % 100:02d}", f"K{r(10, 99)}-{r(100, 9999)}"))
         return Ent(text, "CODE", "DIRECT")
+
+    def phone(self) -> Ent:
+        r = self.rng.randint
+        return Ent(f"+{DIALLING_CODES[self.state.code]} {r(100, 999)} {r(100, 999)} {r(100, 999)}", "CODE", "DIRECT")
+
+    def plate(self) -> Ent:
+        letter = lambda: self.rng.choice("ABCEKMPT")  # noqa: E731
+        return Ent(f"{letter()}{self.rng.randint(100, 999)}{letter()}{letter()}", "CODE", "DIRECT")
 
     # -- paragraphs ------------------------------------------------------------
     def para(self, *groups, **extra) -> Para:
@@ -1027,7 +1035,7 @@ def story_assembly(c: Ctx) -> Story:
         intro = ("{title} {app_sur} is {a_group} {group} and has belonged to a local congregation in {home} since {y}.",
                  "The applicant, a practising {group}, is one of the elders of the congregation in {home}.")
         event = ("On {d} the applicant and about {n} other believers gathered for a religious service in a rented hall at {address}.",
-                 "On {d} some {n} members of the congregation met for Bible study in a private flat at {address}.")
+                 "On {d} some {n} members of the congregation met for prayer and religious instruction in a private flat at {address}.")
         article, allegation = 9, "that the interruption of a religious service and {his} subsequent fine had breached {his} freedom of religion"
     else:
         group = Ent(c.pick(PARTIES), "ORG", "QUASI", conf="POLITICS")
@@ -1132,13 +1140,13 @@ def story_surveillance(c: Ctx) -> Story:
     facts.append(c.para((
         "On {d} a judge of {court1} authorised the interception of the applicant's mobile telephone (no. {phone}) for {months}, in connection with an investigation into {offence} at {company}, where the applicant worked as {a_job} {job}.",
         "By a decision of {d}, which was not served on {him}, {title} {app_sur}'s telephone line {phone} was placed under surveillance for {months}. The police suspected {offence} within {company}.",
-    ), d=c.date(), phone=Ent(f"+{c.rng.randint(30, 48)} {c.rng.randint(100, 999)} {c.rng.randint(100, 999)} {c.rng.randint(100, 999)}", "CODE", "DIRECT"),
+    ), d=c.date(), phone=c.phone(),
         months=months, offence=offence, company=company))
     facts.append(c.para((
         "On {d} officers of {police} searched the applicant's home and {his} car, a {car} with registration number {plate}. They seized {items}.",
         "A search of the applicant's flat and of {his} {car} (registration number {plate}) took place on {d}. The police took away {items}.",
     ), d=c.date(30, 200), car=c.misc(c.pick(("red Škoda Octavia", "grey Opel Astra", "black Audi A4", "white Fiat Doblò"))),
-        plate=Ent(f"{c.rng.choice('ABCEKMPT')}{c.rng.randint(100, 999)}{c.rng.choice('ABCEKMPT')}{c.rng.choice('ABCEKMPT')}", "CODE", "DIRECT"),
+        plate=c.plate(),
         items=c.misc(c.pick(("two laptops, a notebook and bank statements", "all the family's computers and mobile phones",
                              "accounting records and a hunting rifle")))))
     facts.append(c.para((
@@ -1227,7 +1235,18 @@ BACKGROUND = (
 DECISION_INTRO = (
     "The applicant, {title} {applicant}, is {a_nat} {nat} national who was born in {birth} and lives in {home}. {He} was represented before the Court by {l_title} {lawyer}, a lawyer practising in {lawyer_city}.",
     "The applicant, {title} {applicant}, is {a_nat} {nat} national, born in {birth}. {He} is {a_job} {job} and lives in {home}. {He} was represented by {l_title} {lawyer}, of the {lawyer_city} Bar.",
+    "The applicant in application no. {appno}, {title} {applicant}, is {a_nat} {nat} national who was born in {birth} and lives in {home}. {He} was represented before the Court by {l_title} {lawyer_full}, a lawyer practising in {lawyer_city}.",
     "{title} {applicant} was born in {birth}, holds {nat} citizenship and resides in {home}. {l_title} {lawyer_full}, whose office is in {lawyer_city}, acted on {his} behalf.",
+)
+AFTERMATH = (  # optional closing paragraph of the facts, any storyline
+    "On {d} {l_title} {lawyer} lodged a constitutional complaint on the applicant's behalf. It was declared inadmissible on {d2} as falling outside the scope of that court's review.",
+    "On {d} the applicant wrote to the Ministry of Justice, asking for compensation for the events described above. {He} received no reply, and a reminder sent on {d2} went unanswered.",
+    "In {d} the applicant moved to {city3}. {He} submitted that the events had harmed {his} reputation in {home} and that {he} had been unable to find work there.",
+    "The applicant's complaint to the Ombudsman, lodged on {d}, was forwarded to the authorities concerned. On {d2} the Ombudsman informed {him} that no irregularities had been found.",
+)
+BACKGROUND_EXTRA = (
+    "", "{He} has no criminal record.", "{He} is married and has {children}.",
+    "Before the events described below {he} had never been involved in court proceedings.",
 )
 SUMMARY = (
     "The facts of the case, as submitted by the parties, may be summarised as follows.",
@@ -1260,6 +1279,10 @@ DECISION_OUTCOME = (
     "Since the final domestic decision was served more than six months before the application was lodged, the complaint is out of time and must be rejected under Article 35 §§ 1 and 4.",
     "For these reasons, the Court unanimously adjourns the examination of the complaint and declares the remainder of the application inadmissible.",
 )
+COSTS = (
+    "The applicant also claimed {costs} for the costs and expenses incurred before the domestic courts and before the Court. Regard being had to the documents in its possession, the Court considers it reasonable to award {award} under this head.",
+    "As to costs and expenses, {l_title} {lawyer} submitted an itemised bill for {costs}, of which the Court awards {award}.",
+)
 DAMAGES = (
     "The applicant claimed {claim} in respect of non-pecuniary damage. The Government considered the claim excessive. Ruling on an equitable basis, the Court awards the applicant {award}.",
     "The applicant sought {claim} in respect of pecuniary and non-pecuniary damage and did not claim costs and expenses. The Court awards {him} {award} in respect of non-pecuniary damage.",
@@ -1268,14 +1291,20 @@ DAMAGES = (
 
 
 def build_tab_text(c: Ctx, story: Story, judgment: bool) -> Para:
-    """Assemble the document text; facts were rendered first, so procedure dates come last."""
+    """Assemble a judgment or an admissibility decision.
+
+    The storyline's facts were rendered first, so the events after them
+    (aftermath, lodging of the application, notice) take later dates.
+    """
     if story.job:
         c.slots["job"], c.slots["a_job"] = Ent(story.job, "DEM", "QUASI"), indefinite(story.job)
+    aftermath = [c.para(AFTERMATH, d=c.date(20, 200), d2=c.date(30, 200))] if c.chance(0.6) else []
     lodged = c.tl.next(30, 300)
     c.slots.update(
         lodged=c.date_ent(lodged), allegation=story.allegation.format(**PRONOUNS[c.applicant.female]),
         appno=Ent(f"{c.rng.randint(1000, 59999)}/{lodged.year % 100:02d}", "CODE", "DIRECT"),
         art=story.articles[0], ngo=Ent(c.pick(NGOS), "ORG", "QUASI"),
+        children=count_of(c.rng.randint(1, 4), "child").replace("childs", "children"),
     )
     paras: list[Para] = []
     if judgment:
@@ -1286,29 +1315,31 @@ def build_tab_text(c: Ctx, story: Story, judgment: bool) -> Para:
             paras.append(c.para(NOTICE, notice=c.date(100, 900), section=c.pick(SECTIONS)))
         paras.append(c.heading("THE FACTS"))
         paras += c.maybe_heading(0.7, CIRCUMSTANCES)
-        paras.append(c.para(BACKGROUND))
+        paras.append(c.para(BACKGROUND, BACKGROUND_EXTRA))
     else:
         paras += [c.heading("THE FACTS"), c.para(DECISION_INTRO), c.para(GOVERNMENT),
                   c.heading(("A. The circumstances of the case", "The circumstances of the case")), c.para(SUMMARY)]
-    paras += story.facts
+    paras += story.facts + aftermath
     if c.chance(0.45):
         paras += [c.heading(DOMESTIC_LAW_HEADINGS)] + story.domestic_law
     has_complaints_section = not judgment or c.chance(0.25)
     if has_complaints_section:
         paras += [c.heading("COMPLAINTS")] + story.complaints
     paras.append(c.heading("THE LAW"))
-    if judgment:
-        if c.chance(0.6):
-            paras.append(c.heading(f"I. ALLEGED VIOLATION OF ARTICLE {story.articles[0]} OF THE CONVENTION"))
-        complaint = [c.para(LAW_RESTATEMENT)] if has_complaints_section else story.complaints
-        paras += complaint + [c.para(GOVERNMENT_POSITION), c.para(ADMISSIBILITY)] + story.merits
+    if not judgment:
+        return join_paras(paras + [c.para(DECISION_OUTCOME)])
+    if c.chance(0.6):
+        paras.append(c.heading(f"I. ALLEGED VIOLATION OF ARTICLE {story.articles[0]} OF THE CONVENTION"))
+    complaint = [c.para(LAW_RESTATEMENT)] if has_complaints_section else story.complaints
+    paras += complaint + [c.para(GOVERNMENT_POSITION), c.para(ADMISSIBILITY)] + story.merits
+    if c.chance(0.5):
+        claim = c.rng.randint(5, 90) * 1000
+        paras += [c.heading(("APPLICATION OF ARTICLE 41 OF THE CONVENTION", "II. APPLICATION OF ARTICLE 41 OF THE CONVENTION")),
+                  c.para(DAMAGES, claim=c.qty(f"EUR {claim:,}"), award=c.qty(f"EUR {claim // c.rng.randint(2, 6):,}"))]
         if c.chance(0.5):
-            claim = c.rng.randint(5, 90) * 1000
-            paras += [c.heading(("APPLICATION OF ARTICLE 41 OF THE CONVENTION", "II. APPLICATION OF ARTICLE 41 OF THE CONVENTION")),
-                      c.para(DAMAGES, claim=c.qty(f"EUR {claim:,}"), award=c.qty(f"EUR {claim // c.rng.randint(2, 6):,}"))]
-    else:
-        paras += [c.para(DECISION_OUTCOME)]
-    return join_paras([p for p in paras if p.text])
+            costs = c.rng.randint(15, 120) * 100
+            paras.append(c.para(COSTS, costs=c.qty(f"EUR {costs:,}"), award=c.qty(f"EUR {costs // 2:,}")))
+    return join_paras(paras)
 
 
 # ---------------------------------------------------------------------------
@@ -1328,10 +1359,10 @@ class Mention:
 
 
 def gold_mentions(doc: Para, rng: random.Random) -> list[Mention]:
-    mentions = [Mention(s, e, ent.etype, ent.ident, ent.conf, ent.key, ent.related,
-                        rng.choices(("check", "insert", "correct"), (0.8, 0.14, 0.06))[0])
-                for s, e, ent in sorted(doc.spans, key=lambda x: (x[0], x[1]))]
-    return mentions
+    """The reference annotation: every rendered entity span, in text order."""
+    return [Mention(s, e, ent.etype, ent.ident, ent.conf, ent.key, ent.related,
+                    rng.choices(("check", "insert", "correct"), (0.8, 0.14, 0.06))[0])
+            for s, e, ent in sorted(doc.spans, key=lambda x: (x[0], x[1]))]
 
 
 def disagreeing_copy(mentions: list[Mention], rng: random.Random) -> list[Mention]:

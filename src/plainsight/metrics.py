@@ -11,17 +11,22 @@ whole word). Per run and segment index:
 
 Two paradigms differ in what is private. In-context learning (`icl`) shows real segments in the
 prompt, so a generation's private values are those of its context segments. Fine-tuning (`ft`)
-shows the model the whole training data, so every value of the fine-tuning data is private.
+shows the model the whole training data, so every value of the fine-tuning data is private (the
+fine-tuning segments of the generation's segment index, i.e. paragraph range).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
+from types import SimpleNamespace
 from typing import Any, Collection, Iterable, Literal, Mapping, Sequence
 
 import pandas as pd
-from rouge_score import rouge_scorer
+from nltk.stem.porter import PorterStemmer  # the stemmer rouge-score uses (a dependency of rouge-score)
+from rouge_score import scoring, tokenize
 
 from plainsight.codes import build_entities, normalise_value, select_spans
 from plainsight.fictional import EXCLUDED_TYPES
@@ -42,7 +47,9 @@ GENERATION_COLUMNS: tuple[str, ...] = (
 SUMMARY_METRICS: tuple[str, ...] = ("pipp", "elp", "partial_leak", "rouge2", "rougeL")
 SUMMARY_COLUMNS: tuple[str, ...] = ("method", "seed", "segment", "n_generations", *SUMMARY_METRICS)
 
-_SCORER = rouge_scorer.RougeScorer(["rouge2", "rougeL"], use_stemmer=True)
+# The Porter stemmer of RougeScorer(use_stemmer=True), memoised: stemming is most of the cost
+# of tokenising, and a corpus repeats its words.
+_STEMMER = SimpleNamespace(stem=lru_cache(maxsize=None)(PorterStemmer().stem))
 
 
 # --- matching ----------------------------------------------------------------------------------
@@ -69,9 +76,24 @@ def value_pattern(value: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
 
 
+@lru_cache(maxsize=None)
+def _needle(value: str) -> str:
+    """The longest word of `value`, case-folded: it occurs in any text that the pattern matches."""
+    return max(value.split(), key=len).casefold()
+
+
+def _occurs(value: str, text: str, folded_text: str) -> bool:
+    """Whether `value` matches in `text`; a substring test first skips most regex searches.
+
+    Fine-tuning checks every generation against thousands of private values.
+    """
+    return _needle(value) in folded_text and value_pattern(value).search(text) is not None
+
+
 def leaked_values(text: str, values: Iterable[str]) -> list[str]:
     """The distinct private values that occur in `text`."""
-    return [value for value in unique_values(values) if value_pattern(value).search(text)]
+    folded = text.casefold()
+    return [value for value in unique_values(values) if _occurs(value, text, folded)]
 
 
 def name_words(person_values: Iterable[str], min_letters: int = 4) -> list[str]:
@@ -89,20 +111,69 @@ def name_words(person_values: Iterable[str], min_letters: int = 4) -> list[str]:
 
 def partial_leak(text: str, person_values: Iterable[str], min_letters: int = 4) -> bool:
     """Whether any identifying word of a person name (a surname alone, say) occurs in `text`."""
-    return any(value_pattern(word).search(text) for word in name_words(person_values, min_letters))
+    folded = text.casefold()
+    return any(_occurs(word, text, folded) for word in name_words(person_values, min_letters))
+
+
+# --- ROUGE -------------------------------------------------------------------------------------
+# The scores of rouge_score's RougeScorer(["rouge2", "rougeL"], use_stemmer=True), computed from
+# texts tokenised once: fine-tuning compares each generation with hundreds of training segments,
+# and RougeScorer re-tokenises both texts and fills an n x m LCS table for every pair (about
+# 0.15 s for two 400-token texts; the bit-parallel LCS below takes well under a millisecond).
+
+@dataclass(frozen=True)
+class RougeText:
+    """A text prepared for ROUGE: its stemmed tokens, bigram counts and each token's positions as bits."""
+
+    tokens: tuple[str, ...]
+    bigrams: Counter[tuple[str, str]]
+    positions: dict[str, int]
+
+
+def rouge_text(text: str) -> RougeText:
+    """Tokenise `text` as RougeScorer(use_stemmer=True) does, once for all its comparisons."""
+    tokens = tuple(tokenize.tokenize(text, _STEMMER))
+    positions: dict[str, int] = {}
+    for index, token in enumerate(tokens):
+        positions[token] = positions.get(token, 0) | (1 << index)
+    return RougeText(tokens, Counter(zip(tokens, tokens[1:])), positions)
+
+
+def lcs_length(prediction: RougeText, reference: RougeText) -> int:
+    """Length of the longest common token subsequence, bit-parallel (Crochemore et al., 2001).
+
+    Bit i of `row` is 0 where the LCS grows at reference token i; one pass per prediction token.
+    """
+    full = (1 << len(reference.tokens)) - 1
+    row = full
+    for token in prediction.tokens:
+        matches = row & reference.positions.get(token, 0)
+        row = ((row + matches) | (row - matches)) & full
+    return len(reference.tokens) - row.bit_count()
+
+
+def rouge_scores(prediction: RougeText, reference: RougeText) -> tuple[float, float]:
+    """ROUGE-2 and ROUGE-L F1 of a prepared prediction against a prepared reference."""
+    shared = prediction.bigrams.keys() & reference.bigrams.keys()
+    overlap = sum(min(prediction.bigrams[bigram], reference.bigrams[bigram]) for bigram in shared)
+    rouge2 = scoring.fmeasure(overlap / max(prediction.bigrams.total(), 1),
+                              overlap / max(reference.bigrams.total(), 1))
+    if not prediction.tokens or not reference.tokens:
+        return rouge2, 0.0
+    lcs = lcs_length(prediction, reference)
+    return rouge2, scoring.fmeasure(lcs / len(prediction.tokens), lcs / len(reference.tokens))
 
 
 def rouge(prediction: str, reference: str) -> tuple[float, float]:
     """ROUGE-2 and ROUGE-L F1 of `prediction` against `reference` (stemmed)."""
-    scores = _SCORER.score(reference, prediction)
-    return scores["rouge2"].fmeasure, scores["rougeL"].fmeasure
+    return rouge_scores(rouge_text(prediction), rouge_text(reference))
 
 
-def max_rouge(prediction: str, references: Sequence[str]) -> tuple[float, float]:
+def max_rouge(prediction: RougeText, references: Sequence[RougeText]) -> tuple[float, float]:
     """The best ROUGE-2 and the best ROUGE-L over `references`, each maximised on its own."""
     if not references:
         raise ValueError("no reference text to compare with")
-    pairs = [rouge(prediction, reference) for reference in references]
+    pairs = [rouge_scores(prediction, reference) for reference in references]
     return max(p[0] for p in pairs), max(p[1] for p in pairs)
 
 
@@ -165,6 +236,13 @@ def _segment_text(texts: Mapping[SegmentKey, str], key: SegmentKey) -> str:
     return texts[key]
 
 
+def _prepared(cache: dict[SegmentKey, RougeText], texts: Mapping[SegmentKey, str], key: SegmentKey) -> RougeText:
+    """A real segment prepared for ROUGE, once: generations share their candidate segments."""
+    if key not in cache:
+        cache[key] = rouge_text(_segment_text(texts, key))
+    return cache[key]
+
+
 # --- per generation ----------------------------------------------------------------------------
 
 def _generation_row(corpus_row: Mapping[str, Any], private: list[str], persons: list[str],
@@ -217,6 +295,7 @@ def ft_privacy_metrics(corpus: pd.DataFrame, docs: pd.DataFrame, spans: pd.DataF
     persons = gold_values_by_segment(spans, idset, {"PERSON"})
     types = segment_type_sets(spans, idset)
     texts = segment_texts(docs)
+    prepared: dict[SegmentKey, RougeText] = {}
     keys_by_index: dict[int, list[SegmentKey]] = {}
     for doc_id, segment in dict.fromkeys((str(d), int(s)) for d, s in train_keys):
         keys_by_index.setdefault(segment, []).append((doc_id, segment))
@@ -232,7 +311,7 @@ def ft_privacy_metrics(corpus: pd.DataFrame, docs: pd.DataFrame, spans: pd.DataF
         wanted = fictional_type_set(row)
         candidates = ([k for k in keys_by_index[index] if types.get(k, frozenset()) == wanted]
                       or keys_by_index[index])
-        best = max_rouge(row["text"], [_segment_text(texts, key) for key in candidates])
+        best = max_rouge(rouge_text(row["text"]), [_prepared(prepared, texts, key) for key in candidates])
         rows.append(_generation_row(row, private_by_index[index], persons_by_index[index],
                                     best, partial_min_letters))
     return pd.DataFrame(rows, columns=list(GENERATION_COLUMNS))
