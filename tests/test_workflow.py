@@ -1,0 +1,169 @@
+"""The real rules on the demo corpora with a tiny random model: schemas, staleness, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+pytestmark = pytest.mark.workflow
+
+REPO = Path(__file__).resolve().parents[1]
+LINKED = ("Snakefile", "workflow", "scripts", "config", "resources")
+DATASETS = ("tab", "mimic")
+SETTINGS = ("known", "unknown")
+IDSETS = ("direct", "quasi", "both")
+SEEDS = (1, 2)
+
+
+def make_workdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    for name in LINKED:
+        (path / name).symlink_to(REPO / name)
+    return path
+
+
+def write_overlay(workdir: Path, name: str, overlay: dict) -> Path:
+    path = workdir / name
+    path.write_text(yaml.safe_dump(overlay), encoding="utf-8")
+    return path
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    result = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", *args],
+                            cwd=workdir, capture_output=True, text=True, env=env)
+    if check and result.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-6000:]}")
+    return result
+
+
+def planned_rules(workdir: Path, *args: str) -> dict[str, int]:
+    """Rule -> job count from a dry run's job statistics."""
+    output = snakemake(workdir, "--dry-run", "--quiet", "rules", *args).stdout
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", output, flags=re.MULTILINE))
+    counts.pop("total", None)
+    return {rule: int(n) for rule, n in counts.items()}
+
+
+@pytest.fixture(scope="module")
+def workflow_dir(tmp_path_factory, tiny_model_dir):
+    workdir = make_workdir(tmp_path_factory.mktemp("workflow"))
+    overlay = {
+        "seeds": list(SEEDS),
+        "model": {"name_or_path": str(tiny_model_dir)},
+        "generation": {"generations_per_segment": 2, "max_new_tokens": 8, "batch_size": 2},
+    }
+    write_overlay(workdir, "tiny.yaml", overlay)
+    snakemake(workdir, "codes", "--configfile", "tiny.yaml")
+    return workdir
+
+
+def test_every_code_artifact_is_built(workflow_dir):
+    for dataset in DATASETS:
+        for name in ("docs", "spans"):
+            assert (workflow_dir / "results" / dataset / f"{name}.parquet").is_file()
+        for setting in SETTINGS:
+            for idset in IDSETS:
+                base = workflow_dir / "results" / dataset / setting / idset
+                assert (base / "codes.parquet").is_file()
+                for seed in SEEDS:
+                    assert (base / "fictional" / f"seed{seed}.parquet").is_file()
+
+
+def test_parquet_schemas(workflow_dir):
+    results = workflow_dir / "results"
+    docs = pd.read_parquet(results / "tab" / "docs.parquet")
+    spans = pd.read_parquet(results / "tab" / "spans.parquet")
+    codes = pd.read_parquet(results / "tab" / "known" / "direct" / "codes.parquet")
+    fictional = pd.read_parquet(results / "tab" / "known" / "direct" / "fictional" / "seed1.parquet")
+    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator"]
+    assert list(spans.columns) == ["doc_id", "segment", "start", "end", "text", "entity_type",
+                                   "identifier_type", "entity_id", "mention_id", "raw_label"]
+    assert list(codes.columns) == ["doc_id", "segment", "split", "code", "entities"]
+    assert list(fictional.columns) == ["doc_id", "segment", "split", "seed", "code", "entities"]
+    assert str(spans["start"].dtype) == "int64" and str(docs["segment"].dtype) == "int64"
+    assert set(docs["split"]) == {"train", "dev", "test"}
+    assert set(docs["segment"]) == {0, 1}
+    assert len(codes) == len(docs) == len(fictional)
+    first = codes.iloc[0]
+    assert first["code"].splitlines()[0].split(":")[0] in {"PERSON", "CODE"}
+    assert all(set(record) == {"type", "value"} for record in first["entities"])
+
+
+@pytest.mark.parametrize("dataset", DATASETS)
+def test_span_offsets_match_segment_text(workflow_dir, dataset):
+    results = workflow_dir / "results" / dataset
+    docs = pd.read_parquet(results / "docs.parquet").set_index(["doc_id", "segment"])["text"]
+    spans = pd.read_parquet(results / "spans.parquet")
+    assert len(spans) > 100
+    for span in spans.itertuples(index=False):
+        assert docs[(span.doc_id, span.segment)][span.start:span.end] == span.text
+
+
+def test_a_code_setting_reruns_only_code_rules(workflow_dir):
+    assert planned_rules(workflow_dir, "codes", "--configfile", "tiny.yaml") == {}
+    write_overlay(workflow_dir, "threshold.yaml", {"codes": {"presidio": {"score_threshold": 0.65}}})
+    planned = planned_rules(workflow_dir, "codes", "--configfile", "tiny.yaml", "threshold.yaml")
+    assert set(planned) == {"detect_presidio", "control_codes", "fictional_codes", "codes"}
+    assert planned["detect_presidio"] == len(DATASETS)
+    assert planned["control_codes"] == len(DATASETS) * len(IDSETS)  # the unknown setting only
+
+
+def test_table1_and_a_metric_setting_reruns_no_generation(workflow_dir):
+    snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml")
+    table = pd.read_csv(workflow_dir / "results" / "tables" / "table1.csv")
+    assert list(table["Method"]) == ["Baseline", "ICL", "ICL w/ privacy enhancement"]
+    assert (table["Seeds"] == len(SEEDS)).all()
+    versus = pd.read_csv(workflow_dir / "results" / "tables" / "table1_vs_paper.csv")
+    assert versus.loc[versus["Method"] == "Baseline", "PIPP (%) paper"].item() == 50.0
+    corpus = pd.read_parquet(workflow_dir / "results/tab/known/direct/synthetic/icl/seed1.parquet")
+    assert len(corpus) == 4 and corpus["fictional_code"].str.len().gt(0).all()
+    write_overlay(workflow_dir, "metric.yaml", {"metrics": {"partial_leak_min_letters": 5}})
+    planned = planned_rules(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "metric.yaml")
+    assert planned == {"privacy_metrics": 3 * len(SEEDS), "table": 1}
+
+
+def test_config_typo_fails_before_any_job(tmp_path):
+    workdir = make_workdir(tmp_path / "typo")
+    write_overlay(workdir, "typo.yaml", {"generation": {"max_new_tokenz": 10}})
+    result = snakemake(workdir, "codes", "--configfile", "typo.yaml", check=False)
+    assert result.returncode != 0
+    assert "max_new_tokenz" in result.stderr
+    assert not (workdir / "results").exists()
+
+
+def test_config_wrong_type_names_the_key(tmp_path):
+    workdir = make_workdir(tmp_path / "type")
+    write_overlay(workdir, "type.yaml", {"seeds": "three"})
+    result = snakemake(workdir, "codes", "--configfile", "type.yaml", check=False)
+    assert result.returncode != 0
+    assert "seeds" in result.stderr and "'three' is not of type 'array'" in result.stderr
+
+
+def test_bad_span_is_one_line_error_and_leaves_no_output(tmp_path):
+    workdir = make_workdir(tmp_path / "bad")
+    source = workdir / "mytab"
+    source.mkdir()
+    for split in ("train", "dev", "test"):
+        documents = json.loads((REPO / "resources/demo/tab" / f"echr_{split}.json").read_text(encoding="utf-8"))
+        if split == "dev":
+            mention = next(iter(documents[1]["annotations"].values()))["entity_mentions"][0]
+            mention["start_offset"] += 1
+            bad = (documents[1]["doc_id"], mention["entity_mention_id"])
+        (source / f"echr_{split}.json").write_text(json.dumps(documents), encoding="utf-8")
+    overlay = {"datasets": {"tab": {"source": "path", "path": str(source)}}}
+    write_overlay(workdir, "bad.yaml", overlay)
+    result = snakemake(workdir, "results/tab/docs.parquet", "--configfile", "bad.yaml", check=False)
+    assert result.returncode != 0
+    error_lines = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert len(error_lines) == 1
+    assert "echr_dev.json" in error_lines[0] and bad[0] in error_lines[0] and bad[1] in error_lines[0]
+    assert not list((workdir / "results").rglob("*.parquet*"))  # neither outputs nor partial files
