@@ -31,6 +31,7 @@ import string
 import time
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
+from itertools import combinations
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -2192,20 +2193,28 @@ def write_mimic_notes(rows: list[dict], out_dir: Path) -> None:
 # Diversity report and entry point
 # ---------------------------------------------------------------------------
 
-def mean_pairwise_rouge_l(texts: list[str], n_pairs: int, seed: int = 0) -> float:
-    from itertools import combinations
-
-    from rouge_score import rouge_scorer
+def mean_pairwise_rouge_l(texts: list[str], n_pairs: int, seed: int = 0) -> tuple[float, int]:
+    """Mean ROUGE-L F1 (stemmed) over all document pairs, or a fixed random sample of them."""
+    from rouge_score import rouge_scorer  # optional: only needed for this report
 
     pairs = list(combinations(range(len(texts)), 2))
     if n_pairs < len(pairs):
         pairs = random.Random(seed).sample(pairs, n_pairs)
     scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
     scores = [scorer.score(texts[i], texts[j])["rougeL"].fmeasure for i, j in pairs]
-    return sum(scores) / len(scores)
+    return sum(scores) / len(scores), len(scores)
+
+
+def corpus_texts(out_dir: Path) -> dict[str, list[str]]:
+    tab = [doc["text"] for split in N_TAB_DOCS
+           for doc in json.loads((out_dir / "tab" / f"echr_{split}.json").read_text(encoding="utf-8"))]
+    with open(out_dir / "mimic" / "NOTEEVENTS.csv", encoding="utf-8", newline="") as fh:
+        mimic = [row["TEXT"] for row in csv.DictReader(fh)]
+    return {"TAB (ECHR)": tab, "MIMIC-III notes": mimic}
 
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
+    """Write both corpora under ``out_dir`` (``tab/`` and ``mimic/``)."""
     out_dir = Path(out_dir)
     rng = random.Random(SEED)
     write_tab_corpus(make_tab_corpus(rng), out_dir / "tab")
@@ -2216,23 +2225,16 @@ def cli(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory (default: resources/demo)")
     parser.add_argument("--rouge-pairs", type=int, default=0,
-                        help="also report the mean pairwise ROUGE-L F1 over this many random document pairs")
+                        help="also report the mean pairwise ROUGE-L F1 over this many random document pairs "
+                             "(all pairs if there are fewer)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     main(args.out)
     print(f"wrote demo corpora to {args.out} in {time.perf_counter() - start:.1f}s")
     if args.rouge_pairs:
         for name, texts in corpus_texts(args.out).items():
-            print(f"{name}: mean pairwise ROUGE-L F1 over {args.rouge_pairs} pairs = "
-                  f"{mean_pairwise_rouge_l(texts, args.rouge_pairs):.3f}")
-
-
-def corpus_texts(out_dir: Path) -> dict[str, list[str]]:
-    tab = [doc["text"] for split in N_TAB_DOCS
-           for doc in json.loads((out_dir / "tab" / f"echr_{split}.json").read_text(encoding="utf-8"))]
-    with open(out_dir / "mimic" / "NOTEEVENTS.csv", encoding="utf-8", newline="") as fh:
-        mimic = [row["TEXT"] for row in csv.DictReader(fh)]
-    return {"TAB (ECHR)": tab, "MIMIC-III notes": mimic}
+            mean, n_pairs = mean_pairwise_rouge_l(texts, args.rouge_pairs)
+            print(f"{name}: mean pairwise ROUGE-L F1 over {n_pairs} pairs of {len(texts)} documents = {mean:.3f}")
 
 
 if __name__ == "__main__":

@@ -66,3 +66,87 @@ def numbered_paragraphs(doc_id: str, count: int) -> list[str]:
 def write_json(obj, path: Path) -> Path:
     path.write_text(json.dumps(obj, indent=2, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+# --- language-model fixtures (tiny tokenizer and model built in code; the embedded model) ----------
+
+import random as _random
+
+import pytest
+
+_FIRST_NAMES = ["Cengiz", "Henrik", "Nina", "Polat", "Maria", "Ahmet", "Olga", "Jan", "Elena", "Tomas"]
+_LAST_NAMES = ["Polat", "Hasslund", "Holst", "Yilmaz", "Kowalski", "Novak", "Petrov", "Larsen", "Demir"]
+_CITIES = ["Ankara", "Copenhagen", "Warsaw", "Istanbul", "Prague", "Polatli", "Izmir", "Oslo"]
+_TEMPLATES = [
+    "The applicant, Mr {first} {last}, was born in {year} and lives in {city}.",
+    "The applicant was represented by Ms {first} {last}, a lawyer practising in {city}.",
+    "On {day} March {year} the Court declared the application admissible.",
+    "The Government argued that the applicant had not exhausted domestic remedies.",
+    "The {city} Assize Court sentenced Mr {last} to {n} years' imprisonment.",
+    "The applicant complained under Article {n} of the Convention about the length of the proceedings.",
+    "In a judgment of {day} June {year}, the Court of Cassation upheld the decision.",
+    "Mr {first} {last} lodged an appeal with the Supreme Court in {city}.",
+    "The application (no. {n}{year}/{n}) was lodged against the Republic on {day} May {year}.",
+    "THE COURT UNANIMOUSLY HOLDS that there has been a violation of Article {n}.",
+    "The applicant's father, {first} {last}, attended the hearing at the attention of the court.",
+    "PERSON: Mr {first} {last}\nLOC: {city}\nDATETIME: {day} April {year}",
+]
+
+
+def _tokenizer_training_lines() -> list[str]:
+    rng = _random.Random(0)
+    lines = []
+    for _ in range(400):
+        template = rng.choice(_TEMPLATES)
+        lines.append(template.format(first=rng.choice(_FIRST_NAMES), last=rng.choice(_LAST_NAMES),
+                                     city=rng.choice(_CITIES), year=rng.randint(1950, 2010),
+                                     day=rng.randint(1, 28), n=rng.randint(2, 14)))
+    lines += ["### Private details", "### Document", "at atli Polatli attack attention", "(none)"] * 20
+    return lines
+
+
+@pytest.fixture(scope="session")
+def tiny_tokenizer():
+    """A byte-level BPE (vocabulary 600) trained on court-like English, left padding."""
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(_tokenizer_training_lines(), vocab_size=600, min_frequency=2,
+                            special_tokens=["<|endoftext|>"], show_progress=False)
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, eos_token="<|endoftext|>",
+                                        pad_token="<|endoftext|>")
+    tokenizer.padding_side = "left"
+    return tokenizer
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tiny_tokenizer, tmp_path_factory):
+    """A randomly initialised two-layer Llama saved with the tiny tokenizer (plainsight.models.load_model)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tiny_tokenizer), hidden_size=32, intermediate_size=64,
+                         num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
+                         max_position_embeddings=1024, bos_token_id=tiny_tokenizer.eos_token_id,
+                         eos_token_id=tiny_tokenizer.eos_token_id, pad_token_id=tiny_tokenizer.pad_token_id,
+                         tie_word_embeddings=False)
+    model = LlamaForCausalLM(config)
+    out = tmp_path_factory.mktemp("tiny_model")
+    model.save_pretrained(out)
+    tiny_tokenizer.save_pretrained(out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def embedded_model_dir(tmp_path_factory):
+    """The embedded SmolLM2 as a plain folder: the workflow's converted copy if present, else converted now."""
+    existing = REPO_ROOT / "results/models/base/smollm2-135m"
+    if (existing / "config.json").is_file() and (existing / "model.safetensors").is_file():
+        return existing
+    from plainsight.models import convert_embedded
+
+    out = tmp_path_factory.mktemp("smollm2-135m")
+    convert_embedded("smollm2-135m", out)
+    return out
