@@ -21,7 +21,7 @@ $(STAMP): requirements.txt requirements-models.txt constraints.txt pyproject.tom
 	touch $(STAMP)
 
 test: $(STAMP)
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -n 2 tests
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests
 
 clean:
 	rm -rf results .snakemake

@@ -47,7 +47,7 @@ def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.Compl
 
 def planned_rules(workdir: Path, *args: str) -> dict[str, int]:
     """Rule -> job count from a dry run's job statistics."""
-    output = snakemake(workdir, "--dry-run", "--quiet", "rules", *args).stdout
+    output = snakemake(workdir, *args, "--dry-run", "--quiet", "rules").stdout
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", output, flags=re.MULTILINE))
     counts.pop("total", None)
     return {rule: int(n) for rule, n in counts.items()}
@@ -155,7 +155,8 @@ def test_bad_span_is_one_line_error_and_leaves_no_output(tmp_path):
     for split in ("train", "dev", "test"):
         documents = json.loads((REPO / "resources/demo/tab" / f"echr_{split}.json").read_text(encoding="utf-8"))
         if split == "dev":
-            mention = next(iter(documents[1]["annotations"].values()))["entity_mentions"][0]
+            used_annotator = documents[1]["quality_checked"][0]  # the annotator whose spans are read
+            mention = documents[1]["annotations"][used_annotator]["entity_mentions"][0]
             mention["start_offset"] += 1
             bad = (documents[1]["doc_id"], mention["entity_mention_id"])
         (source / f"echr_{split}.json").write_text(json.dumps(documents), encoding="utf-8")

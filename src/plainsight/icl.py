@@ -33,7 +33,7 @@ class PlannedGeneration:
     blocked_values: tuple[str, ...]
 
 
-def context_pool(codes: pd.DataFrame, segment: int) -> list[tuple[str, int]]:
+def context_pool(codes: pd.DataFrame, segment: int, needed: int = 3) -> list[tuple[str, int]]:
     """Training segments of one paragraph range that can serve as contexts.
 
     Segments with a non-empty code are preferred, so ICL prompts show codes;
@@ -41,7 +41,7 @@ def context_pool(codes: pd.DataFrame, segment: int) -> list[tuple[str, int]]:
     """
     train = codes[(codes["split"] == "train") & (codes["segment"] == segment)]
     with_code = train[train["code"] != ""]
-    chosen = with_code if len(with_code) >= 3 else train
+    chosen = with_code if len(with_code) >= needed else train
     return sorted(zip(chosen["doc_id"], chosen["segment"]))
 
 
@@ -64,7 +64,7 @@ def plan(method: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str], po
     entities_of = {(r.doc_id, r.segment): records_to_entities(r.entities) for r in codes.itertuples(index=False)}
     planned = []
     for segment in sorted(codes["segment"].unique()):
-        pool = context_pool(codes, segment)
+        pool = context_pool(codes, segment, context_documents)
         if len(pool) < context_documents:
             raise ValueError(f"segment range {segment} has {len(pool)} training segments, "
                              f"{context_documents} are needed per prompt")

@@ -1,0 +1,191 @@
+"""Byte-level value blocking: which tokens are banned after a given tail, per batch row."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from plainsight.blocking import BlockValuesProcessor, Vocabulary, banned_tokens, canonical, casings, token_bytes
+
+
+@pytest.fixture(scope="module")
+def vocabulary(tiny_tokenizer) -> Vocabulary:
+    return Vocabulary(tiny_tokenizer)
+
+
+def ids_with_text(vocabulary: Vocabulary, text: str) -> list[int]:
+    """Token ids whose canonical text is exactly `text`; the test needs at least one."""
+    ids = [i for i, t in enumerate(vocabulary.texts) if t == text]
+    assert ids, f"the tiny tokenizer has no token {text!r}"
+    return ids
+
+
+def texts_of(vocabulary: Vocabulary, ids) -> list[str]:
+    return sorted(vocabulary.texts[i] for i in ids)
+
+
+def test_canonical_lowercases_and_collapses_whitespace():
+    assert canonical("Mr  Cengiz\n\tPOLAT ") == b"mr cengiz polat "
+
+
+def test_vocabulary_texts_are_canonical(tiny_tokenizer, vocabulary):
+    assert len(vocabulary.texts) == len(tiny_tokenizer)
+    polat = tiny_tokenizer.convert_tokens_to_ids("ĠPolat")
+    assert vocabulary.texts[polat] == b" polat"
+
+
+def test_completing_a_started_value(vocabulary):
+    banned = banned_tokens(b"the applicant mr cengiz pol", [b"cengiz polat"], vocabulary)
+    assert banned, "something must complete 'cengiz pol' + 'at'"
+    assert all(vocabulary.texts[i].startswith(b"at") for i in banned), texts_of(vocabulary, banned)
+    assert set(ids_with_text(vocabulary, b"at")) <= banned  # "at" and "At"
+    # a token that goes on with a letter after "at" makes a longer word ("Polat" + "ion"): allowed
+    continuing = [i for i, t in enumerate(vocabulary.texts) if len(t) > 2 and t.startswith(b"at") and chr(t[2]).isalpha()]
+    assert continuing, "the tiny tokenizer should have a token like 'ation'"
+    assert not banned & set(continuing)
+    # tokens that only contain "at" later, or start with a space, do not complete the value here
+    assert not banned & set(ids_with_text(vocabulary, b" at"))
+
+
+def test_completing_after_the_first_word(vocabulary):
+    banned = banned_tokens(b"the applicant mr cengiz", [b"cengiz polat"], vocabulary)
+    assert texts_of(vocabulary, banned) == [b" polat"]  # " polatli" is another word, " pola" is incomplete
+
+
+def test_head_ending_in_a_space_bans_both_spacings(vocabulary):
+    banned = banned_tokens(b"the applicant mr cengiz ", [b"cengiz polat"], vocabulary)
+    # "cengiz " + " polat" collapses to "cengiz polat" as well
+    assert set(ids_with_text(vocabulary, b" polat")) <= banned
+    assert not banned & set(ids_with_text(vocabulary, b" polatli"))
+
+
+def test_whitespace_runs_in_the_tail_collapse(vocabulary):
+    reference = banned_tokens(b"the applicant mr cengiz pol", [b"cengiz polat"], vocabulary)
+    assert banned_tokens(b"the applicant mr cengiz\n\n   pol", [b"cengiz polat"], vocabulary) == reference
+
+
+def test_tail_inside_a_longer_word_bans_nothing_extra(vocabulary):
+    fresh = banned_tokens(b"", [b"polat"], vocabulary)
+    inside = banned_tokens(b"the applicant mr xpol", [b"polat"], vocabulary)
+    assert inside == fresh  # only the tokens that hold the whole value by themselves
+    assert not inside & set(ids_with_text(vocabulary, b"at"))
+    # the same tail at a word boundary does ban "at"
+    assert set(ids_with_text(vocabulary, b"at")) <= banned_tokens(b"the applicant mr pol", [b"polat"], vocabulary)
+    # and for the two-word value, "xcengiz" is not "cengiz"
+    assert banned_tokens(b"mr xcengiz pol", [b"cengiz polat"], vocabulary) == banned_tokens(b"", [b"cengiz polat"],
+                                                                                      vocabulary)
+
+
+def test_tail_case_does_not_matter(vocabulary):
+    lower = banned_tokens(b"the applicant mr cengiz pol", [b"cengiz polat"], vocabulary)
+    assert banned_tokens(b"THE APPLICANT MR CENGIZ POL", [b"cengiz polat"], vocabulary) == lower
+    assert banned_tokens(b"The Applicant Mr Cengiz Pol", [b"cengiz polat"], vocabulary) == lower
+
+
+def test_fresh_start_bans_tokens_holding_the_whole_value(vocabulary):
+    banned = banned_tokens(b"", [b"polat"], vocabulary)
+    assert texts_of(vocabulary, banned) == [b" polat"]  # not " polatli", not " pola"
+    banned = banned_tokens(b"", [b"at"], vocabulary)
+    assert {b"at", b" at"} == set(texts_of(vocabulary, banned))  # not "ation", " att", " attention"
+
+
+def test_several_values_union(vocabulary):
+    banned = banned_tokens(b"mr cengiz pol", [b"cengiz polat", b"polat"], vocabulary)
+    assert banned == (banned_tokens(b"mr cengiz pol", [b"cengiz polat"], vocabulary)
+                      | banned_tokens(b"mr cengiz pol", [b"polat"], vocabulary))
+    assert set(ids_with_text(vocabulary, b" polat")) <= banned
+
+
+def test_processor_bans_per_row(tiny_tokenizer, vocabulary):
+    prompt = tiny_tokenizer(["The applicant was", "The Court held"], padding=True, add_special_tokens=False,
+                            return_tensors="pt").input_ids
+    prompt_length = prompt.shape[1]
+    tails = [" Mr Cengiz Pol", " Mr Henrik Hass"]
+    generated = [tiny_tokenizer(t, add_special_tokens=False).input_ids for t in tails]
+    filler = tiny_tokenizer(" the", add_special_tokens=False).input_ids
+    assert len(filler) == 1
+    for number in range(2):  # equal lengths: generated tokens are never padding
+        while len(generated[number]) < max(len(g) for g in generated):
+            generated[number] = filler + generated[number]
+            tails[number] = " the" + tails[number]
+    rows = generated
+    input_ids = torch.cat([prompt, torch.tensor(rows)], dim=1)
+
+    processor = BlockValuesProcessor(vocabulary, [["Cengiz Polat"], ["Henrik HASSLUND", " "]], prompt_length)
+    assert processor.row_values == [[b"cengiz polat"], [b"henrik hasslund"]]
+    scores = torch.zeros(2, len(tiny_tokenizer))
+    out = processor(input_ids, scores)
+
+    row0 = set(torch.nonzero(torch.isinf(out[0])).flatten().tolist())
+    row1 = set(torch.nonzero(torch.isinf(out[1])).flatten().tolist())
+    assert row0 == banned_tokens(tails[0], [b"cengiz polat"], vocabulary)
+    assert set(ids_with_text(vocabulary, b"at")) <= row0
+    assert row1 == banned_tokens(tails[1], [b"henrik hasslund"], vocabulary)
+    assert row0 != row1
+    assert set(ids_with_text(vocabulary, b"lund")) <= row1  # "hass" + "lund"
+    assert not set(ids_with_text(vocabulary, b"lund")) & row0
+    assert not set(ids_with_text(vocabulary, b"at")) & row1
+    assert bool((out[0][list(row0)] == float("-inf")).all())
+    untouched = [i for i in range(len(tiny_tokenizer)) if i not in row0]
+    assert bool((out[0][untouched] == 0).all())
+
+
+def test_processor_rows_without_values_are_untouched(tiny_tokenizer, vocabulary):
+    ids = tiny_tokenizer(["The applicant mr Cengiz Pol", "The applicant mr Cengiz Pol"],
+                         add_special_tokens=False, return_tensors="pt").input_ids
+    prompt_length = 2
+    processor = BlockValuesProcessor(vocabulary, [[], ["Cengiz Polat"]], prompt_length)
+    out = processor(ids, torch.zeros(2, len(tiny_tokenizer)))
+    assert bool((out[0] == 0).all())
+    assert set(ids_with_text(vocabulary, b"at")) <= set(torch.nonzero(torch.isinf(out[1])).flatten().tolist())
+
+
+def test_processor_only_looks_at_generated_tokens(tiny_tokenizer, vocabulary):
+    """The prompt's own 'Cengiz Pol' does not count: the value must be completed in the generated text."""
+    ids = tiny_tokenizer(["The applicant mr Cengiz Pol"], add_special_tokens=False, return_tensors="pt").input_ids
+    processor = BlockValuesProcessor(vocabulary, [["Cengiz Polat"]], ids.shape[1])
+    out = processor(ids, torch.zeros(1, len(tiny_tokenizer)))
+    banned = set(torch.nonzero(torch.isinf(out[0])).flatten().tolist())
+    assert banned == banned_tokens(b"", [b"cengiz polat"], vocabulary)
+
+
+def test_casings_of_a_non_ascii_value():
+    assert casings("Şahin") == sorted({"Şahin".encode(), "şahin".encode(), "ŞAHIN".encode().lower()})
+    assert casings("  Cengiz POLAT ") == [b"cengiz polat"]
+
+
+def test_token_bytes_rebuild_split_characters(tiny_tokenizer):
+    """A character the tiny vocabulary lacks is spelt in byte tokens; their bytes join to its UTF-8."""
+    ids = tiny_tokenizer("Şahin", add_special_tokens=False).input_ids
+    raw = token_bytes(tiny_tokenizer)
+    assert b"".join(raw[i] for i in ids) == "Şahin".encode()
+    assert any(raw[i] == "Ş".encode()[:1] for i in ids)  # a token that is half a character
+
+
+def test_a_value_is_banned_after_half_of_its_first_character(vocabulary, tiny_tokenizer):
+    first_byte = "Ş".encode()[:1]
+    banned = banned_tokens(b"mr " + first_byte, casings("Şahin"), vocabulary)
+    second = vocabulary.texts.index("Ş".encode()[1:])
+    assert second not in banned  # "Ş" alone is not yet "Şahin"
+    raw_tail = b"mr " + "Şahi".encode()
+    assert set(ids_with_text(vocabulary, b"n")) <= banned_tokens(raw_tail, casings("Şahin"), vocabulary)
+
+
+def test_token_bytes_of_a_sentencepiece_style_tokenizer():
+    """Llama-2-style vocabularies write spaces as '▁' and unknown bytes as '<0xNN>' tokens."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    backend = Tokenizer(models.BPE(byte_fallback=True, unk_token="<unk>"))
+    backend.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="first")
+    backend.decoder = decoders.Sequence([decoders.Replace("\u2581", " "), decoders.ByteFallback(), decoders.Fuse()])
+    byte_tokens = [f"<0x{byte:02X}>" for byte in range(256)]
+    trainer = trainers.BpeTrainer(vocab_size=350, special_tokens=["<unk>", "</s>", *byte_tokens], show_progress=False)
+    backend.train_from_iterator(["The applicant Mr Cengiz Polat lived in Ankara."] * 20, trainer)
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, eos_token="</s>", unk_token="<unk>")
+
+    ids = tokenizer("Mr Şahin", add_special_tokens=False).input_ids
+    raw = token_bytes(tokenizer)
+    assert "<0xC5>" in tokenizer.convert_ids_to_tokens(ids)
+    assert b"".join(raw[i] for i in ids) == " Mr Şahin".encode()
+    assert raw[tokenizer.eos_token_id] == b""

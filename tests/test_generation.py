@@ -1,0 +1,270 @@
+"""Batched, seeded generation; per-row blocking during decoding; regeneration bookkeeping.
+
+The tiny randomly initialised Llama checks the mechanics in a second; its output head can be
+given a bias so that chosen tokens dominate. The embedded SmolLM2 shows, on a prompt that makes
+it copy a name, that the copy happens without blocking and that the processor alone stops it.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from plainsight.generation import Generator, Request, Result, SamplingSettings
+from plainsight.metrics import leaked_values
+from plainsight.models import load_model
+
+SETTINGS = SamplingSettings(max_new_tokens=12, temperature=1.0, top_p=0.95, batch_size=2)
+PROMPTS = [
+    "### Private details\nPERSON: Mr Cengiz Polat\nLOC: Ankara\n### Document\nThe applicant, Mr Cengiz Polat,"
+    " was born in 1960 and lives in Ankara.\n\n### Private details\nPERSON: Ms Dana Hayes\n### Document\n",
+    "### Document\nThe Court\n\n### Document\n",
+    "### Document\nThe Government argued that the applicant had not exhausted domestic remedies.\n\n### Document\n",
+    "### Document\nThe",
+    "### Private details\n(none)\n### Document\nOn 3 June 2001 the Court of Cassation upheld the decision.\n\n"
+    "### Private details\n(none)\n### Document\n",
+]
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_model_dir):
+    model, tokenizer = load_model(tiny_model_dir)
+    return model, tokenizer
+
+
+def biased_model(model_dir, token_bias: dict[str, float]):
+    """The tiny model with an output bias that makes the given tokens far likelier than the rest."""
+    model, tokenizer = load_model(model_dir)
+    head = torch.nn.Linear(model.lm_head.in_features, model.lm_head.out_features, bias=True)
+    with torch.no_grad():
+        head.weight.copy_(model.lm_head.weight)
+        head.bias.zero_()
+        for token, bias in token_bias.items():
+            head.bias[tokenizer.convert_tokens_to_ids(token)] = bias
+    model.lm_head = head
+    return model, tokenizer
+
+
+# --- the tiny model -----------------------------------------------------------------------------
+
+
+def test_load_model_sets_up_left_padding(tiny, tiny_tokenizer):
+    model, tokenizer = tiny
+    assert tokenizer.padding_side == "left"
+    assert tokenizer.pad_token_id is not None
+    assert len(tokenizer) == len(tiny_tokenizer)
+    assert not model.training
+
+
+def test_same_seed_same_texts_other_seed_other_texts(tiny):
+    model, tokenizer = tiny
+    requests = [Request(p) for p in PROMPTS]
+    first = Generator(model, tokenizer, SETTINGS).run(requests, seed=7)
+    again = Generator(model, tokenizer, SETTINGS).run(requests, seed=7)
+    other = Generator(model, tokenizer, SETTINGS).run(requests, seed=8)
+    assert [r.text for r in first] == [r.text for r in again]
+    assert [r.new_tokens for r in first] == [r.new_tokens for r in again]
+    assert [r.text for r in first] != [r.text for r in other]
+
+
+def test_results_keep_request_order_and_counts(tiny):
+    model, tokenizer = tiny
+    requests = [Request(p) for p in PROMPTS]
+    results = Generator(model, tokenizer, SETTINGS).run(requests, seed=1)
+    assert len(results) == len(requests)
+    for request, result in zip(requests, results):
+        assert isinstance(result, Result)
+        assert result.prompt_tokens == len(tokenizer(request.prompt, add_special_tokens=False).input_ids)
+        assert 0 <= result.new_tokens <= SETTINGS.max_new_tokens
+        assert "###" not in result.text
+        assert result.text == result.text.strip()
+        assert result.regenerations == 0
+        assert result.leaked_blocked == []
+    assert len({r.prompt_tokens for r in results}) == len(PROMPTS)  # the prompts really differ in length
+
+
+def test_batching_does_not_mix_up_rows(tiny):
+    """Near-greedy decoding: each prompt gets the same text alone as in a shuffled, padded batch."""
+    model, tokenizer = tiny
+    # few tokens: the random model's logits are nearly tied, and padding changes them by rounding noise
+    greedy = SamplingSettings(max_new_tokens=4, temperature=1e-4, top_p=1.0, batch_size=1)
+    requests = [Request(p) for p in PROMPTS]
+    alone = [Generator(model, tokenizer, greedy).run([r], seed=0)[0].text for r in requests]
+    together = Generator(model, tokenizer, SamplingSettings(4, 1e-4, 1.0, batch_size=3)).run(requests, seed=0)
+    assert [r.text for r in together] == alone
+    assert len(set(alone)) > 1  # different prompts, different continuations: an order mix-up would show
+
+
+def test_batches_are_sorted_by_length_and_results_mapped_back(monkeypatch, tiny_tokenizer):
+    batches: list[list[str]] = []
+
+    def echo(self, requests):
+        batches.append([r.prompt for r in requests])
+        return [f"echo {r.prompt}" for r in requests], [len(r.prompt) % 5 for r in requests]
+
+    monkeypatch.setattr(Generator, "_generate_batch", echo)
+    prompts = ["a b c d e f g", "a", "a b c", "a b c d e", "a b", "a b c d"]
+    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=4)
+    results = Generator(None, tiny_tokenizer, settings).run([Request(p) for p in prompts], seed=0)
+    assert batches == [["a", "a b", "a b c", "a b c d"], ["a b c d e", "a b c d e f g"]]
+    assert [r.text for r in results] == [f"echo {p}" for p in prompts]
+    assert [r.new_tokens for r in results] == [len(p) % 5 for p in prompts]
+    assert [r.prompt_tokens for r in results] == [len(tiny_tokenizer(p).input_ids) for p in prompts]
+
+
+def test_generation_stops_at_the_next_header(tiny_model_dir):
+    model, tokenizer = biased_model(tiny_model_dir, {"ĠPolat": 8.0, "###": 9.0})
+    results = Generator(model, tokenizer, SETTINGS).run([Request(PROMPTS[1]), Request(PROMPTS[3])], seed=0)
+    for result in results:
+        assert "#" not in result.text
+        assert result.new_tokens < SETTINGS.max_new_tokens  # the stop string ended it early
+
+
+def test_blocking_is_per_row_and_whole_word(tiny_model_dir):
+    """' Polat' and ' Pola'+'t' are strongly preferred; blocked rows write ' Polatli' (another word) instead."""
+    model, tokenizer = biased_model(tiny_model_dir, {"ĠPolat": 20.0, "ĠPola": 19.0, "t": 19.0, "ĠPolatli": 18.0})
+    settings = SamplingSettings(max_new_tokens=10, temperature=1.0, top_p=0.95, batch_size=2)
+    prompt = PROMPTS[0]
+    requests = [Request(prompt, ["Polat"]), Request(prompt), Request(prompt, ["Cengiz Polat", "polat"]),
+                Request(prompt)]
+    results = Generator(model, tokenizer, settings).run(requests, seed=3)
+
+    unblocked = [results[1], results[3]]
+    assert all(leaked_values(r.text, ["Polat"]) == ["Polat"] for r in unblocked), [r.text for r in unblocked]
+    blocked = [results[0], results[2]]
+    for result in blocked:
+        assert leaked_values(result.text, ["Polat"]) == [], result.text
+        assert "polat" not in result.text.lower().replace("polatli", "")
+        assert "Polatli" in result.text  # whole-word blocking leaves the longer word alone
+        assert result.leaked_blocked == []
+        assert result.regenerations == 0
+
+
+# --- regeneration bookkeeping (no model) --------------------------------------------------------
+
+
+class ScriptedGenerate:
+    """Replaces Generator._generate: texts per (attempt, prompt), and a log of what was asked."""
+
+    def __init__(self, script, monkeypatch):
+        self.script = script
+        self.calls: list[tuple[int, list[str]]] = []
+
+        def generate(generator, requests, seed, attempt, desc):
+            self.calls.append((attempt, [r.prompt for r in requests]))
+            return [Result(self.script(attempt, r.prompt), prompt_tokens=3, new_tokens=5) for r in requests]
+
+        monkeypatch.setattr(Generator, "_generate", generate)
+
+
+def test_regenerates_only_leaking_rows(monkeypatch):
+    def script(attempt, prompt):
+        if prompt == "b" and attempt == 0:
+            return "The applicant, Mr Cengiz POLAT, complained."
+        return f"Clean text {prompt} {attempt}."
+
+    fake = ScriptedGenerate(script, monkeypatch)
+    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, max_regenerations=3)
+    requests = [Request("a", ["Polat"]), Request("b", ["Cengiz Polat", "Polat"]), Request("c")]
+    results = Generator(None, None, settings).run(requests, seed=0)
+
+    assert fake.calls == [(0, ["a", "b", "c"]), (1, ["b"])]
+    assert [r.text for r in results] == ["Clean text a 0.", "Clean text b 1.", "Clean text c 0."]
+    assert [r.regenerations for r in results] == [0, 1, 0]
+    assert [r.leaked_blocked for r in results] == [[], [], []]
+
+
+def test_always_leaking_row_is_kept_after_the_last_attempt(monkeypatch):
+    def script(attempt, prompt):
+        return "Mr Polat again." if prompt == "leaky" else "Nothing private."
+
+    fake = ScriptedGenerate(script, monkeypatch)
+    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, max_regenerations=2)
+    requests = [Request("fine", ["Polat"]), Request("leaky", ["Cengiz Polat", "Polat"])]
+    results = Generator(None, None, settings).run(requests, seed=0)
+
+    assert len(results) == 2
+    assert [attempt for attempt, _ in fake.calls] == [0, 1, 2]
+    assert results[1].text == "Mr Polat again."
+    assert results[1].regenerations == settings.max_regenerations
+    assert results[1].leaked_blocked == ["Polat"]
+    assert results[0].regenerations == 0 and results[0].leaked_blocked == []
+
+
+def test_without_regenerations_a_leak_is_only_recorded(monkeypatch):
+    fake = ScriptedGenerate(lambda attempt, prompt: "mr cengiz polat", monkeypatch)
+    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2)
+    results = Generator(None, None, settings).run([Request("x", ["Cengiz Polat"])], seed=0)
+    assert len(fake.calls) == 1
+    assert results[0].regenerations == 0
+    assert results[0].leaked_blocked == ["Cengiz Polat"]
+
+
+# --- the embedded model -------------------------------------------------------------------------
+
+COPY_DOCUMENT = ("### Document\nThe applicant, Mr Cengiz Polat, lodged an application. "
+                 "Mr Cengiz Polat was represented by counsel.\n\n")
+COPY_PROMPT = COPY_DOCUMENT * 3 + "### Document\nThe applicant, Mr"
+BLOCKED = ["Cengiz Polat", "Polat", "Cengiz"]
+
+
+@pytest.fixture(scope="module")
+def embedded(embedded_model_dir):
+    return load_model(embedded_model_dir)
+
+
+def copy_settings(max_regenerations: int) -> SamplingSettings:
+    return SamplingSettings(max_new_tokens=24, temperature=0.7, top_p=0.9, batch_size=2,
+                            max_regenerations=max_regenerations)
+
+
+@pytest.mark.embedded
+def test_embedded_model_copies_the_name_without_blocking(embedded):
+    model, tokenizer = embedded
+    results = Generator(model, tokenizer, copy_settings(0)).run([Request(COPY_PROMPT) for _ in range(4)], seed=0)
+    copied = [r for r in results if "Polat" in leaked_values(r.text, BLOCKED)]
+    assert copied, [r.text for r in results]  # the prompt does make the model leak
+
+
+@pytest.mark.embedded
+def test_embedded_processor_alone_blocks_the_name(embedded):
+    model, tokenizer = embedded
+    requests = [Request(COPY_PROMPT, list(BLOCKED)) for _ in range(4)]
+    results = Generator(model, tokenizer, copy_settings(0)).run(requests, seed=0)
+    for result in results:
+        assert leaked_values(result.text, BLOCKED) == [], result.text
+        assert "polat" not in result.text.lower().split(), result.text
+        assert result.regenerations == 0
+        assert result.leaked_blocked == []
+        assert result.new_tokens > 0  # it did write something else
+
+
+@pytest.mark.embedded
+def test_embedded_blocking_with_regenerations_leaves_no_leak(embedded):
+    model, tokenizer = embedded
+    requests = [Request(COPY_PROMPT, list(BLOCKED)), Request(COPY_PROMPT),
+                Request(COPY_PROMPT, list(BLOCKED)), Request(COPY_PROMPT)]
+    results = Generator(model, tokenizer, copy_settings(3)).run(requests, seed=0)
+    for result in (results[0], results[2]):
+        assert result.leaked_blocked == []
+        assert leaked_values(result.text, BLOCKED) == [], result.text
+    # rows without blocked values in the same batches are not affected by their neighbours' blocking
+    assert any(leaked_values(r.text, ["Polat"]) for r in (results[1], results[3])), [r.text for r in results]
+
+
+@pytest.mark.embedded
+def test_embedded_processor_blocks_a_name_with_byte_split_characters(embedded):
+    """'Ş' is two byte-level tokens in SmolLM2 (' Å' + 'ŀ'), each decoding to U+FFFD on its own.
+
+    Turkish names are common in the ECHR documents; the processor must still block them.
+    """
+    model, tokenizer = embedded
+    document = ("### Document\nThe applicant, Mr Mehmet Şahin, lodged an application. "
+                "Mr Mehmet Şahin was represented by counsel.\n\n")
+    prompt = document * 3 + "### Document\nThe applicant, Mr"
+    blocked = ["Mehmet Şahin", "Şahin", "Mehmet"]
+    copied = Generator(model, tokenizer, copy_settings(0)).run([Request(prompt) for _ in range(2)], seed=0)
+    assert any("Şahin" in leaked_values(r.text, blocked) for r in copied)  # it copies without blocking
+    results = Generator(model, tokenizer, copy_settings(0)).run([Request(prompt, blocked) for _ in range(2)],
+                                                                 seed=0)
+    assert [leaked_values(r.text, blocked) for r in results] == [[], []], [r.text for r in results]
