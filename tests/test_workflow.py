@@ -124,6 +124,9 @@ def test_table1_and_a_metric_setting_reruns_no_generation(workflow_dir):
     assert (table["Seeds"] == len(SEEDS)).all()
     versus = pd.read_csv(workflow_dir / "results" / "tables" / "table1_vs_paper.csv")
     assert versus.loc[versus["Method"] == "Baseline", "PIPP (%) paper"].item() == 50.0
+    snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "--report", "report.html")
+    report = (workflow_dir / "report.html").read_text(encoding="utf-8")
+    assert "table1_vs_paper.csv" in report and "beside the numbers the paper reports" in report
     corpus = pd.read_parquet(workflow_dir / "results/tab/known/direct/synthetic/icl/seed1.parquet")
     assert len(corpus) == 4 and corpus["fictional_code"].str.len().gt(0).all()
     write_overlay(workflow_dir, "metric.yaml", {"metrics": {"partial_leak_min_letters": 5}})

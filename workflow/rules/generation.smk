@@ -14,6 +14,8 @@ rule generate_icl:
         method="baseline|icl|icl_pe",
     log:
         "results/logs/generate_icl/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    benchmark:
+        "results/benchmarks/generate_icl/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
     params:
         generation=config["generation"],
         model=model_source(config["model"]["name_or_path"]),

@@ -23,9 +23,11 @@ rule table:
         summaries=table_summaries,
         paper=config["tables"]["paper"],
     output:
-        csv="results/tables/{table}.csv",
+        csv=report("results/tables/{table}.csv", caption="../report/table.rst", category="Tables",
+                   labels={"table": "{table}", "content": "ours"}),
         markdown="results/tables/{table}.md",
-        versus="results/tables/{table}_vs_paper.csv",
+        versus=report("results/tables/{table}_vs_paper.csv", caption="../report/table_vs_paper.rst",
+                      category="Tables", labels={"table": "{table}", "content": "beside the paper"}),
     wildcard_constraints:
         table="|".join(PAPER_TABLES),
     log:
