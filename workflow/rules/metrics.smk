@@ -2,16 +2,15 @@
 
 
 rule privacy_metrics:
-    """PIPP, ELP, partial leaks and ROUGE of one synthetic corpus (in-context definitions)."""
+    """PIPP, ELP, partial leaks and ROUGE of one synthetic corpus (in-context or fine-tuning definitions)."""
     input:
         corpus="results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet",
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
         docs="results/{dataset}/docs.parquet",
         spans="results/{dataset}/spans.parquet",
     output:
         generations="results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet",
         summary="results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet",
-    wildcard_constraints:
-        method="baseline|icl|icl_pe",
     log:
         "results/logs/privacy_metrics/{dataset}_{setting}_{idset}_{method}_{seed}.log",
     params:

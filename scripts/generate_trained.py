@@ -1,0 +1,34 @@
+"""Rule `generate_trained`: a synthetic corpus from a trained adapter, prompted with fictional codes."""
+
+import pandas as pd
+import torch
+
+from plainsight.ft import cut_unfinished_paragraph, plan
+from plainsight.generation import Generator, Request, SamplingSettings
+from plainsight.io import write_parquet
+from plainsight.logs import run_step
+from plainsight.models import load_model
+from plainsight.prefix import load_adapter
+from plainsight.prompts import render
+from plainsight.synthetic import corpus_frame
+
+
+def main():
+    method, seed = snakemake.wildcards.method, int(snakemake.wildcards.seed)  # noqa: F821
+    settings = snakemake.params.generation  # noqa: F821
+    torch.set_num_threads(snakemake.threads)  # noqa: F821
+    codes = pd.read_parquet(snakemake.input.codes)  # noqa: F821
+    fictional = pd.read_parquet(snakemake.input.fictional)  # noqa: F821
+    planned = plan(fictional, codes, seed, snakemake.params.generations)  # noqa: F821
+    model, tokenizer = load_model(snakemake.params.model)  # noqa: F821
+    adapter = load_adapter(model, snakemake.input.adapter)  # noqa: F821
+    sampling = SamplingSettings(settings["max_new_tokens"], settings["temperature"], settings["top_p"],
+                                settings["batch_size"], 0)
+    requests = [Request(render([], generation.target_code)) for generation in planned]
+    results = Generator(adapter, tokenizer, sampling).run(requests, seed, desc=f"{method} seed {seed}")
+    for result in results:
+        result.text = cut_unfinished_paragraph(result.text, result.new_tokens < sampling.max_new_tokens)
+    write_parquet(corpus_frame(method, seed, planned, results, [0] * len(planned)), snakemake.output[0])  # noqa: F821
+
+
+run_step(main, snakemake.log[0])  # noqa: F821

@@ -1,0 +1,158 @@
+"""Training examples, length batching, the training loop, and planning generations of trained methods."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import torch
+
+from plainsight.codes import build_entities, entities_to_records, format_code
+from plainsight.ft import cut_unfinished_paragraph, plan, training_keys
+from plainsight.models import load_model
+from plainsight.objectives import IGNORE_INDEX, Lambdas
+from plainsight.prompts import render
+from plainsight.training import TrainingSettings, build_example, collate, length_batches, train
+
+CODE = "PERSON: Mr Cengiz Polat"
+TEXT = "The applicant, Mr Cengiz Polat, lives in Ankara. Polat appealed."
+
+
+def decoded(tokenizer, ids) -> str:
+    return tokenizer.decode(ids)
+
+
+def test_example_trains_on_the_document_and_end_of_text_only(tiny_tokenizer):
+    example = build_example(("d1", 0), CODE, TEXT, ["Cengiz Polat", "Polat"], tiny_tokenizer, 512)
+    prompt_tokens = len(tiny_tokenizer(render([], CODE), add_special_tokens=False).input_ids)
+    assert example.labels[:prompt_tokens] == [IGNORE_INDEX] * prompt_tokens
+    document = [t for t in example.labels if t != IGNORE_INDEX]
+    assert decoded(tiny_tokenizer, document[:-1]) == TEXT
+    assert document[-1] == tiny_tokenizer.eos_token_id
+    assert example.input_ids[-1] == tiny_tokenizer.eos_token_id
+
+
+def test_private_tokens_cover_every_occurrence_and_nothing_else(tiny_tokenizer):
+    example = build_example(("d1", 0), CODE, TEXT, ["Cengiz Polat", "Polat"], tiny_tokenizer, 512)
+    private_ids = [t for t, p in zip(example.input_ids, example.private) if p]
+    text = decoded(tiny_tokenizer, private_ids)
+    assert text.replace(" ", "") == "CengizPolatPolat"
+    # the code line also names the value, but the prompt is never private (it is not trained on)
+    prompt_tokens = len(tiny_tokenizer(render([], CODE), add_special_tokens=False).input_ids)
+    assert not any(example.private[:prompt_tokens])
+
+
+def test_truncation_keeps_prompt_and_cuts_the_document(tiny_tokenizer):
+    example = build_example(("d1", 0), CODE, TEXT, ["Polat"], tiny_tokenizer, 16)
+    assert len(example.input_ids) == len(example.labels) == len(example.private) == 16
+
+
+def test_batches_group_similar_lengths_and_are_seeded(tiny_tokenizer):
+    texts = [" ".join(["word"] * n) for n in (3, 30, 4, 28, 5, 31)]
+    examples = [build_example((f"d{i}", 0), "", t, [], tiny_tokenizer, 512) for i, t in enumerate(texts)]
+    batches = length_batches(examples, 2, seed=1, epoch=0)
+    # sorted by length (d0 < d2 < d4 < d3 < d1 < d5), then cut into pairs
+    assert sorted(sorted(e.key[0] for e in b) for b in batches) == [["d0", "d2"], ["d1", "d5"], ["d3", "d4"]]
+    assert batches == length_batches(examples, 2, seed=1, epoch=0)
+    orders = {tuple(b[0].key for b in length_batches(examples, 2, seed=1, epoch=epoch)) for epoch in range(6)}
+    assert len(orders) > 1  # the batch order changes between epochs
+
+
+def test_collate_pads_to_the_longest_in_the_batch(tiny_tokenizer):
+    short = build_example(("a", 0), "", "Short text.", ["Short"], tiny_tokenizer, 512)
+    long = build_example(("b", 0), "", "A much longer text with several more words.", [], tiny_tokenizer, 512)
+    batch = collate([short, long], tiny_tokenizer.pad_token_id)
+    width = len(long.input_ids)
+    assert batch["input_ids"].shape == (2, width)
+    pad = width - len(short.input_ids)
+    assert batch["attention_mask"][0].tolist() == [1] * len(short.input_ids) + [0] * pad
+    assert batch["labels"][0, len(short.input_ids):].tolist() == [IGNORE_INDEX] * pad
+    assert batch["private"].dtype == torch.bool and not batch["private"][0, len(short.input_ids):].any()
+    assert batch["private"][0].sum() >= 1
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_training_lowers_the_loss_and_only_moves_the_adapter(tiny_model_dir, masked):
+    from plainsight.prefix import prefix_model
+
+    model, tokenizer = load_model(tiny_model_dir)
+    base_state = {name: p.detach().clone() for name, p in model.named_parameters()}
+    examples = [build_example((f"d{i}", 0), CODE, TEXT, ["Cengiz Polat"], tokenizer, 64) for i in range(4)]
+    adapter = prefix_model(model, tokenizer, 4, TEXT)
+    settings = TrainingSettings(epochs=8, learning_rate=1e-2, batch_size=2, max_length=64, lambdas=Lambdas())
+    history = train(adapter, examples, settings, masked=masked, seed=3, pad_token_id=tokenizer.pad_token_id)
+    assert len(history) == 16
+    assert history[-1]["lm" if masked else "loss"] < history[0]["lm" if masked else "loss"]
+    if masked:
+        assert {"loss", "lm", "contrastive", "kl"} <= set(history[0])
+    for name, parameter in model.named_parameters():
+        if name in base_state:
+            assert torch.equal(parameter, base_state[name]), name
+
+
+def test_training_is_deterministic(tiny_model_dir):
+    from plainsight.prefix import prefix_model
+
+    losses = []
+    for _ in range(2):
+        model, tokenizer = load_model(tiny_model_dir)
+        examples = [build_example((f"d{i}", 0), CODE, TEXT, ["Polat"], tokenizer, 48) for i in range(3)]
+        adapter = prefix_model(model, tokenizer, 4, TEXT)
+        settings = TrainingSettings(epochs=2, learning_rate=1e-2, batch_size=2, max_length=48)
+        losses.append([h["loss"] for h in train(adapter, examples, settings, True, 5, tokenizer.pad_token_id)])
+    assert losses[0] == losses[1]
+
+
+# --- planning generations of trained methods ------------------------------------------------------
+
+def codes_frame(rows) -> pd.DataFrame:
+    data = []
+    for doc_id, segment, split, pairs in rows:
+        entities = build_entities(pairs)
+        data.append((doc_id, segment, split, format_code(entities), entities_to_records(entities)))
+    return pd.DataFrame(data, columns=["doc_id", "segment", "split", "code", "entities"])
+
+
+CODES = codes_frame([
+    ("d1", 0, "train", [("PERSON", "Cengiz Polat")]),
+    ("d1", 1, "train", [("LOC", "Ankara")]),
+    ("d2", 0, "train", [("PERSON", "Nina Holst"), ("DATETIME", "3 May 2001")]),
+    ("t1", 0, "test", [("PERSON", "Olga Petrov")]),
+])
+FICTIONAL = codes_frame([
+    ("d1", 0, "train", [("PERSON", "Dr Alex Adams")]),
+    ("d1", 1, "train", [("LOC", "Tokyo")]),
+    ("d2", 0, "train", [("PERSON", "Ms Kai Lewis"), ("DATETIME", "01 May 1999")]),
+    ("t1", 0, "test", [("PERSON", "Mr Dana Ellis")]),
+]).assign(seed=1)
+
+
+def test_trained_plan_uses_each_samples_fictional_code():
+    planned = plan(FICTIONAL, CODES, seed=1, generations=None)
+    assert training_keys(CODES) == [("d1", 0), ("d1", 1), ("d2", 0)]
+    assert [p.context_keys for p in planned] == [(("d1", 0),), (("d1", 1),), (("d2", 0),)]
+    assert [p.target_code for p in planned] == ["PERSON: Dr Alex Adams", "LOC: Tokyo",
+                                                "PERSON: Ms Kai Lewis\nDATETIME: 01 May 1999"]
+    assert [p.segment for p in planned] == [0, 1, 0]
+    assert all(p.examples == () and p.blocked_values == () for p in planned)
+
+
+def test_trained_plan_samples_with_the_seed():
+    first = plan(FICTIONAL, CODES, seed=1, generations=2)
+    assert len(first) == 2 and first == plan(FICTIONAL, CODES, seed=1, generations=2)
+    picks = {tuple(p.context_keys for p in plan(FICTIONAL, CODES, seed=s, generations=2)) for s in range(10)}
+    assert len(picks) > 1
+
+
+def test_trained_plan_needs_a_fictional_code_per_sample():
+    with pytest.raises(ValueError, match="no fictional code for segment 1 of document d1"):
+        plan(FICTIONAL[FICTIONAL["segment"] == 0], CODES, seed=1, generations=None)
+
+
+@pytest.mark.parametrize("text, finished, expected", [
+    ("First paragraph.\n\nSecond one is cut mid", False, "First paragraph."),
+    ("First paragraph.\n\nSecond one ends.", True, "First paragraph.\n\nSecond one ends."),
+    ("Only one paragraph cut mid", False, "Only one paragraph cut mid"),
+    ("A.\n\nB.\n\n", False, "A."),
+])
+def test_cut_unfinished_paragraph(text, finished, expected):
+    assert cut_unfinished_paragraph(text, finished) == expected

@@ -1,0 +1,52 @@
+# Trained methods: an adapter per method and seed, then a synthetic corpus written from fictional codes.
+
+
+rule train_adapter:
+    """Prefix tuning (ft), prefix tuning with the privacy mask (ft_mask), or DP-SGD (dpsgd)."""
+    input:
+        docs="results/{dataset}/docs.parquet",
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        model=model_input(config["model"]["name_or_path"]),
+    output:
+        directory("results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"),
+    wildcard_constraints:
+        method="ft|ft_mask|dpsgd",
+    log:
+        "results/logs/train_adapter/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    benchmark:
+        "results/benchmarks/train_adapter/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
+    params:
+        training=config["prefix_tuning"],
+        dpsgd=config["dpsgd"],
+        model=model_source(config["model"]["name_or_path"]),
+    threads: config["prefix_tuning"]["threads"]
+    resources:
+        mem_mb=6000,
+    script:
+        "../../scripts/train_adapter.py"
+
+
+rule generate_trained:
+    """A synthetic corpus from a trained adapter, one fictional code per prompt."""
+    input:
+        adapter="results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        fictional="results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",
+        model=model_input(config["model"]["name_or_path"]),
+    output:
+        "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet",
+    wildcard_constraints:
+        method="ft|ft_mask|dpsgd",
+    log:
+        "results/logs/generate_trained/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    benchmark:
+        "results/benchmarks/generate_trained/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
+    params:
+        generation=config["generation"],
+        generations=config["prefix_tuning"]["generations"],
+        model=model_source(config["model"]["name_or_path"]),
+    threads: config["generation"]["threads"]
+    resources:
+        mem_mb=3000,
+    script:
+        "../../scripts/generate_trained.py"
