@@ -13,28 +13,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
-import subprocess
-import sys
 import time
 from pathlib import Path
+
+from common import demo_tab, peak_rss_mb, run_isolated, write_report
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def build_requests(count: int, seed: int):
-    from plainsight.codes import codes_table, select_spans
     from plainsight.fictional import FictionalPools
     from plainsight.generation import Request
     from plainsight.icl import plan
-    from plainsight.ingest import ingest_dataset
     from plainsight.prompts import render
 
-    dataset = {"format": "tab", "segments": [[1, 6], [6, 12]]}
-    paths = [REPO / "resources/demo/tab" / f"echr_{split}.json" for split in ("train", "dev", "test")]
-    docs, spans = ingest_dataset(paths, dataset, "error", REPO / "resources/mimic_placeholder_types.yaml")
-    codes = codes_table(docs, select_spans(spans, "direct"))
-    texts = {(r.doc_id, r.segment): r.text for r in docs.itertuples(index=False)}
+    codes, texts = demo_tab()
     pools = FictionalPools.from_yaml(REPO / "resources/fictional_pools.yaml")
     planned = plan("icl", codes, texts, pools, seed, generations_per_segment=(count + 1) // 2)[:count]
     return [Request(render(list(g.examples), g.target_code)) for g in planned]
@@ -61,7 +54,7 @@ def run_mode(args) -> dict:
         "new_tokens": new_tokens,
         "seconds": round(elapsed, 2),
         "tokens_per_s": round(new_tokens / elapsed, 2),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_rss_mb": peak_rss_mb(),
     }
 
 
@@ -79,18 +72,12 @@ def main() -> None:
     if args.single_mode:
         print(json.dumps(run_mode(args)))
         return
-    rows = []
-    for batch_size in (1, args.batch_size):
-        command = [sys.executable, __file__, "--single-mode", "--model", args.model, "--prompts", str(args.prompts),
-                   "--batch-size", str(batch_size), "--max-new-tokens", str(args.max_new_tokens),
-                   "--threads", str(args.threads), "--seed", str(args.seed)]
-        output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-        rows.append(json.loads(output.strip().splitlines()[-1]))
-        print(json.dumps(rows[-1]))
+    rows = run_isolated(__file__, [
+        ["--single-mode", "--model", args.model, "--prompts", str(args.prompts), "--batch-size", str(batch_size),
+         "--max-new-tokens", str(args.max_new_tokens), "--threads", str(args.threads), "--seed", str(args.seed)]
+        for batch_size in (1, args.batch_size)])
     speedup = rows[1]["tokens_per_s"] / rows[0]["tokens_per_s"]
-    report = {"runs": rows, "batched_speedup": round(speedup, 2)}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    write_report({"runs": rows, "batched_speedup": round(speedup, 2)}, args.out)
     print(f"batched ({args.batch_size}) vs one at a time: {speedup:.2f}x tokens/s")
 
 

@@ -68,6 +68,10 @@ def test_collate_pads_to_the_longest_in_the_batch(tiny_tokenizer):
     assert batch["labels"][0, len(short.input_ids):].tolist() == [IGNORE_INDEX] * pad
     assert batch["private"].dtype == torch.bool and not batch["private"][0, len(short.input_ids):].any()
     assert batch["private"][0].sum() >= 1
+    fixed = collate([short, long], tiny_tokenizer.pad_token_id, width=width + 5)
+    assert fixed["input_ids"].shape == (2, width + 5) and fixed["attention_mask"].sum() == batch["attention_mask"].sum()
+    with pytest.raises(ValueError, match="does not fit"):
+        collate([short, long], tiny_tokenizer.pad_token_id, width=width - 1)
 
 
 @pytest.mark.parametrize("masked", [False, True])

@@ -10,8 +10,10 @@ Plain prefix tuning minimises the language-modelling loss on the document. The m
     L_total       =  lambda_lm L_LM + lambda_contrastive L_contrastive + lambda_kl L_KL
 
 The sums run over document tokens only (labels != -100 after the causal shift: logits at
-position t predict the token at t + 1). The contrastive term pushes the adapted model below the
-base model on private tokens; the KL term keeps it close to the base model everywhere else.
+position t predict the token at t + 1). The contrastive term ties the adapted model to the base
+model on private tokens only, the KL term ties it to the base distribution on every other token.
+As written (and implemented here exactly), minimising the contrastive term raises
+P_theta(y_t) relative to P_base(y_t) on private tokens: its gradient in P_theta is negative.
 
 Normalisation (our choice; the paper writes plain sums): each term is divided by its own token
 count, L_LM by the number of document tokens, L_contrastive by the number of private document

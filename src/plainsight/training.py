@@ -71,9 +71,13 @@ def length_batches(examples: Sequence[TrainingExample], batch_size: int, seed: i
     return batches
 
 
-def collate(batch: Sequence[TrainingExample], pad_token_id: int) -> dict[str, torch.Tensor]:
-    """Right-pad to the longest example of the batch."""
-    width = max(len(e.input_ids) for e in batch)
+def collate(batch: Sequence[TrainingExample], pad_token_id: int, width: int | None = None) -> dict[str, torch.Tensor]:
+    """Right-pad to the longest example of the batch (or to a fixed `width`, for comparison only)."""
+    longest = max(len(e.input_ids) for e in batch)
+    if width is None:
+        width = longest
+    elif width < longest:
+        raise ValueError(f"an example of {longest} tokens does not fit in width {width}")
 
     def padded(rows, fill):
         return torch.tensor([list(row) + [fill] * (width - len(row)) for row in rows])

@@ -1,0 +1,120 @@
+"""ft_mask training against a naive implementation: tokens/s and peak memory.
+
+Both train the same prefix with the same privacy-masked objective on the same
+demo TAB examples (known setting, direct identifiers), each in its own process:
+
+- `project`: `plainsight.training.train`: batches of similar length padded to
+  their longest example, the base distribution from the same weights with the
+  prefix switched off;
+- `naive`: every sequence padded to a fixed length (the paper profile's 2048
+  tokens) and the base distribution from a second loaded copy of the model.
+
+    .venv/bin/python benchmarks/training.py --examples 8 --batch-size 4
+
+Throughput counts real (unpadded) tokens. The model is the converted embedded model
+(`results/models/base/smollm2-135m`) unless --model is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from common import demo_tab, peak_rss_mb, run_isolated, write_report
+
+REPO = Path(__file__).resolve().parents[1]
+INIT_TEXT = "The following is a document written by a professional, in its usual style and layout."
+
+
+def build_examples(tokenizer, count: int, max_length: int):
+    from plainsight.codes import records_to_entities
+    from plainsight.training import build_example
+
+    codes, texts = demo_tab()
+    train = codes[codes["split"] == "train"].sort_values(["doc_id", "segment"]).head(count)
+    return [build_example((r.doc_id, r.segment), r.code, texts[(r.doc_id, r.segment)],
+                          [value for _, value in records_to_entities(r.entities)], tokenizer, max_length)
+            for r in train.itertuples(index=False)]
+
+
+def naive_train(model, base_copy, examples, batch_size: int, width: int, learning_rate: float, pad_token_id: int):
+    import torch
+
+    from plainsight.objectives import Lambdas, masked_objective
+    from plainsight.training import collate
+
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=learning_rate)
+    model.train()
+    for start in range(0, len(examples), batch_size):
+        batch = collate(examples[start:start + batch_size], pad_token_id, width=width)
+        inputs = {"input_ids": batch["input_ids"], "attention_mask": batch["attention_mask"]}
+        logits = model(**inputs).logits
+        with torch.no_grad():
+            base_logits = base_copy(**inputs).logits
+        masked_objective(logits, base_logits, batch["labels"], batch["private"], Lambdas())["loss"].backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+
+
+def run_mode(args) -> dict:
+    import torch
+
+    from plainsight.models import load_model
+    from plainsight.prefix import prefix_model
+    from plainsight.training import TrainingSettings, train
+
+    torch.set_num_threads(args.threads)
+    model, tokenizer = load_model(args.model)
+    examples = build_examples(tokenizer, args.examples, args.max_length)
+    adapter = prefix_model(model, tokenizer, 20, INIT_TEXT)
+    started = time.perf_counter()
+    if args.mode == "project":
+        settings = TrainingSettings(1, args.learning_rate, args.batch_size, args.max_length)
+        train(adapter, examples, settings, masked=True, seed=1, pad_token_id=tokenizer.pad_token_id)
+    else:
+        base_copy, _ = load_model(args.model)
+        started = time.perf_counter()
+        naive_train(adapter, base_copy, examples, args.batch_size, args.naive_length, args.learning_rate,
+                    tokenizer.pad_token_id)
+    elapsed = time.perf_counter() - started
+    tokens = sum(len(e.input_ids) for e in examples)
+    return {
+        "mode": args.mode,
+        "examples": len(examples),
+        "real_tokens": tokens,
+        "padded_to": args.naive_length if args.mode == "naive" else "longest in batch",
+        "seconds": round(elapsed, 2),
+        "tokens_per_s": round(tokens / elapsed, 2),
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default=str(REPO / "results/models/base/smollm2-135m"))
+    parser.add_argument("--examples", type=int, default=8)
+    parser.add_argument("--batch-size", type=int, default=4)
+    parser.add_argument("--max-length", type=int, default=256, help="truncation of each example (both modes)")
+    parser.add_argument("--naive-length", type=int, default=2048, help="the naive mode's fixed padded length")
+    parser.add_argument("--learning-rate", type=float, default=2e-3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--mode", choices=["project", "naive"], help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, default=REPO / "results/benchmarks/training.json")
+    args = parser.parse_args()
+    if args.mode:
+        print(json.dumps(run_mode(args)))
+        return
+    rows = run_isolated(__file__, [
+        ["--mode", mode, "--model", args.model, "--examples", str(args.examples), "--batch-size", str(args.batch_size),
+         "--max-length", str(args.max_length), "--naive-length", str(args.naive_length),
+         "--learning-rate", str(args.learning_rate), "--threads", str(args.threads)]
+        for mode in ("project", "naive")])
+    speedup = rows[0]["tokens_per_s"] / rows[1]["tokens_per_s"]
+    write_report({"runs": rows, "speedup": round(speedup, 2)}, args.out)
+    print(f"project vs naive ft_mask training: {speedup:.2f}x tokens/s")
+
+
+if __name__ == "__main__":
+    main()
