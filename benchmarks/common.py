@@ -15,12 +15,13 @@ def demo_tab(idset: str = "direct"):
     """(codes, texts): the control codes of every segment and each segment's text by (doc_id, segment)."""
     from plainsight.codes import codes_table, select_spans
     from plainsight.ingest import ingest_dataset
+    from plainsight.metrics import segment_texts
 
     dataset = {"format": "tab", "segments": [[1, 6], [6, 12]]}
     paths = [REPO / "resources/demo/tab" / f"echr_{split}.json" for split in ("train", "dev", "test")]
     docs, spans = ingest_dataset(paths, dataset, "error", REPO / "resources/mimic_placeholder_types.yaml")
     codes = codes_table(docs, select_spans(spans, idset))
-    texts = {(r.doc_id, r.segment): r.text for r in docs.itertuples(index=False)}
+    texts = segment_texts(docs)
     return codes, texts
 
 

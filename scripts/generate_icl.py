@@ -10,6 +10,7 @@ from plainsight.generation import Generator, Request, SamplingSettings
 from plainsight.icl import plan
 from plainsight.io import write_parquet
 from plainsight.logs import run_step
+from plainsight.metrics import segment_texts
 from plainsight.models import load_model
 from plainsight.prompts import fit_to_budget, render
 from plainsight.synthetic import corpus_frame
@@ -23,7 +24,7 @@ def main():
     torch.set_num_threads(snakemake.threads)  # noqa: F821
     docs = pd.read_parquet(snakemake.input.docs)  # noqa: F821
     codes = pd.read_parquet(snakemake.input.codes)  # noqa: F821
-    texts = {(r.doc_id, r.segment): r.text for r in docs.itertuples(index=False)}
+    texts = segment_texts(docs)
     pools = FictionalPools.from_yaml(snakemake.input.pools)  # noqa: F821
     planned = plan(method, codes, texts, pools, seed, settings["generations_per_segment"],
                    settings["context_documents"])

@@ -7,8 +7,8 @@ import torch
 
 from plainsight.codes import records_to_entities
 from plainsight.dp import DPSettings, dp_adapter_model, train_dp
-from plainsight.io import write_json
 from plainsight.logs import run_step
+from plainsight.metrics import segment_texts
 from plainsight.models import load_model
 from plainsight.objectives import Lambdas, lm_loss
 from plainsight.prefix import prefix_model, save_adapter
@@ -23,7 +23,7 @@ def main():
     torch.set_num_threads(snakemake.threads)  # noqa: F821
     docs = pd.read_parquet(snakemake.input.docs)  # noqa: F821
     codes = pd.read_parquet(snakemake.input.codes)  # noqa: F821
-    texts = {(r.doc_id, r.segment): r.text for r in docs.itertuples(index=False)}
+    texts = segment_texts(docs)
     model, tokenizer = load_model(snakemake.params.model)  # noqa: F821
     train_codes = codes[codes["split"] == "train"].sort_values(["doc_id", "segment"])
     examples = [build_example((r.doc_id, r.segment), r.code, texts[(r.doc_id, r.segment)],
