@@ -25,7 +25,13 @@ from pathlib import Path
 from common import demo_tab, peak_rss_mb, run_isolated, write_report
 
 REPO = Path(__file__).resolve().parents[1]
-INIT_TEXT = "The following is a document written by a professional, in its usual style and layout."
+
+
+def default_prefix_settings() -> dict:
+    """The embedded default's prefix settings (virtual tokens, init text), so both modes train that prefix."""
+    import yaml
+
+    return yaml.safe_load((REPO / "config/config.yaml").read_text(encoding="utf-8"))["prefix_tuning"]
 
 
 def build_examples(tokenizer, count: int, max_length: int):
@@ -68,7 +74,8 @@ def run_mode(args) -> dict:
     torch.set_num_threads(args.threads)
     model, tokenizer = load_model(args.model)
     examples = build_examples(tokenizer, args.examples, args.max_length)
-    adapter = prefix_model(model, tokenizer, 20, INIT_TEXT)
+    prefix = default_prefix_settings()
+    adapter = prefix_model(model, tokenizer, prefix["num_virtual_tokens"], prefix["init_text"])
     started = time.perf_counter()
     if args.mode == "project":
         settings = TrainingSettings(1, args.learning_rate, args.batch_size, args.max_length)
