@@ -16,6 +16,7 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/resources.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/codes.smk"
 include: "workflow/rules/model.smk"

@@ -21,6 +21,8 @@ rule generate_icl:
         model=model_source(config["model"]["name_or_path"]),
     threads: config["generation"]["threads"]
     resources:
-        mem_mb=3000,
+        mem_mb=generation_mem_mb(config["generation"]["max_prompt_tokens"]),
+        runtime=icl_generation_runtime,
+        gpu=GPUS_PER_JOB,
     script:
         "../../scripts/generate_icl.py"

@@ -21,7 +21,9 @@ rule train_adapter:
         model=model_source(config["model"]["name_or_path"]),
     threads: config["prefix_tuning"]["threads"]
     resources:
-        mem_mb=6000,
+        mem_mb=training_mem_mb(),
+        runtime=training_runtime,
+        gpu=GPUS_PER_JOB,
     script:
         "../../scripts/train_adapter.py"
 
@@ -47,6 +49,8 @@ rule generate_trained:
         model=model_source(config["model"]["name_or_path"]),
     threads: config["generation"]["threads"]
     resources:
-        mem_mb=3000,
+        mem_mb=generation_mem_mb(config["prefix_tuning"]["num_virtual_tokens"] + config["prefix_tuning"]["max_length"]),
+        runtime=trained_generation_runtime,
+        gpu=GPUS_PER_JOB,
     script:
         "../../scripts/generate_trained.py"

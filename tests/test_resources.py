@@ -1,0 +1,60 @@
+"""Scheduler resource estimates of the model jobs."""
+
+from __future__ import annotations
+
+import pytest
+
+from plainsight import resources
+
+
+def test_parameters_from_a_model_folder_match_the_model(tiny_model_dir):
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
+    actual = sum(parameter.numel() for parameter in model.parameters())
+    assert resources.model_parameters(str(tiny_model_dir)) == pytest.approx(actual, rel=0.01)  # norms left out
+
+
+@pytest.mark.parametrize("name, parameters", [
+    ("smollm2-135m", 135_000_000),
+    ("princeton-nlp/Sheared-LLaMA-1.3B", 1_300_000_000),
+    ("meta-llama/Llama-3.1-8B", 8_000_000_000),
+    ("Qwen/Qwen2.5-0.5B-Instruct", 500_000_000),
+])
+def test_parameters_from_the_size_in_the_name(name, parameters):
+    assert resources.model_parameters(name) == parameters
+
+
+def test_a_model_without_a_size_is_one_clear_error():
+    with pytest.raises(ValueError, match="set resources.model_parameters"):
+        resources.model_parameters("gpt2")
+
+
+def test_memory_of_the_embedded_model_covers_its_measured_peaks():
+    """With the default headroom, above the measured peaks and not far above."""
+    generation = resources.memory_mb(135_000_000, 4, 800 + 128, resources.GENERATION_ACTIVATION_FACTOR,
+                                     on_gpu=False, headroom=1.25)
+    training = resources.memory_mb(135_000_000, 4, 20 + 128, resources.TRAINING_ACTIVATION_FACTOR,
+                                   on_gpu=False, headroom=1.25)
+    assert 1_700 <= generation <= 2_500  # measured 1.4-1.7 GB with 800-token prompts
+    assert 3_100 <= training <= 4_500  # measured 2.6 GB (ft_mask) and 3.1 GB (dpsgd)
+
+
+def test_memory_grows_with_the_model_and_the_batch_and_drops_activations_on_a_gpu():
+    def estimate(parameters, batch, on_gpu=False):
+        return resources.memory_mb(parameters, batch, 2048, resources.TRAINING_ACTIVATION_FACTOR, on_gpu, 1.25)
+
+    assert estimate(135_000_000, 4) < estimate(135_000_000, 8) < estimate(1_300_000_000, 8)
+    on_gpu = estimate(1_300_000_000, 8, on_gpu=True)
+    assert on_gpu == estimate(1_300_000_000, 1, on_gpu=True)  # host memory: runtime and weights only
+    assert on_gpu == pytest.approx(1.25 * (600 + 1.3e9 * 4 / 2**20), abs=1)
+
+
+def test_runtime_scales_with_tokens_and_has_a_start_up_floor():
+    assert resources.runtime_minutes(0, 10, 2.0) == resources.STARTUP_MINUTES
+    assert resources.runtime_minutes(6_000, 10, 2.0) == resources.STARTUP_MINUTES + 20
+
+
+def test_segments_bound_is_above_the_demo_codes():
+    demo_codes_mb, demo_segments = 17_383 / 2**20, 176
+    assert demo_segments <= resources.segments_upper_bound(demo_codes_mb) <= 2 * demo_segments

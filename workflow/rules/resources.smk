@@ -1,0 +1,69 @@
+# Scheduler resources of the model jobs (mem_mb, runtime in minutes, gpu), from the model size,
+# the batch shapes and config["resources"]; the estimates live in plainsight.resources.
+# Every other rule is cheap and runs on the submit host of a cluster.
+
+from plainsight import resources as estimates
+
+JOB_RESOURCES = config["resources"]
+GPUS_PER_JOB = JOB_RESOURCES["gpus_per_job"]
+MODEL_PARAMETERS = JOB_RESOURCES["model_parameters"] or estimates.model_parameters(config["model"]["name_or_path"])
+
+
+localrules:
+    download_tab,
+    ingest,
+    detect_presidio,
+    control_codes,
+    fictional_codes,
+    codes,
+    convert_embedded_model,
+    privacy_metrics,
+    table,
+
+
+def model_job_mem_mb(batch_size, tokens_per_sequence, activation_factor):
+    return estimates.memory_mb(MODEL_PARAMETERS, batch_size, tokens_per_sequence, activation_factor,
+                               on_gpu=GPUS_PER_JOB > 0, headroom=JOB_RESOURCES["memory_headroom"])
+
+
+def generation_mem_mb(prompt_tokens):
+    """A generation batch: prompts of at most prompt_tokens, plus the new tokens."""
+    generation = config["generation"]
+    return model_job_mem_mb(generation["batch_size"], prompt_tokens + generation["max_new_tokens"],
+                            estimates.GENERATION_ACTIVATION_FACTOR)
+
+
+def training_mem_mb():
+    training = config["prefix_tuning"]
+    return model_job_mem_mb(training["batch_size"], training["num_virtual_tokens"] + training["max_length"],
+                            estimates.TRAINING_ACTIVATION_FACTOR)
+
+
+def generation_runtime(generations, tokens_per_generation):
+    return estimates.runtime_minutes(generations * tokens_per_generation, JOB_RESOURCES["generation_tokens_per_second"],
+                                     JOB_RESOURCES["runtime_margin"])
+
+
+def codes_segments(input):
+    """Upper bound on the segments of the job's codes file; Snakemake evaluates it once the file exists."""
+    return estimates.segments_upper_bound(input.size_files_mb[input.index(input.codes)])
+
+
+def icl_generation_runtime(wildcards):
+    """Each paragraph range gets its generations; icl_pe may regenerate each one."""
+    generation = config["generation"]
+    generations = generation["generations_per_segment"] * len(config["datasets"][wildcards.dataset]["segments"])
+    attempts = 1 + generation["max_regenerations"] if wildcards.method == "icl_pe" else 1
+    return generation_runtime(generations * attempts, generation["max_new_tokens"])
+
+
+def trained_generation_runtime(wildcards, input):
+    """The configured number of generations, or one per fine-tuning sample."""
+    generations = config["prefix_tuning"]["generations"] or codes_segments(input)
+    return generation_runtime(generations, config["generation"]["max_new_tokens"])
+
+
+def training_runtime(wildcards, input):
+    training = config["prefix_tuning"]
+    tokens = codes_segments(input) * training["epochs"] * (training["num_virtual_tokens"] + training["max_length"])
+    return estimates.runtime_minutes(tokens, JOB_RESOURCES["training_tokens_per_second"], JOB_RESOURCES["runtime_margin"])
