@@ -40,8 +40,12 @@ def main():
                  sum(1 for t in trimmed if t), budget, sum(trimmed))
     sampling = SamplingSettings(settings["max_new_tokens"], settings["temperature"], settings["top_p"],
                                 settings["batch_size"], settings["max_regenerations"] if method == "icl_pe" else 0)
-    results = Generator(model, tokenizer, sampling).run(requests, seed, desc=f"{method} seed {seed}")
-    write_parquet(corpus_frame(method, seed, planned, results, trimmed), snakemake.output[0])  # noqa: F821
+    shard = snakemake.params.shard  # noqa: F821
+    positions, results = Generator(model, tokenizer, sampling).run_shard(
+        requests, [g.generation_id for g in planned], seed, shard["index"], shard["count"],
+        desc=f"{method} seed {seed} shard {shard['index']}/{shard['count']}")
+    frame = corpus_frame(method, seed, [planned[p] for p in positions], results, [trimmed[p] for p in positions])
+    write_parquet(frame, snakemake.output[0])  # noqa: F821
 
 
 run_step(main, snakemake.log[0])  # noqa: F821

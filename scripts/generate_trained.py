@@ -25,10 +25,14 @@ def main():
     sampling = SamplingSettings(settings["max_new_tokens"], settings["temperature"], settings["top_p"],
                                 settings["batch_size"], 0)
     requests = [Request(render([], generation.target_code)) for generation in planned]
-    results = Generator(adapter, tokenizer, sampling).run(requests, seed, desc=f"{method} seed {seed}")
+    shard = snakemake.params.shard  # noqa: F821
+    positions, results = Generator(adapter, tokenizer, sampling).run_shard(
+        requests, [g.generation_id for g in planned], seed, shard["index"], shard["count"],
+        desc=f"{method} seed {seed} shard {shard['index']}/{shard['count']}")
     for result in results:
         result.text = cut_unfinished_paragraph(result.text, result.new_tokens < sampling.max_new_tokens)
-    write_parquet(corpus_frame(method, seed, planned, results, [0] * len(planned)), snakemake.output[0])  # noqa: F821
+    frame = corpus_frame(method, seed, [planned[p] for p in positions], results, [0] * len(positions))
+    write_parquet(frame, snakemake.output[0])  # noqa: F821
 
 
 run_step(main, snakemake.log[0])  # noqa: F821

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from plainsight.generation import Generator, Request, Result, SamplingSettings
+from plainsight.generation import (Generator, Request, Result, SamplingSettings, batch_seed, length_sorted_batches,
+                                   shard_positions)
 from plainsight.metrics import leaked_values
 from plainsight.models import load_model
 
@@ -144,20 +145,25 @@ def test_blocking_is_per_row_and_whole_word(tiny_model_dir):
 
 
 class ScriptedGenerate:
-    """Replaces Generator._generate: texts per (attempt, prompt), and a log of what was asked."""
+    """Replaces Generator._generate_batch: texts per (attempt, prompt), and a log of the batches sampled."""
 
     def __init__(self, script, monkeypatch):
         self.script = script
-        self.calls: list[tuple[int, list[str]]] = []
+        self.calls: list[list[str]] = []
+        attempts: dict[str, int] = {}
 
-        def generate(generator, requests, seed, attempt, desc):
-            self.calls.append((attempt, [r.prompt for r in requests]))
-            return [Result(self.script(attempt, r.prompt), prompt_tokens=3, new_tokens=5) for r in requests]
+        def generate_batch(generator, requests):
+            self.calls.append([r.prompt for r in requests])
+            texts = []
+            for request in requests:
+                attempts[request.prompt] = attempts.get(request.prompt, -1) + 1
+                texts.append(self.script(attempts[request.prompt], request.prompt))
+            return texts, [5] * len(requests)
 
-        monkeypatch.setattr(Generator, "_generate", generate)
+        monkeypatch.setattr(Generator, "_generate_batch", generate_batch)
 
 
-def test_regenerates_only_leaking_rows(monkeypatch):
+def test_regenerates_only_leaking_rows_within_their_batch(monkeypatch, tiny_tokenizer):
     def script(attempt, prompt):
         if prompt == "b" and attempt == 0:
             return "The applicant, Mr Cengiz POLAT, complained."
@@ -166,38 +172,105 @@ def test_regenerates_only_leaking_rows(monkeypatch):
     fake = ScriptedGenerate(script, monkeypatch)
     settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, max_regenerations=3)
     requests = [Request("a", ["Polat"]), Request("b", ["Cengiz Polat", "Polat"]), Request("c")]
-    results = Generator(None, None, settings).run(requests, seed=0)
+    results = Generator(None, tiny_tokenizer, settings).run(requests, seed=0)
 
-    assert fake.calls == [(0, ["a", "b", "c"]), (1, ["b"])]
+    assert fake.calls == [["a", "b"], ["b"], ["c"]]  # a batch is done, regenerations included, before the next
     assert [r.text for r in results] == ["Clean text a 0.", "Clean text b 1.", "Clean text c 0."]
     assert [r.regenerations for r in results] == [0, 1, 0]
     assert [r.leaked_blocked for r in results] == [[], [], []]
 
 
-def test_always_leaking_row_is_kept_after_the_last_attempt(monkeypatch):
+def test_always_leaking_row_is_kept_after_the_last_attempt(monkeypatch, tiny_tokenizer):
     def script(attempt, prompt):
         return "Mr Polat again." if prompt == "leaky" else "Nothing private."
 
     fake = ScriptedGenerate(script, monkeypatch)
     settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, max_regenerations=2)
     requests = [Request("fine", ["Polat"]), Request("leaky", ["Cengiz Polat", "Polat"])]
-    results = Generator(None, None, settings).run(requests, seed=0)
+    results = Generator(None, tiny_tokenizer, settings).run(requests, seed=0)
 
     assert len(results) == 2
-    assert [attempt for attempt, _ in fake.calls] == [0, 1, 2]
+    assert fake.calls == [["fine", "leaky"], ["leaky"], ["leaky"]]
     assert results[1].text == "Mr Polat again."
     assert results[1].regenerations == settings.max_regenerations
     assert results[1].leaked_blocked == ["Polat"]
     assert results[0].regenerations == 0 and results[0].leaked_blocked == []
 
 
-def test_without_regenerations_a_leak_is_only_recorded(monkeypatch):
+def test_without_regenerations_a_leak_is_only_recorded(monkeypatch, tiny_tokenizer):
     fake = ScriptedGenerate(lambda attempt, prompt: "mr cengiz polat", monkeypatch)
     settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2)
-    results = Generator(None, None, settings).run([Request("x", ["Cengiz Polat"])], seed=0)
+    results = Generator(None, tiny_tokenizer, settings).run([Request("x", ["Cengiz Polat"])], seed=0)
     assert len(fake.calls) == 1
     assert results[0].regenerations == 0
     assert results[0].leaked_blocked == ["Cengiz Polat"]
+
+
+# --- shards: whole batches of the full run, seeded by the generations they hold ----------------
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 3, 4])
+@pytest.mark.parametrize("shards", [1, 2, 3, 7, 40])
+def test_shards_split_the_full_run_into_its_own_batches(batch_size, shards):
+    import random
+
+    rng = random.Random(batch_size * 100 + shards)
+    lengths = [rng.randint(1, 6) for _ in range(23)]  # many ties: the generation id orders them
+    ids = rng.sample(range(1000), len(lengths))
+    full = length_sorted_batches(lengths, ids, batch_size)
+    parts = [shard_positions(lengths, ids, batch_size, shard, shards) for shard in range(shards)]
+    assert sorted(p for part in parts for p in part) == list(range(len(lengths)))  # each generation once
+    for part in parts:
+        assert part == sorted(part)
+        # the shard's own batching, mapped back to positions of the full run, gives batches of the full run
+        own = length_sorted_batches([lengths[p] for p in part], [ids[p] for p in part], batch_size)
+        assert all([part[i] for i in batch] in full for batch in own)
+    assert parts[0] == list(range(len(lengths))) if shards == 1 else len(parts[0]) < len(lengths)
+
+
+def test_batch_seed_is_fixed_by_seed_attempt_and_generations():
+    seeds = {batch_seed(seed, attempt, ids) for seed in (1, 2) for attempt in (0, 1) for ids in ([3, 4], [3], [4, 3])}
+    assert len(seeds) == 12
+    assert batch_seed(1, 0, [3, 4]) == batch_seed(1, 0, (3, 4))
+    assert all(0 <= seed < 2 ** 63 for seed in seeds)
+
+
+def shard_results(generator: Generator, requests: list[Request], ids: list[int], shards: int) -> list[Result]:
+    """The results of every shard, put back in request order."""
+    results: list[Result | None] = [None] * len(requests)
+    for shard in range(shards):
+        positions, part = generator.run_shard(requests, ids, seed=5, shard=shard, shards=shards)
+        for position, result in zip(positions, part):
+            results[position] = result
+    return results
+
+
+def test_shards_sample_the_same_texts_as_the_full_run(tiny):
+    model, tokenizer = tiny
+    requests = [Request(p) for p in PROMPTS * 2]
+    ids = [7 * n + 3 for n in range(len(requests))]
+    generator = Generator(model, tokenizer, SETTINGS)
+    full = generator.run(requests, seed=5, ids=ids)
+    assert shard_results(generator, requests, ids, shards=3) == full
+    assert len({r.text for r in full}) > 2
+
+
+def test_shards_regenerate_as_the_full_run(monkeypatch, tiny_tokenizer):
+    """Regenerations draw from the batch's own seed, so a shard repeats them exactly."""
+
+    def generate_batch(generator, requests):
+        draws = torch.randint(0, 3, (len(requests),)).tolist()  # the batch's torch seed decides
+        return ["Mr Polat wrote." if draw == 0 else f"Clean {draw}." for draw in draws], [4] * len(requests)
+
+    monkeypatch.setattr(Generator, "_generate_batch", generate_batch)
+    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=3, max_regenerations=2)
+    requests = [Request(f"prompt {'x ' * (n % 4)}{n}", ["Polat"] if n % 2 else []) for n in range(17)]
+    ids = list(range(100, 117))
+    generator = Generator(None, tiny_tokenizer, settings)
+    full = generator.run(requests, seed=5, ids=ids)
+    assert any(r.regenerations for r in full)
+    assert shard_results(generator, requests, ids, shards=3) == full
+    assert generator.run(requests, seed=6, ids=ids) != full
 
 
 # --- the embedded model -------------------------------------------------------------------------

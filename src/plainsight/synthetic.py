@@ -41,3 +41,12 @@ def corpus_frame(method: str, seed: int, planned: Sequence[PlannedGeneration], r
             "trimmed_context_tokens": removed,
         })
     return pd.DataFrame(rows, columns=list(CORPUS_COLUMNS))
+
+
+def join_shards(shards: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The shards of one corpus as the full run writes it: every generation once, in generation id order."""
+    # an empty shard (more shards than batches) would turn the typed columns into objects
+    frame = pd.concat([shard for shard in shards if len(shard)] or list(shards[:1]), ignore_index=True)
+    if frame["generation_id"].duplicated().any():
+        raise ValueError("the shards repeat generation ids; were they written with different settings?")
+    return frame.sort_values("generation_id", kind="stable", ignore_index=True)

@@ -11,6 +11,7 @@ wildcard_constraints:
     setting="known|unknown",
     idset="direct|quasi|both",
     seed=r"\d+",
+    shard=r"\d+",
     split="train|dev|test",
 
 

@@ -1,5 +1,21 @@
 # Synthetic corpora: one Parquet per method and seed.
 
+CORPUS = "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet"
+GENERATION_SHARDS = config["generation"]["shards"]
+# With one shard the generate rules (here and in training.smk) write the corpus itself; with more,
+# each job writes one shard and concat_shards joins them. Shard files are kept (not temp): a lost
+# corpus is joined again without generating again. The shard count is in their name, so shards
+# written with another count are never mixed in.
+SHARD = ("results/{dataset}/{setting}/{idset}/synthetic/{method}/shards/seed{seed}_shard{shard}of"
+         f"{GENERATION_SHARDS}.parquet")
+GENERATED = CORPUS if GENERATION_SHARDS == 1 else SHARD
+SHARD_SUFFIX = "" if GENERATION_SHARDS == 1 else "_shard{shard}"  # in log and benchmark names
+
+
+def generation_shard(wildcards):
+    """Which shard of its corpus a generate job writes (index 0-based)."""
+    return {"index": int(getattr(wildcards, "shard", 0)), "count": GENERATION_SHARDS}
+
 
 rule generate_icl:
     """In-context generation (baseline, icl, icl_pe) for one seed."""
@@ -9,15 +25,16 @@ rule generate_icl:
         pools=config["codes"]["fictional_pools"],
         model=model_input(config["model"]["name_or_path"]),
     output:
-        "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet",
+        GENERATED,
     wildcard_constraints:
         method="baseline|icl|icl_pe",
     log:
-        "results/logs/generate_icl/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+        "results/logs/generate_icl/{dataset}_{setting}_{idset}_{method}_{seed}" + SHARD_SUFFIX + ".log",
     benchmark:
-        "results/benchmarks/generate_icl/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
+        "results/benchmarks/generate_icl/{dataset}_{setting}_{idset}_{method}_{seed}" + SHARD_SUFFIX + ".tsv"
     params:
         generation=config["generation"],
+        shard=generation_shard,
         model=model_source(config["model"]["name_or_path"]),
     threads: config["generation"]["threads"]
     resources:
@@ -26,3 +43,18 @@ rule generate_icl:
         gpu=GPUS_PER_JOB,
     script:
         "../../scripts/generate_icl.py"
+
+
+if GENERATION_SHARDS > 1:
+
+    rule concat_shards:
+        """One corpus from its shards, in generation order: the same table one job would write."""
+        input:
+            expand(GENERATED, shard=range(GENERATION_SHARDS), allow_missing=True),
+        output:
+            CORPUS,
+        log:
+            "results/logs/concat_shards/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+        localrule: True
+        script:
+            "../../scripts/concat_shards.py"

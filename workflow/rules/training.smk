@@ -36,15 +36,16 @@ rule generate_trained:
         fictional="results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",
         model=model_input(config["model"]["name_or_path"]),
     output:
-        "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet",
+        GENERATED,
     wildcard_constraints:
         method="ft|ft_mask|dpsgd",
     log:
-        "results/logs/generate_trained/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+        "results/logs/generate_trained/{dataset}_{setting}_{idset}_{method}_{seed}" + SHARD_SUFFIX + ".log",
     benchmark:
-        "results/benchmarks/generate_trained/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
+        "results/benchmarks/generate_trained/{dataset}_{setting}_{idset}_{method}_{seed}" + SHARD_SUFFIX + ".tsv"
     params:
         generation=config["generation"],
+        shard=generation_shard,
         generations=config["prefix_tuning"]["generations"],
         model=model_source(config["model"]["name_or_path"]),
     threads: config["generation"]["threads"]
