@@ -12,6 +12,8 @@ rule detect_presidio:
         "results/logs/detect_presidio/{dataset}.log",
     params:
         presidio=config["codes"]["presidio"],
+    conda:
+        "../../envs/data.yaml"
     script:
         "../../scripts/detect_presidio.py"
 
@@ -31,6 +33,8 @@ rule control_codes:
         "results/{dataset}/{setting}/{idset}/codes.parquet",
     log:
         "results/logs/control_codes/{dataset}_{setting}_{idset}.log",
+    conda:
+        "../../envs/data.yaml"
     script:
         "../../scripts/control_codes.py"
 
@@ -44,6 +48,8 @@ rule fictional_codes:
         "results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",
     log:
         "results/logs/fictional_codes/{dataset}_{setting}_{idset}_{seed}.log",
+    conda:
+        "../../envs/data.yaml"
     script:
         "../../scripts/fictional_codes.py"
 

@@ -9,6 +9,8 @@ rule download_tab:
         "results/logs/download_tab/{split}.log",
     params:
         url="https://raw.githubusercontent.com/NorskRegnesentral/text-anonymization-benchmark/master/echr_{split}.json",
+    conda:
+        "../../envs/data.yaml"
     script:
         "../../scripts/download_tab.py"
 
@@ -26,5 +28,7 @@ rule ingest:
         dataset=dataset_config,
         on_invalid=config["on_invalid_record"],
         placeholder_types=config["codes"]["mimic_placeholder_types"],
+    conda:
+        "../../envs/data.yaml"
     script:
         "../../scripts/ingest.py"

@@ -41,6 +41,8 @@ rule generate_icl:
         mem_mb=generation_mem_mb(config["generation"]["max_prompt_tokens"]),
         runtime=icl_generation_runtime,
         gpu=GPUS_PER_JOB,
+    conda:
+        "../../envs/generation.yaml"
     script:
         "../../scripts/generate_icl.py"
 
@@ -56,5 +58,7 @@ if GENERATION_SHARDS > 1:
         log:
             "results/logs/concat_shards/{dataset}_{setting}_{idset}_{method}_{seed}.log",
         localrule: True
+        conda:
+            "../../envs/generation.yaml"
         script:
             "../../scripts/concat_shards.py"

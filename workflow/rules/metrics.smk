@@ -15,5 +15,7 @@ rule privacy_metrics:
         "results/logs/privacy_metrics/{dataset}_{setting}_{idset}_{method}_{seed}.log",
     params:
         metrics=config["metrics"],
+    conda:
+        "../../envs/metrics.yaml"
     script:
         "../../scripts/privacy_metrics.py"

@@ -25,5 +25,7 @@ rule convert_embedded_model:
         "results/logs/convert_embedded_model/{model}.log",
     resources:
         mem_mb=4000,
+    conda:
+        "../../envs/generation.yaml"
     script:
         "../../scripts/convert_embedded_model.py"

@@ -32,5 +32,7 @@ rule table:
         table="|".join(PAPER_TABLES),
     log:
         "results/logs/table/{table}.log",
+    conda:
+        "../../envs/metrics.yaml"
     script:
         "../../scripts/make_table.py"

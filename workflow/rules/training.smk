@@ -24,6 +24,8 @@ rule train_adapter:
         mem_mb=training_mem_mb(),
         runtime=training_runtime,
         gpu=GPUS_PER_JOB,
+    conda:
+        "../../envs/generation.yaml"
     script:
         "../../scripts/train_adapter.py"
 
@@ -53,5 +55,7 @@ rule generate_trained:
         mem_mb=generation_mem_mb(config["prefix_tuning"]["num_virtual_tokens"] + config["prefix_tuning"]["max_length"]),
         runtime=trained_generation_runtime,
         gpu=GPUS_PER_JOB,
+    conda:
+        "../../envs/generation.yaml"
     script:
         "../../scripts/generate_trained.py"
