@@ -1,18 +1,21 @@
 """Rule `train_adapter`: a prefix (ft, ft_mask) or DP-SGD adapter trained on code -> document pairs."""
 
 import logging
+from pathlib import Path
 
 import pandas as pd
 import torch
 
+from plainsight.checkpoints import Checkpoints, remove_checkpoint
 from plainsight.codes import records_to_entities
 from plainsight.dp import DPSettings, dp_adapter_model, train_dp
+from plainsight.ft import training_keys
 from plainsight.logs import run_step
 from plainsight.metrics import segment_texts
 from plainsight.models import load_model
 from plainsight.objectives import Lambdas, lm_loss
 from plainsight.prefix import prefix_model, save_adapter
-from plainsight.training import TrainingExample, TrainingSettings, build_example, collate, train
+from plainsight.training import TrainingSettings, build_example, train
 
 log = logging.getLogger("plainsight")
 
@@ -25,37 +28,39 @@ def main():
     codes = pd.read_parquet(snakemake.input.codes)  # noqa: F821
     texts = segment_texts(docs)
     model, tokenizer = load_model(snakemake.params.model)  # noqa: F821
-    train_codes = codes[codes["split"] == "train"].sort_values(["doc_id", "segment"])
-    examples = [build_example((r.doc_id, r.segment), r.code, texts[(r.doc_id, r.segment)],
-                              [value for _, value in records_to_entities(r.entities)], tokenizer, params["max_length"])
-                for r in train_codes.itertuples(index=False)]
+    code_of = {(str(r.doc_id), int(r.segment)): r for r in codes.itertuples(index=False)}
+    examples = [build_example(key, code_of[key].code, texts[key],
+                              [value for _, value in records_to_entities(code_of[key].entities)], tokenizer,
+                              params["max_length"])
+                for key in training_keys(codes)]
     private_tokens = sum(sum(e.private) for e in examples)
     log.info("%d training examples, %d tokens, %d private document tokens", len(examples),
              sum(len(e.input_ids) for e in examples), private_tokens)
     settings = TrainingSettings(params["epochs"], params["learning_rate"], params["batch_size"], params["max_length"],
                                 Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"]))
+    # Outside the rule's output, which Snakemake deletes when a job fails: a rerun resumes from it.
+    checkpoint_dir = Path(snakemake.params.checkpoints)  # noqa: F821
+    checkpoints = Checkpoints(checkpoint_dir, params["checkpoint_every_steps"], method)
     # Every method starts from the same public text: a training document would put its identifiers in the prefix.
     if method == "dpsgd":
         adapter = dp_adapter_model(model, params["num_virtual_tokens"], tokenizer, params["init_text"])
         dp = snakemake.params.dpsgd  # noqa: F821
-        report = train_dp(adapter, [{"input_ids": e.input_ids, "labels": e.labels} for e in examples],
-                          lambda rows: collate([TrainingExample(("", 0), r["input_ids"], r["labels"],
-                                                                [False] * len(r["input_ids"])) for r in rows],
-                                               tokenizer.pad_token_id),
-                          settings.batch_size, settings.epochs, settings.learning_rate,
-                          DPSettings(dp["epsilon"], dp["max_grad_norm"]), seed, lm_loss)
+        report = train_dp(adapter, examples, tokenizer.pad_token_id, settings.batch_size, settings.epochs,
+                          settings.learning_rate, DPSettings(dp["epsilon"], dp["max_grad_norm"]), seed, lm_loss,
+                          checkpoints)
         log.info("DP-SGD: epsilon %.3f at delta %.2e (noise multiplier %.3f, %d steps)", report["epsilon"],
                  report["delta"], report["noise_multiplier"], report["steps"])
         history = report.pop("losses")
     else:
         adapter = prefix_model(model, tokenizer, params["num_virtual_tokens"], params["init_text"])
         history = train(adapter, examples, settings, masked=method == "ft_mask", seed=seed,
-                        pad_token_id=tokenizer.pad_token_id, desc=f"{method} seed {seed}")
+                        pad_token_id=tokenizer.pad_token_id, desc=f"{method} seed {seed}", checkpoints=checkpoints)
         report = {"adapter": "prefix"}
     save_adapter(adapter, snakemake.output[0], {  # noqa: F821
         "training.json": {"method": method, "seed": seed, "examples": len(examples),
                           "private_tokens": private_tokens, **report, "history": history},
     })
+    remove_checkpoint(checkpoints.directory)
 
 
 run_step(main, snakemake.log[0])  # noqa: F821

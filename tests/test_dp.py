@@ -8,13 +8,17 @@ multiplier; tests other than the accounting one use the quicker RDP accountant.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import torch
 import torch.nn.functional as F
 
 pytest.importorskip("opacus")
 
-from plainsight.dp import DPSettings, dp_adapter_model, make_private, per_sequence_loss, train_dp  # noqa: E402
+from plainsight.dp import (DPSettings, dp_adapter_model, example_loader, make_private,  # noqa: E402
+                           per_sequence_loss, train_dp)
+from plainsight.training import TrainingExample, collate  # noqa: E402
 
 PAD = 0
 VIRTUAL_TOKENS = 4
@@ -25,19 +29,6 @@ def causal_loss(logits, labels):
                            ignore_index=-100)
 
 
-def collate(examples):
-    width = max(len(example["input_ids"]) for example in examples)
-    ids = torch.full((len(examples), width), PAD, dtype=torch.long)
-    mask = torch.zeros((len(examples), width), dtype=torch.long)
-    labels = torch.full((len(examples), width), -100, dtype=torch.long)
-    for row, example in enumerate(examples):
-        length = len(example["input_ids"])
-        ids[row, :length] = torch.tensor(example["input_ids"])
-        mask[row, :length] = 1
-        labels[row, :length] = torch.tensor(example["labels"])
-    return {"input_ids": ids, "attention_mask": mask, "labels": labels}
-
-
 def make_examples(count, seed=0):
     """Short sequences of varied length; the first two tokens play the prompt (no labels)."""
     rng = torch.Generator().manual_seed(seed)
@@ -45,7 +36,8 @@ def make_examples(count, seed=0):
     for _ in range(count):
         length = int(torch.randint(5, 11, (1,), generator=rng))
         ids = torch.randint(1, 600, (length,), generator=rng).tolist()
-        examples.append({"input_ids": ids, "labels": [-100, -100] + ids[2:]})
+        examples.append(TrainingExample((f"s{len(examples)}", 0), ids, [-100, -100] + ids[2:],
+                                        [False] * length))
     return examples
 
 
@@ -70,25 +62,25 @@ def frozen(model):
 def test_opacus_per_sample_gradients_match_single_sequence_backward():
     model = tiny_adapter_model()
     first, second = make_examples(2, seed=3)
-    second = {"input_ids": second["input_ids"][:4], "labels": second["labels"][:4]}
+    second = replace(second, input_ids=second.input_ids[:4], labels=second.labels[:4], private=second.private[:4])
     examples = [first, second]
-    assert len(first["input_ids"]) > len(second["input_ids"])  # the second row is padded
+    assert len(first.input_ids) > len(second.input_ids)  # the second row is padded
 
     single = []
     for example in examples:
         model.zero_grad(set_to_none=True)
-        batch = collate([example])
+        batch = collate([example], PAD)
         causal_loss(model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits,
                     batch["labels"]).backward()
         single.append({name: p.grad.clone() for name, p in model.named_parameters() if p.requires_grad})
     model.zero_grad(set_to_none=True)
     assert list(single[0]) == ["prompt_encoder.default.embedding.weight"]
 
-    loader = torch.utils.data.DataLoader(examples, batch_size=2, collate_fn=collate)
+    loader = example_loader(examples, PAD, batch_size=2)
     optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)
     _, private_model, _, _ = make_private(model, optimizer, loader, DPSettings(accountant="rdp"), epochs=1,
                                        delta=0.5)
-    batch = collate(examples)
+    batch = collate(examples, PAD)
     out = private_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"])
     per_sequence_loss(out.logits, batch["labels"], causal_loss).backward()
 
@@ -107,7 +99,7 @@ def test_train_dp_spends_target_epsilon_and_trains_only_the_adapter():
     model = tiny_adapter_model()
     adapter_before, base_before = trainable(model), frozen(model)
     settings = DPSettings(epsilon=8.0)
-    result = train_dp(model, make_examples(16), collate, batch_size=4, epochs=2, lr=0.05, settings=settings,
+    result = train_dp(model, make_examples(16), PAD, batch_size=4, epochs=2, lr=0.05, settings=settings,
                       seed=0, loss_fn=causal_loss)
 
     assert result["adapter"] == "prefix"
@@ -129,7 +121,7 @@ def test_train_dp_spends_target_epsilon_and_trains_only_the_adapter():
 def test_train_dp_is_deterministic_per_seed():
     def run(seed):
         model = tiny_adapter_model()
-        train_dp(model, make_examples(16), collate, batch_size=4, epochs=2, lr=0.05,
+        train_dp(model, make_examples(16), PAD, batch_size=4, epochs=2, lr=0.05,
                  settings=DPSettings(accountant="rdp"), seed=seed, loss_fn=causal_loss)
         return trainable(model)
 
@@ -142,9 +134,10 @@ def test_empty_poisson_batches_still_add_noise_and_count():
     # Sample rate 1/16 over 16 sequences: P(empty batch) = (15/16)^16, about 0.36 per step.
     model = tiny_adapter_model()
     examples = make_examples(16)
-    examples.append({"input_ids": [5, 6], "labels": [5, -100]})  # no label after the shift: dropped
+    # no label after the shift: dropped
+    examples.append(TrainingExample(("short", 0), [5, 6], [5, -100], [False, False]))
     settings = DPSettings(epsilon=8.0, accountant="rdp")
-    result = train_dp(model, examples, collate, batch_size=1, epochs=1, lr=0.05, settings=settings, seed=0,
+    result = train_dp(model, examples, PAD, batch_size=1, epochs=1, lr=0.05, settings=settings, seed=0,
                       loss_fn=causal_loss)
 
     assert result["delta"] == pytest.approx(1 / 16)
@@ -175,3 +168,44 @@ def test_dp_adapter_model_can_start_like_the_non_private_prefix(tiny_tokenizer):
     assert all(torch.equal(dp[name], plain[name]) for name in dp)
     with pytest.raises(ValueError):
         dp_adapter_model(base(), VIRTUAL_TOKENS, tokenizer=tiny_tokenizer)
+
+
+@pytest.mark.parametrize("stop_in_step", [4, 7])  # last checkpoints (every 3 steps, 4 per epoch): step 3, step 6
+def test_interrupted_dp_run_resumes_with_the_same_privacy_accounting(tmp_path, monkeypatch, caplog, stop_in_step):
+    from plainsight import dp
+    from plainsight.checkpoints import Checkpoints
+
+    class Interrupted(Exception):
+        pass
+
+    def run(checkpoints=None):
+        model = tiny_adapter_model()
+        result = train_dp(model, make_examples(16), PAD, batch_size=4, epochs=2, lr=0.05,
+                          settings=DPSettings(accountant="rdp"), seed=2, loss_fn=causal_loss, checkpoints=checkpoints)
+        return trainable(model), result
+
+    expected_state, expected = run()
+    assert expected["empty_batches"] == 0  # so backward calls count steps
+    checkpoints = Checkpoints(tmp_path / "ckpt", every_steps=3, method="dpsgd")
+    real_backward, calls = dp._backward, []
+
+    def interrupting(*args):
+        calls.append(1)
+        if len(calls) == stop_in_step:
+            raise Interrupted
+        return real_backward(*args)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(dp, "_backward", interrupting)
+        with pytest.raises(Interrupted):
+            run(checkpoints)
+    with caplog.at_level("INFO", logger="plainsight"):
+        state, result = run(checkpoints)
+
+    saved_step = 3 * ((stop_in_step - 1) // 3)
+    assert f"resuming from checkpoint at epoch {saved_step // 4 + 1} step {saved_step} " in caplog.text
+    assert result["steps"] == expected["steps"] == 8
+    assert result["epsilon"] == pytest.approx(expected["epsilon"], rel=1e-9)  # the accountant saw all 8 steps
+    torch.testing.assert_close(result["losses"], expected["losses"])
+    for name in expected_state:
+        torch.testing.assert_close(state[name], expected_state[name])

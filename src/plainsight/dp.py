@@ -21,14 +21,20 @@ clipped term.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import torch
 from tqdm import tqdm
+
+from plainsight.checkpoints import (Checkpoints, Owner, Position, fingerprint, global_rng_state, load_checkpoint,
+                                    load_trainable_state, save_checkpoint, set_global_rng_state, trainable_state)
+from plainsight.objectives import IGNORE_INDEX
+from plainsight.training import TrainingExample, collate
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +77,9 @@ def per_sequence_loss(logits: torch.Tensor, labels: torch.Tensor, loss_fn: Calla
     return torch.stack(losses).mean()
 
 
-def has_label_tokens(example: Mapping[str, list[int]]) -> bool:
+def has_label_tokens(example: TrainingExample) -> bool:
     # The causal shift never predicts position 0, so a label there alone gives an empty (NaN) loss.
-    return any(label != -100 for label in example["labels"][1:])
+    return any(label != IGNORE_INDEX for label in example.labels[1:])
 
 
 def make_private(model, optimizer, loader, settings: DPSettings, epochs: int, delta: float,
@@ -92,9 +98,34 @@ def make_private(model, optimizer, loader, settings: DPSettings, epochs: int, de
     return engine, private_model, private_optimizer, private_loader
 
 
+def example_loader(examples: Sequence[TrainingExample], pad_token_id: int, batch_size: int,
+                   generator: torch.Generator | None = None) -> torch.utils.data.DataLoader:
+    """Batches of `examples` through `training.collate`, in a form Opacus can make private.
+
+    The dataset holds indices, not the examples: for an empty first Poisson batch Opacus
+    builds zero-row tensors from the fields of dataset[0], which must then be tensors.
+    """
+    return torch.utils.data.DataLoader(
+        torch.utils.data.TensorDataset(torch.arange(len(examples))), batch_size=batch_size, shuffle=True,
+        collate_fn=lambda rows: collate([examples[int(index)] for (index,) in rows], pad_token_id),
+        generator=generator)
+
+
 def _is_empty(batch) -> bool:
-    # Opacus yields a zero-row dict for an empty Poisson batch, or a list if the first batch is empty.
+    # Opacus yields a zero-row dict for an empty Poisson batch, or a list of empty tensors if the first is empty.
     return not isinstance(batch, Mapping) or batch["input_ids"].shape[0] == 0
+
+
+def _backward(private_model, batch: Mapping[str, torch.Tensor], device, loss_fn) -> float:
+    """Per-sample gradients of one non-empty batch; returns its loss."""
+    batch = {key: value.to(device) for key, value in batch.items()}
+    out = private_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"])
+    loss = per_sequence_loss(out.logits, batch["labels"], loss_fn)
+    with warnings.catch_warnings():
+        # Expected: the prefix embedding's inputs are token indices, which take no gradient.
+        warnings.filterwarnings("ignore", message="Full backward hook is firing", category=UserWarning)
+        loss.backward()
+    return loss.item()
 
 
 def _noise_only_grads(params: list[torch.nn.Parameter]) -> None:
@@ -104,9 +135,15 @@ def _noise_only_grads(params: list[torch.nn.Parameter]) -> None:
         p.grad_sample = torch.zeros((0, *p.shape), dtype=p.dtype, device=p.device)
 
 
-def train_dp(model, examples: list[dict[str, list[int]]], collate, batch_size: int, epochs: int, lr: float,
-             settings: DPSettings, seed: int, loss_fn) -> dict:
-    """Train the adapter of peft `model` in place with DP-SGD; returns the privacy spent and the losses."""
+def train_dp(model, examples: Sequence[TrainingExample], pad_token_id: int, batch_size: int, epochs: int, lr: float,
+             settings: DPSettings, seed: int, loss_fn, checkpoints: Checkpoints | None = None) -> dict:
+    """Train the adapter of peft `model` in place with DP-SGD; returns the privacy spent and the losses.
+
+    With `checkpoints` the run resumes from its last checkpoint exactly as it would have
+    gone on: the accountant's history, the optimizer, the noise and global generators
+    are restored, and the Poisson sampler restarts the epoch from its state at the
+    epoch's start, its batches already done drawn again and skipped.
+    """
     usable = [example for example in examples if has_label_tokens(example)]
     if len(usable) < len(examples):
         log.warning("DP training: dropped %d sequences without label tokens", len(examples) - len(usable))
@@ -117,11 +154,12 @@ def train_dp(model, examples: list[dict[str, list[int]]], collate, batch_size: i
 
     params = [p for p in model.parameters() if p.requires_grad]
     device = params[0].device
+    owner = None if checkpoints is None else Owner(checkpoints.method, seed, fingerprint(
+        settings, batch_size, epochs, lr, usable, *trainable_state(model).values()))
     sampling_generator = torch.Generator().manual_seed(seed)
     # Noise is drawn on the parameters' device, so its generator must live there too.
     noise_generator = torch.Generator(device=device).manual_seed(seed + 1)
-    loader = torch.utils.data.DataLoader(usable, batch_size=batch_size, shuffle=True, collate_fn=collate,
-                                         generator=sampling_generator)
+    loader = example_loader(usable, pad_token_id, batch_size, sampling_generator)
     optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
     engine, private_model, private_optimizer, private_loader = make_private(
         model, optimizer, loader, settings, epochs, delta, noise_generator)
@@ -131,39 +169,53 @@ def train_dp(model, examples: list[dict[str, list[int]]], collate, batch_size: i
              "clip %.3g, target epsilon %.3g, delta %.3g", n, epochs, steps_per_epoch,
              private_loader.sample_rate, noise_multiplier, settings.max_grad_norm, settings.epsilon, delta)
 
+    position, losses, empty, rng = Position(), [], 0, None
+    resumed = None if checkpoints is None else load_checkpoint(checkpoints.directory, owner)
+    if resumed is not None:
+        position, state = resumed
+        load_trainable_state(model, state["adapter"])
+        private_optimizer.load_state_dict(state["optimizer"])
+        engine.accountant.load_state_dict(state["accountant"])
+        sampling_generator.set_state(state["epoch_sampling_rng"])
+        noise_generator.set_state(state["noise_rng"])
+        losses, empty, rng = state["losses"], state["empty_batches"], state["rng"]
+
     was_training = model.training
     model.train()
-    losses: list[float] = []
-    steps = empty = 0
     devices = [device.index or 0] if device.type == "cuda" else []
     try:
         # Dropout and any other global-RNG draws repeat with the seed without disturbing the caller's RNG.
         with torch.random.fork_rng(devices=devices):
             torch.manual_seed(seed)
-            progress = tqdm(total=epochs * steps_per_epoch, desc="DP-SGD", unit="step")
-            for epoch in range(epochs):
-                for batch in private_loader:
+            if rng is not None:
+                set_global_rng_state(rng)
+            progress = tqdm(total=epochs * steps_per_epoch, initial=position.step, desc="DP-SGD", unit="step")
+            for epoch in range(position.epoch, epochs):
+                epoch_sampling_rng = sampling_generator.get_state()
+                done = position.batch
+                for batch in itertools.islice(private_loader, done, None):
                     private_optimizer.zero_grad(set_to_none=True)
                     if _is_empty(batch):
                         _noise_only_grads(params)
                         empty += 1
-                        log.info("DP epoch %d step %d: empty Poisson batch, noise-only update", epoch + 1, steps + 1)
+                        log.info("DP epoch %d step %d: empty Poisson batch, noise-only update", epoch + 1,
+                                 position.step + 1)
                     else:
-                        batch = {key: value.to(device) for key, value in batch.items()}
-                        out = private_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"])
-                        loss = per_sequence_loss(out.logits, batch["labels"], loss_fn)
-                        with warnings.catch_warnings():
-                            # Expected: the prefix embedding's inputs are token indices, which take no gradient.
-                            warnings.filterwarnings("ignore", message="Full backward hook is firing",
-                                                    category=UserWarning)
-                            loss.backward()
-                        losses.append(loss.item())
-                        log.info("DP epoch %d step %d: loss %.4f (batch %d)", epoch + 1, steps + 1, losses[-1],
-                                 batch["input_ids"].shape[0])
+                        losses.append(_backward(private_model, batch, device, loss_fn))
+                        log.info("DP epoch %d step %d: loss %.4f (batch %d)", epoch + 1, position.step + 1,
+                                 losses[-1], batch["input_ids"].shape[0])
                         progress.set_postfix(loss=f"{losses[-1]:.3f}")
                     private_optimizer.step()
-                    steps += 1
+                    position = position.after_step(steps_per_epoch)
                     progress.update(1)
+                    if checkpoints is not None and position.is_due(checkpoints.every_steps):
+                        # Mid-epoch the sampler restarts the epoch; at an epoch's end the next one starts here.
+                        sampling_rng = epoch_sampling_rng if position.batch else sampling_generator.get_state()
+                        save_checkpoint(checkpoints.directory, owner, position, {
+                            "adapter": trainable_state(model), "optimizer": private_optimizer.state_dict(),
+                            "accountant": engine.accountant.state_dict(), "epoch_sampling_rng": sampling_rng,
+                            "noise_rng": noise_generator.get_state(), "rng": global_rng_state(),
+                            "losses": losses, "empty_batches": empty})
             progress.close()
     finally:
         # Leave the caller a plain peft model: no Opacus hooks or per-sample attributes.
@@ -174,6 +226,7 @@ def train_dp(model, examples: list[dict[str, list[int]]], collate, batch_size: i
         model.zero_grad(set_to_none=True)
         model.train(was_training)
 
+    steps = position.step
     epsilon = engine.get_epsilon(delta)
     if empty:
         log.info("DP training: %d of %d Poisson batches were empty", empty, steps)

@@ -20,6 +20,8 @@ from typing import Iterable, Sequence
 import torch
 from tqdm.auto import tqdm
 
+from plainsight.checkpoints import (Checkpoints, Owner, Position, fingerprint, global_rng_state, load_checkpoint,
+                                    load_trainable_state, save_checkpoint, set_global_rng_state, trainable_state)
 from plainsight.fictional import stable_rng
 from plainsight.objectives import (IGNORE_INDEX, Lambdas, lm_loss, masked_objective, private_char_spans,
                                    private_token_mask)
@@ -105,17 +107,33 @@ def batch_loss(model, batch: dict[str, torch.Tensor], masked: bool, lambdas: Lam
 
 
 def train(model, examples: Sequence[TrainingExample], settings: TrainingSettings, masked: bool, seed: int,
-          pad_token_id: int, desc: str = "train") -> list[dict[str, float]]:
-    """Train the trainable parameters of `model` (the adapter); returns the per-step losses."""
+          pad_token_id: int, desc: str = "train", checkpoints: Checkpoints | None = None) -> list[dict[str, float]]:
+    """Train the trainable parameters of `model` (the adapter); returns the per-step losses.
+
+    With `checkpoints`, the run saves its state as it goes and, started again, resumes
+    from its last checkpoint: the batches of an epoch are a function of seed and epoch,
+    so the ones already done are recomputed and skipped.
+    """
     torch.manual_seed(stable_rng(seed, "train").getrandbits(63))
     parameters = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(parameters, lr=settings.learning_rate)
+    position, history = Position(), []
+    if checkpoints is not None:
+        owner = Owner(checkpoints.method, seed,
+                      fingerprint(settings, masked, examples, *trainable_state(model).values()))
+        resumed = load_checkpoint(checkpoints.directory, owner)
+        if resumed is not None:
+            position, state = resumed
+            load_trainable_state(model, state["adapter"])
+            optimizer.load_state_dict(state["optimizer"])
+            set_global_rng_state(state["rng"])
+            history = state["history"]
     model.train()
-    history: list[dict[str, float]] = []
     tokens, started = 0, time.perf_counter()
-    for epoch in range(settings.epochs):
+    for epoch in range(position.epoch, settings.epochs):
         batches = length_batches(examples, settings.batch_size, seed, epoch)
-        progress = tqdm(batches, desc=f"{desc} epoch {epoch + 1}/{settings.epochs}", unit="batch")
+        progress = tqdm(batches[position.batch:], desc=f"{desc} epoch {epoch + 1}/{settings.epochs}", unit="batch",
+                        initial=position.batch, total=len(batches))
         for batch_examples in progress:
             batch = collate(batch_examples, pad_token_id)
             terms = batch_loss(model, batch, masked, settings.lambdas)
@@ -126,6 +144,11 @@ def train(model, examples: Sequence[TrainingExample], settings: TrainingSettings
             step = {name: value.item() for name, value in terms.items()}
             history.append({"epoch": epoch, **step})
             progress.set_postfix(loss=f"{step['loss']:.3f}", tokens_per_s=f"{tokens / (time.perf_counter() - started):.0f}")
+            position = position.after_step(len(batches))
+            if checkpoints is not None and position.is_due(checkpoints.every_steps):
+                save_checkpoint(checkpoints.directory, owner, position, {
+                    "adapter": trainable_state(model), "optimizer": optimizer.state_dict(),
+                    "rng": global_rng_state(), "history": history})
         epoch_losses = [h["loss"] for h in history if h["epoch"] == epoch]
         log.info("%s epoch %d: mean loss %.4f over %d steps, %.0f tokens/s", desc, epoch + 1,
                  sum(epoch_losses) / len(epoch_losses), len(epoch_losses), tokens / (time.perf_counter() - started))

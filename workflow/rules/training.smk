@@ -18,6 +18,8 @@ rule train_adapter:
     params:
         training=config["prefix_tuning"],
         dpsgd=config["dpsgd"],
+        # Not an output: Snakemake deletes a failed job's outputs, and a rerun resumes from here.
+        checkpoints="results/{dataset}/{setting}/{idset}/checkpoints/{method}/seed{seed}",
         model=model_source(config["model"]["name_or_path"]),
     threads: config["prefix_tuning"]["threads"]
     resources:
