@@ -1,5 +1,5 @@
 # Privacy-preserving synthetic text with entity-aware control codes.
-# Stages: data -> codes -> generation -> metrics -> tables (workflow/rules/*.smk).
+# Stages: data -> codes -> generation -> metrics and utility -> tables and plots (workflow/rules/*.smk).
 
 from snakemake.utils import min_version, validate
 
@@ -23,4 +23,6 @@ include: "workflow/rules/model.smk"
 include: "workflow/rules/generation.smk"
 include: "workflow/rules/training.smk"
 include: "workflow/rules/metrics.smk"
+include: "workflow/rules/utility.smk"
+include: "workflow/rules/plots.smk"
 include: "workflow/rules/tables.smk"

@@ -7,13 +7,13 @@ import torch
 
 from plainsight.fictional import FictionalPools
 from plainsight.generation import Generator, Request, SamplingSettings
-from plainsight.icl import plan
+from plainsight.icl import fitted_prompts, plan, prompt_budget
 from plainsight.io import write_parquet
 from plainsight.logs import run_step
 from plainsight.metrics import segment_texts
 from plainsight.models import load_model
-from plainsight.prompts import fit_to_budget, render
 from plainsight.synthetic import corpus_frame
+from plainsight.variants import base_method
 
 log = logging.getLogger("plainsight")
 
@@ -26,20 +26,18 @@ def main():
     codes = pd.read_parquet(snakemake.input.codes)  # noqa: F821
     texts = segment_texts(docs)
     pools = FictionalPools.from_yaml(snakemake.input.pools)  # noqa: F821
-    planned = plan(method, codes, texts, pools, seed, settings["generations_per_segment"],
+    planned = plan(base_method(method), codes, texts, pools, seed, settings["generations_per_segment"],
                    settings["context_documents"])
     model, tokenizer = load_model(snakemake.params.model)  # noqa: F821
-    budget = min(settings["max_prompt_tokens"], model.config.max_position_embeddings - settings["max_new_tokens"])
-    requests, trimmed = [], []
-    for generation in planned:
-        examples, removed = fit_to_budget(list(generation.examples), generation.target_code, tokenizer, budget)
-        requests.append(Request(render(examples, generation.target_code), list(generation.blocked_values)))
-        trimmed.append(removed)
+    budget = prompt_budget(settings["max_prompt_tokens"], settings["max_new_tokens"],
+                           model.config.max_position_embeddings)
+    prompts, trimmed = fitted_prompts(planned, tokenizer, budget)
+    requests = [Request(prompt, list(g.blocked_values)) for prompt, g in zip(prompts, planned)]
     if any(trimmed):
         log.info("trimmed context documents of %d prompt(s) to fit %d tokens (%d tokens removed)",
                  sum(1 for t in trimmed if t), budget, sum(trimmed))
     sampling = SamplingSettings(settings["max_new_tokens"], settings["temperature"], settings["top_p"],
-                                settings["batch_size"], settings["max_regenerations"] if method == "icl_pe" else 0)
+                                settings["batch_size"], settings["max_regenerations"] if base_method(method) == "icl_pe" else 0)
     shard = snakemake.params.shard  # noqa: F821
     positions, results = Generator(model, tokenizer, sampling).run_shard(
         requests, [g.generation_id for g in planned], seed, shard["index"], shard["count"],

@@ -125,18 +125,36 @@ def test_versus_paper_leaves_paper_cells_empty_where_the_paper_has_none(specs):
 
 
 def test_paper_tables_yaml(specs):
-    assert list(specs["methods"]) == ["baseline", "dpsgd", "icl", "icl_pe", "ft", "ft_mask"]
-    assert list(specs["tables"]) == ["table1", "table2", "table3", "table6", "table14", "table15"]
+    assert list(specs["methods"]) == ["baseline", "dpsgd", "icl", "icl_pe", "ft", "ft_mask", "base_model"]
+    assert list(specs["tables"]) == ["table1", "table2", "table3", "table4", "table5", "table6", "table14",
+                                     "table15"]
     for name, spec in specs["tables"].items():
-        assert list(spec["columns"]) == ["pipp", "elp", "rouge2", "rougeL"], name
         assert set(spec["paper"]) <= set(specs["methods"]), name
-        assert spec["dataset"] in {"tab", "mimic"} and spec["setting"] in {"known", "unknown"}, name
-        assert spec["idset"] in IDENTIFIER_SETS, name
+        assert spec["dataset"] in {"tab", "mimic"} and spec["idset"] in IDENTIFIER_SETS, name
         for cells in spec["paper"].values():
-            assert set(cells) == {"pipp", "elp", "rouge2", "rougeL"}, name
+            assert set(cells) == set(spec["columns"]), name
+        if spec.get("source") == "utility":
+            assert spec["setting"] == ["known", "unknown"], name
+            continue
+        assert list(spec["columns"]) == ["pipp", "elp", "rouge2", "rougeL"], name
+        assert spec["setting"] in {"known", "unknown"}, name
     assert specs["tables"]["table3"]["dataset"] == "mimic"
     assert specs["tables"]["table1"]["paper"]["baseline"]["pipp"] == [50.0, 2.20]
     assert specs["tables"]["table3"]["paper"]["ft"]["rougeL"] == [0.1526, None]
+    assert specs["tables"]["table4"]["paper"]["icl_pe"]["perplexity_unknown"] == [14.2, None]
+    assert specs["tables"]["table5"]["paper"]["icl_pe"]["elp"] == [0.82, None]
+    assert specs["tables"]["table5"]["methods"] == ["icl", "icl_pe"]
+
+
+def test_a_column_of_another_setting_is_rejected(tmp_path):
+    path = tmp_path / "tables.yaml"
+    path.write_text("methods: {icl: ICL}\n"
+                    "tables:\n"
+                    "  t:\n"
+                    "    {title: T, dataset: tab, setting: [known], idset: direct, source: utility,\n"
+                    "     columns: {mauve_x: {label: M, metric: mauve, setting: unknown, decimals: 2}}, paper: {}}\n")
+    with pytest.raises(InputError, match="tables.t.columns.mauve_x"):
+        load_table_specs(path)
 
 
 def test_load_table_specs_names_the_bad_record(tmp_path):

@@ -189,3 +189,38 @@ def test_bad_span_is_one_line_error_and_leaves_no_output(tmp_path):
     assert len(error_lines) == 1
     assert "echr_dev.json" in error_lines[0] and bad[0] in error_lines[0] and bad[1] in error_lines[0]
     assert not list((workdir / "results").rglob("*.parquet*"))  # neither outputs nor partial files
+
+
+def test_utility_table_plot_examples_and_report(workflow_dir):
+    """Table 4 (perplexity and MAUVE in both settings, base model row), the plot, a corpus sample, the report."""
+    write_overlay(workflow_dir, "utility.yaml", {
+        "methods": ["baseline", "icl_pe", "ft"],
+        "utility": {"seeds": [1], "perplexity": {"max_length": 32, "batch_size": 8},
+                    "mauve": {"samples": 6}},
+    })
+    configs = ("--configfile", "tiny.yaml", "utility.yaml")
+    targets = ("results/tables/table4.csv", "results/plots/privacy_utility_tab.png",
+               "results/tab/known/direct/synthetic/icl_pe/seed1_examples.md")
+    snakemake(workflow_dir, *targets, *configs)
+    table = pd.read_csv(workflow_dir / "results/tables/table4.csv").set_index("Method")
+    assert list(table.index) == ["Baseline", "ICL w/ privacy enhancement", "Fine-tuning",
+                                 "Base model, not fine-tuned (reference)"]
+    assert table[["Perplexity (known)", "Perplexity (unknown)"]].gt(1).all().all()
+    mauve = table.drop(index="Base model, not fine-tuned (reference)")[["MAUVE (known)", "MAUVE (unknown)"]]
+    assert mauve.gt(0).all().all() and mauve.le(1).all().all()
+    record = json.loads((workflow_dir / "results/tab/unknown/direct/utility/ft/seed1.json").read_text())
+    assert record["mauve_featurizer"] == "minilm" and record["mauve_p_samples"] == 6
+    assert record["mauve_scaling_factor"] == 5.0 and record["test_tokens"] > 0
+    texts = pd.read_parquet(workflow_dir / "results/tab/known/direct/utility/icl_pe/seed1_mauve_texts.parquet")
+    docs = pd.read_parquet(workflow_dir / "results/tab/docs.parquet")
+    test_docs = set(docs.loc[docs["split"] == "test", "doc_id"])
+    assert len(texts) == 6 and set(texts["target_doc_id"]) <= test_docs
+    assert all(len(ids) == 3 and not set(ids) & test_docs for ids in texts["context_doc_ids"])
+    png = (workflow_dir / "results/plots/privacy_utility_tab.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 20_000
+    sample = (workflow_dir / "results/tab/known/direct/synthetic/icl_pe/seed1_examples.md").read_text()
+    assert sample.count("## Generation") == 3 and "Fictional control code" in sample
+    # changing only the MAUVE featurizer's settings reruns MAUVE and what reads it, no generation or fine-tuning
+    write_overlay(workflow_dir, "mauve.yaml", {"utility": {"mauve": {"max_tokens": 64}}})
+    planned = planned_rules(workflow_dir, "results/tables/table4.csv", *configs, "mauve.yaml")
+    assert set(planned) == {"mauve", "utility", "table"}

@@ -40,6 +40,16 @@ def plan(fictional: pd.DataFrame, codes: pd.DataFrame, seed: int, generations: i
     return planned
 
 
+def plan_for_segments(codes: pd.DataFrame, targets: list[tuple[str, int]]) -> list[PlannedGeneration]:
+    """One generation per target segment, prompted with that segment's real code (utility: MAUVE)."""
+    rows = {(str(r.doc_id), int(r.segment)): r for r in codes.itertuples(index=False)}
+    planned = []
+    for number, key in enumerate(targets):
+        row = rows[key]
+        planned.append(PlannedGeneration(number, key[1], (), (), (), row.code, records_to_entities(row.entities), ()))
+    return planned
+
+
 def cut_unfinished_paragraph(text: str, finished: bool) -> str:
     """Drop a trailing paragraph that the token limit cut off mid-way (kept if it is the only one)."""
     text = text.rstrip()

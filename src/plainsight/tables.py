@@ -26,7 +26,7 @@ MISSING_CELL = "—"
 TABLE_KEYS: tuple[str, ...] = ("title", "dataset", "setting", "idset", "columns", "paper")
 
 # This project's addition, shown beside PIPP when the summaries have it; the paper has no such column.
-PARTIAL_LEAK_COLUMN: dict[str, Any] = {"metric": "partial_leak", "label": "Partial leak (%)", "decimals": 2}
+PARTIAL_LEAK_COLUMN: dict[str, Any] = {"key": "partial_leak", "metric": "partial_leak", "label": "Partial leak (%)", "decimals": 2}
 
 
 # --- specifications ----------------------------------------------------------------------------
@@ -49,14 +49,20 @@ def _check_table_spec(path: str | Path, name: str, spec: Any, methods: Mapping[s
     missing = [key for key in TABLE_KEYS if key not in spec]
     if missing:
         raise InputError(path, record, f"missing {', '.join(missing)}")
-    for metric, column in spec["columns"].items():
+    settings = spec["setting"] if isinstance(spec["setting"], list) else [spec["setting"]]
+    for key, column in spec["columns"].items():
         if not isinstance(column, dict) or {"label", "decimals"} - column.keys():
-            raise InputError(path, f"{record}.columns.{metric}", "expected `label` and `decimals`")
+            raise InputError(path, f"{record}.columns.{key}", "expected `label` and `decimals`")
+        if column.get("setting", settings[0]) not in settings:
+            raise InputError(path, f"{record}.columns.{key}", f"setting {column['setting']!r} is not the table's")
+    for method in spec.get("methods", []):
+        if method not in methods:
+            raise InputError(path, f"{record}.methods", f"method {method!r} not listed under `methods`")
     for method, cells in spec["paper"].items():
         if method not in methods:
             raise InputError(path, f"{record}.paper.{method}", "method not listed under `methods`")
         for metric, cell in cells.items():
-            if metric not in spec["columns"]:
+            if metric not in spec["columns"]:  # a column key
                 raise InputError(path, f"{record}.paper.{method}.{metric}", "metric not among the columns")
             if not isinstance(cell, list) or len(cell) != 2:
                 raise InputError(path, f"{record}.paper.{method}.{metric}",
@@ -64,8 +70,9 @@ def _check_table_spec(path: str | Path, name: str, spec: Any, methods: Mapping[s
 
 
 def table_columns(spec: Mapping[str, Any], with_partial_leak: bool) -> list[dict[str, Any]]:
-    """The metric columns of a table, in order: metric key, display label, decimals."""
-    columns = [{"metric": metric, **column} for metric, column in spec["columns"].items()]
+    """The metric columns of a table, in order: key, metric (the key unless given), label, decimals,
+    and the setting the column reads (only for tables over several settings)."""
+    columns = [{"key": key, "metric": key, **column} for key, column in spec["columns"].items()]
     if with_partial_leak:
         after = next((i + 1 for i, c in enumerate(columns) if c["metric"] == "pipp"), len(columns))
         columns.insert(after, PARTIAL_LEAK_COLUMN)
@@ -115,11 +122,12 @@ def build_table(spec: Mapping[str, Any], summaries: pd.DataFrame, methods: Mappi
         runs = averaged[averaged["method"] == method]
         if runs.empty:
             continue
-        if runs["seed"].duplicated().any():
+        if runs.duplicated(["seed", "setting"] if "setting" in runs.columns else ["seed"]).any():
             raise ValueError(f"method {method}: more than one averaged summary for a seed")
         row: dict[str, Any] = {METHOD_COLUMN: display}
         for column in columns:
-            values = runs[column["metric"]].to_numpy(dtype=float)
+            selected = runs if "setting" not in column else runs[runs["setting"] == column["setting"]]
+            values = selected[column["metric"]].to_numpy(dtype=float)
             row[column["label"]] = mean_over_seeds(values)
             row[column["label"] + HALF_WIDTH_SUFFIX] = confidence_half_width(values)
         row[SEEDS_COLUMN] = int(runs["seed"].nunique())
@@ -184,7 +192,7 @@ def versus_paper(table: pd.DataFrame, spec: Mapping[str, Any], methods: Mapping[
         for column in columns:
             label = column["label"]
             our_row = ours.get(display, {})
-            paper_mean, paper_half_width = (paper or {}).get(column["metric"]) or (None, None)
+            paper_mean, paper_half_width = (paper or {}).get(column["key"]) or (None, None)
             row[f"{label} ours"] = our_row.get(label, math.nan)
             row[f"{label} ours ±"] = our_row.get(label + HALF_WIDTH_SUFFIX, math.nan)
             row[f"{label} paper"] = math.nan if paper_mean is None else float(paper_mean)

@@ -18,16 +18,16 @@ def generation_shard(wildcards):
 
 
 rule generate_icl:
-    """In-context generation (baseline, icl, icl_pe) for one seed."""
+    """In-context generation (baseline, icl, icl_pe; with `model_large` as icl.large etc.) for one seed."""
     input:
         docs="results/{dataset}/docs.parquet",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
         pools=config["codes"]["fictional_pools"],
-        model=model_input(config["model"]["name_or_path"]),
+        model=lambda wildcards: model_input(variant_model(wildcards)),
     output:
         GENERATED,
     wildcard_constraints:
-        method="baseline|icl|icl_pe",
+        method=r"(baseline|icl|icl_pe)(\.large)?",  # .large: with `model_large` (see variants.py)
     log:
         "results/logs/generate_icl/{dataset}_{setting}_{idset}_{method}_{seed}" + SHARD_SUFFIX + ".log",
     benchmark:
@@ -35,7 +35,7 @@ rule generate_icl:
     params:
         generation=config["generation"],
         shard=generation_shard,
-        model=model_source(config["model"]["name_or_path"]),
+        model=lambda wildcards: model_source(variant_model(wildcards)),
     threads: config["generation"]["threads"]
     resources:
         mem_mb=generation_mem_mb(config["generation"]["max_prompt_tokens"]),

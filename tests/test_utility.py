@@ -1,0 +1,191 @@
+"""Utility metrics with known answers: corpus perplexity, fine-tuning, MAUVE, and the utility table."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from conftest import RESOURCES
+from plainsight.mauve_metric import MauveSettings, featurize, mauve_from_features, mauve_score
+from plainsight.metrics import AVERAGED_SEGMENT
+from plainsight.perplexity import FinetuneSettings, corpus_perplexity, finetune, text_examples, windows
+from plainsight.tables import build_table, load_table_specs, versus_paper
+from plainsight.utility import BASE_MODEL, mauve_targets, summary_rows
+from plainsight.variants import base_method, model_config_key, with_variant
+
+
+class UniformLM(torch.nn.Module):
+    """Logits of zero everywhere: probability 1/V for every token."""
+
+    def __init__(self, vocabulary: int):
+        super().__init__()
+        self.vocabulary = vocabulary
+
+    def forward(self, input_ids, attention_mask=None):
+        return type("Output", (), {"logits": torch.zeros(*input_ids.shape, self.vocabulary)})()
+
+
+class PeakedLM(torch.nn.Module):
+    """Puts logit `peak` on token 7 only: NLL of token 7 is log(e^peak + V - 1) - peak."""
+
+    def __init__(self, vocabulary: int, peak: float):
+        super().__init__()
+        self.vocabulary, self.peak = vocabulary, peak
+
+    def forward(self, input_ids, attention_mask=None):
+        logits = torch.zeros(*input_ids.shape, self.vocabulary)
+        logits[..., 7] = self.peak
+        return type("Output", (), {"logits": logits})()
+
+
+def test_windows_cover_every_token_once():
+    assert windows(list(range(10)), 4) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert windows(list(range(9)), 4) == [[0, 1, 2, 3], [4, 5, 6, 7]]  # a lone last token predicts nothing
+    with pytest.raises(ValueError):
+        windows([1, 2], 1)
+
+
+def test_uniform_model_has_perplexity_v(tiny_tokenizer):
+    vocabulary = len(tiny_tokenizer)
+    texts = ["The applicant was born in 1970 and lives in Ankara.", "", "The Court met on 3 May 2001."]
+    result = corpus_perplexity(UniformLM(vocabulary), tiny_tokenizer, texts, max_length=8, batch_size=2)
+    assert result.perplexity == pytest.approx(vocabulary, rel=1e-6)
+    lengths = [len(tiny_tokenizer(t, add_special_tokens=False).input_ids) for t in texts if t]
+    assert result.tokens == sum(sum(len(w) - 1 for w in windows(range(n), 8)) for n in lengths)
+
+
+def test_perplexity_is_over_tokens_not_a_mean_of_documents(tiny_tokenizer):
+    """A peaked model: exp of the token-weighted mean NLL, which differs from the mean of per-text perplexities."""
+    vocabulary, peak = len(tiny_tokenizer), 5.0
+    token_seven = tiny_tokenizer.convert_ids_to_tokens(7)
+    short, long = "Court", "The applicant complained under Article 6 of the Convention about the length."
+    model = PeakedLM(vocabulary, peak)
+    hit = math.log(math.exp(peak) + vocabulary - 1) - peak
+    miss = math.log(math.exp(peak) + vocabulary - 1)
+    nll, count, per_text = 0.0, 0, []
+    for text in (short, long):
+        ids = tiny_tokenizer(text, add_special_tokens=False).input_ids
+        text_nll = sum(hit if t == 7 else miss for t in ids[1:])
+        nll, count = nll + text_nll, count + len(ids) - 1
+        if len(ids) > 1:
+            per_text.append(math.exp(text_nll / (len(ids) - 1)))
+    result = corpus_perplexity(model, tiny_tokenizer, [short, long], max_length=512)
+    assert result.perplexity == pytest.approx(math.exp(nll / count), rel=1e-6)
+    assert token_seven is not None and result.tokens == count
+
+
+def test_empty_corpus_is_an_error(tiny_tokenizer):
+    with pytest.raises(ValueError, match="no text to score"):
+        corpus_perplexity(UniformLM(10), tiny_tokenizer, ["", "  "], max_length=8)
+
+
+def test_text_examples_train_on_every_token_and_stop(tiny_tokenizer):
+    examples = text_examples(["Mr Polat lives in Ankara.", ""], tiny_tokenizer, max_length=512)
+    assert len(examples) == 1
+    ids = tiny_tokenizer("Mr Polat lives in Ankara.", add_special_tokens=False).input_ids
+    assert examples[0].input_ids == ids + [tiny_tokenizer.eos_token_id] == examples[0].labels
+
+
+@pytest.mark.parametrize("mode, learning_rate", [("full", 3e-3), ("lora", 5e-2)])
+def test_finetuning_on_a_text_lowers_its_perplexity(tiny_model_dir, mode, learning_rate):
+    from plainsight.models import load_model
+
+    model, tokenizer = load_model(tiny_model_dir)
+    text = ["The applicant, Mr Henrik Hasslund, was born in 1970 and lives in Copenhagen."] * 8
+    before = corpus_perplexity(model, tokenizer, text, max_length=64).perplexity
+    settings = FinetuneSettings(mode, epochs=3, learning_rate=learning_rate, batch_size=4, max_length=64)
+    tuned, history = finetune(model, tokenizer, text, settings, seed=1)
+    after = corpus_perplexity(tuned, tokenizer, text, max_length=64).perplexity
+    assert len(history) == 6 and after < 0.9 * before
+
+
+def test_finetuning_on_nothing_leaves_the_model(tiny_model_dir):
+    from plainsight.models import load_model
+
+    model, tokenizer = load_model(tiny_model_dir)
+    tuned, history = finetune(model, tokenizer, ["", " "], FinetuneSettings("full", 1, 1e-3, 2, 16), seed=1)
+    assert tuned is model and history == []
+
+
+def test_unknown_finetune_mode_is_rejected():
+    with pytest.raises(ValueError, match="qlora"):
+        FinetuneSettings("qlora", 1, 1e-3, 2, 16)
+
+
+def test_mauve_of_a_set_against_itself_is_one_and_lower_when_shifted():
+    rng = np.random.default_rng(0)
+    p = rng.normal(size=(60, 16))
+    settings = MauveSettings()
+    assert mauve_from_features(p, p, settings).mauve == pytest.approx(1.0, abs=1e-9)
+    same_distribution = mauve_from_features(p, rng.normal(size=(60, 16)), settings).mauve
+    shifted = mauve_from_features(p, rng.normal(size=(60, 16)) + 3.0, settings).mauve
+    assert same_distribution > 0.9 and shifted < 0.1
+
+
+def test_mauve_on_embedded_sentence_features():
+    court = [f"The applicant number {i} was born in {1950 + i} and lives in town {i % 7}." for i in range(20)]
+    clinic = [f"Patient {i} was admitted with chest pain and given {i} mg of aspirin." for i in range(20)]
+    settings = MauveSettings()
+    features = featurize(court, settings)
+    assert features.shape == (20, 384)
+    assert mauve_score(court, court, settings).mauve == pytest.approx(1.0, abs=1e-9)
+    shifted = mauve_score(court, clinic, settings)
+    assert shifted.mauve < 0.5 and shifted.p_samples == shifted.q_samples == 20 and shifted.buckets == 2
+
+
+def test_mauve_on_a_hugging_face_model_last_hidden_state(tiny_model_dir):
+    settings = MauveSettings(featurizer=str(tiny_model_dir), max_tokens=32)
+    texts = ["The Court met.", "The applicant, Mr Polat, complained under Article 6 of the Convention."]
+    features = featurize(texts, settings)
+    assert features.shape == (2, 32)  # the tiny Llama's hidden size
+    alone = featurize(texts[1:], settings)
+    np.testing.assert_allclose(features[1], alone[0], rtol=1e-4, atol=1e-5)  # padding does not change it
+
+
+def test_mauve_targets_are_test_segments_fixed_across_runs():
+    docs = pd.DataFrame({"doc_id": ["a", "a", "b", "b", "c", "c"], "segment": [0, 1, 0, 1, 0, 1],
+                         "split": ["test", "test", "train", "train", "test", "test"]})
+    assert mauve_targets(docs, None) == [("a", 0), ("a", 1), ("c", 0), ("c", 1)]
+    drawn = mauve_targets(docs, 2)
+    assert len(drawn) == 2 and drawn == mauve_targets(docs, 2) and set(drawn) < {("a", 0), ("a", 1), ("c", 0), ("c", 1)}
+    with pytest.raises(ValueError, match="no test split"):
+        mauve_targets(docs[docs["split"] == "train"], None)
+
+
+def test_method_variants():
+    assert base_method("icl_pe.large") == "icl_pe" and base_method("ft") == "ft"
+    assert model_config_key("icl.large") == "model_large" and model_config_key("icl") == "model"
+    assert with_variant("icl", "large") == "icl.large" and with_variant("icl", None) == "icl"
+
+
+def test_utility_table_reads_each_setting_and_shows_the_base_model(tmp_path):
+    import json
+
+    specs = load_table_specs(RESOURCES / "paper_tables.yaml")
+    spec = specs["tables"]["table4"]
+    paths = []
+    for setting, offset in (("known", 0.0), ("unknown", 1.0)):
+        for seed, perplexity in ((1, 10.0), (2, 12.0)):
+            path = tmp_path / f"{setting}_{seed}.json"
+            path.write_text(json.dumps({"method": "icl", "seed": seed, "setting": setting,
+                                        "perplexity": perplexity + offset, "mauve": 0.5 + offset / 10}))
+            paths.append(path)
+    base = tmp_path / "base.json"
+    base.write_text(json.dumps({"method": BASE_MODEL, "perplexity": 20.0}))
+    rows = summary_rows([*paths, base], ["known", "unknown"])
+    assert set(rows["segment"]) == {AVERAGED_SEGMENT} and len(rows) == 6
+    methods = {k: v for k, v in specs["methods"].items() if k in ("icl", BASE_MODEL)}
+    table = build_table(spec, rows, methods)
+    icl = table.set_index("Method").loc["ICL"]
+    assert icl["Perplexity (known)"] == 11.0 and icl["Perplexity (unknown)"] == 12.0
+    assert icl["MAUVE (unknown)"] == pytest.approx(0.6)
+    base_row = table.set_index("Method").loc[specs["methods"][BASE_MODEL]]
+    assert base_row["Perplexity (known)"] == base_row["Perplexity (unknown)"] == 20.0
+    assert math.isnan(base_row["MAUVE (known)"])
+    versus = versus_paper(table, spec, methods).set_index("Method")
+    assert versus.loc["ICL", "Perplexity (unknown) paper"] == 13.5
+    assert versus.loc["ICL", "Perplexity (unknown) ours"] == 12.0
