@@ -5,10 +5,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: run setup test clean
+.PHONY: run all setup browser test clean
 
 run: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES) results/tables/table1.csv
+
+all: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES) results/tables/all
 
 setup: $(STAMP)
 
@@ -20,7 +23,13 @@ $(STAMP): requirements.txt requirements-models.txt constraints.txt pyproject.tom
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-test: $(STAMP)
+# Headless Chromium and its driver for the test that opens the HTML report (Debian's packages;
+# needs root, the test skips where they are missing).
+browser:
+	@command -v chromedriver >/dev/null || [ "$$(id -u)" != 0 ] || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null)
+
+test: $(STAMP) browser
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests
 
 clean:

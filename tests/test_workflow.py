@@ -224,3 +224,51 @@ def test_utility_table_plot_examples_and_report(workflow_dir):
     write_overlay(workflow_dir, "mauve.yaml", {"utility": {"mauve": {"max_tokens": 64}}})
     planned = planned_rules(workflow_dir, "results/tables/table4.csv", *configs, "mauve.yaml")
     assert set(planned) == {"mauve", "utility", "table"}
+    snakemake(workflow_dir, *targets[:2], *configs, "--report", "report.html")
+    descriptions = report_descriptions(workflow_dir / "report.html", workflow_dir / "report.png")
+    assert set(descriptions) == {("Tables", "table4"), ("Plots", "tab")}
+    assert "Result table table4 beside the numbers the paper reports" in descriptions[("Tables", "table4")]
+    assert "PIPP (share of generations that leak a private value" in descriptions[("Plots", "tab")]
+    assert (workflow_dir / "report.png").read_bytes().startswith(b"\x89PNG")
+
+
+def report_descriptions(report: Path, screenshot: Path) -> dict[tuple[str, str], str]:
+    """Open Snakemake's HTML report in headless Chromium as a reader would: in each result category,
+    click every result's information button and read the description shown; screenshot the last one."""
+    import shutil
+
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.common.by import By
+
+    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
+    if not chromium or not driver_path:
+        pytest.skip("Debian's chromium and chromium-driver are needed (make test installs them as root)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000"):
+        options.add_argument(argument)
+    browser = webdriver.Chrome(service=webdriver.ChromeService(driver_path), options=options)
+    browser.implicitly_wait(10)
+
+    def click_text(text: str) -> None:
+        browser.find_element(By.XPATH, f"(//*[normalize-space(text())='{text}'])[1]").click()
+
+    descriptions = {}
+    try:
+        browser.get(report.resolve().as_uri())
+        for category in ("Tables", "Plots"):
+            click_text("Results")
+            if not browser.find_elements(By.XPATH, f"//*[normalize-space(text())='{category}']"):
+                continue
+            click_text(category)
+            for label in [cell.text for cell in browser.find_elements(By.XPATH, "//tr/td[1]")]:
+                info = f"//tr[td[normalize-space(text())='{label}']]//a[@iconname='information-circle']"
+                browser.find_element(By.XPATH, info).click()
+                body = browser.find_element(By.TAG_NAME, "body").text
+                descriptions[(category, label)] = body.split("DESCRIPTION", 1)[1].split("SIZE", 1)[0].strip()
+                click_text(category)  # the breadcrumb back to the category's list
+        browser.save_screenshot(str(screenshot))
+    finally:
+        browser.quit()
+    return descriptions

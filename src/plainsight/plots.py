@@ -16,11 +16,12 @@ from plainsight.io import atomic_path
 from plainsight.metrics import AVERAGED_SEGMENT
 from plainsight.tables import confidence_half_width, mean_over_seeds
 
-# (x metric, y metric, x label, y label) of each panel.
-PANELS: tuple[tuple[str, str, str, str], ...] = (
-    ("pipp", "mauve", "PIPP (%): generations leaking a private value", "MAUVE (higher: closer to real text)"),
+# (x metric, y metric, x label, y label, log-scale y) of each panel. Perplexity is on a log scale:
+# a small demo model and the paper's 1.3B model differ by orders of magnitude.
+PANELS: tuple[tuple[str, str, str, str, bool], ...] = (
+    ("pipp", "mauve", "PIPP (%): generations leaking a private value", "MAUVE (higher: closer to real text)", False),
     ("rougeL", "perplexity", "ROUGE-L against the source text (lower: more synthetic)",
-     "Perplexity on real test text (lower: more useful)"),
+     "Perplexity on real test text (lower: more useful)", True),
 )
 PLOTTED_METRICS: tuple[str, ...] = ("pipp", "mauve", "rougeL", "perplexity")
 
@@ -78,18 +79,19 @@ def plot_privacy_utility(ours: pd.DataFrame, paper: pd.DataFrame, title: str, pa
     names = list(dict.fromkeys([*ours.get("method", []), *paper.get("method", [])]))
     colours = {name: plt.get_cmap("tab10")(i % 10) for i, name in enumerate(names)}
     figure, axes = plt.subplots(1, len(PANELS), figsize=(13, 5.5), constrained_layout=True)
-    for axis, (x, y, x_label, y_label) in zip(axes, PANELS):
+    for axis, (x, y, x_label, y_label, log_y) in zip(axes, PANELS):
         for row in ours.to_dict("records"):
             if pd.isna(row[x]) or pd.isna(row[y]):
                 continue
             axis.errorbar(row[x], row[y], xerr=_bar(row[f"{x}_half_width"]), yerr=_bar(row[f"{y}_half_width"]),
                           fmt="o", markersize=8, capsize=3, color=colours[row["method"]], label=row["method"])
-            axis.annotate(row["method"], (row[x], row[y]), textcoords="offset points", xytext=(6, 6), fontsize=8)
         for row in paper.to_dict("records"):
             if pd.isna(row.get(x)) or pd.isna(row.get(y)):
                 continue
             axis.scatter(row[x], row[y], s=70, facecolors="none", edgecolors=[colours[row["method"]]],
                          linewidths=1.5, label=f"{row['method']} (paper)")
+        if log_y:
+            axis.set_yscale("log")
         axis.set_xlabel(x_label)
         axis.set_ylabel(y_label)
         axis.grid(alpha=0.3)

@@ -16,7 +16,8 @@ rule train_adapter:
     benchmark:
         "results/benchmarks/train_adapter/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
     params:
-        training=config["prefix_tuning"],
+        # Without `generations`: how many documents an adapter writes does not change the adapter.
+        training={k: v for k, v in config["prefix_tuning"].items() if k != "generations"},
         dpsgd=config["dpsgd"],
         # Not an output: Snakemake deletes a failed job's outputs, and a rerun resumes from here.
         checkpoints="results/{dataset}/{setting}/{idset}/checkpoints/{method}/seed{seed}",
