@@ -36,8 +36,7 @@ def main():
     if any(trimmed):
         log.info("trimmed context documents of %d prompt(s) to fit %d tokens (%d tokens removed)",
                  sum(1 for t in trimmed if t), budget, sum(trimmed))
-    sampling = SamplingSettings(settings["max_new_tokens"], settings["temperature"], settings["top_p"],
-                                settings["batch_size"], settings["max_regenerations"] if base_method(method) == "icl_pe" else 0)
+    sampling = SamplingSettings.from_config(settings, base_method(method))
     shard = snakemake.params.shard  # noqa: F821
     positions, results = Generator(model, tokenizer, sampling).run_shard(
         requests, [g.generation_id for g in planned], seed, shard["index"], shard["count"],

@@ -3,7 +3,7 @@
 import pandas as pd
 import torch
 
-from plainsight.ft import cut_unfinished_paragraph, plan
+from plainsight.ft import cut_unfinished_paragraphs, plan
 from plainsight.generation import Generator, Request, SamplingSettings
 from plainsight.io import write_parquet
 from plainsight.logs import run_step
@@ -22,15 +22,13 @@ def main():
     planned = plan(fictional, codes, seed, snakemake.params.generations)  # noqa: F821
     model, tokenizer = load_model(snakemake.params.model)  # noqa: F821
     adapter = load_adapter(model, snakemake.input.adapter)  # noqa: F821
-    sampling = SamplingSettings(settings["max_new_tokens"], settings["temperature"], settings["top_p"],
-                                settings["batch_size"], 0)
+    sampling = SamplingSettings.from_config(settings, method)
     requests = [Request(render([], generation.target_code)) for generation in planned]
     shard = snakemake.params.shard  # noqa: F821
     positions, results = Generator(adapter, tokenizer, sampling).run_shard(
         requests, [g.generation_id for g in planned], seed, shard["index"], shard["count"],
         desc=f"{method} seed {seed} shard {shard['index']}/{shard['count']}")
-    for result in results:
-        result.text = cut_unfinished_paragraph(result.text, result.new_tokens < sampling.max_new_tokens)
+    cut_unfinished_paragraphs(results, sampling.max_new_tokens)
     frame = corpus_frame(method, seed, [planned[p] for p in positions], results, [0] * len(positions))
     write_parquet(frame, snakemake.output[0])  # noqa: F821
 

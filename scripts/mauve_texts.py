@@ -3,7 +3,7 @@
 import pandas as pd
 import torch
 
-from plainsight.ft import TRAINED_METHODS, cut_unfinished_paragraph, plan_for_segments as trained_plan
+from plainsight.ft import TRAINED_METHODS, cut_unfinished_paragraphs, plan_for_segments as trained_plan
 from plainsight.generation import Generator, Request, SamplingSettings
 from plainsight.icl import fitted_prompts, plan_for_segments as in_context_plan, prompt_budget
 from plainsight.io import write_parquet
@@ -36,14 +36,11 @@ def main():
         budget = prompt_budget(settings["max_prompt_tokens"], settings["max_new_tokens"],
                                model.config.max_position_embeddings)
         prompts, trimmed = fitted_prompts(planned, tokenizer, budget)
-    regenerations = settings["max_regenerations"] if base_method(method) == "icl_pe" else 0
-    sampling = SamplingSettings(settings["max_new_tokens"], settings["temperature"], settings["top_p"],
-                                settings["batch_size"], regenerations)
+    sampling = SamplingSettings.from_config(settings, base_method(method))
     requests = [Request(prompt, list(g.blocked_values)) for prompt, g in zip(prompts, planned)]
     results = Generator(model, tokenizer, sampling).run(requests, seed, desc=f"MAUVE texts {method} seed {seed}")
     if trained:
-        for result in results:
-            result.text = cut_unfinished_paragraph(result.text, result.new_tokens < sampling.max_new_tokens)
+        cut_unfinished_paragraphs(results, sampling.max_new_tokens)
     frame = corpus_frame(method, seed, planned, results, trimmed)
     frame.insert(4, "target_doc_id", [doc_id for doc_id, _ in targets])
     write_parquet(frame, snakemake.output[0])  # noqa: F821

@@ -341,3 +341,10 @@ def test_embedded_processor_blocks_a_name_with_byte_split_characters(embedded):
     results = Generator(model, tokenizer, copy_settings(0)).run([Request(prompt, blocked) for _ in range(2)],
                                                                  seed=0)
     assert [leaked_values(r.text, blocked) for r in results] == [[], []], [r.text for r in results]
+
+
+def test_sampling_settings_from_config_regenerate_only_for_icl_pe():
+    generation = {"max_new_tokens": 64, "temperature": 0.7, "top_p": 0.9, "batch_size": 4, "max_regenerations": 3}
+    assert SamplingSettings.from_config(generation, "icl_pe") == SamplingSettings(64, 0.7, 0.9, 4, 3)
+    for method in ("baseline", "icl", "ft", "dpsgd"):
+        assert SamplingSettings.from_config(generation, method).max_regenerations == 0

@@ -160,3 +160,12 @@ def test_trained_plan_needs_a_fictional_code_per_sample():
 ])
 def test_cut_unfinished_paragraph(text, finished, expected):
     assert cut_unfinished_paragraph(text, finished) == expected
+
+
+def test_cut_unfinished_paragraphs_only_where_the_token_limit_was_hit():
+    from plainsight.ft import cut_unfinished_paragraphs
+    from plainsight.generation import Result
+
+    hit, finished = Result("First.\n\nSecond, cut", 0, 10), Result("First.\n\nSecond, cut", 0, 9)
+    cut_unfinished_paragraphs([hit, finished], max_new_tokens=10)
+    assert hit.text == "First." and finished.text == "First.\n\nSecond, cut"

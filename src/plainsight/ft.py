@@ -50,6 +50,12 @@ def plan_for_segments(codes: pd.DataFrame, targets: list[tuple[str, int]]) -> li
     return planned
 
 
+def cut_unfinished_paragraphs(results, max_new_tokens: int) -> None:
+    """Apply `cut_unfinished_paragraph` to generation results in place (those that hit the token limit)."""
+    for result in results:
+        result.text = cut_unfinished_paragraph(result.text, result.new_tokens < max_new_tokens)
+
+
 def cut_unfinished_paragraph(text: str, finished: bool) -> str:
     """Drop a trailing paragraph that the token limit cut off mid-way (kept if it is the only one)."""
     text = text.rstrip()

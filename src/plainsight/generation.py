@@ -34,6 +34,13 @@ class SamplingSettings:
     batch_size: int
     max_regenerations: int = 0
 
+    @classmethod
+    def from_config(cls, generation: dict, method: str) -> "SamplingSettings":
+        """The `generation` config block; only icl_pe regenerates (the others block nothing)."""
+        regenerations = generation["max_regenerations"] if method == "icl_pe" else 0
+        return cls(generation["max_new_tokens"], generation["temperature"], generation["top_p"],
+                   generation["batch_size"], regenerations)
+
 
 @dataclass
 class Request:
