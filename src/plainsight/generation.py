@@ -1,7 +1,10 @@
 """Batched generation with optional per-row value blocking and regeneration.
 
 Prompts are sorted by length and cut into batches (left padding, KV cache), so
-little compute goes to padding. Each batch is sampled, and its leaking rows
+little compute goes to padding. The KV cache is preallocated (`static`): the
+default cache grows by concatenation, copying the whole cache of every row at
+every step, which with 800-token prompts costs more than the weights at batch 8.
+Sampling is `NucleusSampler`, not `generate`'s full-vocabulary sort. Each batch is sampled, and its leaking rows
 regenerated, on its own, seeded from the run seed, the attempt and the ids of
 the generations it holds: a batch's texts depend on nothing outside it. So the
 same config gives the same texts, and a shard of a corpus (whole batches of the
@@ -17,11 +20,13 @@ from typing import Sequence
 
 import torch
 from tqdm import tqdm
+from transformers import GenerationConfig, LogitsProcessorList
 
 from plainsight.blocking import BlockValuesProcessor, Vocabulary
 from plainsight.fictional import stable_rng
 from plainsight.metrics import leaked_values
 from plainsight.prompts import BOUNDARY, cut_at_boundary
+from plainsight.sampling import NucleusSampler
 
 log = logging.getLogger(__name__)
 
@@ -162,18 +167,18 @@ class Generator:
         if any(r.blocked_values for r in requests):
             processors.append(BlockValuesProcessor(self.vocabulary, [r.blocked_values for r in requests],
                                                    prompt_length))
-        output = self.model.generate(
-            **encoded,
-            do_sample=True,
-            temperature=self.settings.temperature,
-            top_p=self.settings.top_p,
-            top_k=0,
+        processors.append(NucleusSampler(self.settings.temperature, self.settings.top_p))  # last: it draws
+        config = GenerationConfig(
+            do_sample=False,  # the sampler has drawn; greedy decoding takes its token
             max_new_tokens=self.settings.max_new_tokens,
             stop_strings=[BOUNDARY],
-            tokenizer=self.tokenizer,
             pad_token_id=self.tokenizer.pad_token_id,
-            logits_processor=processors or None,
+            eos_token_id=self.model.generation_config.eos_token_id,
+            # a prefix-tuned model brings its prefix as a cache of its own
+            cache_implementation=None if hasattr(self.model, "peft_config") else "static",
         )
+        output = self.model.generate(**encoded, generation_config=config, tokenizer=self.tokenizer,
+                                     logits_processor=LogitsProcessorList(processors))
         generated = output[:, prompt_length:]
         texts, counts = [], []
         for row in generated:
