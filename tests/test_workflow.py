@@ -152,6 +152,15 @@ def test_trained_corpus_is_regenerated_from_the_cached_adapter(workflow_dir):
     assert planned_rules(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml") == {}
 
 
+def test_large_variant_jobs_ask_for_the_large_model_memory(tmp_path):
+    workdir = make_workdir(tmp_path / "resources")
+    corpus = "results/tab/known/direct/synthetic/{}/seed1.parquet"
+    output = snakemake(workdir, "--dry-run", corpus.format("icl"), corpus.format("icl.large")).stdout
+    memory = dict(re.findall(r"method=(icl(?:\.large)?), seed=1\n\s+resources: .*?mem_mb=(\d+)", output))
+    # Gemma 3 270M has twice the weights of SmolLM2-135M
+    assert int(memory["icl.large"]) > int(memory["icl"]) + 400, memory
+
+
 def test_config_typo_fails_before_any_job(tmp_path):
     workdir = make_workdir(tmp_path / "typo")
     write_overlay(workdir, "typo.yaml", {"generation": {"max_new_tokenz": 10}})

@@ -9,7 +9,14 @@ from plainsight import resources as estimates
 
 JOB_RESOURCES = config["resources"]
 GPUS_PER_JOB = JOB_RESOURCES["gpus_per_job"]
-MODEL_PARAMETERS = JOB_RESOURCES["model_parameters"] or estimates.model_parameters(config["model"]["name_or_path"])
+BASE_MODEL = config["model"]["name_or_path"]
+
+
+def model_parameters(name_or_path):
+    """`resources.model_parameters` for `model` when set, else the count from the model's folder or name."""
+    if name_or_path == BASE_MODEL and JOB_RESOURCES["model_parameters"]:
+        return JOB_RESOURCES["model_parameters"]
+    return estimates.model_parameters(name_or_path)
 
 
 localrules:
@@ -29,21 +36,23 @@ localrules:
     all_tables,
 
 
-def model_job_mem_mb(batch_size, tokens_per_sequence, activation_factor):
-    return estimates.memory_mb(MODEL_PARAMETERS, batch_size, tokens_per_sequence, activation_factor,
+def model_job_mem_mb(name_or_path, batch_size, tokens_per_sequence, activation_factor):
+    return estimates.memory_mb(model_parameters(name_or_path), batch_size, tokens_per_sequence, activation_factor,
                                on_gpu=GPUS_PER_JOB > 0, headroom=JOB_RESOURCES["memory_headroom"])
 
 
 def generation_mem_mb(prompt_tokens):
-    """A generation batch: prompts of at most prompt_tokens, plus the new tokens."""
+    """A generation batch of the job's model (`model_large` for a `.large` method): prompts of at most
+    prompt_tokens, plus the new tokens."""
     generation = config["generation"]
-    return model_job_mem_mb(generation["batch_size"], prompt_tokens + generation["max_new_tokens"],
-                            estimates.GENERATION_ACTIVATION_FACTOR)
+    return lambda wildcards: model_job_mem_mb(variant_model(wildcards), generation["batch_size"],
+                                              prompt_tokens + generation["max_new_tokens"],
+                                              estimates.GENERATION_ACTIVATION_FACTOR)
 
 
 def training_mem_mb():
     training = config["prefix_tuning"]
-    return model_job_mem_mb(training["batch_size"], training["num_virtual_tokens"] + training["max_length"],
+    return model_job_mem_mb(BASE_MODEL, training["batch_size"], training["num_virtual_tokens"] + training["max_length"],
                             estimates.TRAINING_ACTIVATION_FACTOR)
 
 
@@ -81,8 +90,9 @@ def perplexity_mem_mb():
     """A fine-tuning batch; full fine-tuning also holds gradients and two Adam moments per weight."""
     perplexity = config["utility"]["perplexity"]
     optimizer_copies = 3 if perplexity["finetune"] == "full" else 0
-    return (model_job_mem_mb(perplexity["batch_size"], perplexity["max_length"], estimates.TRAINING_ACTIVATION_FACTOR)
-            + math.ceil(optimizer_copies * MODEL_PARAMETERS * estimates.BYTES_PER_PARAMETER / estimates.MB))
+    return (model_job_mem_mb(BASE_MODEL, perplexity["batch_size"], perplexity["max_length"],
+                             estimates.TRAINING_ACTIVATION_FACTOR)
+            + math.ceil(optimizer_copies * model_parameters(BASE_MODEL) * estimates.BYTES_PER_PARAMETER / estimates.MB))
 
 
 def perplexity_runtime(wildcards):
