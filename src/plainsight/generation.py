@@ -4,10 +4,12 @@ Prompts are sorted by length and cut into batches (left padding, KV cache), so
 little compute goes to padding. The KV cache is preallocated (`static`): the
 default cache grows by concatenation, copying the whole cache of every row at
 every step, which with 800-token prompts costs more than the weights at batch 8.
-Sampling is `NucleusSampler`, not `generate`'s full-vocabulary sort. Each batch is sampled, and its leaking rows
-regenerated, on its own, seeded from the run seed, the attempt and the ids of
-the generations it holds: a batch's texts depend on nothing outside it. So the
-same config gives the same texts, and a shard of a corpus (whole batches of the
+Sampling is `NucleusSampler`, not `generate`'s full-vocabulary sort.
+
+Each batch is sampled, and its leaking rows regenerated, on its own, seeded
+from the run seed, the attempt and the ids of the generations it holds: a
+batch's texts depend on nothing outside it. So the same config gives the same
+texts, and a shard of a corpus (whole batches of the
 full run, see `shard_positions`) gives the same texts as the full run.
 """
 
