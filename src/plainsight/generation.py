@@ -9,8 +9,8 @@ Sampling is `NucleusSampler`, not `generate`'s full-vocabulary sort.
 Each batch is sampled, and its leaking rows regenerated, on its own, seeded
 from the run seed, the attempt and the ids of the generations it holds: a
 batch's texts depend on nothing outside it. So the same config gives the same
-texts, and a shard of a corpus (whole batches of the
-full run, see `shard_positions`) gives the same texts as the full run.
+texts, and a shard of a corpus (whole batches of the full run, see
+`shard_positions`) gives the same texts as the full run.
 """
 
 from __future__ import annotations
