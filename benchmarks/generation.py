@@ -42,7 +42,7 @@ def run_mode(args) -> dict:
     torch.set_num_threads(args.threads)
     model, tokenizer = load_model(args.model)
     requests = build_requests(args.prompts, args.seed)
-    settings = SamplingSettings(args.max_new_tokens, 0.7, 0.9, args.batch_size)
+    settings = SamplingSettings(args.max_new_tokens, 0.7, 0.9, args.batch_size, group_size=args.prompts)
     started = time.perf_counter()
     results = Generator(model, tokenizer, settings).run(requests, args.seed, desc=f"batch {args.batch_size}")
     elapsed = time.perf_counter() - started

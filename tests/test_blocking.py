@@ -1,11 +1,10 @@
-"""Byte-level value blocking: which tokens are banned after a given tail, per batch row."""
+"""Byte-level value blocking: which tokens are banned after a given tail, per document."""
 
 from __future__ import annotations
 
 import pytest
-import torch
 
-from plainsight.blocking import BlockValuesProcessor, Vocabulary, banned_tokens, canonical, casings, token_bytes
+from plainsight.blocking import ValueBlocker, Vocabulary, banned_tokens, canonical, casings, token_bytes
 
 
 @pytest.fixture(scope="module")
@@ -96,57 +95,41 @@ def test_several_values_union(vocabulary):
     assert set(ids_with_text(vocabulary, b" polat")) <= banned
 
 
-def test_processor_bans_per_row(tiny_tokenizer, vocabulary):
-    prompt = tiny_tokenizer(["The applicant was", "The Court held"], padding=True, add_special_tokens=False,
-                            return_tensors="pt").input_ids
-    prompt_length = prompt.shape[1]
+def test_each_document_bans_what_would_complete_its_own_values(tiny_tokenizer, vocabulary):
     tails = [" Mr Cengiz Pol", " Mr Henrik Hass"]
     generated = [tiny_tokenizer(t, add_special_tokens=False).input_ids for t in tails]
-    filler = tiny_tokenizer(" the", add_special_tokens=False).input_ids
-    assert len(filler) == 1
-    for number in range(2):  # equal lengths: generated tokens are never padding
-        while len(generated[number]) < max(len(g) for g in generated):
-            generated[number] = filler + generated[number]
-            tails[number] = " the" + tails[number]
-    rows = generated
-    input_ids = torch.cat([prompt, torch.tensor(rows)], dim=1)
+    polat = ValueBlocker(vocabulary, ["Cengiz Polat"])
+    hasslund = ValueBlocker(vocabulary, ["Henrik HASSLUND", " "])
+    assert polat.values == [b"cengiz polat"] and hasslund.values == [b"henrik hasslund"]
 
-    processor = BlockValuesProcessor(vocabulary, [["Cengiz Polat"], ["Henrik HASSLUND", " "]], prompt_length)
-    assert processor.row_values == [[b"cengiz polat"], [b"henrik hasslund"]]
-    scores = torch.zeros(2, len(tiny_tokenizer))
-    out = processor(input_ids, scores)
-
-    row0 = set(torch.nonzero(torch.isinf(out[0])).flatten().tolist())
-    row1 = set(torch.nonzero(torch.isinf(out[1])).flatten().tolist())
+    row0, row1 = polat.banned(generated[0]), hasslund.banned(generated[1])
     assert row0 == banned_tokens(tails[0], [b"cengiz polat"], vocabulary)
     assert set(ids_with_text(vocabulary, b"at")) <= row0
     assert row1 == banned_tokens(tails[1], [b"henrik hasslund"], vocabulary)
-    assert row0 != row1
     assert set(ids_with_text(vocabulary, b"lund")) <= row1  # "hass" + "lund"
     assert not set(ids_with_text(vocabulary, b"lund")) & row0
     assert not set(ids_with_text(vocabulary, b"at")) & row1
-    assert bool((out[0][list(row0)] == float("-inf")).all())
-    untouched = [i for i in range(len(tiny_tokenizer)) if i not in row0]
-    assert bool((out[0][untouched] == 0).all())
 
 
-def test_processor_rows_without_values_are_untouched(tiny_tokenizer, vocabulary):
-    ids = tiny_tokenizer(["The applicant mr Cengiz Pol", "The applicant mr Cengiz Pol"],
-                         add_special_tokens=False, return_tensors="pt").input_ids
-    prompt_length = 2
-    processor = BlockValuesProcessor(vocabulary, [[], ["Cengiz Polat"]], prompt_length)
-    out = processor(ids, torch.zeros(2, len(tiny_tokenizer)))
-    assert bool((out[0] == 0).all())
-    assert set(ids_with_text(vocabulary, b"at")) <= set(torch.nonzero(torch.isinf(out[1])).flatten().tolist())
+def test_a_document_without_values_bans_nothing(tiny_tokenizer, vocabulary):
+    generated = tiny_tokenizer("The applicant mr Cengiz Pol", add_special_tokens=False).input_ids
+    assert ValueBlocker(vocabulary, []).banned(generated) == set()
+    assert set(ids_with_text(vocabulary, b"at")) <= ValueBlocker(vocabulary, ["Cengiz Polat"]).banned(generated)
 
 
-def test_processor_only_looks_at_generated_tokens(tiny_tokenizer, vocabulary):
-    """The prompt's own 'Cengiz Pol' does not count: the value must be completed in the generated text."""
-    ids = tiny_tokenizer(["The applicant mr Cengiz Pol"], add_special_tokens=False, return_tensors="pt").input_ids
-    processor = BlockValuesProcessor(vocabulary, [["Cengiz Polat"]], ids.shape[1])
-    out = processor(ids, torch.zeros(1, len(tiny_tokenizer)))
-    banned = set(torch.nonzero(torch.isinf(out[0])).flatten().tolist())
+def test_only_the_generated_tail_counts(tiny_tokenizer, vocabulary):
+    """Nothing generated yet: only tokens that hold a whole value are banned, not the prompt's 'Pol' + 'at'."""
+    banned = ValueBlocker(vocabulary, ["Cengiz Polat"]).banned([])
     assert banned == banned_tokens(b"", [b"cengiz polat"], vocabulary)
+    assert not set(ids_with_text(vocabulary, b"at")) & banned
+
+
+def test_the_tail_is_the_last_tail_tokens(tiny_tokenizer, vocabulary):
+    generated = tiny_tokenizer(" Mr Cengiz Pol", add_special_tokens=False).input_ids
+    filler = tiny_tokenizer(" the", add_special_tokens=False).input_ids
+    blocker = ValueBlocker(vocabulary, ["Cengiz Polat"], tail_tokens=len(generated))
+    assert set(ids_with_text(vocabulary, b"at")) <= blocker.banned(filler * 5 + generated)
+    assert not set(ids_with_text(vocabulary, b"at")) & blocker.banned(generated + filler)
 
 
 def test_casings_of_a_non_ascii_value():

@@ -1,4 +1,4 @@
-"""Batched, seeded generation; per-row blocking during decoding; regeneration bookkeeping.
+"""Seeded generation in length-sorted groups; per-document blocking; regeneration bookkeeping.
 
 The tiny randomly initialised Llama checks the mechanics in a second; its output head can be
 given a bias so that chosen tokens dominate. The embedded SmolLM2 shows, on a prompt that makes
@@ -7,15 +7,18 @@ it copy a name, that the copy happens without blocking and that the processor al
 
 from __future__ import annotations
 
+from collections import deque
+
 import pytest
 import torch
 
-from plainsight.generation import (Generator, Request, Result, SamplingSettings, batch_seed, length_sorted_batches,
+from plainsight.decoding import Row
+from plainsight.generation import (Generator, Request, Result, SamplingSettings, document_seed, length_sorted_groups,
                                    shard_positions)
 from plainsight.metrics import leaked_values
 from plainsight.models import load_model
 
-SETTINGS = SamplingSettings(max_new_tokens=12, temperature=1.0, top_p=0.95, batch_size=2)
+SETTINGS = SamplingSettings(max_new_tokens=12, temperature=1.0, top_p=0.95, batch_size=2, group_size=4)
 PROMPTS = [
     "### Private details\nPERSON: Mr Cengiz Polat\nLOC: Ankara\n### Document\nThe applicant, Mr Cengiz Polat,"
     " was born in 1960 and lives in Ankara.\n\n### Private details\nPERSON: Ms Dana Hayes\n### Document\n",
@@ -85,9 +88,9 @@ def test_results_keep_request_order_and_counts(tiny):
 
 
 def test_batching_does_not_mix_up_rows(tiny):
-    """Near-greedy decoding: each prompt gets the same text alone as in a shuffled, padded batch."""
+    """Near-greedy decoding: each prompt gets the same text alone as in a batch of three slots."""
     model, tokenizer = tiny
-    # few tokens: the random model's logits are nearly tied, and padding changes them by rounding noise
+    # few tokens: the random model's logits are nearly tied, and batching changes them by rounding noise
     greedy = SamplingSettings(max_new_tokens=4, temperature=1e-4, top_p=1.0, batch_size=1)
     requests = [Request(p) for p in PROMPTS]
     alone = [Generator(model, tokenizer, greedy).run([r], seed=0)[0].text for r in requests]
@@ -96,21 +99,43 @@ def test_batching_does_not_mix_up_rows(tiny):
     assert len(set(alone)) > 1  # different prompts, different continuations: an order mix-up would show
 
 
-def test_batches_are_sorted_by_length_and_results_mapped_back(monkeypatch, tiny_tokenizer):
-    batches: list[list[str]] = []
+class ScriptedDecoder:
+    """Stands in for the slot decoder: each row's text comes from `script(attempt, prompt, generator)`;
+    rows are decoded one by one in queue order, retries queued at the end, as the slots take them."""
 
-    def echo(self, requests):
-        batches.append([r.prompt for r in requests])
-        return [f"echo {r.prompt}" for r in requests], [len(r.prompt) % 5 for r in requests]
+    def __init__(self, script, monkeypatch, tokenizer):
+        self.groups: list[list[str]] = []  # the prompts of each `run`
+        self.calls: list[tuple[str, int]] = []  # (prompt, attempt) in decoding order
+        decoder = self
 
-    monkeypatch.setattr(Generator, "_generate_batch", echo)
+        class Fake:
+            def run(self, rows, on_finished):
+                decoder.groups.append([tokenizer.decode(row.prompt_ids) for row in rows])
+                queue = deque(rows)
+                while queue:
+                    row: Row = queue.popleft()
+                    prompt = tokenizer.decode(row.prompt_ids)
+                    decoder.calls.append((prompt, row.key.attempt))
+                    text = script(row.key.attempt, prompt, row.generator)
+                    row.generated = tokenizer(text, add_special_tokens=False).input_ids + [tokenizer.eos_token_id]
+                    retry = on_finished(row)
+                    if retry is not None:
+                        queue.append(retry)
+
+        monkeypatch.setattr(Generator, "decoder", lambda generator: Fake())
+
+
+def test_groups_are_sorted_by_length_and_results_mapped_back(monkeypatch, tiny_tokenizer):
+    fake = ScriptedDecoder(lambda attempt, prompt, generator: f"echo {prompt}", monkeypatch, tiny_tokenizer)
     prompts = ["a b c d e f g", "a", "a b c", "a b c d e", "a b", "a b c d"]
-    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=4)
+    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, group_size=4)
     results = Generator(None, tiny_tokenizer, settings).run([Request(p) for p in prompts], seed=0)
-    assert batches == [["a", "a b", "a b c", "a b c d"], ["a b c d e", "a b c d e f g"]]
+    assert fake.groups == [["a", "a b", "a b c", "a b c d"], ["a b c d e", "a b c d e f g"]]
     assert [r.text for r in results] == [f"echo {p}" for p in prompts]
-    assert [r.new_tokens for r in results] == [len(p) % 5 for p in prompts]
-    assert [r.prompt_tokens for r in results] == [len(tiny_tokenizer(p).input_ids) for p in prompts]
+    lengths = [len(tiny_tokenizer(p, add_special_tokens=False).input_ids) for p in prompts]
+    assert [r.prompt_tokens for r in results] == lengths
+    assert [r.new_tokens for r in results] == [len(tiny_tokenizer(f"echo {p}", add_special_tokens=False).input_ids)
+                                              + 1 for p in prompts]  # with the end-of-sequence token
 
 
 def test_generation_stops_at_the_next_header(tiny_model_dir):
@@ -144,53 +169,36 @@ def test_blocking_is_per_row_and_whole_word(tiny_model_dir):
 # --- regeneration bookkeeping (no model) --------------------------------------------------------
 
 
-class ScriptedGenerate:
-    """Replaces Generator._generate_batch: texts per (attempt, prompt), and a log of the batches sampled."""
-
-    def __init__(self, script, monkeypatch):
-        self.script = script
-        self.calls: list[list[str]] = []
-        attempts: dict[str, int] = {}
-
-        def generate_batch(generator, requests):
-            self.calls.append([r.prompt for r in requests])
-            texts = []
-            for request in requests:
-                attempts[request.prompt] = attempts.get(request.prompt, -1) + 1
-                texts.append(self.script(attempts[request.prompt], request.prompt))
-            return texts, [5] * len(requests)
-
-        monkeypatch.setattr(Generator, "_generate_batch", generate_batch)
-
-
-def test_regenerates_only_leaking_rows_within_their_batch(monkeypatch, tiny_tokenizer):
-    def script(attempt, prompt):
+def test_regenerates_only_leaking_rows_within_their_group(monkeypatch, tiny_tokenizer):
+    def script(attempt, prompt, generator):
         if prompt == "b" and attempt == 0:
             return "The applicant, Mr Cengiz POLAT, complained."
         return f"Clean text {prompt} {attempt}."
 
-    fake = ScriptedGenerate(script, monkeypatch)
-    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, max_regenerations=3)
+    fake = ScriptedDecoder(script, monkeypatch, tiny_tokenizer)
+    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, max_regenerations=3,
+                                group_size=2)
     requests = [Request("a", ["Polat"]), Request("b", ["Cengiz Polat", "Polat"]), Request("c")]
     results = Generator(None, tiny_tokenizer, settings).run(requests, seed=0)
 
-    assert fake.calls == [["a", "b"], ["b"], ["c"]]  # a batch is done, regenerations included, before the next
+    # a group is done, regenerations included, before the next
+    assert fake.calls == [("a", 0), ("b", 0), ("b", 1), ("c", 0)]
     assert [r.text for r in results] == ["Clean text a 0.", "Clean text b 1.", "Clean text c 0."]
     assert [r.regenerations for r in results] == [0, 1, 0]
     assert [r.leaked_blocked for r in results] == [[], [], []]
 
 
 def test_always_leaking_row_is_kept_after_the_last_attempt(monkeypatch, tiny_tokenizer):
-    def script(attempt, prompt):
+    def script(attempt, prompt, generator):
         return "Mr Polat again." if prompt == "leaky" else "Nothing private."
 
-    fake = ScriptedGenerate(script, monkeypatch)
+    fake = ScriptedDecoder(script, monkeypatch, tiny_tokenizer)
     settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, max_regenerations=2)
     requests = [Request("fine", ["Polat"]), Request("leaky", ["Cengiz Polat", "Polat"])]
     results = Generator(None, tiny_tokenizer, settings).run(requests, seed=0)
 
     assert len(results) == 2
-    assert fake.calls == [["fine", "leaky"], ["leaky"], ["leaky"]]
+    assert fake.calls == [("fine", 0), ("leaky", 0), ("leaky", 1), ("leaky", 2)]
     assert results[1].text == "Mr Polat again."
     assert results[1].regenerations == settings.max_regenerations
     assert results[1].leaked_blocked == ["Polat"]
@@ -198,7 +206,7 @@ def test_always_leaking_row_is_kept_after_the_last_attempt(monkeypatch, tiny_tok
 
 
 def test_without_regenerations_a_leak_is_only_recorded(monkeypatch, tiny_tokenizer):
-    fake = ScriptedGenerate(lambda attempt, prompt: "mr cengiz polat", monkeypatch)
+    fake = ScriptedDecoder(lambda attempt, prompt, generator: "mr cengiz polat", monkeypatch, tiny_tokenizer)
     settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2)
     results = Generator(None, tiny_tokenizer, settings).run([Request("x", ["Cengiz Polat"])], seed=0)
     assert len(fake.calls) == 1
@@ -206,32 +214,32 @@ def test_without_regenerations_a_leak_is_only_recorded(monkeypatch, tiny_tokeniz
     assert results[0].leaked_blocked == ["Cengiz Polat"]
 
 
-# --- shards: whole batches of the full run, seeded by the generations they hold ----------------
+# --- shards: whole groups of the full run; each document seeded by its own id -------------------
 
 
-@pytest.mark.parametrize("batch_size", [1, 2, 3, 4])
+@pytest.mark.parametrize("group_size", [1, 2, 3, 4])
 @pytest.mark.parametrize("shards", [1, 2, 3, 7, 40])
-def test_shards_split_the_full_run_into_its_own_batches(batch_size, shards):
+def test_shards_split_the_full_run_into_its_own_groups(group_size, shards):
     import random
 
-    rng = random.Random(batch_size * 100 + shards)
+    rng = random.Random(group_size * 100 + shards)
     lengths = [rng.randint(1, 6) for _ in range(23)]  # many ties: the generation id orders them
     ids = rng.sample(range(1000), len(lengths))
-    full = length_sorted_batches(lengths, ids, batch_size)
-    parts = [shard_positions(lengths, ids, batch_size, shard, shards) for shard in range(shards)]
+    full = length_sorted_groups(lengths, ids, group_size)
+    parts = [shard_positions(lengths, ids, group_size, shard, shards) for shard in range(shards)]
     assert sorted(p for part in parts for p in part) == list(range(len(lengths)))  # each generation once
     for part in parts:
         assert part == sorted(part)
-        # the shard's own batching, mapped back to positions of the full run, gives batches of the full run
-        own = length_sorted_batches([lengths[p] for p in part], [ids[p] for p in part], batch_size)
-        assert all([part[i] for i in batch] in full for batch in own)
+        # the shard's own grouping, mapped back to positions of the full run, gives groups of the full run
+        own = length_sorted_groups([lengths[p] for p in part], [ids[p] for p in part], group_size)
+        assert all([part[i] for i in group] in full for group in own)
     assert parts[0] == list(range(len(lengths))) if shards == 1 else len(parts[0]) < len(lengths)
 
 
-def test_batch_seed_is_fixed_by_seed_attempt_and_generations():
-    seeds = {batch_seed(seed, attempt, ids) for seed in (1, 2) for attempt in (0, 1) for ids in ([3, 4], [3], [4, 3])}
-    assert len(seeds) == 12
-    assert batch_seed(1, 0, [3, 4]) == batch_seed(1, 0, (3, 4))
+def test_document_seed_is_fixed_by_seed_attempt_and_generation():
+    seeds = {document_seed(seed, attempt, generation) for seed in (1, 2) for attempt in (0, 1) for generation in (3, 4)}
+    assert len(seeds) == 8
+    assert document_seed(1, 0, 3) == document_seed(1, 0, 3)
     assert all(0 <= seed < 2 ** 63 for seed in seeds)
 
 
@@ -256,14 +264,15 @@ def test_shards_sample_the_same_texts_as_the_full_run(tiny):
 
 
 def test_shards_regenerate_as_the_full_run(monkeypatch, tiny_tokenizer):
-    """Regenerations draw from the batch's own seed, so a shard repeats them exactly."""
+    """Each attempt draws from its own seed, so a shard repeats the regenerations exactly."""
 
-    def generate_batch(generator, requests):
-        draws = torch.randint(0, 3, (len(requests),)).tolist()  # the batch's torch seed decides
-        return ["Mr Polat wrote." if draw == 0 else f"Clean {draw}." for draw in draws], [4] * len(requests)
+    def script(attempt, prompt, generator):
+        draw = int(torch.randint(0, 3, (1,), generator=generator))  # the attempt's own seed decides
+        return "Mr Polat wrote." if draw == 0 else f"Clean {draw}."
 
-    monkeypatch.setattr(Generator, "_generate_batch", generate_batch)
-    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=3, max_regenerations=2)
+    ScriptedDecoder(script, monkeypatch, tiny_tokenizer)
+    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=3, max_regenerations=2,
+                                group_size=3)
     requests = [Request(f"prompt {'x ' * (n % 4)}{n}", ["Polat"] if n % 2 else []) for n in range(17)]
     ids = list(range(100, 117))
     generator = Generator(None, tiny_tokenizer, settings)
@@ -288,7 +297,7 @@ def embedded(embedded_model_dir):
 
 def copy_settings(max_regenerations: int) -> SamplingSettings:
     return SamplingSettings(max_new_tokens=24, temperature=0.7, top_p=0.9, batch_size=2,
-                            max_regenerations=max_regenerations)
+                            max_regenerations=max_regenerations, group_size=4)
 
 
 @pytest.mark.embedded
@@ -321,7 +330,7 @@ def test_embedded_blocking_with_regenerations_leaves_no_leak(embedded):
     for result in (results[0], results[2]):
         assert result.leaked_blocked == []
         assert leaked_values(result.text, BLOCKED) == [], result.text
-    # rows without blocked values in the same batches are not affected by their neighbours' blocking
+    # rows without blocked values in the same batch are not affected by their neighbours' blocking
     assert any(leaked_values(r.text, ["Polat"]) for r in (results[1], results[3])), [r.text for r in results]
 
 
@@ -344,7 +353,8 @@ def test_embedded_processor_blocks_a_name_with_byte_split_characters(embedded):
 
 
 def test_sampling_settings_from_config_regenerate_only_for_icl_pe():
-    generation = {"max_new_tokens": 64, "temperature": 0.7, "top_p": 0.9, "batch_size": 4, "max_regenerations": 3}
-    assert SamplingSettings.from_config(generation, "icl_pe") == SamplingSettings(64, 0.7, 0.9, 4, 3)
+    generation = {"max_new_tokens": 64, "temperature": 0.7, "top_p": 0.9, "batch_size": 4, "max_regenerations": 3,
+                  "group_size": 16}
+    assert SamplingSettings.from_config(generation, "icl_pe") == SamplingSettings(64, 0.7, 0.9, 4, 3, 16)
     for method in ("baseline", "icl", "ft", "dpsgd"):
         assert SamplingSettings.from_config(generation, method).max_regenerations == 0

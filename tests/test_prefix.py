@@ -2,8 +2,9 @@
 
 The initial prefix is the base model's cache on the opening tokens of a document, so the
 prefixed model must match the base model reading those tokens first; generation must go
-through the prefix (batched, left padded); a trained prefix must steer the output; and a
-saved adapter must reload to the same logits while holding nothing but the prefix.
+through the prefix (prompts of several lengths sharing batch slots); a trained prefix must
+steer the output; and a saved adapter must reload to the same logits while holding nothing
+but the prefix.
 """
 
 from __future__ import annotations
@@ -96,27 +97,12 @@ def test_initial_prefix_acts_like_reading_the_init_tokens(tiny_model_dir, base, 
     assert (prefixed_logits - plain_logits).abs().max() > 1e-2
 
 
-def test_left_padded_batch_needs_position_ids(prefixed, base):
-    """In a plain forward pass the model counts positions from the cache length, so a left-padded
-    row's tokens land `padding` positions late, exactly as for the base model without position ids.
-    Passing mask-derived position ids (as `generate` does) makes each row match its unpadded self;
-    peft shifts them by the prefix length."""
-    base_model, tokenizer = base
-    batch = encode(tokenizer, [PROMPT, OTHER_PROMPTS[0]])
-    positions = (batch.attention_mask.cumsum(-1) - 1).clamp(min=0)
-    with torch.no_grad():
-        batched = prefixed(**batch, position_ids=positions).logits[:, -1]
-        alone = torch.cat([prefixed(**encode(tokenizer, [text])).logits[:, -1]
-                           for text in [PROMPT, OTHER_PROMPTS[0]]])
-    torch.testing.assert_close(batched, alone, atol=1e-4, rtol=0)
-
-
 def test_generator_goes_through_the_prefix(prefixed, base):
-    """Batched, left-padded sampling with the prefix equals greedy decoding by the base model
-    after reading the init tokens; the base model's own `generate` would drop the prefix."""
+    """Batched sampling with the prefix equals greedy decoding by the base model after reading the
+    init tokens; the base model's own `generate` would drop the prefix."""
     base_model, tokenizer = base
     init_ids = init_token_ids(tokenizer, INIT_TEXT, VIRTUAL_TOKENS)
-    prompts = [PROMPT, *OTHER_PROMPTS]  # three lengths, batches of two: padded and unpadded batches
+    prompts = [PROMPT, *OTHER_PROMPTS]  # three lengths in two slots
     results = Generator(prefixed, tokenizer, GREEDY).run([Request(p) for p in prompts], seed=0)
     plain = Generator(base_model, tokenizer, GREEDY).run([Request(p) for p in prompts], seed=0)
     for prompt, result, plain_result in zip(prompts, results, plain):
@@ -134,7 +120,7 @@ def test_generator_goes_through_the_prefix(prefixed, base):
 
 def test_trained_prefix_steers_generation(trained, base):
     base_model, tokenizer = base
-    requests = [Request(PROMPT), Request(OTHER_PROMPTS[1])]  # different lengths, one left-padded batch
+    requests = [Request(PROMPT), Request(OTHER_PROMPTS[1])]  # different lengths, one batch
     steered = Generator(trained, tokenizer, GREEDY).run(requests, seed=0)
     plain = Generator(base_model, tokenizer, GREEDY).run(requests, seed=0)
     assert steered[0].text.startswith(MARKER)

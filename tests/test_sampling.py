@@ -1,9 +1,7 @@
-"""Nucleus sampling as a logits processor: the same tokens kept and the same distribution as
-transformers' temperature + top-p warpers, drawn from a few candidates instead of a full sort."""
+"""Nucleus sampling: the same tokens kept and the same distribution as transformers' temperature +
+top-p warpers, drawn from a few candidates instead of a full sort, each row from its own generator."""
 
 from __future__ import annotations
-
-import math
 
 import pytest
 import torch
@@ -12,23 +10,25 @@ from transformers import TemperatureLogitsWarper, TopPLogitsWarper
 from plainsight.sampling import NucleusSampler, nucleus
 
 
+def generators(count: int, seed: int = 0) -> list[torch.Generator]:
+    return [torch.Generator().manual_seed(seed * 1_000_003 + n) for n in range(count)]
+
+
 def test_known_nucleus_and_its_frequencies():
     # probabilities 0.5, 0.3, 0.15, 0.05 with top_p 0.9: the mass above the third token is 0.8 < 0.9,
     # above the fourth 0.95, so the nucleus is the first three, drawn as 0.5 : 0.3 : 0.15
     logits = torch.log(torch.tensor([0.15, 0.5, 0.05, 0.3])).repeat(40_000, 1)
-    torch.manual_seed(0)
-    scores = NucleusSampler(temperature=1.0, top_p=0.9, candidates=2)(None, logits)
-    drawn = scores.argmax(-1)
+    drawn = NucleusSampler(temperature=1.0, top_p=0.9, candidates=2).draw(logits, generators(len(logits)))
     frequencies = torch.bincount(drawn, minlength=4).float() / len(drawn)
     expected = torch.tensor([0.15, 0.5, 0.0, 0.3]) / 0.95
     assert torch.allclose(frequencies, expected, atol=0.01), frequencies
     assert frequencies[2] == 0
 
 
-def test_output_is_minus_infinity_except_the_drawn_token():
-    scores = NucleusSampler(0.7, 0.9)(None, torch.randn(5, 300))
-    assert torch.isinf(scores).sum(-1).tolist() == [299] * 5
-    assert (scores.max(-1).values == 0).all()
+def test_one_token_id_per_row():
+    drawn = NucleusSampler(0.7, 0.9).draw(torch.randn(5, 300), generators(5))
+    assert drawn.shape == (5,) and drawn.dtype == torch.long
+    assert all(0 <= token < 300 for token in drawn.tolist())
 
 
 @pytest.mark.parametrize("temperature", [0.3, 0.7, 1.0, 1.5])
@@ -45,27 +45,33 @@ def test_kept_tokens_are_those_transformers_keeps(temperature):
     assert probs.shape[1] > 4000  # the flat row made the candidates grow
 
 
-def test_blocked_tokens_are_never_drawn():
+def test_banned_tokens_are_never_drawn():
     logits = torch.zeros(2000, 10)
     logits[:, 3] = 5.0  # token 3 would be drawn almost always
-    assert (NucleusSampler(1.0, 0.95)(None, logits).argmax(-1) == 3).float().mean() > 0.9
-    logits[:, 3] = float("-inf")  # what the blocking processor leaves for a banned token
-    assert 3 not in NucleusSampler(1.0, 0.95)(None, logits).argmax(-1).tolist()
+    assert (NucleusSampler(1.0, 0.95).draw(logits, generators(2000)) == 3).float().mean() > 0.9
+    logits[:, 3] = float("-inf")  # what blocking leaves for a banned token
+    assert 3 not in NucleusSampler(1.0, 0.95).draw(logits, generators(2000)).tolist()
 
 
 def test_top_p_one_draws_from_every_token():
-    torch.manual_seed(2)
-    drawn = NucleusSampler(1.0, 1.0)(None, torch.zeros(3000, 8)).argmax(-1)
+    drawn = NucleusSampler(1.0, 1.0).draw(torch.zeros(3000, 8), generators(3000))
     assert set(drawn.tolist()) == set(range(8))
 
 
-def test_same_seed_same_draws():
-    logits = torch.randn(16, 1000)
-    draws = []
-    for _ in range(2):
-        torch.manual_seed(3)
-        draws.append(NucleusSampler(0.7, 0.9)(None, logits).argmax(-1))
-    assert torch.equal(*draws)
+def test_a_row_draws_the_same_whatever_its_neighbours():
+    torch.manual_seed(3)
+    logits = torch.randn(16, 1000) * 3
+    logits[5] = 0.01 * torch.randn(1000)  # a flat row: the batch's candidates grow for every row
+    sampler = NucleusSampler(0.7, 0.9)
+    together = sampler.draw(logits, generators(16, seed=4))
+    alone = [sampler.draw(logits[n:n + 1], generators(16, seed=4)[n:n + 1]).item() for n in range(16)]
+    assert together.tolist() == alone
+    assert sampler.draw(logits, generators(16, seed=5)).tolist() != together.tolist()
+
+
+def test_a_generator_per_row_is_required():
+    with pytest.raises(ValueError, match="3 rows of scores but 2 generators"):
+        NucleusSampler(0.7, 0.9).draw(torch.zeros(3, 10), generators(2))
 
 
 @pytest.mark.parametrize("temperature, top_p", [(0.0, 0.9), (0.7, 0.0), (0.7, 1.5), (-1.0, 0.5)])
@@ -76,6 +82,4 @@ def test_invalid_settings_are_refused(temperature, top_p):
 
 def test_tiny_temperature_is_greedy():
     logits = torch.randn(50, 200)
-    scores = NucleusSampler(1e-4, 0.9)(None, logits)
-    assert torch.equal(scores.argmax(-1), logits.argmax(-1))
-    assert not math.isnan(scores.max().item())
+    assert torch.equal(NucleusSampler(1e-4, 0.9).draw(logits, generators(50)), logits.argmax(-1))

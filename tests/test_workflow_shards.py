@@ -17,8 +17,9 @@ def build(workdir, model_dir, shards: int) -> tuple[dict[str, int], pd.DataFrame
     overlay = {
         "seeds": [1],
         "model": {"name_or_path": str(model_dir)},
-        # 2 segment ranges x 5 = 10 generations in 5 batches: shards of 2, 2 and 1 batches
-        "generation": {"generations_per_segment": 5, "max_new_tokens": 8, "batch_size": 2, "shards": shards},
+        # 2 segment ranges x 5 = 10 generations in 3 groups (4, 4 and 2): one group per shard
+        "generation": {"generations_per_segment": 5, "max_new_tokens": 8, "batch_size": 2, "group_size": 4,
+                       "shards": shards},
     }
     write_overlay(make_workdir(workdir), "tiny.yaml", overlay)
     planned = planned_rules(workdir, CORPUS, "--configfile", "tiny.yaml")

@@ -1,16 +1,18 @@
-"""Batched generation with optional per-row value blocking and regeneration.
+"""Seeded generation of many documents, with per-document value blocking and regeneration.
 
-Prompts are sorted by length and cut into batches (left padding, KV cache), so
-little compute goes to padding. The KV cache is preallocated (`static`): the
-default cache grows by concatenation, copying the whole cache of every row at
-every step, which with 800-token prompts costs more than the weights at batch 8.
-Sampling is `NucleusSampler`, not `generate`'s full-vocabulary sort.
+Prompts are sorted by length and cut into groups of `group_size`; each group is
+decoded with continuous batching (`plainsight.decoding.SlotDecoder`,
+`batch_size` slots): every prompt is prefilled alone, the slots decode together,
+and a finished document's slot goes to the next prompt of the group at once. A
+document that still holds one of its blocked values is queued again with the
+next attempt's seed (at most `max_regenerations` times).
 
-Each batch is sampled, and its leaking rows regenerated, on its own, seeded
-from the run seed, the attempt and the ids of the generations it holds: a
-batch's texts depend on nothing outside it. So the same config gives the same
-texts, and a shard of a corpus (whole batches of the full run, see
-`shard_positions`) gives the same texts as the full run.
+Each document draws its random numbers from its own generator, seeded from the
+run seed, the attempt and its generation id; which documents share its batch
+changes its text only through rounding. A group is decoded the same way
+whatever else is run, so the same config gives the same texts, and a shard of a
+corpus (whole groups of the full run, see `shard_positions`) gives the same
+texts as the full run.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from typing import Sequence
 
 import torch
 from tqdm import tqdm
-from transformers import GenerationConfig, LogitsProcessorList
 
-from plainsight.blocking import BlockValuesProcessor, Vocabulary
+from plainsight.blocking import ValueBlocker, Vocabulary
+from plainsight.decoding import Row, SlotDecoder
 from plainsight.fictional import stable_rng
 from plainsight.metrics import leaked_values
 from plainsight.prompts import BOUNDARY, cut_at_boundary
@@ -40,13 +42,14 @@ class SamplingSettings:
     top_p: float
     batch_size: int
     max_regenerations: int = 0
+    group_size: int = 32
 
     @classmethod
     def from_config(cls, generation: dict, method: str) -> "SamplingSettings":
         """The `generation` config block; only icl_pe regenerates (the others block nothing)."""
         regenerations = generation["max_regenerations"] if method == "icl_pe" else 0
         return cls(generation["max_new_tokens"], generation["temperature"], generation["top_p"],
-                   generation["batch_size"], regenerations)
+                   generation["batch_size"], regenerations, generation["group_size"])
 
 
 @dataclass
@@ -59,36 +62,42 @@ class Request:
 class Result:
     text: str
     prompt_tokens: int
-    new_tokens: int
+    new_tokens: int  # sampled in the last attempt, the token that ended it included
     regenerations: int = 0
     leaked_blocked: list[str] = field(default_factory=list)  # blocked values still present at the end
 
 
-def length_sorted_batches(lengths: Sequence[int], ids: Sequence[int], batch_size: int) -> list[list[int]]:
-    """Positions sorted by prompt length (ties by generation id), cut into batches of `batch_size`."""
+def length_sorted_groups(lengths: Sequence[int], ids: Sequence[int], group_size: int) -> list[list[int]]:
+    """Positions sorted by prompt length (ties by generation id), cut into groups of `group_size`."""
     order = sorted(range(len(lengths)), key=lambda i: (lengths[i], ids[i]))
-    return [order[start:start + batch_size] for start in range(0, len(order), batch_size)]
+    return [order[start:start + group_size] for start in range(0, len(order), group_size)]
 
 
-def shard_positions(lengths: Sequence[int], ids: Sequence[int], batch_size: int, shard: int, shards: int
+def shard_positions(lengths: Sequence[int], ids: Sequence[int], group_size: int, shard: int, shards: int
                     ) -> list[int]:
     """The positions shard `shard` (0-based) of `shards` generates, in their original order.
 
-    A shard takes whole batches of the full run, every `shards`-th one, so each shard gets short
-    and long prompts alike. Batching the shard's positions again gives exactly those batches: all
-    batches but the last one of the full run are full, and the last one is the shard's last.
+    A shard takes whole groups of the full run, every `shards`-th one, so each shard gets short
+    and long prompts alike. Grouping the shard's positions again gives exactly those groups: all
+    groups but the last one of the full run are full, and the last one is the shard's last.
     """
-    batches = length_sorted_batches(lengths, ids, batch_size)
-    return sorted(position for batch in batches[shard::shards] for position in batch)
+    groups = length_sorted_groups(lengths, ids, group_size)
+    return sorted(position for group in groups[shard::shards] for position in group)
 
 
-def batch_seed(seed: int, attempt: int, ids: Sequence[int]) -> int:
-    """The torch seed of one batch: from the run seed, the attempt and the generations it holds."""
-    return stable_rng(seed, attempt, *ids).getrandbits(63)
+def document_seed(seed: int, attempt: int, generation_id: int) -> int:
+    """The torch seed of one attempt at one document: from the run seed, the attempt and its id."""
+    return stable_rng(seed, attempt, generation_id).getrandbits(63)
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    position: int  # in the requests of the run
+    attempt: int
 
 
 class Generator:
-    """Wraps a causal LM and its tokenizer for batched, seeded sampling."""
+    """Wraps a causal LM (or a prefix-tuned peft model) and its tokenizer for seeded sampling."""
 
     def __init__(self, model, tokenizer, settings: SamplingSettings):
         self.model = model
@@ -102,29 +111,51 @@ class Generator:
             self._vocabulary = Vocabulary(self.tokenizer)
         return self._vocabulary
 
-    def prompt_lengths(self, requests: Sequence[Request]) -> list[int]:
-        return [len(self.tokenizer(r.prompt, add_special_tokens=False).input_ids) for r in requests]
+    def prompt_ids(self, requests: Sequence[Request]) -> list[list[int]]:
+        return [self.tokenizer(r.prompt, add_special_tokens=False).input_ids for r in requests]
+
+    def decoder(self) -> SlotDecoder:
+        sampler = NucleusSampler(self.settings.temperature, self.settings.top_p)
+        return SlotDecoder(self.model, self.tokenizer, sampler, self.settings.max_new_tokens,
+                           self.settings.batch_size, BOUNDARY)
 
     def run(self, requests: list[Request], seed: int, desc: str = "generate",
             ids: Sequence[int] | None = None) -> list[Result]:
         """Generate one document per request; regenerate those that still leak a blocked value.
 
-        `ids` (default: the positions) name the generations; batches are seeded from them, so
-        the same generation gets the same text whichever other requests are run with it, as long
-        as its batch is the same (see `shard_positions`).
+        `ids` (default: the positions) name the generations and seed their sampling; a generation
+        gets the same text whichever other requests are run with it, as long as its group is the
+        same (see `shard_positions`).
         """
         ids = list(range(len(requests))) if ids is None else list(ids)
-        lengths = self.prompt_lengths(requests)
+        prompt_ids = self.prompt_ids(requests)
         results: list[Result | None] = [None] * len(requests)
-        sampled_tokens, started = 0, time.perf_counter()
-        progress = tqdm(length_sorted_batches(lengths, ids, self.settings.batch_size), desc=desc, unit="batch")
-        for batch in progress:
-            batch_results, tokens = self._run_batch([requests[i] for i in batch], [ids[i] for i in batch],
-                                                    [lengths[i] for i in batch], seed)
-            for index, result in zip(batch, batch_results):
-                results[index] = result
-            sampled_tokens += tokens
+        decoder = self.decoder()
+        sampled_tokens, started = 0, time.perf_counter()  # tokens of every attempt
+        progress = tqdm(total=len(requests), desc=desc, unit="doc")
+
+        def row(position: int, attempt: int) -> Row:
+            blocked = requests[position].blocked_values
+            return Row(_Attempt(position, attempt), prompt_ids[position],
+                       torch.Generator().manual_seed(document_seed(seed, attempt, ids[position])),
+                       ValueBlocker(self.vocabulary, blocked) if blocked else None)
+
+        def finished(done: Row) -> Row | None:
+            nonlocal sampled_tokens
+            sampled_tokens += len(done.generated)
+            position, attempt = done.key.position, done.key.attempt
+            text = cut_at_boundary(self.tokenizer.decode(done.generated, skip_special_tokens=True))
+            leaked = leaked_values(text, requests[position].blocked_values)
+            if leaked and attempt < self.settings.max_regenerations:
+                return row(position, attempt + 1)
+            results[position] = Result(text, len(prompt_ids[position]), len(done.generated), attempt, leaked)
+            progress.update()
             progress.set_postfix(tokens_per_s=f"{sampled_tokens / (time.perf_counter() - started):.1f}")
+            return None
+
+        for group in length_sorted_groups([len(p) for p in prompt_ids], ids, self.settings.group_size):
+            decoder.run([row(position, 0) for position in group], finished)
+        progress.close()
         elapsed = time.perf_counter() - started
         log.info("%s: %d documents, %d regenerated, %d new tokens in %.1f s (%.1f tokens/s)",
                  desc, len(requests), sum(1 for r in results if r.regenerations), sampled_tokens, elapsed,
@@ -139,52 +170,6 @@ class Generator:
                   desc: str = "generate") -> tuple[list[int], list[Result]]:
         """Shard `shard` of `shards` of the run over `requests` (see `shard_positions`): its positions
         in `requests` and their results, the same as the full run gives them."""
-        positions = shard_positions(self.prompt_lengths(requests), ids, self.settings.batch_size, shard, shards)
+        lengths = [len(p) for p in self.prompt_ids(requests)]
+        positions = shard_positions(lengths, ids, self.settings.group_size, shard, shards)
         return positions, self.run([requests[p] for p in positions], seed, desc, [ids[p] for p in positions])
-
-    def _run_batch(self, requests: list[Request], ids: list[int], lengths: list[int], seed: int
-                   ) -> tuple[list[Result], int]:
-        """One batch through all its attempts; the rows still leaking a blocked value are sampled again
-        as a smaller batch. Returns the results and the number of tokens sampled over all attempts."""
-        results: list[Result | None] = [None] * len(requests)
-        pending, sampled_tokens = list(range(len(requests))), 0
-        for attempt in range(self.settings.max_regenerations + 1):
-            torch.manual_seed(batch_seed(seed, attempt, [ids[i] for i in pending]))
-            texts, counts = self._generate_batch([requests[i] for i in pending])
-            sampled_tokens += sum(counts)
-            for index, text, count in zip(pending, texts, counts):
-                leaked = leaked_values(text, requests[index].blocked_values)
-                results[index] = Result(text, lengths[index], count, attempt, leaked)
-            pending = [i for i in pending if results[i].leaked_blocked]
-            if not pending:
-                break
-        return results, sampled_tokens
-
-    @torch.inference_mode()
-    def _generate_batch(self, requests: list[Request]) -> tuple[list[str], list[int]]:
-        encoded = self.tokenizer([r.prompt for r in requests], return_tensors="pt", padding=True,
-                                 add_special_tokens=False)
-        prompt_length = encoded.input_ids.shape[1]
-        processors = []
-        if any(r.blocked_values for r in requests):
-            processors.append(BlockValuesProcessor(self.vocabulary, [r.blocked_values for r in requests],
-                                                   prompt_length))
-        processors.append(NucleusSampler(self.settings.temperature, self.settings.top_p))  # last: it draws
-        config = GenerationConfig(
-            do_sample=False,  # the sampler has drawn; greedy decoding takes its token
-            max_new_tokens=self.settings.max_new_tokens,
-            stop_strings=[BOUNDARY],
-            pad_token_id=self.tokenizer.pad_token_id,
-            eos_token_id=self.model.generation_config.eos_token_id,
-            # a prefix-tuned model brings its prefix as a cache of its own
-            cache_implementation=None if hasattr(self.model, "peft_config") else "static",
-        )
-        output = self.model.generate(**encoded, generation_config=config, tokenizer=self.tokenizer,
-                                     logits_processor=LogitsProcessorList(processors))
-        generated = output[:, prompt_length:]
-        texts, counts = [], []
-        for row in generated:
-            tokens = [t for t in row.tolist() if t != self.tokenizer.pad_token_id]
-            texts.append(cut_at_boundary(self.tokenizer.decode(tokens, skip_special_tokens=True)))
-            counts.append(len(tokens))
-        return texts, counts

@@ -21,8 +21,9 @@ attention mask, so left padding is handled). The cached keys already carry
 their rotary rotation for positions 0..k-1, so prefix + prompt matches the base
 model reading `init_tokens + prompt` exactly.
 
-Generate through the PeftModel (`peft_model.generate`, as `Generator` does):
-`peft_model.base_model.generate` never sees the prefix.
+Generation (`plainsight.decoding`) takes the prefix's keys and values from
+`get_prompt` and puts them in front of each prompt in its own cache; the base
+model's `generate` alone never sees the prefix.
 """
 
 from __future__ import annotations

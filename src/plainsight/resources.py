@@ -65,6 +65,14 @@ def memory_mb(parameters: int, sequences: int, tokens_per_sequence: int, activat
     return math.ceil(headroom * (RUNTIME_OVERHEAD_MB + (weights + activations) / MB))
 
 
+def slot_cache_positions(longest_prompt: int, max_new_tokens: int) -> int:
+    """Positions per batch slot of the generation KV cache (`plainsight.decoding`): a live row spans
+    at most the longest prompt plus the new tokens; a quarter more lets the window run on for a
+    while before it is copied back to the front."""
+    span = longest_prompt + max_new_tokens
+    return span + span // 4 + 1
+
+
 def runtime_minutes(tokens: float, tokens_per_second: float, margin: float) -> int:
     return math.ceil(STARTUP_MINUTES + margin * tokens / tokens_per_second / 60)
 

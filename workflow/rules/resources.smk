@@ -42,11 +42,11 @@ def model_job_mem_mb(name_or_path, batch_size, tokens_per_sequence, activation_f
 
 
 def generation_mem_mb(prompt_tokens):
-    """A generation batch of the job's model (`model_large` for a `.large` method): prompts of at most
-    prompt_tokens, plus the new tokens."""
+    """The batch slots of the job's model (`model_large` for a `.large` method): the KV cache of
+    prompts of at most prompt_tokens, plus the new tokens."""
     generation = config["generation"]
-    return lambda wildcards: model_job_mem_mb(variant_model(wildcards), generation["batch_size"],
-                                              prompt_tokens + generation["max_new_tokens"],
+    positions = estimates.slot_cache_positions(prompt_tokens, generation["max_new_tokens"])
+    return lambda wildcards: model_job_mem_mb(variant_model(wildcards), generation["batch_size"], positions,
                                               estimates.GENERATION_ACTIVATION_FACTOR)
 
 
