@@ -58,3 +58,8 @@ def test_runtime_scales_with_tokens_and_has_a_start_up_floor():
 def test_segments_bound_is_above_the_demo_codes():
     demo_codes_mb, demo_segments = 17_383 / 2**20, 176
     assert demo_segments <= resources.segments_upper_bound(demo_codes_mb) <= 2 * demo_segments
+
+
+def test_slot_cache_positions_leave_a_quarter_to_run_on():
+    assert resources.slot_cache_positions(800, 400) == 1200 + 300 + 1
+    assert resources.slot_cache_positions(1, 2) == 4
