@@ -114,7 +114,7 @@ class SlotDecoder:
         eos = model.generation_config.eos_token_id
         self.eos = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
         self.device = next(self.lm.parameters()).device
-        self._shapes: list[tuple[int, int, torch.dtype]] | None = None
+        self.kv_shapes: list[tuple[int, int, torch.dtype]] | None = None  # read on the first run
 
     @property
     def prefix_length(self) -> int:
@@ -125,8 +125,8 @@ class SlotDecoder:
         """Decode every row (and every row `on_finished` queues); returns the number of tokens sampled."""
         if not rows:
             return 0
-        if self._shapes is None:
-            self._shapes = _kv_shapes(self.lm)
+        if self.kv_shapes is None:
+            self.kv_shapes = _kv_shapes(self.lm)
         longest = self.prefix_length + max(len(row.prompt_ids) for row in rows)
         return _Batch(self, longest, deque(rows), on_finished).decode()
 
@@ -134,7 +134,8 @@ class SlotDecoder:
         token = row.generated[-1]
         if token in self.eos or len(row.generated) >= self.max_new_tokens:
             return True
-        tail = self.tokenizer.decode(row.generated[-2 * len(self.stop_string) - 2:])
+        # enough tokens for the stop string even at one byte per token, and its neighbours
+        tail = self.tokenizer.decode(row.generated[-4 * len(self.stop_string) - 2:])
         return self.stop_string in tail
 
 
@@ -147,7 +148,7 @@ class _Batch:
         capacity = slot_cache_positions(longest, decoder.max_new_tokens)
         slots, device = decoder.slots, decoder.device
         self.keys = [torch.zeros(slots, heads, capacity, dim, dtype=dtype, device=device)
-                     for heads, dim, dtype in decoder._shapes]
+                     for heads, dim, dtype in decoder.kv_shapes]
         self.values = [torch.zeros_like(keys) for keys in self.keys]
         self.mask = torch.zeros(slots, capacity, dtype=torch.bool, device=device)
         self.rows: list[Row | None] = [None] * slots
@@ -163,7 +164,7 @@ class _Batch:
     def decode(self) -> int:
         while True:
             self.fill_free_slots()
-            if not any(self.rows):
+            if all(row is None for row in self.rows):
                 return self.sampled
             self.drop_free_slots()
             self.step()

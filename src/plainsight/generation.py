@@ -149,8 +149,9 @@ class Generator:
             if leaked and attempt < self.settings.max_regenerations:
                 return row(position, attempt + 1)
             results[position] = Result(text, len(prompt_ids[position]), len(done.generated), attempt, leaked)
+            progress.set_postfix(tokens_per_s=f"{sampled_tokens / (time.perf_counter() - started):.1f}",
+                                 refresh=False)
             progress.update()
-            progress.set_postfix(tokens_per_s=f"{sampled_tokens / (time.perf_counter() - started):.1f}")
             return None
 
         for group in length_sorted_groups([len(p) for p in prompt_ids], ids, self.settings.group_size):
