@@ -8,6 +8,7 @@ it copy a name, that the copy happens without blocking and that the processor al
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import replace
 
 import pytest
 import torch
@@ -97,6 +98,17 @@ def test_batching_does_not_mix_up_rows(tiny):
     together = Generator(model, tokenizer, SamplingSettings(4, 1e-4, 1.0, batch_size=3)).run(requests, seed=0)
     assert [r.text for r in together] == alone
     assert len(set(alone)) > 1  # different prompts, different continuations: an order mix-up would show
+
+
+def test_a_document_samples_the_same_text_alone_as_in_a_batch(tiny):
+    """Each document draws from its own generator over its own nucleus: batching changes nothing."""
+    model, tokenizer = tiny
+    requests = [Request(p) for p in PROMPTS]
+    alone = [Generator(model, tokenizer, replace(SETTINGS, batch_size=1)).run([r], seed=4, ids=[n])[0].text
+             for n, r in enumerate(requests)]
+    together = Generator(model, tokenizer, SETTINGS).run(requests, seed=4)
+    assert [r.text for r in together] == alone
+    assert len(set(alone)) == len(alone)
 
 
 class ScriptedDecoder:
