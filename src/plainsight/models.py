@@ -82,7 +82,8 @@ def convert_embedded(name: str, out_dir: str | Path) -> None:
 
 
 def load_model(name_or_path: str | Path, dtype: torch.dtype = torch.float32):
-    """(model, tokenizer) in eval mode, the tokenizer set up for left-padded batches."""
+    """(model, tokenizer) in eval mode; the tokenizer has a pad token (its end-of-sequence token if it
+    has none) and pads on the left, as batched `generate` needs."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(name_or_path)
