@@ -4,7 +4,7 @@ Runs each mode in its own process on the same ICL prompts (demo TAB corpus,
 known setting, direct identifiers) with the same model and sampling settings,
 all prompts in one group (a finished document's slot goes to the next prompt):
 
-    .venv/bin/python benchmarks/generation.py --prompts 24 --batch-size 8 --max-new-tokens 400
+    .venv/bin/python benchmarks/generation.py --prompts 32 --batch-size 16 --max-new-tokens 400
 
 The model is the converted embedded model (`results/models/base/smollm2-135m`,
 built by `snakemake results/models/base/smollm2-135m`) unless --model is given.
@@ -62,8 +62,8 @@ def run_mode(args) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default=str(REPO / "results/models/base/smollm2-135m"))
-    parser.add_argument("--prompts", type=int, default=24)
-    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--prompts", type=int, default=32)
+    parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--max-new-tokens", type=int, default=400)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)

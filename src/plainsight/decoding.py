@@ -17,6 +17,10 @@ distance in positions. The model sees the window from the start of the oldest
 live row to `end`; when `end` reaches the buffer's capacity, the window is
 copied to the buffer's front.
 
+On a CPU the model's linear layers run with weights packed for oneDNN while
+decoding (`plainsight.packed_linear`): a step over many slots then reads each
+weight once, as a step over one slot does.
+
 A prefix-tuned model (peft) brings its prefix as keys and values: they are
 copied in front of each prompt, and the prompt counts its positions on from the
 prefix's length, as peft does.
@@ -32,6 +36,7 @@ import torch
 from transformers.cache_utils import Cache, DynamicCache, DynamicLayer
 
 from plainsight.blocking import ValueBlocker
+from plainsight.packed_linear import packed_linears
 from plainsight.resources import slot_cache_positions
 from plainsight.sampling import NucleusSampler
 
@@ -128,7 +133,8 @@ class SlotDecoder:
         if self.kv_shapes is None:
             self.kv_shapes = _kv_shapes(self.lm)
         longest = self.prefix_length + max(len(row.prompt_ids) for row in rows)
-        return _Batch(self, longest, deque(rows), on_finished).decode()
+        with packed_linears(self.lm, rows_hint=self.slots):
+            return _Batch(self, longest, deque(rows), on_finished).decode()
 
     def finished(self, row: Row) -> bool:
         token = row.generated[-1]

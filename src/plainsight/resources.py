@@ -1,7 +1,7 @@
 """Memory and run-time estimates of the model jobs, for the scheduler (local or SLURM).
 
 Memory: the Python and torch runtime, the weights (float32, as `plainsight.models.load_model`
-loads them) and, when the job runs on the CPU, activations and KV cache per token of the
+loads them, and a second copy where CPU decoding packs them, `plainsight.packed_linear`) and, when the job runs on the CPU, activations and KV cache per token of the
 batch. Per-token memory grows with layers x hidden size, which across causal LMs from 135M to
 8B parameters stays close to 1.45 x sqrt(parameters). The activation factors are calibrated
 on the embedded SmolLM2-135M (peak RSS: generation 1.4-1.7 GB, ft_mask 2.6 GB, dpsgd 3.1 GB).
@@ -55,9 +55,10 @@ def _parameters_from_config(config: dict) -> int:
 
 
 def memory_mb(parameters: int, sequences: int, tokens_per_sequence: int, activation_factor: float,
-              on_gpu: bool, headroom: float) -> int:
-    """Host memory of a model job; on a GPU the activations live in GPU memory."""
-    weights = parameters * BYTES_PER_PARAMETER
+              on_gpu: bool, headroom: float, weight_copies: int = 1) -> int:
+    """Host memory of a model job; on a GPU the activations live in GPU memory. `weight_copies`
+    counts what the job holds per weight: gradients and optimizer moments, or packed layers."""
+    weights = weight_copies * parameters * BYTES_PER_PARAMETER
     activations = 0.0
     if not on_gpu:
         bytes_per_token = LAYER_WIDTH_PER_SQRT_PARAMETER * math.sqrt(parameters) * BYTES_PER_PARAMETER * activation_factor

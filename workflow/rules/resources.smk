@@ -2,7 +2,6 @@
 # the batch shapes and config["resources"]; the estimates live in plainsight.resources.
 # Every other rule is cheap and runs on the submit host of a cluster.
 
-import math
 import os
 
 from plainsight import resources as estimates
@@ -36,18 +35,20 @@ localrules:
     all_tables,
 
 
-def model_job_mem_mb(name_or_path, batch_size, tokens_per_sequence, activation_factor):
+def model_job_mem_mb(name_or_path, batch_size, tokens_per_sequence, activation_factor, weight_copies=1):
     return estimates.memory_mb(model_parameters(name_or_path), batch_size, tokens_per_sequence, activation_factor,
-                               on_gpu=GPUS_PER_JOB > 0, headroom=JOB_RESOURCES["memory_headroom"])
+                               on_gpu=GPUS_PER_JOB > 0, headroom=JOB_RESOURCES["memory_headroom"],
+                               weight_copies=weight_copies)
 
 
 def generation_mem_mb(prompt_tokens):
     """The batch slots of the job's model (`model_large` for a `.large` method): the KV cache of
-    prompts of at most prompt_tokens, plus the new tokens."""
+    prompts of at most prompt_tokens, plus the new tokens; on a CPU, the weights packed for decoding too."""
     generation = config["generation"]
     positions = estimates.slot_cache_positions(prompt_tokens, generation["max_new_tokens"])
+    weight_copies = 1 if GPUS_PER_JOB > 0 else 2
     return lambda wildcards: model_job_mem_mb(variant_model(wildcards), generation["batch_size"], positions,
-                                              estimates.GENERATION_ACTIVATION_FACTOR)
+                                              estimates.GENERATION_ACTIVATION_FACTOR, weight_copies)
 
 
 def training_mem_mb():
@@ -89,10 +90,9 @@ def training_runtime(wildcards, input):
 def perplexity_mem_mb():
     """A fine-tuning batch; full fine-tuning also holds gradients and two Adam moments per weight."""
     perplexity = config["utility"]["perplexity"]
-    optimizer_copies = 3 if perplexity["finetune"] == "full" else 0
-    return (model_job_mem_mb(BASE_MODEL, perplexity["batch_size"], perplexity["max_length"],
-                             estimates.TRAINING_ACTIVATION_FACTOR)
-            + math.ceil(optimizer_copies * model_parameters(BASE_MODEL) * estimates.BYTES_PER_PARAMETER / estimates.MB))
+    weight_copies = 4 if perplexity["finetune"] == "full" else 1
+    return model_job_mem_mb(BASE_MODEL, perplexity["batch_size"], perplexity["max_length"],
+                            estimates.TRAINING_ACTIVATION_FACTOR, weight_copies)
 
 
 def perplexity_runtime(wildcards):
