@@ -1,10 +1,11 @@
 """Memory and run-time estimates of the model jobs, for the scheduler (local or SLURM).
 
 Memory: the Python and torch runtime, the weights (float32, as `plainsight.models.load_model`
-loads them, and a second copy where CPU decoding packs them, `plainsight.packed_linear`) and, when the job runs on the CPU, activations and KV cache per token of the
-batch. Per-token memory grows with layers x hidden size, which across causal LMs from 135M to
-8B parameters stays close to 1.45 x sqrt(parameters). The activation factors are calibrated
-on the embedded SmolLM2-135M (peak RSS: generation 1.7-2.0 GB with its packed weights, ft_mask 2.6 GB, dpsgd 3.1 GB).
+loads them; twice where CPU decoding packs a copy, `plainsight.packed_linear`) and, when the
+job runs on the CPU, activations and KV cache per token of the batch. Per-token memory grows
+with layers x hidden size, which across causal LMs from 135M to 8B parameters stays close to
+1.45 x sqrt(parameters). The activation factors are calibrated on the embedded SmolLM2-135M
+(peak RSS: generation 1.7-2.0 GB with its packed weights, ft_mask 2.6 GB, dpsgd 3.1 GB).
 
 Run time: tokens to produce or train on, divided by a measured throughput, times a margin.
 """
