@@ -13,9 +13,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 def demo_tab(idset: str = "direct"):
     """(codes, texts): the control codes of every segment and each segment's text by (doc_id, segment)."""
-    from plainsight.codes import codes_table, select_spans
-    from plainsight.ingest import ingest_dataset
-    from plainsight.metrics import segment_texts
+    from plainsight.codes.control import codes_table, select_spans
+    from plainsight.data.ingest import ingest_dataset
+    from plainsight.data.segments import segment_texts
 
     dataset = {"format": "tab", "segments": [[1, 6], [6, 12]]}
     paths = [REPO / "resources/demo/tab" / f"echr_{split}.json" for split in ("train", "dev", "test")]

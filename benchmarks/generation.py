@@ -23,10 +23,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def build_requests(count: int, seed: int):
-    from plainsight.fictional import FictionalPools
-    from plainsight.generation import Request
-    from plainsight.icl import plan
-    from plainsight.prompts import render
+    from plainsight.codes.fictional import FictionalPools
+    from plainsight.generation.runner import Request
+    from plainsight.methods.in_context import plan
+    from plainsight.methods.prompts import render
 
     codes, texts = demo_tab()
     pools = FictionalPools.from_yaml(REPO / "resources/fictional_pools.yaml")
@@ -37,7 +37,7 @@ def build_requests(count: int, seed: int):
 def run_mode(args) -> dict:
     import torch
 
-    from plainsight.generation import Generator, SamplingSettings
+    from plainsight.generation.runner import Generator, SamplingSettings
     from plainsight.models import load_model
 
     torch.set_num_threads(args.threads)

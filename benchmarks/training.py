@@ -3,7 +3,7 @@
 Both train the same prefix with the same privacy-masked objective on the same
 demo TAB examples (known setting, direct identifiers), each in its own process:
 
-- `project`: `plainsight.training.train`: batches of similar length padded to
+- `project`: `plainsight.training.loop.train`: batches of similar length padded to
   their longest example, the base distribution from the same weights with the
   prefix switched off;
 - `naive`: every sequence padded to a fixed length (the paper profile's 2048
@@ -35,8 +35,8 @@ def default_prefix_settings() -> dict:
 
 
 def build_examples(tokenizer, count: int, max_length: int):
-    from plainsight.codes import records_to_entities
-    from plainsight.training import build_example
+    from plainsight.codes.control import records_to_entities
+    from plainsight.training.loop import build_example
 
     codes, texts = demo_tab()
     train = codes[codes["split"] == "train"].sort_values(["doc_id", "segment"]).head(count)
@@ -48,8 +48,8 @@ def build_examples(tokenizer, count: int, max_length: int):
 def naive_train(model, base_copy, examples, batch_size: int, width: int, learning_rate: float, pad_token_id: int):
     import torch
 
-    from plainsight.objectives import Lambdas, masked_objective
-    from plainsight.training import collate
+    from plainsight.training.loop import collate
+    from plainsight.training.objectives import Lambdas, masked_objective
 
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=learning_rate)
     model.train()
@@ -68,8 +68,8 @@ def run_mode(args) -> dict:
     import torch
 
     from plainsight.models import load_model
-    from plainsight.prefix import prefix_model
-    from plainsight.training import TrainingSettings, train
+    from plainsight.training.loop import TrainingSettings, train
+    from plainsight.training.prefix import prefix_model
 
     torch.set_num_threads(args.threads)
     model, tokenizer = load_model(args.model)

@@ -2,9 +2,9 @@
 
 import pandas as pd
 
+from plainsight.generation.corpus import join_shards
 from plainsight.io import write_parquet
 from plainsight.logs import run_step
-from plainsight.synthetic import join_shards
 
 
 def main():

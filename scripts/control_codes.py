@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from plainsight.codes import codes_table, select_spans
+from plainsight.codes.control import codes_table, select_spans
 from plainsight.io import write_parquet
 from plainsight.logs import run_step
 

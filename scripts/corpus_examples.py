@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from plainsight.examples import examples_markdown
 from plainsight.io import write_text
 from plainsight.logs import run_step
+from plainsight.report.samples import examples_markdown
 
 
 def main():

@@ -3,7 +3,7 @@
 import pandas as pd
 from tqdm import tqdm
 
-from plainsight.detection import EntityMap, build_analyzer, detect_spans
+from plainsight.codes.presidio import EntityMap, build_analyzer, detect_spans
 from plainsight.io import write_parquet
 from plainsight.logs import run_step
 

@@ -3,9 +3,9 @@
 import logging
 import urllib.request
 
+from plainsight.data.tab import read_tab_file
 from plainsight.io import atomic_path
 from plainsight.logs import run_step
-from plainsight.tab import read_tab_file
 
 
 def main():

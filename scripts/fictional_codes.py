@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from plainsight.fictional import FictionalPools, fictional_codes_table
+from plainsight.codes.fictional import FictionalPools, fictional_codes_table
 from plainsight.io import write_parquet
 from plainsight.logs import run_step
 

@@ -5,15 +5,15 @@ import logging
 import pandas as pd
 import torch
 
-from plainsight.fictional import FictionalPools
-from plainsight.generation import Generator, Request, SamplingSettings
-from plainsight.icl import fitted_prompts, plan, prompt_budget
+from plainsight.codes.fictional import FictionalPools
+from plainsight.data.segments import segment_texts
+from plainsight.generation.corpus import corpus_frame
+from plainsight.generation.runner import Generator, Request, SamplingSettings
 from plainsight.io import write_parquet
 from plainsight.logs import run_step
-from plainsight.metrics import segment_texts
+from plainsight.methods.in_context import fitted_prompts, plan, prompt_budget
+from plainsight.methods.registry import base_method
 from plainsight.models import load_model
-from plainsight.synthetic import corpus_frame
-from plainsight.variants import base_method
 
 log = logging.getLogger("plainsight")
 

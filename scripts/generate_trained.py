@@ -3,14 +3,14 @@
 import pandas as pd
 import torch
 
-from plainsight.ft import cut_unfinished_paragraphs, plan
-from plainsight.generation import Generator, Request, SamplingSettings
+from plainsight.generation.corpus import corpus_frame
+from plainsight.generation.runner import Generator, Request, SamplingSettings
 from plainsight.io import write_parquet
 from plainsight.logs import run_step
+from plainsight.methods.prompts import render
+from plainsight.methods.trained import cut_unfinished_paragraphs, plan
 from plainsight.models import load_model
-from plainsight.prefix import load_adapter
-from plainsight.prompts import render
-from plainsight.synthetic import corpus_frame
+from plainsight.training.prefix import load_adapter
 
 
 def main():

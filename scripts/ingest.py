@@ -1,6 +1,6 @@
 """Rule `ingest`: source files -> docs.parquet and spans.parquet."""
 
-from plainsight.ingest import ingest_dataset
+from plainsight.data.ingest import ingest_dataset
 from plainsight.io import write_parquet
 from plainsight.logs import run_step
 

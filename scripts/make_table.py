@@ -2,10 +2,10 @@
 
 import pandas as pd
 
+from plainsight.evaluation.utility import summary_rows
 from plainsight.logs import run_step
-from plainsight.tables import build_table, load_table_specs, markdown_table, versus_paper, write_table
-from plainsight.utility import summary_rows
-from plainsight.variants import base_method
+from plainsight.methods.registry import base_method
+from plainsight.report.tables import build_table, load_table_specs, markdown_table, versus_paper, write_table
 
 
 def main():

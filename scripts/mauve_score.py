@@ -6,10 +6,10 @@ import logging
 import pandas as pd
 import torch
 
+from plainsight.data.segments import segment_texts
+from plainsight.evaluation.mauve_score import MauveSettings, mauve_score
 from plainsight.io import write_json
 from plainsight.logs import run_step
-from plainsight.mauve_metric import MauveSettings, mauve_score
-from plainsight.metrics import segment_texts
 
 log = logging.getLogger("plainsight")
 

@@ -3,18 +3,20 @@
 import pandas as pd
 import torch
 
-from plainsight.ft import TRAINED_METHODS, cut_unfinished_paragraphs, plan_for_segments as trained_plan
-from plainsight.generation import Generator, Request, SamplingSettings
-from plainsight.icl import fitted_prompts, plan_for_segments as in_context_plan, prompt_budget
+from plainsight.data.segments import segment_texts
+from plainsight.evaluation.utility import mauve_targets
+from plainsight.generation.corpus import corpus_frame
+from plainsight.generation.runner import Generator, Request, SamplingSettings
 from plainsight.io import write_parquet
 from plainsight.logs import run_step
-from plainsight.metrics import segment_texts
+from plainsight.methods.in_context import fitted_prompts, prompt_budget
+from plainsight.methods.in_context import plan_for_segments as in_context_plan
+from plainsight.methods.prompts import render
+from plainsight.methods.registry import base_method
+from plainsight.methods.trained import TRAINED_METHODS, cut_unfinished_paragraphs
+from plainsight.methods.trained import plan_for_segments as trained_plan
 from plainsight.models import load_model
-from plainsight.prefix import load_adapter
-from plainsight.prompts import render
-from plainsight.synthetic import corpus_frame
-from plainsight.utility import mauve_targets
-from plainsight.variants import base_method
+from plainsight.training.prefix import load_adapter
 
 
 def main():

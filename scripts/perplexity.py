@@ -7,12 +7,12 @@ import logging
 import pandas as pd
 import torch
 
+from plainsight.data.segments import segment_texts
+from plainsight.evaluation.perplexity import FinetuneSettings, corpus_perplexity, finetune
+from plainsight.evaluation.utility import BASE_MODEL, test_segments
 from plainsight.io import write_json
 from plainsight.logs import run_step
 from plainsight.models import load_model
-from plainsight.perplexity import FinetuneSettings, corpus_perplexity, finetune
-from plainsight.utility import BASE_MODEL, test_segments
-from plainsight.metrics import segment_texts
 
 log = logging.getLogger("plainsight")
 

@@ -2,10 +2,10 @@
 
 import pandas as pd
 
+from plainsight.evaluation.utility import summary_rows
 from plainsight.logs import run_step
-from plainsight.plots import method_points, paper_points, plot_privacy_utility, run_rows
-from plainsight.tables import load_table_specs
-from plainsight.utility import summary_rows
+from plainsight.report.plots import method_points, paper_points, plot_privacy_utility, run_rows
+from plainsight.report.tables import load_table_specs
 
 
 def main():

@@ -4,10 +4,10 @@ import logging
 
 import pandas as pd
 
-from plainsight.ft import TRAINED_METHODS, training_keys
+from plainsight.evaluation.privacy import ft_privacy_metrics, icl_privacy_metrics, summarise
 from plainsight.io import write_parquet
 from plainsight.logs import run_step
-from plainsight.metrics import ft_privacy_metrics, icl_privacy_metrics, summarise
+from plainsight.methods.trained import TRAINED_METHODS, training_keys
 
 log = logging.getLogger("plainsight")
 

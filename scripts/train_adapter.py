@@ -6,16 +6,16 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from plainsight.checkpoints import Checkpoints, remove_checkpoint
-from plainsight.codes import records_to_entities
-from plainsight.dp import DPSettings, dp_adapter_model, train_dp
-from plainsight.ft import training_keys
+from plainsight.codes.control import records_to_entities
+from plainsight.data.segments import segment_texts
 from plainsight.logs import run_step
-from plainsight.metrics import segment_texts
+from plainsight.methods.trained import training_keys
 from plainsight.models import load_model
-from plainsight.objectives import Lambdas, lm_loss
-from plainsight.prefix import prefix_model, save_adapter
-from plainsight.training import TrainingSettings, build_example, train
+from plainsight.training.checkpoints import Checkpoints, remove_checkpoint
+from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
+from plainsight.training.loop import TrainingSettings, build_example, train
+from plainsight.training.objectives import Lambdas, lm_loss
+from plainsight.training.prefix import prefix_model, save_adapter
 
 log = logging.getLogger("plainsight")
 

@@ -1,8 +1,8 @@
 """Rule `utility`: the perplexity and MAUVE records of one synthetic corpus, in one file."""
 
+from plainsight.evaluation.utility import utility_record
 from plainsight.io import read_json, write_json
 from plainsight.logs import run_step
-from plainsight.utility import utility_record
 
 
 def main():

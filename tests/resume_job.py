@@ -10,11 +10,11 @@ from pathlib import Path
 
 import torch
 
-from plainsight.checkpoints import Checkpoints, remove_checkpoint
 from plainsight.logs import configure_logging
 from plainsight.models import load_model
-from plainsight.prefix import prefix_model, save_adapter
-from plainsight.training import TrainingSettings, build_example, train
+from plainsight.training.checkpoints import Checkpoints, remove_checkpoint
+from plainsight.training.loop import TrainingSettings, build_example, train
+from plainsight.training.prefix import prefix_model, save_adapter
 
 TEXT = "The applicant, Mr Cengiz Polat, lives in Ankara. Polat appealed."
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from plainsight.blocking import ValueBlocker, Vocabulary, banned_tokens, canonical, casings, token_bytes
+from plainsight.generation.blocking import ValueBlocker, Vocabulary, banned_tokens, canonical, casings, token_bytes
 
 
 @pytest.fixture(scope="module")

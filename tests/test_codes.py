@@ -5,8 +5,16 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from plainsight.codes import (build_entities, codes_table, entities_to_records, format_code,
-                              normalise_value, records_to_entities, select_spans, type_counts)
+from plainsight.codes.control import (
+    build_entities,
+    codes_table,
+    entities_to_records,
+    format_code,
+    normalise_value,
+    records_to_entities,
+    select_spans,
+    type_counts,
+)
 
 POLAT_PAIRS = [
     ("DATETIME", "15 October 2004"),

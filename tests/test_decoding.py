@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from plainsight.decoding import Row, SlotDecoder
+from plainsight.generation.sampling import NucleusSampler
+from plainsight.generation.slots import Row, SlotDecoder
 from plainsight.models import load_model
-from plainsight.sampling import NucleusSampler
 
 PROMPTS = [
     "### Document\nThe",
@@ -105,7 +105,7 @@ def test_slots_give_the_tokens_generate_gives_each_prompt_alone(fixture, request
 
 def test_the_window_moves_to_the_front_and_rows_leave(tiny, monkeypatch):
     """Long runs with one slot: the window must move several times; the tokens stay those of `generate`."""
-    from plainsight import decoding
+    from plainsight.generation import slots as decoding
 
     moves: list[int] = []
     original = decoding._Batch.move_window_to_front

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-
 from conftest import PRESIDIO_ENTITY_MAP
-from plainsight.detection import Detection, EntityMap, build_analyzer, detect_spans, resolve_overlaps
+
+from plainsight.codes.presidio import Detection, EntityMap, build_analyzer, detect_spans, resolve_overlaps
 
 SENTENCE = ("The case originated in an application (no. 40593/04) lodged by Mr Cengiz Polat, "
             "a Turkish national, on 15 October 2004. Contact cp@example.com.")

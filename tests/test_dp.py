@@ -16,9 +16,15 @@ import torch.nn.functional as F
 
 pytest.importorskip("opacus")
 
-from plainsight.dp import (DPSettings, dp_adapter_model, example_loader, make_private,  # noqa: E402
-                           per_sequence_loss, train_dp)
-from plainsight.training import TrainingExample, collate  # noqa: E402
+from plainsight.training.dp import (  # noqa: E402
+    DPSettings,
+    dp_adapter_model,
+    example_loader,
+    make_private,
+    per_sequence_loss,
+    train_dp,
+)
+from plainsight.training.loop import TrainingExample, collate  # noqa: E402
 
 PAD = 0
 VIRTUAL_TOKENS = 4
@@ -153,7 +159,7 @@ def test_empty_poisson_batches_still_add_noise_and_count():
 def test_dp_adapter_model_can_start_like_the_non_private_prefix(tiny_tokenizer):
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    from plainsight.prefix import prefix_model
+    from plainsight.training.prefix import prefix_model
 
     def base():
         torch.manual_seed(0)
@@ -172,8 +178,8 @@ def test_dp_adapter_model_can_start_like_the_non_private_prefix(tiny_tokenizer):
 
 @pytest.mark.parametrize("stop_in_step", [4, 7])  # last checkpoints (every 3 steps, 4 per epoch): step 3, step 6
 def test_interrupted_dp_run_resumes_with_the_same_privacy_accounting(tmp_path, monkeypatch, caplog, stop_in_step):
-    from plainsight import dp
-    from plainsight.checkpoints import Checkpoints
+    from plainsight.training import dp
+    from plainsight.training.checkpoints import Checkpoints
 
     class Interrupted(Exception):
         pass

@@ -8,10 +8,11 @@ from datetime import datetime
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import FICTIONAL_POOLS
-from plainsight.codes import build_entities, codes_table, records_to_entities, type_counts
-from plainsight.fictional import FictionalPools, fictional_codes_table, fictional_entities, stable_rng
+
+from plainsight.codes.control import build_entities, codes_table, records_to_entities, type_counts
+from plainsight.codes.fictional import FictionalPools, fictional_codes_table, fictional_entities
+from plainsight.rng import stable_rng
 
 POOL_DATA = yaml.safe_load(FICTIONAL_POOLS.read_text(encoding="utf-8"))
 MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"

@@ -13,10 +13,17 @@ from dataclasses import replace
 import pytest
 import torch
 
-from plainsight.decoding import Row
-from plainsight.generation import (Generator, Request, Result, SamplingSettings, document_seed, length_sorted_groups,
-                                   shard_positions)
-from plainsight.metrics import leaked_values
+from plainsight.generation.runner import (
+    Generator,
+    Request,
+    Result,
+    SamplingSettings,
+    document_seed,
+    length_sorted_groups,
+    shard_positions,
+)
+from plainsight.generation.slots import Row
+from plainsight.matching import leaked_values
 from plainsight.models import load_model
 
 SETTINGS = SamplingSettings(max_new_tokens=12, temperature=1.0, top_p=0.95, batch_size=2, group_size=4)

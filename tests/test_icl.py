@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-
 from conftest import FICTIONAL_POOLS
-from plainsight.codes import build_entities, entities_to_records, format_code, records_to_entities
-from plainsight.fictional import FictionalPools
-from plainsight.icl import context_pool, fictional_target, plan
+
+from plainsight.codes.control import build_entities, entities_to_records, format_code, records_to_entities
+from plainsight.codes.fictional import FictionalPools
+from plainsight.methods.in_context import context_pool, fictional_target, plan
 
 # (doc_id, segment, split, entities); doc "d4" has no identifiers, "x1" is a test document.
 SEGMENTS = [

@@ -9,11 +9,19 @@ import pandas as pd
 import pytest
 from rouge_score.rouge_scorer import RougeScorer
 
-from plainsight.metrics import (
-    AVERAGED_SEGMENT, GENERATION_COLUMNS, SUMMARY_COLUMNS, context_private_values,
-    ft_privacy_metrics, gold_values_by_segment, icl_privacy_metrics, leaked_values, max_rouge,
-    name_words, partial_leak, rouge, rouge_text, segment_type_sets, summarise, value_pattern,
+from plainsight.evaluation.privacy import (
+    AVERAGED_SEGMENT,
+    GENERATION_COLUMNS,
+    SUMMARY_COLUMNS,
+    context_private_values,
+    ft_privacy_metrics,
+    gold_values_by_segment,
+    icl_privacy_metrics,
+    segment_type_sets,
+    summarise,
 )
+from plainsight.evaluation.rouge import max_rouge, rouge, rouge_text
+from plainsight.matching import leaked_values, name_words, partial_leak, value_pattern
 
 # --- matching ----------------------------------------------------------------------------------
 

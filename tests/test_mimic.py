@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from conftest import PLACEHOLDER_TYPES
+
+from plainsight.data.ingest import ingest_dataset
+from plainsight.data.mimic import PlaceholderTypes, placeholder_spans, split_of
 from plainsight.errors import InputError
-from plainsight.ingest import ingest_dataset
-from plainsight.mimic import PlaceholderTypes, placeholder_spans, split_of
 
 HEADER = ["ROW_ID", "SUBJECT_ID", "HADM_ID", "CHARTDATE", "CHARTTIME", "STORETIME", "CATEGORY",
           "DESCRIPTION", "CGID", "ISERROR", "TEXT"]

@@ -9,8 +9,12 @@ import torch
 from tokenizers import ByteLevelBPETokenizer, Tokenizer
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-from plainsight.objectives import (
-    Lambdas, lm_loss, masked_objective, private_char_spans, private_token_mask,
+from plainsight.training.objectives import (
+    Lambdas,
+    lm_loss,
+    masked_objective,
+    private_char_spans,
+    private_token_mask,
 )
 
 

@@ -6,8 +6,8 @@ import pytest
 import torch
 from torch import nn
 
+from plainsight.generation.packed_linear import PACKED_MAX_ROWS, PackedLinear, can_pack, packed_linears
 from plainsight.models import load_model
-from plainsight.packed_linear import PACKED_MAX_ROWS, PackedLinear, can_pack, packed_linears
 
 pytestmark = pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="needs oneDNN (x86 CPU build)")
 

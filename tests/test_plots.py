@@ -6,12 +6,12 @@ import math
 
 import pandas as pd
 import pytest
-
 from conftest import RESOURCES
-from plainsight.examples import examples_markdown
-from plainsight.metrics import AVERAGED_SEGMENT
-from plainsight.plots import method_points, paper_points, plot_privacy_utility, run_rows
-from plainsight.tables import load_table_specs
+
+from plainsight.evaluation.privacy import AVERAGED_SEGMENT
+from plainsight.report.plots import method_points, paper_points, plot_privacy_utility, run_rows
+from plainsight.report.samples import examples_markdown
+from plainsight.report.tables import load_table_specs
 
 METHODS = {"icl": "ICL", "ft": "Fine-tuning"}
 

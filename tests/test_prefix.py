@@ -14,10 +14,10 @@ import json
 import pytest
 import torch
 
-from plainsight.generation import Generator, Request, SamplingSettings
+from plainsight.generation.runner import Generator, Request, SamplingSettings
+from plainsight.methods.prompts import cut_at_boundary, render
 from plainsight.models import load_model
-from plainsight.prefix import init_token_ids, load_adapter, prefix_model, save_adapter
-from plainsight.prompts import cut_at_boundary, render
+from plainsight.training.prefix import init_token_ids, load_adapter, prefix_model, save_adapter
 
 VIRTUAL_TOKENS = 8
 INIT_TEXT = "The applicant, Mr Henrik Hasslund, was born in 1960 and lives in Copenhagen."

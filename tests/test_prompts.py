@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from plainsight.prompts import Example, cut_at_boundary, fit_to_budget, render
+from plainsight.methods.prompts import Example, cut_at_boundary, fit_to_budget, render
 
 # --- render ---------------------------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from plainsight import resources
+from plainsight import scheduling as resources
+from plainsight.generation.slots import slot_cache_positions
 
 
 def test_parameters_from_a_model_folder_match_the_model(tiny_model_dir):
@@ -63,5 +64,5 @@ def test_segments_bound_is_above_the_demo_codes():
 
 
 def test_slot_cache_positions_leave_a_quarter_to_run_on():
-    assert resources.slot_cache_positions(800, 400) == 1200 + 300 + 1
-    assert resources.slot_cache_positions(1, 2) == 4
+    assert slot_cache_positions(800, 400) == 1200 + 300 + 1
+    assert slot_cache_positions(1, 2) == 4

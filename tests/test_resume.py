@@ -19,15 +19,23 @@ from pathlib import Path
 
 import pytest
 import torch
+from resume_job import run_job
 from safetensors.torch import load_file
 
-from plainsight import training
-from plainsight.checkpoints import (CHECKPOINT_FILE, Checkpoints, Owner, Position, fingerprint, load_checkpoint,
-                                    remove_checkpoint, trainable_state)
 from plainsight.models import load_model
-from plainsight.prefix import prefix_model
-from plainsight.training import TrainingSettings, build_example, train
-from resume_job import run_job
+from plainsight.training import loop as training
+from plainsight.training.checkpoints import (
+    CHECKPOINT_FILE,
+    Checkpoints,
+    Owner,
+    Position,
+    fingerprint,
+    load_checkpoint,
+    remove_checkpoint,
+    trainable_state,
+)
+from plainsight.training.loop import TrainingSettings, build_example, train
+from plainsight.training.prefix import prefix_model
 
 TEXT = "The applicant, Mr Cengiz Polat, lives in Ankara. Polat appealed."
 JOB = Path(__file__).with_name("resume_job.py")  # also run in-process, for the uninterrupted reference

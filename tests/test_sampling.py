@@ -7,7 +7,7 @@ import pytest
 import torch
 from transformers import TemperatureLogitsWarper, TopPLogitsWarper
 
-from plainsight.sampling import NucleusSampler, nucleus
+from plainsight.generation.sampling import NucleusSampler, nucleus
 
 
 def generators(count: int, seed: int = 0) -> list[torch.Generator]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from plainsight.data.segments import min_paragraphs, paragraph_bounds, segment_document
 from plainsight.entities import Span
-from plainsight.segments import min_paragraphs, paragraph_bounds, segment_document
 
 RANGES = [(1, 6), (6, 12)]
 PARAGRAPHS = [f"Paragraph {n} mentions person{n:02d} here." for n in range(1, 15)]

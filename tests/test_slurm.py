@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from test_workflow import REPO, make_workdir, snakemake, write_overlay
 
 pytestmark = [

@@ -7,14 +7,21 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import (
+    PLACEHOLDER_TYPES,
+    SEGMENTS,
+    TAB_SAMPLE,
+    make_mention,
+    make_tab_document,
+    numbered_paragraphs,
+    write_json,
+)
 
-from conftest import (PLACEHOLDER_TYPES, SEGMENTS, TAB_SAMPLE, make_mention, make_tab_document,
-                      numbered_paragraphs, write_json)
+from plainsight.data.ingest import ingest_dataset
+from plainsight.data.problems import ProblemPolicy
+from plainsight.data.tab import choose_annotator, mention_to_span, read_tab_file
 from plainsight.entities import Span
 from plainsight.errors import InputError
-from plainsight.ingest import ingest_dataset
-from plainsight.problems import ProblemPolicy
-from plainsight.tab import choose_annotator, mention_to_span, read_tab_file
 
 TAB_CONFIG = {"format": "tab", "segments": [list(r) for r in SEGMENTS]}
 

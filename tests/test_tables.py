@@ -6,12 +6,17 @@ import math
 
 import pandas as pd
 import pytest
-
 from conftest import RESOURCES
+
 from plainsight.entities import IDENTIFIER_SETS
 from plainsight.errors import InputError
-from plainsight.tables import (
-    build_table, confidence_half_width, load_table_specs, markdown_table, versus_paper, write_table,
+from plainsight.report.tables import (
+    build_table,
+    confidence_half_width,
+    load_table_specs,
+    markdown_table,
+    versus_paper,
+    write_table,
 )
 
 PAPER_TABLES = RESOURCES / "paper_tables.yaml"

@@ -6,12 +6,12 @@ import pandas as pd
 import pytest
 import torch
 
-from plainsight.codes import build_entities, entities_to_records, format_code
-from plainsight.ft import cut_unfinished_paragraph, plan, training_keys
+from plainsight.codes.control import build_entities, entities_to_records, format_code
+from plainsight.methods.prompts import render
+from plainsight.methods.trained import cut_unfinished_paragraph, plan, training_keys
 from plainsight.models import load_model
-from plainsight.objectives import IGNORE_INDEX, Lambdas
-from plainsight.prompts import render
-from plainsight.training import TrainingSettings, build_example, collate, length_batches, train
+from plainsight.training.loop import TrainingSettings, build_example, collate, length_batches, train
+from plainsight.training.objectives import IGNORE_INDEX, Lambdas
 
 CODE = "PERSON: Mr Cengiz Polat"
 TEXT = "The applicant, Mr Cengiz Polat, lives in Ankara. Polat appealed."
@@ -76,7 +76,7 @@ def test_collate_pads_to_the_longest_in_the_batch(tiny_tokenizer):
 
 @pytest.mark.parametrize("masked", [False, True])
 def test_training_lowers_the_loss_and_only_moves_the_adapter(tiny_model_dir, masked):
-    from plainsight.prefix import prefix_model
+    from plainsight.training.prefix import prefix_model
 
     model, tokenizer = load_model(tiny_model_dir)
     base_state = {name: p.detach().clone() for name, p in model.named_parameters()}
@@ -94,7 +94,7 @@ def test_training_lowers_the_loss_and_only_moves_the_adapter(tiny_model_dir, mas
 
 
 def test_training_is_deterministic(tiny_model_dir):
-    from plainsight.prefix import prefix_model
+    from plainsight.training.prefix import prefix_model
 
     losses = []
     for _ in range(2):
@@ -163,8 +163,8 @@ def test_cut_unfinished_paragraph(text, finished, expected):
 
 
 def test_cut_unfinished_paragraphs_only_where_the_token_limit_was_hit():
-    from plainsight.ft import cut_unfinished_paragraphs
-    from plainsight.generation import Result
+    from plainsight.generation.runner import Result
+    from plainsight.methods.trained import cut_unfinished_paragraphs
 
     hit, finished = Result("First.\n\nSecond, cut", 0, 10), Result("First.\n\nSecond, cut", 0, 9)
     cut_unfinished_paragraphs([hit, finished], max_new_tokens=10)

@@ -8,14 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-
 from conftest import RESOURCES
-from plainsight.mauve_metric import MauveSettings, featurize, mauve_from_features, mauve_score
-from plainsight.metrics import AVERAGED_SEGMENT
-from plainsight.perplexity import FinetuneSettings, corpus_perplexity, finetune, text_examples, windows
-from plainsight.tables import build_table, load_table_specs, versus_paper
-from plainsight.utility import BASE_MODEL, mauve_targets, summary_rows
-from plainsight.variants import base_method, model_config_key, with_variant
+
+from plainsight.evaluation.mauve_score import MauveSettings, featurize, mauve_from_features, mauve_score
+from plainsight.evaluation.perplexity import FinetuneSettings, corpus_perplexity, finetune, text_examples, windows
+from plainsight.evaluation.privacy import AVERAGED_SEGMENT
+from plainsight.evaluation.utility import BASE_MODEL, mauve_targets, summary_rows
+from plainsight.methods.registry import base_method, model_config_key, with_variant
+from plainsight.report.tables import build_table, load_table_specs, versus_paper
 
 
 class UniformLM(torch.nn.Module):

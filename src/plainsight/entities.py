@@ -8,6 +8,9 @@ from dataclasses import dataclass
 ENTITY_TYPES: tuple[str, ...] = ("PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY", "MISC")
 IDENTIFIER_TYPES: tuple[str, ...] = ("DIRECT", "QUASI", "NO_MASK")
 
+# A segment of a document: (doc_id, 0-based index in the configured paragraph ranges).
+SegmentKey = tuple[str, int]
+
 # Which annotated identifier types each identifier set keeps.
 IDENTIFIER_SETS: dict[str, frozenset[str]] = {
     "direct": frozenset({"DIRECT"}),

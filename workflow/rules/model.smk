@@ -19,7 +19,7 @@ def model_input(name_or_path):
 
 def variant_model(wildcards):
     """The model a method runs with: `model`, or `model_large` for a `.large` method variant."""
-    from plainsight.variants import model_config_key
+    from plainsight.methods.registry import model_config_key
 
     return config[model_config_key(wildcards.method)]["name_or_path"]
 

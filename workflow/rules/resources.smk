@@ -1,10 +1,11 @@
 # Scheduler resources of the model jobs (mem_mb, runtime in minutes, gpu), from the model size,
-# the batch shapes and config["resources"]; the estimates live in plainsight.resources.
+# the batch shapes and config["resources"]; the estimates live in plainsight.scheduling.
 # Every other rule is cheap and runs on the submit host of a cluster.
 
 import os
 
-from plainsight import resources as estimates
+from plainsight import scheduling as estimates
+from plainsight.generation.slots import slot_cache_positions
 
 JOB_RESOURCES = config["resources"]
 GPUS_PER_JOB = JOB_RESOURCES["gpus_per_job"]
@@ -45,7 +46,7 @@ def generation_mem_mb(prompt_tokens):
     """The batch slots of the job's model (`model_large` for a `.large` method): the KV cache of
     prompts of at most prompt_tokens, plus the new tokens; on a CPU, the weights packed for decoding too."""
     generation = config["generation"]
-    positions = estimates.slot_cache_positions(prompt_tokens, generation["max_new_tokens"])
+    positions = slot_cache_positions(prompt_tokens, generation["max_new_tokens"])
     weight_copies = 1 if GPUS_PER_JOB > 0 else 2
     return lambda wildcards: model_job_mem_mb(variant_model(wildcards), generation["batch_size"], positions,
                                               estimates.GENERATION_ACTIVATION_FACTOR, weight_copies)

@@ -15,7 +15,7 @@ def table_seeds(table):
 
 def table_methods(table):
     """The method keys (with the table's model variant, if any) whose runs a table reads."""
-    from plainsight.variants import with_variant
+    from plainsight.methods.registry import with_variant
 
     spec = PAPER_TABLES[table]
     listed = [m for m in config["methods"] if m in spec.get("methods", config["methods"])]

@@ -2,8 +2,8 @@
 
 
 def trained_adapter(wildcards):
-    from plainsight.ft import TRAINED_METHODS
-    from plainsight.variants import base_method
+    from plainsight.methods.trained import TRAINED_METHODS
+    from plainsight.methods.registry import base_method
 
     if base_method(wildcards.method) in TRAINED_METHODS:
         return "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}".format(**wildcards)

@@ -1,0 +1,1 @@
+"""Stage 2, codes: real control codes per segment (gold spans or Presidio) and fictional codes per seed."""

@@ -1,0 +1,1 @@
+"""Stage 6, evaluation: privacy metrics (PIPP, ELP, leaks), ROUGE, perplexity and MAUVE."""

@@ -1,0 +1,228 @@
+"""Privacy and utility metrics of synthetic text, as defined in the method's paper.
+
+A private value is *leaked* when a generation contains it verbatim (case-insensitively, as a
+whole word). Per run and segment index:
+
+- PIPP: the percentage of generations that leak at least one private value;
+- ELP: the percentage of private values that are leaked;
+- ROUGE-2 / ROUGE-L: F1 overlap with the real text the generation could copy from;
+- partial leak (this project's addition): a generation contains one word of a private name,
+  such as a surname alone, which the exact match above does not count.
+
+Two paradigms differ in what is private. In-context learning (`icl`) shows real segments in the
+prompt, so a generation's private values are those of its context segments. Fine-tuning (`ft`)
+shows the model the whole training data, so every value of the fine-tuning data is private (the
+fine-tuning segments of the generation's segment index, i.e. paragraph range).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Collection, Iterable, Literal, Mapping
+
+import pandas as pd
+
+from plainsight.codes.control import build_entities, select_spans
+from plainsight.codes.fictional import EXCLUDED_TYPES
+from plainsight.data.segments import segment_texts
+from plainsight.entities import SegmentKey
+from plainsight.evaluation.rouge import RougeText, max_rouge, rouge, rouge_text
+from plainsight.matching import leaked_values, partial_leak, unique_values
+
+Paradigm = Literal["icl", "ft"]
+
+# The segment index of the summary row that averages a run's segment rows.
+AVERAGED_SEGMENT = -1
+
+GENERATION_COLUMNS: tuple[str, ...] = (
+    "generation_id", "method", "seed", "segment", "n_private_values", "n_leaked",
+    "leaked_values", "leaked", "elp", "partial_leak", "rouge2", "rougeL",
+)
+SUMMARY_METRICS: tuple[str, ...] = ("pipp", "elp", "partial_leak", "rouge2", "rougeL")
+SUMMARY_COLUMNS: tuple[str, ...] = ("method", "seed", "segment", "n_generations", *SUMMARY_METRICS)
+
+# --- private sets ------------------------------------------------------------------------------
+
+def _gold_entities(spans: pd.DataFrame, idset: str) -> dict[SegmentKey, list[tuple[str, str]]]:
+    """Each segment's normalised, deduplicated gold (type, value) pairs of the identifier set."""
+    selected = select_spans(spans, idset).sort_values(["doc_id", "segment", "start"], kind="stable")
+    return {(str(doc_id), int(segment)): build_entities(zip(group["entity_type"], group["text"]))
+            for (doc_id, segment), group in selected.groupby(["doc_id", "segment"], sort=False)}
+
+
+def gold_values_by_segment(spans: pd.DataFrame, idset: str,
+                           entity_types: Collection[str] | None = None) -> dict[SegmentKey, list[str]]:
+    """Each segment's distinct gold values of the identifier set, optionally of some types only.
+
+    Segments without such values are absent from the mapping.
+    """
+    by_segment = {
+        key: unique_values(v for t, v in entities if entity_types is None or t in entity_types)
+        for key, entities in _gold_entities(spans, idset).items()
+    }
+    return {key: values for key, values in by_segment.items() if values}
+
+
+def segment_type_sets(spans: pd.DataFrame, idset: str) -> dict[SegmentKey, frozenset[str]]:
+    """Each segment's set of gold entity types, without those fictional codes never carry."""
+    return {key: frozenset(t for t, _ in entities) - EXCLUDED_TYPES
+            for key, entities in _gold_entities(spans, idset).items()}
+
+
+def context_keys(corpus_row: Mapping[str, Any]) -> list[SegmentKey]:
+    """The real segments shown in a generation's prompt."""
+    doc_ids, segments = corpus_row["context_doc_ids"], corpus_row["context_segments"]
+    if len(doc_ids) != len(segments):
+        raise ValueError(f"generation {corpus_row['generation_id']}: "
+                         f"{len(doc_ids)} context doc ids but {len(segments)} context segments")
+    return [(str(doc_id), int(segment)) for doc_id, segment in zip(doc_ids, segments)]
+
+
+def context_private_values(corpus_row: Mapping[str, Any],
+                           gold_values_by_segment: Mapping[SegmentKey, list[str]]) -> list[str]:
+    """The union of the gold values of a generation's context segments."""
+    return unique_values(value for key in context_keys(corpus_row)
+                         for value in gold_values_by_segment.get(key, []))
+
+
+def fictional_type_set(corpus_row: Mapping[str, Any]) -> frozenset[str]:
+    """The entity types of a generation's fictional code."""
+    return frozenset(entity["type"] for entity in corpus_row["fictional_entities"]) - EXCLUDED_TYPES
+
+
+def _segment_text(texts: Mapping[SegmentKey, str], key: SegmentKey) -> str:
+    if key not in texts:
+        raise ValueError(f"segment {key[1]} of document {key[0]} is not among the real segments")
+    return texts[key]
+
+
+def _prepared(cache: dict[SegmentKey, RougeText], texts: Mapping[SegmentKey, str], key: SegmentKey) -> RougeText:
+    """A real segment prepared for ROUGE, once: generations share their candidate segments."""
+    if key not in cache:
+        cache[key] = rouge_text(_segment_text(texts, key))
+    return cache[key]
+
+
+# --- per generation ----------------------------------------------------------------------------
+
+def _generation_row(corpus_row: Mapping[str, Any], private: list[str], persons: list[str],
+                    rouge_pair: tuple[float, float], min_letters: int) -> dict[str, Any]:
+    leaked = leaked_values(corpus_row["text"], private)
+    return {
+        "generation_id": corpus_row["generation_id"],
+        "method": corpus_row["method"],
+        "seed": corpus_row["seed"],
+        "segment": int(corpus_row["segment"]),
+        "n_private_values": len(private),
+        "n_leaked": len(leaked),
+        "leaked_values": leaked,
+        "leaked": bool(leaked),
+        "elp": len(leaked) / len(private) if private else float("nan"),
+        "partial_leak": partial_leak(corpus_row["text"], persons, min_letters),
+        "rouge2": rouge_pair[0],
+        "rougeL": rouge_pair[1],
+    }
+
+
+def icl_privacy_metrics(corpus: pd.DataFrame, docs: pd.DataFrame, spans: pd.DataFrame, idset: str,
+                        partial_min_letters: int = 4) -> pd.DataFrame:
+    """Per-generation leakage of the context segments' private values, and ROUGE against them.
+
+    The reference text is the context segments joined by blank lines: what the model could copy.
+    """
+    values = gold_values_by_segment(spans, idset)
+    persons = gold_values_by_segment(spans, idset, {"PERSON"})
+    texts = segment_texts(docs)
+    rows = []
+    for row in corpus.to_dict("records"):
+        reference = "\n\n".join(_segment_text(texts, key) for key in context_keys(row))
+        rows.append(_generation_row(row, context_private_values(row, values),
+                                    context_private_values(row, persons),
+                                    rouge(row["text"], reference), partial_min_letters))
+    return pd.DataFrame(rows, columns=list(GENERATION_COLUMNS))
+
+
+def ft_privacy_metrics(corpus: pd.DataFrame, docs: pd.DataFrame, spans: pd.DataFrame, idset: str,
+                       train_keys: Iterable[tuple[str, int]], partial_min_letters: int = 4) -> pd.DataFrame:
+    """Per-generation leakage of every private value of the fine-tuning data, and best ROUGE.
+
+    A generation is compared with the fine-tuning segments of its own segment index (the
+    paragraph range it was generated for). ROUGE is the best over those whose real code has
+    the types of the generation's fictional code, the segments it was meant to resemble;
+    over all of them when none has.
+    """
+    values = gold_values_by_segment(spans, idset)
+    persons = gold_values_by_segment(spans, idset, {"PERSON"})
+    types = segment_type_sets(spans, idset)
+    texts = segment_texts(docs)
+    prepared: dict[SegmentKey, RougeText] = {}
+    keys_by_index: dict[int, list[SegmentKey]] = {}
+    for doc_id, segment in dict.fromkeys((str(d), int(s)) for d, s in train_keys):
+        keys_by_index.setdefault(segment, []).append((doc_id, segment))
+    private_by_index = {index: unique_values(v for key in keys for v in values.get(key, []))
+                        for index, keys in keys_by_index.items()}
+    persons_by_index = {index: unique_values(v for key in keys for v in persons.get(key, []))
+                        for index, keys in keys_by_index.items()}
+    rows = []
+    for row in corpus.to_dict("records"):
+        index = int(row["segment"])
+        if index not in keys_by_index:
+            raise ValueError(f"generation {row['generation_id']}: no fine-tuning segment of index {index}")
+        wanted = fictional_type_set(row)
+        candidates = ([k for k in keys_by_index[index] if types.get(k, frozenset()) == wanted]
+                      or keys_by_index[index])
+        best = max_rouge(rouge_text(row["text"]), [_prepared(prepared, texts, key) for key in candidates])
+        rows.append(_generation_row(row, private_by_index[index], persons_by_index[index],
+                                    best, partial_min_letters))
+    return pd.DataFrame(rows, columns=list(GENERATION_COLUMNS))
+
+
+# --- summaries ---------------------------------------------------------------------------------
+
+def _elp(group: pd.DataFrame, paradigm: Paradigm) -> float:
+    """ELP in percent for one segment group.
+
+    In-context: the mean per-generation share, over generations that had private values.
+    Fine-tuning: the share of the (shared) private set leaked by any generation of the group.
+    """
+    if paradigm == "icl":
+        return 100 * float(group["elp"].mean())
+    sizes = group["n_private_values"].unique()
+    if len(sizes) != 1:
+        raise ValueError("fine-tuning generations of one segment index disagree on the private set size")
+    if sizes[0] == 0:
+        return float("nan")
+    leaked = {value for values in group["leaked_values"] for value in values}
+    return 100 * len(leaked) / int(sizes[0])
+
+
+def _segment_summary(group: pd.DataFrame, paradigm: Paradigm) -> dict[str, float]:
+    return {
+        "pipp": 100 * float(group["leaked"].mean()),
+        "elp": _elp(group, paradigm),
+        "partial_leak": 100 * float(group["partial_leak"].mean()),
+        "rouge2": float(group["rouge2"].mean()),
+        "rougeL": float(group["rougeL"].mean()),
+    }
+
+
+def summarise(per_generation: pd.DataFrame, paradigm: Paradigm) -> pd.DataFrame:
+    """One row per (method, seed, segment index), then a segment -1 row averaging them.
+
+    The paper reports metrics averaged over the two segment indices; the average is the plain
+    mean of the segment rows (a metric undefined for one segment is averaged over the others).
+    """
+    if paradigm not in ("icl", "ft"):
+        raise ValueError(f"unknown paradigm {paradigm!r}: expected 'icl' or 'ft'")
+    rows: list[dict[str, Any]] = []
+    for (method, seed), run in per_generation.groupby(["method", "seed"], sort=True):
+        segment_rows = [
+            {"method": method, "seed": seed, "segment": int(segment), "n_generations": len(group),
+             **_segment_summary(group, paradigm)}
+            for segment, group in run.groupby("segment", sort=True)
+        ]
+        averaged = pd.DataFrame(segment_rows)[list(SUMMARY_METRICS)].mean()
+        rows.extend(segment_rows)
+        rows.append({"method": method, "seed": seed, "segment": AVERAGED_SEGMENT,
+                     "n_generations": sum(r["n_generations"] for r in segment_rows),
+                     **{metric: float(averaged[metric]) for metric in SUMMARY_METRICS}})
+    return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))

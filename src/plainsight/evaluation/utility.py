@@ -1,0 +1,56 @@
+"""Utility metrics of a synthetic corpus: which real text they are measured on, and their records.
+
+Per method and seed, `utility/{method}/seed{seed}.json` holds the perplexity of a model
+fine-tuned on the corpus (on the real test split) and MAUVE between texts the method
+writes from real test codes and those real test segments.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import pandas as pd
+
+from plainsight.evaluation.privacy import AVERAGED_SEGMENT
+from plainsight.io import read_json
+from plainsight.rng import stable_rng
+
+SegmentKey = tuple[str, int]
+UTILITY_METRICS: tuple[str, ...] = ("perplexity", "mauve")
+BASE_MODEL = "base_model"  # the method key of the reference row: the configured model, not fine-tuned
+
+
+def test_segments(docs: pd.DataFrame) -> list[SegmentKey]:
+    test = docs[docs["split"] == "test"]
+    return sorted(zip(test["doc_id"].astype(str), test["segment"].astype(int)))
+
+
+def mauve_targets(docs: pd.DataFrame, samples: int | None) -> list[SegmentKey]:
+    """The real test segments MAUVE compares with: all, or `samples` drawn once (the same for every run)."""
+    keys = test_segments(docs)
+    if not keys:
+        raise ValueError("the corpus has no test split to measure utility on")
+    if samples is not None and samples < len(keys):
+        keys = sorted(stable_rng("mauve targets").sample(keys, samples))
+    return keys
+
+
+def utility_record(method: str, seed: int, setting: str, perplexity: Mapping[str, Any],
+                   mauve: Mapping[str, Any]) -> dict[str, Any]:
+    return {"method": method, "seed": seed, "setting": setting, **perplexity, **mauve}
+
+
+def summary_rows(paths: Iterable[str | Path], settings: Iterable[str]) -> pd.DataFrame:
+    """Utility records as summary rows (the table builder's shape): one averaged row per run.
+
+    A record without a setting (the base model's, measured once per dataset) gives a row for each of `settings`.
+    """
+    rows = []
+    for path in paths:
+        record = read_json(path)
+        for setting in [record["setting"]] if "setting" in record else settings:
+            rows.append({"method": record["method"], "seed": record.get("seed", 0), "setting": setting,
+                         "segment": AVERAGED_SEGMENT,
+                         **{metric: record.get(metric, float("nan")) for metric in UTILITY_METRICS}})
+    return pd.DataFrame(rows, columns=["method", "seed", "setting", "segment", *UTILITY_METRICS])

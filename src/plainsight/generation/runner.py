@@ -1,0 +1,176 @@
+"""Seeded generation of many documents, with per-document value blocking and regeneration.
+
+Prompts are sorted by length and cut into groups of `group_size`; each group is
+decoded with continuous batching (`plainsight.generation.slots.SlotDecoder`,
+`batch_size` slots): every prompt is prefilled alone, the slots decode together,
+and a finished document's slot goes to the next prompt of the group at once. A
+document that still holds one of its blocked values is queued again with the
+next attempt's seed (at most `max_regenerations` times).
+
+Each document draws its random numbers from its own generator, seeded from the
+run seed, the attempt and its generation id; which documents share its batch
+changes its text only through rounding. A group is decoded the same way
+whatever else is run, so the same config gives the same texts, and a shard of a
+corpus (whole groups of the full run, see `shard_positions`) gives the same
+texts as the full run.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import torch
+from tqdm import tqdm
+
+from plainsight.generation.blocking import ValueBlocker, Vocabulary
+from plainsight.generation.sampling import NucleusSampler
+from plainsight.generation.slots import Row, SlotDecoder
+from plainsight.matching import leaked_values
+from plainsight.methods.prompts import BOUNDARY, cut_at_boundary
+from plainsight.rng import stable_rng
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SamplingSettings:
+    max_new_tokens: int
+    temperature: float
+    top_p: float
+    batch_size: int
+    max_regenerations: int = 0
+    group_size: int = 32
+
+    @classmethod
+    def from_config(cls, generation: dict, method: str) -> "SamplingSettings":
+        """The `generation` config block; only icl_pe regenerates (the others block nothing)."""
+        regenerations = generation["max_regenerations"] if method == "icl_pe" else 0
+        return cls(generation["max_new_tokens"], generation["temperature"], generation["top_p"],
+                   generation["batch_size"], regenerations, generation["group_size"])
+
+
+@dataclass
+class Request:
+    prompt: str
+    blocked_values: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Result:
+    text: str
+    prompt_tokens: int
+    new_tokens: int  # sampled in the last attempt, the token that ended it included
+    regenerations: int = 0
+    leaked_blocked: list[str] = field(default_factory=list)  # blocked values still present at the end
+
+
+def length_sorted_groups(lengths: Sequence[int], ids: Sequence[int], group_size: int) -> list[list[int]]:
+    """Positions sorted by prompt length (ties by generation id), cut into groups of `group_size`."""
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], ids[i]))
+    return [order[start:start + group_size] for start in range(0, len(order), group_size)]
+
+
+def shard_positions(lengths: Sequence[int], ids: Sequence[int], group_size: int, shard: int, shards: int
+                    ) -> list[int]:
+    """The positions shard `shard` (0-based) of `shards` generates, in their original order.
+
+    A shard takes whole groups of the full run, every `shards`-th one, so each shard gets short
+    and long prompts alike. Grouping the shard's positions again gives exactly those groups: all
+    groups but the last one of the full run are full, and the last one is the shard's last.
+    """
+    groups = length_sorted_groups(lengths, ids, group_size)
+    return sorted(position for group in groups[shard::shards] for position in group)
+
+
+def document_seed(seed: int, attempt: int, generation_id: int) -> int:
+    """The torch seed of one attempt at one document: from the run seed, the attempt and its id."""
+    return stable_rng(seed, attempt, generation_id).getrandbits(63)
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    position: int  # in the requests of the run
+    attempt: int
+
+
+class Generator:
+    """Wraps a causal LM (or a prefix-tuned peft model) and its tokenizer for seeded sampling."""
+
+    def __init__(self, model, tokenizer, settings: SamplingSettings):
+        self.model = model
+        self.tokenizer = tokenizer
+        self.settings = settings
+        self._vocabulary: Vocabulary | None = None
+
+    @property
+    def vocabulary(self) -> Vocabulary:
+        if self._vocabulary is None:
+            self._vocabulary = Vocabulary(self.tokenizer)
+        return self._vocabulary
+
+    def prompt_ids(self, requests: Sequence[Request]) -> list[list[int]]:
+        return [self.tokenizer(r.prompt, add_special_tokens=False).input_ids for r in requests]
+
+    def decoder(self) -> SlotDecoder:
+        sampler = NucleusSampler(self.settings.temperature, self.settings.top_p)
+        return SlotDecoder(self.model, self.tokenizer, sampler, self.settings.max_new_tokens,
+                           self.settings.batch_size, BOUNDARY)
+
+    def run(self, requests: list[Request], seed: int, desc: str = "generate",
+            ids: Sequence[int] | None = None) -> list[Result]:
+        """Generate one document per request; regenerate those that still leak a blocked value.
+
+        `ids` (default: the positions) name the generations and seed their sampling; a generation
+        gets the same text whichever other requests are run with it, as long as its group is the
+        same (see `shard_positions`).
+        """
+        ids = list(range(len(requests))) if ids is None else list(ids)
+        prompt_ids = self.prompt_ids(requests)
+        results: list[Result | None] = [None] * len(requests)
+        decoder = self.decoder()
+        sampled_tokens, started = 0, time.perf_counter()  # tokens of every attempt
+        progress = tqdm(total=len(requests), desc=desc, unit="doc")
+
+        def row(position: int, attempt: int) -> Row:
+            blocked = requests[position].blocked_values
+            return Row(_Attempt(position, attempt), prompt_ids[position],
+                       torch.Generator().manual_seed(document_seed(seed, attempt, ids[position])),
+                       ValueBlocker(self.vocabulary, blocked) if blocked else None)
+
+        def finished(done: Row) -> Row | None:
+            nonlocal sampled_tokens
+            sampled_tokens += len(done.generated)
+            position, attempt = done.key.position, done.key.attempt
+            text = cut_at_boundary(self.tokenizer.decode(done.generated, skip_special_tokens=True))
+            leaked = leaked_values(text, requests[position].blocked_values)
+            if leaked and attempt < self.settings.max_regenerations:
+                return row(position, attempt + 1)
+            results[position] = Result(text, len(prompt_ids[position]), len(done.generated), attempt, leaked)
+            progress.set_postfix(tokens_per_s=f"{sampled_tokens / (time.perf_counter() - started):.1f}",
+                                 refresh=False)
+            progress.update()
+            return None
+
+        for group in length_sorted_groups([len(p) for p in prompt_ids], ids, self.settings.group_size):
+            decoder.run([row(position, 0) for position in group], finished)
+        progress.close()
+        elapsed = time.perf_counter() - started
+        log.info("%s: %d documents, %d regenerated, %d new tokens in %.1f s (%.1f tokens/s)",
+                 desc, len(requests), sum(1 for r in results if r.regenerations), sampled_tokens, elapsed,
+                 sampled_tokens / max(elapsed, 1e-9))
+        for generation_id, result in zip(ids, results):
+            if result.leaked_blocked:
+                log.warning("generation %d still contains %s after %d regenerations",
+                            generation_id, result.leaked_blocked, self.settings.max_regenerations)
+        return results
+
+    def run_shard(self, requests: list[Request], ids: Sequence[int], seed: int, shard: int, shards: int,
+                  desc: str = "generate") -> tuple[list[int], list[Result]]:
+        """Shard `shard` of `shards` of the run over `requests` (see `shard_positions`): its positions
+        in `requests` and their results, the same as the full run gives them."""
+        lengths = [len(p) for p in self.prompt_ids(requests)]
+        positions = shard_positions(lengths, ids, self.settings.group_size, shard, shards)
+        return positions, self.run([requests[p] for p in positions], seed, desc, [ids[p] for p in positions])

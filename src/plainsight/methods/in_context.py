@@ -1,0 +1,127 @@
+"""In-context methods: which real segments each generation shows, and its prompt.
+
+- baseline: three real training documents, no codes; the model writes a fourth.
+- icl: three (real code, document) pairs, then a fictional code.
+- icl_pe: as icl, with the values of the three real codes blocked while decoding.
+
+Contexts are drawn per (seed, segment range, generation) and are the same for
+all three methods, so their results pair up generation by generation.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from plainsight.codes.control import Entities, format_code, records_to_entities, type_counts
+from plainsight.codes.fictional import EXCLUDED_TYPES, FictionalPools, fictional_entities
+from plainsight.methods.planned import PlannedGeneration
+from plainsight.methods.prompts import Example, fit_to_budget, render
+from plainsight.rng import stable_rng
+
+IN_CONTEXT_METHODS = ("baseline", "icl", "icl_pe")
+
+
+def context_pool(codes: pd.DataFrame, segment: int, needed: int = 3) -> list[tuple[str, int]]:
+    """Training segments of one paragraph range that can serve as contexts.
+
+    Segments with a non-empty code are preferred, so ICL prompts show codes;
+    if fewer than needed have one, every training segment of the range is used.
+    """
+    train = codes[(codes["split"] == "train") & (codes["segment"] == segment)]
+    with_code = train[train["code"] != ""]
+    chosen = with_code if len(with_code) >= needed else train
+    return sorted(zip(chosen["doc_id"], chosen["segment"]))
+
+
+def fictional_target(context_entities: list[Entities], pools: FictionalPools, seed: object) -> Entities:
+    """A fictional code with the context codes' types; per type, the mean count rounded (at least 1)."""
+    counts: dict[str, list[int]] = {}
+    for entities in context_entities:
+        for entity_type, count in type_counts(entities).items():
+            if entity_type not in EXCLUDED_TYPES:
+                counts.setdefault(entity_type, []).append(count)
+    target_counts = {t: max(1, round(sum(c) / len(c))) for t, c in counts.items()}
+    return fictional_entities(target_counts, pools, stable_rng(seed))
+
+
+def _check_method(method: str) -> None:
+    if method not in IN_CONTEXT_METHODS:
+        raise ValueError(f"{method!r} is not an in-context method {IN_CONTEXT_METHODS}")
+
+
+def _pools(codes: pd.DataFrame, context_documents: int) -> dict[int, list[tuple[str, int]]]:
+    pools = {}
+    for segment in sorted(codes["segment"].unique()):
+        pool = context_pool(codes, segment, context_documents)
+        if len(pool) < context_documents:
+            raise ValueError(f"segment range {segment} has {len(pool)} training segments, "
+                             f"{context_documents} are needed per prompt")
+        pools[int(segment)] = pool
+    return pools
+
+
+def _planned(method: str, generation_id: int, segment: int, keys: tuple[tuple[str, int], ...],
+             entities_of: dict[tuple[str, int], Entities], texts: dict[tuple[str, int], str],
+             target: Entities) -> PlannedGeneration:
+    """One prompt: the context segments `keys` (with their real codes unless baseline), then `target`."""
+    context_entities = [entities_of[key] for key in keys]
+    real_codes = tuple(format_code(e) for e in context_entities)
+    if method == "baseline":
+        examples = tuple(Example(texts[key]) for key in keys)
+        target, target_code = [], None
+    else:
+        examples = tuple(Example(texts[key], code) for key, code in zip(keys, real_codes))
+        target_code = format_code(target)
+    blocked = tuple(v for e in context_entities for _, v in e) if method == "icl_pe" else ()
+    return PlannedGeneration(generation_id, segment, keys, examples, real_codes, target_code, target, blocked)
+
+
+def _entities_by_segment(codes: pd.DataFrame) -> dict[tuple[str, int], Entities]:
+    return {(r.doc_id, r.segment): records_to_entities(r.entities) for r in codes.itertuples(index=False)}
+
+
+def plan(method: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str], pools: FictionalPools,
+         seed: int, generations_per_segment: int, context_documents: int = 3) -> list[PlannedGeneration]:
+    """The generations of one method and seed, for every paragraph range, each with a fictional code."""
+    _check_method(method)
+    entities_of = _entities_by_segment(codes)
+    planned = []
+    for segment, pool in _pools(codes, context_documents).items():
+        for number in range(generations_per_segment):
+            keys = tuple(stable_rng(seed, "contexts", segment, number).sample(pool, context_documents))
+            target = fictional_target([entities_of[key] for key in keys], pools, (seed, "fictional", segment, number))
+            planned.append(_planned(method, segment * generations_per_segment + number, segment, keys,
+                                    entities_of, texts, target))
+    return planned
+
+
+def plan_for_segments(method: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str],
+                      targets: list[tuple[str, int]], seed: int, context_documents: int = 3
+                      ) -> list[PlannedGeneration]:
+    """One generation per target segment, written from that segment's real code (utility: MAUVE).
+
+    The contexts are training segments of the target's paragraph range, drawn per seed and target.
+    """
+    _check_method(method)
+    entities_of = _entities_by_segment(codes)
+    pools = _pools(codes, context_documents)
+    planned = []
+    for number, (doc_id, segment) in enumerate(targets):
+        keys = tuple(stable_rng(seed, "utility contexts", doc_id, segment).sample(pools[segment], context_documents))
+        planned.append(_planned(method, number, segment, keys, entities_of, texts, entities_of[(doc_id, segment)]))
+    return planned
+
+
+def prompt_budget(max_prompt_tokens: int, max_new_tokens: int, context_size: int) -> int:
+    """Tokens a prompt may take: the configured cap, leaving room for the new tokens in the model's context."""
+    return min(max_prompt_tokens, context_size - max_new_tokens)
+
+
+def fitted_prompts(planned: list[PlannedGeneration], tokenizer, budget: int) -> tuple[list[str], list[int]]:
+    """The prompts, their context documents shortened to fit `budget`; and the tokens removed per prompt."""
+    prompts, removed = [], []
+    for generation in planned:
+        examples, cut = fit_to_budget(list(generation.examples), generation.target_code, tokenizer, budget)
+        prompts.append(render(examples, generation.target_code))
+        removed.append(cut)
+    return prompts, removed

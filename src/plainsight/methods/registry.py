@@ -1,0 +1,106 @@
+"""Every generation method, declared once: its family, what it blocks, how it trains and generates.
+
+The config's `methods`, the `{method}` wildcard of every path, the rules' wildcard constraints,
+the scheduler estimates, the workflow scripts and the metrics all read this registry; nothing
+else spells a method name.
+
+A method name may carry a model variant: `icl.large` is the `icl` method run with the model of
+the `model_large` config key (the paper's larger-model table). The variant travels in the name,
+so paths, metrics and tables need nothing new.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Family = Literal["in_context", "trained"]
+Training = Literal["prefix", "masked_prefix", "dp_prefix"]
+# How a generation's leaks are counted: against its prompt's real contexts, or against the
+# whole fine-tuning data (plainsight.evaluation.privacy).
+Paradigm = Literal["icl", "ft"]
+
+VARIANT_SEPARATOR = "."
+VARIANTS: tuple[str, ...] = ("large",)
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    family: Family
+    shows_codes: bool  # in-context prompts pair each real document with its control code
+    blocks_context_values: bool  # the real codes' values are blocked while decoding, and regenerated on a leak
+    training: Training | None = None  # how the adapter is trained (trained family only)
+
+    @property
+    def in_context(self) -> bool:
+        """Prompted with real training documents; no adapter."""
+        return self.family == "in_context"
+
+    @property
+    def trained(self) -> bool:
+        """An adapter trained on (code, document) pairs, prompted with a fictional code alone."""
+        return self.family == "trained"
+
+    @property
+    def paradigm(self) -> Paradigm:
+        return "icl" if self.in_context else "ft"
+
+    @property
+    def masked_objective(self) -> bool:
+        """Prefix tuning with the privacy mask's contrastive and KL terms."""
+        return self.training == "masked_prefix"
+
+    @property
+    def differentially_private(self) -> bool:
+        return self.training == "dp_prefix"
+
+
+METHODS: dict[str, Method] = {m.name: m for m in (
+    Method("baseline", "in_context", shows_codes=False, blocks_context_values=False),
+    Method("icl", "in_context", shows_codes=True, blocks_context_values=False),
+    Method("icl_pe", "in_context", shows_codes=True, blocks_context_values=True),
+    Method("ft", "trained", shows_codes=True, blocks_context_values=False, training="prefix"),
+    Method("ft_mask", "trained", shows_codes=True, blocks_context_values=False,
+           training="masked_prefix"),
+    Method("dpsgd", "trained", shows_codes=True, blocks_context_values=False, training="dp_prefix"),
+)}
+
+
+def base_method(name: str) -> str:
+    """The method of a name, without its model variant: `icl.large` -> `icl`."""
+    return name.split(VARIANT_SEPARATOR, 1)[0]
+
+
+def method(name: str) -> Method:
+    """The registered method of `name` (a model variant allowed); an unknown name is a one-line error."""
+    base, _, variant = name.partition(VARIANT_SEPARATOR)
+    if base not in METHODS or (variant and variant not in VARIANTS):
+        known = ", ".join(METHODS)
+        raise ValueError(f"unknown method {name!r}: known methods are {known}, optionally with a model variant "
+                         f"({', '.join(VARIANT_SEPARATOR + v for v in VARIANTS)})")
+    return METHODS[base]
+
+
+def names(family: Family | None = None) -> tuple[str, ...]:
+    return tuple(name for name, m in METHODS.items() if family is None or m.family == family)
+
+
+def model_config_key(name: str) -> str:
+    """The config key of the model a method runs with: `model`, or `model_<variant>`."""
+    _, _, variant = name.partition(VARIANT_SEPARATOR)
+    return f"model_{variant}" if variant else "model"
+
+
+def with_variant(name: str, variant: str | None) -> str:
+    return f"{name}{VARIANT_SEPARATOR}{variant}" if variant else name
+
+
+def wildcard_pattern(family: Family | None = None, variants: bool = True) -> str:
+    """A regular expression for the `{method}` wildcard of a rule that serves `family`."""
+    alternatives = "|".join(re.escape(name) for name in names(family))
+    if not variants:
+        return f"(?:{alternatives})"
+    suffixes = "|".join(re.escape(VARIANT_SEPARATOR + v) for v in VARIANTS)
+    return f"(?:{alternatives})(?:{suffixes})?"

@@ -1,0 +1,1 @@
+"""Stage 7, report: paper-style tables, the privacy-utility plot and readable corpus samples."""

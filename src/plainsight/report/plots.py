@@ -1,0 +1,114 @@
+"""The privacy-utility picture: leakage against MAUVE, and copying (ROUGE-L) against perplexity.
+
+Our methods are filled markers with 95% confidence bars over seeds; the paper's numbers for
+the same table cells are hollow markers of the same colour, so a reader sees at once where a
+method sits and how far the demo run is from the paper.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+import pandas as pd
+
+from plainsight.evaluation.privacy import AVERAGED_SEGMENT
+from plainsight.io import atomic_path
+from plainsight.report.tables import confidence_half_width, mean_over_seeds
+
+# (x metric, y metric, x label, y label, log-scale y) of each panel. Perplexity is on a log scale:
+# a small demo model and the paper's 1.3B model differ by orders of magnitude.
+PANELS: tuple[tuple[str, str, str, str, bool], ...] = (
+    ("pipp", "mauve", "PIPP (%): generations leaking a private value", "MAUVE (higher: closer to real text)", False),
+    ("rougeL", "perplexity", "ROUGE-L against the source text (lower: more synthetic)",
+     "Perplexity on real test text (lower: more useful)", True),
+)
+PLOTTED_METRICS: tuple[str, ...] = ("pipp", "mauve", "rougeL", "perplexity")
+
+
+def method_points(runs: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
+    """Per method (display name), the mean and 95% half-width over seeds of every plotted metric.
+
+    `runs` has one row per (method, seed) with the plotted metrics as columns (NaN where missing).
+    """
+    rows = []
+    for method, display in methods.items():
+        group = runs[runs["method"] == method]
+        if group.empty:
+            continue
+        row: dict[str, Any] = {"method": display}
+        for metric in PLOTTED_METRICS:
+            values = group[metric].to_numpy(dtype=float) if metric in group else []
+            row[metric] = mean_over_seeds(values)
+            row[f"{metric}_half_width"] = confidence_half_width(values)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def run_rows(privacy_summaries: pd.DataFrame, utility: pd.DataFrame) -> pd.DataFrame:
+    """One row per (method, seed): the segment-averaged privacy summary joined with its utility record."""
+    privacy = privacy_summaries[privacy_summaries["segment"] == AVERAGED_SEGMENT][["method", "seed", "pipp", "rougeL"]]
+    return privacy.merge(utility[["method", "seed", "mauve", "perplexity"]], on=["method", "seed"], how="outer")
+
+
+def paper_points(specs: Mapping[str, Any], dataset: str, setting: str, idset: str) -> pd.DataFrame:
+    """The paper's numbers for the plotted metrics, from the tables that report this dataset and setting."""
+    values: dict[str, dict[str, float]] = {}
+    for spec in specs["tables"].values():
+        if spec["dataset"] != dataset or spec["idset"] != idset or spec.get("model"):
+            continue
+        for key, column in spec["columns"].items():
+            metric = column.get("metric", key)
+            column_setting = column.get("setting", spec["setting"])
+            if metric not in PLOTTED_METRICS or column_setting != setting:
+                continue
+            for method, cells in spec["paper"].items():
+                if key in cells and cells[key][0] is not None:
+                    values.setdefault(method, {}).setdefault(metric, float(cells[key][0]))
+    rows = [{"method": specs["methods"][m], **v} for m, v in values.items()]
+    return pd.DataFrame(rows, columns=["method", *PLOTTED_METRICS])
+
+
+def plot_privacy_utility(ours: pd.DataFrame, paper: pd.DataFrame, title: str, path: str | Path) -> None:
+    """Two panels (see PANELS), one colour per method; written atomically as PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(dict.fromkeys([*ours.get("method", []), *paper.get("method", [])]))
+    colours = {name: plt.get_cmap("tab10")(i % 10) for i, name in enumerate(names)}
+    figure, axes = plt.subplots(1, len(PANELS), figsize=(13, 5.5), constrained_layout=True)
+    for axis, (x, y, x_label, y_label, log_y) in zip(axes, PANELS):
+        for row in ours.to_dict("records"):
+            if pd.isna(row[x]) or pd.isna(row[y]):
+                continue
+            axis.errorbar(row[x], row[y], xerr=_bar(row[f"{x}_half_width"]), yerr=_bar(row[f"{y}_half_width"]),
+                          fmt="o", markersize=8, capsize=3, color=colours[row["method"]], label=row["method"])
+        for row in paper.to_dict("records"):
+            if pd.isna(row.get(x)) or pd.isna(row.get(y)):
+                continue
+            axis.scatter(row[x], row[y], s=70, facecolors="none", edgecolors=[colours[row["method"]]],
+                         linewidths=1.5, label=f"{row['method']} (paper)")
+        if log_y:
+            axis.set_yscale("log")
+        axis.set_xlabel(x_label)
+        axis.set_ylabel(y_label)
+        axis.grid(alpha=0.3)
+    handles, labels = axes[0].get_legend_handles_labels()
+    for axis in axes[1:]:
+        more_handles, more_labels = axis.get_legend_handles_labels()
+        for handle, label in zip(more_handles, more_labels):
+            if label not in labels:
+                handles.append(handle)
+                labels.append(label)
+    figure.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8,
+                  title="filled: this run (95% CI over seeds); hollow: the paper")
+    figure.suptitle(title)
+    with atomic_path(path) as tmp:
+        figure.savefig(tmp, format="png", dpi=110)
+    plt.close(figure)
+
+
+def _bar(half_width: float) -> float | None:
+    return None if pd.isna(half_width) else half_width

@@ -1,0 +1,210 @@
+"""Paper-style result tables: mean ± 95% confidence half-width over seeds, and ours beside the paper's.
+
+What each table shows (title, metric columns, the paper's numbers) lives in
+resources/paper_tables.yaml; nothing here is specific to one table.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import yaml
+from scipy import stats
+
+from plainsight.errors import InputError
+from plainsight.evaluation.privacy import AVERAGED_SEGMENT
+from plainsight.io import read_text_utf8, write_text
+
+METHOD_COLUMN = "Method"
+SEEDS_COLUMN = "Seeds"
+HALF_WIDTH_SUFFIX = " ±"
+MISSING_CELL = "—"
+TABLE_KEYS: tuple[str, ...] = ("title", "dataset", "setting", "idset", "columns", "paper")
+
+# This project's addition, shown beside PIPP when the summaries have it; the paper has no such column.
+PARTIAL_LEAK_COLUMN: dict[str, Any] = {"key": "partial_leak", "metric": "partial_leak", "label": "Partial leak (%)", "decimals": 2}
+
+
+# --- specifications ----------------------------------------------------------------------------
+
+def load_table_specs(path: str | Path) -> dict[str, Any]:
+    """The `methods` display names (in the paper's order) and the `tables`, checked for consistency."""
+    specs = yaml.safe_load(read_text_utf8(path))
+    if not isinstance(specs, dict) or not isinstance(specs.get("methods"), dict) \
+            or not isinstance(specs.get("tables"), dict):
+        raise InputError(path, None, "expected mappings `methods` and `tables`")
+    for name, spec in specs["tables"].items():
+        _check_table_spec(path, name, spec, specs["methods"])
+    return specs
+
+
+def _check_table_spec(path: str | Path, name: str, spec: Any, methods: Mapping[str, str]) -> None:
+    record = f"tables.{name}"
+    if not isinstance(spec, dict):
+        raise InputError(path, record, "expected a mapping")
+    missing = [key for key in TABLE_KEYS if key not in spec]
+    if missing:
+        raise InputError(path, record, f"missing {', '.join(missing)}")
+    settings = spec["setting"] if isinstance(spec["setting"], list) else [spec["setting"]]
+    for key, column in spec["columns"].items():
+        if not isinstance(column, dict) or {"label", "decimals"} - column.keys():
+            raise InputError(path, f"{record}.columns.{key}", "expected `label` and `decimals`")
+        if column.get("setting", settings[0]) not in settings:
+            raise InputError(path, f"{record}.columns.{key}", f"setting {column['setting']!r} is not the table's")
+    for method in spec.get("methods", []):
+        if method not in methods:
+            raise InputError(path, f"{record}.methods", f"method {method!r} not listed under `methods`")
+    for method, cells in spec["paper"].items():
+        if method not in methods:
+            raise InputError(path, f"{record}.paper.{method}", "method not listed under `methods`")
+        for metric, cell in cells.items():
+            if metric not in spec["columns"]:  # a column key
+                raise InputError(path, f"{record}.paper.{method}.{metric}", "metric not among the columns")
+            if not isinstance(cell, list) or len(cell) != 2:
+                raise InputError(path, f"{record}.paper.{method}.{metric}",
+                                 "expected [mean, half-width] (half-width null for a single run)")
+
+
+def table_columns(spec: Mapping[str, Any], with_partial_leak: bool) -> list[dict[str, Any]]:
+    """The metric columns of a table, in order: key, metric (the key unless given), label, decimals,
+    and the setting the column reads (only for tables over several settings)."""
+    columns = [{"key": key, "metric": key, **column} for key, column in spec["columns"].items()]
+    if with_partial_leak:
+        after = next((i + 1 for i, c in enumerate(columns) if c["metric"] == "pipp"), len(columns))
+        columns.insert(after, PARTIAL_LEAK_COLUMN)
+    return columns
+
+
+# --- statistics --------------------------------------------------------------------------------
+
+def _finite(values: Sequence[float]) -> np.ndarray:
+    array = np.asarray(values, dtype=float)
+    return array[~np.isnan(array)]
+
+
+def mean_over_seeds(values: Sequence[float]) -> float:
+    """The mean of the defined values; NaN when there are none."""
+    finite = _finite(values)
+    return float(finite.mean()) if finite.size else math.nan
+
+
+def confidence_half_width(values: Sequence[float]) -> float:
+    """Half-width of the 95% confidence interval of the mean over seeds (t, n - 1 degrees of freedom).
+
+    Undefined values are left out; with fewer than two values there is no interval (NaN).
+    """
+    finite = _finite(values)
+    n = finite.size
+    if n < 2:
+        return math.nan
+    return float(stats.t.ppf(0.975, n - 1) * finite.std(ddof=1) / math.sqrt(n))
+
+
+# --- tables ------------------------------------------------------------------------------------
+
+def build_table(spec: Mapping[str, Any], summaries: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
+    """One row per method that has summaries, in the order of `methods` (key -> display name).
+
+    Uses the segment-averaged summary rows, one per seed; each metric gets its mean over
+    seeds and a "<label> ±" half-width column.
+    """
+    averaged = summaries[summaries["segment"] == AVERAGED_SEGMENT]
+    unknown = sorted(set(averaged["method"]) - set(methods))
+    if unknown:
+        raise ValueError(f"summaries for methods without a display name: {', '.join(map(str, unknown))}")
+    columns = table_columns(spec, with_partial_leak=PARTIAL_LEAK_COLUMN["metric"] in summaries.columns)
+    rows = []
+    for method, display in methods.items():
+        runs = averaged[averaged["method"] == method]
+        if runs.empty:
+            continue
+        if runs.duplicated(["seed", "setting"] if "setting" in runs.columns else ["seed"]).any():
+            raise ValueError(f"method {method}: more than one averaged summary for a seed")
+        row: dict[str, Any] = {METHOD_COLUMN: display}
+        for column in columns:
+            selected = runs if "setting" not in column else runs[runs["setting"] == column["setting"]]
+            values = selected[column["metric"]].to_numpy(dtype=float)
+            row[column["label"]] = mean_over_seeds(values)
+            row[column["label"] + HALF_WIDTH_SUFFIX] = confidence_half_width(values)
+        row[SEEDS_COLUMN] = int(runs["seed"].nunique())
+        rows.append(row)
+    labels = [name for c in columns for name in (c["label"], c["label"] + HALF_WIDTH_SUFFIX)]
+    return pd.DataFrame(rows, columns=[METHOD_COLUMN, *labels, SEEDS_COLUMN])
+
+
+def format_cell(mean: float, half_width: float, decimals: int) -> str:
+    """A Markdown cell: mean ± half-width, the mean alone for a single run, a dash for no value."""
+    if pd.isna(mean):
+        return MISSING_CELL
+    if pd.isna(half_width):
+        return f"{mean:.{decimals}f}"
+    return f"{mean:.{decimals}f} ± {half_width:.{decimals}f}"
+
+
+def _markdown_row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+
+def _seeds_note(seeds: pd.Series) -> str:
+    counts = sorted(set(int(n) for n in seeds))
+    if not counts:
+        return "No results yet."
+    span = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    noun = "seed" if counts == [1] else "seeds"
+    return (f"Mean ± 95% confidence-interval half-width over {span} {noun} "
+            f"(t distribution, n - 1 degrees of freedom); a single run shows the mean alone.")
+
+
+def markdown_table(table: pd.DataFrame, spec: Mapping[str, Any]) -> str:
+    """The table as Markdown: a title, "mean ± half-width" cells and a note on the seeds."""
+    columns = table_columns(spec, with_partial_leak=PARTIAL_LEAK_COLUMN["label"] in table.columns)
+    header = [METHOD_COLUMN, *(c["label"] for c in columns), SEEDS_COLUMN]
+    lines = [f"### {spec['title']}", "", _markdown_row(header),
+             "| " + " | ".join([":---", *["---:"] * (len(header) - 1)]) + " |"]
+    for row in table.to_dict("records"):
+        cells = [format_cell(row[c["label"]], row[c["label"] + HALF_WIDTH_SUFFIX], c["decimals"])
+                 for c in columns]
+        lines.append(_markdown_row([str(row[METHOD_COLUMN]), *cells, str(row[SEEDS_COLUMN])]))
+    lines += ["", _seeds_note(table[SEEDS_COLUMN])]
+    if any(c is PARTIAL_LEAK_COLUMN for c in columns):
+        lines.append(f"{PARTIAL_LEAK_COLUMN['label']} is this project's addition; the paper has no such column.")
+    return "\n".join(lines) + "\n"
+
+
+def versus_paper(table: pd.DataFrame, spec: Mapping[str, Any], methods: Mapping[str, str]) -> pd.DataFrame:
+    """Our means and half-widths beside the paper's, for the paper's metric columns.
+
+    Rows follow `methods` (key -> display name): every method we ran or the paper reports;
+    cells the other side lacks are empty (NaN).
+    """
+    ours = {row[METHOD_COLUMN]: row for row in table.to_dict("records")}
+    columns = table_columns(spec, with_partial_leak=False)
+    rows = []
+    for method, display in methods.items():
+        paper = spec["paper"].get(method)
+        if display not in ours and paper is None:
+            continue
+        row: dict[str, Any] = {METHOD_COLUMN: display}
+        for column in columns:
+            label = column["label"]
+            our_row = ours.get(display, {})
+            paper_mean, paper_half_width = (paper or {}).get(column["key"]) or (None, None)
+            row[f"{label} ours"] = our_row.get(label, math.nan)
+            row[f"{label} ours ±"] = our_row.get(label + HALF_WIDTH_SUFFIX, math.nan)
+            row[f"{label} paper"] = math.nan if paper_mean is None else float(paper_mean)
+            row[f"{label} paper ±"] = math.nan if paper_half_width is None else float(paper_half_width)
+        rows.append(row)
+    names = [f"{c['label']} {side}" for c in columns for side in ("ours", "ours ±", "paper", "paper ±")]
+    return pd.DataFrame(rows, columns=[METHOD_COLUMN, *names])
+
+
+def write_table(table: pd.DataFrame, markdown: str, versus: pd.DataFrame,
+                csv_path: str | Path, md_path: str | Path, vs_path: str | Path) -> None:
+    """Write the table (CSV), its Markdown and the comparison with the paper (CSV), each atomically."""
+    write_text(table.to_csv(index=False), csv_path)
+    write_text(markdown, md_path)
+    write_text(versus.to_csv(index=False), vs_path)

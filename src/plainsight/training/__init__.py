@@ -1,0 +1,1 @@
+"""Stage 4, training: prefix tuning (plain and masked objective) and the DP-SGD baseline."""

@@ -1,0 +1,172 @@
+"""Training data and the training loop of the prefix-tuned methods (ft, ft_mask).
+
+A training example is a real control code followed by its document: the prompt
+the model sees at generation time, then the text it should write. The loss
+covers the document tokens only (labels are -100 on the code). For ft_mask each
+document token also carries a privacy flag: True on tokens of the segment's
+private values, found at every occurrence in the document.
+
+Batches hold examples of similar length (sorted, then cut) and are padded to the
+longest example of the batch, never to a fixed length.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import torch
+from tqdm.auto import tqdm
+
+from plainsight.methods.prompts import render
+from plainsight.rng import stable_rng
+from plainsight.training.checkpoints import (
+    Checkpoints,
+    Owner,
+    Position,
+    fingerprint,
+    global_rng_state,
+    load_checkpoint,
+    load_trainable_state,
+    save_checkpoint,
+    set_global_rng_state,
+    trainable_state,
+)
+from plainsight.training.objectives import (
+    IGNORE_INDEX,
+    Lambdas,
+    lm_loss,
+    masked_objective,
+    private_char_spans,
+    private_token_mask,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TrainingExample:
+    key: tuple[str, int]
+    input_ids: list[int]
+    labels: list[int]
+    private: list[bool]
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    epochs: int
+    learning_rate: float
+    batch_size: int
+    max_length: int
+    lambdas: Lambdas = field(default_factory=Lambdas)
+
+
+def build_example(key: tuple[str, int], code: str, text: str, values: Iterable[str], tokenizer,
+                  max_length: int) -> TrainingExample:
+    """Tokenise code prompt + document (+ end of text); mark document tokens and private ones."""
+    prompt = render([], code)
+    full = prompt + text
+    encoded = tokenizer(full, add_special_tokens=False, return_offsets_mapping=True)
+    input_ids = list(encoded.input_ids) + [tokenizer.eos_token_id]
+    offsets = [tuple(o) for o in encoded.offset_mapping] + [(len(full), len(full))]
+    spans = [(start + len(prompt), end + len(prompt)) for start, end in private_char_spans(text, values)]
+    private = private_token_mask(offsets, spans)
+    document = [start >= len(prompt) for start, _ in offsets]
+    document[-1] = True  # the end-of-text token teaches the model to stop
+    input_ids, document, private = input_ids[:max_length], document[:max_length], private[:max_length]
+    labels = [token if is_document else IGNORE_INDEX for token, is_document in zip(input_ids, document)]
+    return TrainingExample(key, input_ids, labels, [p and d for p, d in zip(private, document)])
+
+
+def length_batches(examples: Sequence[TrainingExample], batch_size: int, seed: int, epoch: int
+                   ) -> list[list[TrainingExample]]:
+    """Batches of similar length, in a seeded order that changes per epoch."""
+    ordered = sorted(examples, key=lambda e: (len(e.input_ids), e.key))
+    batches = [ordered[i:i + batch_size] for i in range(0, len(ordered), batch_size)]
+    stable_rng(seed, "batches", epoch).shuffle(batches)
+    return batches
+
+
+def collate(batch: Sequence[TrainingExample], pad_token_id: int, width: int | None = None) -> dict[str, torch.Tensor]:
+    """Right-pad to the longest example of the batch (or to a fixed `width`, for comparison only)."""
+    longest = max(len(e.input_ids) for e in batch)
+    if width is None:
+        width = longest
+    elif width < longest:
+        raise ValueError(f"an example of {longest} tokens does not fit in width {width}")
+
+    def padded(rows, fill):
+        return torch.tensor([list(row) + [fill] * (width - len(row)) for row in rows])
+
+    return {
+        "input_ids": padded([e.input_ids for e in batch], pad_token_id),
+        "attention_mask": padded([[1] * len(e.input_ids) for e in batch], 0),
+        "labels": padded([e.labels for e in batch], IGNORE_INDEX),
+        "private": padded([e.private for e in batch], False).bool(),
+    }
+
+
+def batch_loss(model, batch: dict[str, torch.Tensor], masked: bool, lambdas: Lambdas) -> dict[str, torch.Tensor]:
+    """The training loss of one batch: plain LM loss, or the privacy-masked objective.
+
+    The base model's distribution comes from the same weights with the adapter
+    switched off, so no second copy of the model is loaded.
+    """
+    logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+    if not masked:
+        return {"loss": lm_loss(logits, batch["labels"])}
+    with torch.no_grad(), model.disable_adapter():
+        base_logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+    return masked_objective(logits, base_logits, batch["labels"], batch["private"], lambdas)
+
+
+def train(model, examples: Sequence[TrainingExample], settings: TrainingSettings, masked: bool, seed: int,
+          pad_token_id: int, desc: str = "train", checkpoints: Checkpoints | None = None) -> list[dict[str, float]]:
+    """Train the trainable parameters of `model` (the adapter); returns the per-step losses.
+
+    With `checkpoints`, the run saves its state as it goes and, started again, resumes
+    from its last checkpoint: the batches of an epoch are a function of seed and epoch,
+    so the ones already done are recomputed and skipped.
+    """
+    torch.manual_seed(stable_rng(seed, "train").getrandbits(63))
+    parameters = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(parameters, lr=settings.learning_rate)
+    position, history = Position(), []
+    if checkpoints is not None:
+        owner = Owner(checkpoints.method, seed,
+                      fingerprint(settings, masked, examples, *trainable_state(model).values()))
+        resumed = load_checkpoint(checkpoints.directory, owner)
+        if resumed is not None:
+            position, state = resumed
+            load_trainable_state(model, state["adapter"])
+            optimizer.load_state_dict(state["optimizer"])
+            set_global_rng_state(state["rng"])
+            history = state["history"]
+    model.train()
+    tokens, started = 0, time.perf_counter()
+    for epoch in range(position.epoch, settings.epochs):
+        batches = length_batches(examples, settings.batch_size, seed, epoch)
+        progress = tqdm(batches[position.batch:], desc=f"{desc} epoch {epoch + 1}/{settings.epochs}", unit="batch",
+                        initial=position.batch, total=len(batches))
+        for batch_examples in progress:
+            batch = collate(batch_examples, pad_token_id)
+            terms = batch_loss(model, batch, masked, settings.lambdas)
+            terms["loss"].backward()
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            tokens += int(batch["attention_mask"].sum())
+            step = {name: value.item() for name, value in terms.items()}
+            history.append({"epoch": epoch, **step})
+            progress.set_postfix(loss=f"{step['loss']:.3f}", tokens_per_s=f"{tokens / (time.perf_counter() - started):.0f}")
+            position = position.after_step(len(batches))
+            if checkpoints is not None and position.is_due(checkpoints.every_steps):
+                save_checkpoint(checkpoints.directory, owner, position, {
+                    "adapter": trainable_state(model), "optimizer": optimizer.state_dict(),
+                    "rng": global_rng_state(), "history": history})
+        epoch_losses = [h["loss"] for h in history if h["epoch"] == epoch]
+        log.info("%s epoch %d: mean loss %.4f over %d steps, %.0f tokens/s", desc, epoch + 1,
+                 sum(epoch_losses) / len(epoch_losses), len(epoch_losses), tokens / (time.perf_counter() - started))
+    model.eval()
+    return history
