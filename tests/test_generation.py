@@ -24,6 +24,7 @@ from plainsight.generation.runner import (
 )
 from plainsight.generation.slots import Row
 from plainsight.matching import leaked_values
+from plainsight.methods.registry import method
 from plainsight.models import load_model
 
 SETTINGS = SamplingSettings(max_new_tokens=12, temperature=1.0, top_p=0.95, batch_size=2, group_size=4)
@@ -374,6 +375,6 @@ def test_embedded_processor_blocks_a_name_with_byte_split_characters(embedded):
 def test_sampling_settings_from_config_regenerate_only_for_icl_pe():
     generation = {"max_new_tokens": 64, "temperature": 0.7, "top_p": 0.9, "batch_size": 4, "max_regenerations": 3,
                   "group_size": 16}
-    assert SamplingSettings.from_config(generation, "icl_pe") == SamplingSettings(64, 0.7, 0.9, 4, 3, 16)
-    for method in ("baseline", "icl", "ft", "dpsgd"):
-        assert SamplingSettings.from_config(generation, method).max_regenerations == 0
+    assert SamplingSettings.from_config(generation, method("icl_pe")) == SamplingSettings(64, 0.7, 0.9, 4, 3, 16)
+    for name in ("baseline", "icl", "ft", "dpsgd"):
+        assert SamplingSettings.from_config(generation, method(name)).max_regenerations == 0

@@ -1,4 +1,4 @@
-"""Leak matching, ROUGE, and PIPP/ELP in both paradigms, on hand-built corpora with known answers."""
+"""Leak matching, ROUGE, and PIPP/ELP in both method families, on hand-built corpora with known answers."""
 
 from __future__ import annotations
 
@@ -243,7 +243,7 @@ def test_icl_identifier_set_both(docs, spans):
 
 
 def test_icl_summary(docs, spans):
-    summary = summarise(icl_privacy_metrics(icl_corpus(), docs, spans, "direct"), "icl")
+    summary = summarise(icl_privacy_metrics(icl_corpus(), docs, spans, "direct"), "in_context")
     assert list(summary.columns) == list(SUMMARY_COLUMNS)
     assert summary["segment"].tolist() == [0, 1, AVERAGED_SEGMENT]
     assert summary["n_generations"].tolist() == [2, 3, 5]
@@ -259,11 +259,11 @@ def test_icl_summary(docs, spans):
 
 def test_summary_has_rows_per_method_and_seed(docs, spans):
     corpus = pd.concat([icl_corpus(), icl_corpus().assign(seed=2), icl_corpus().assign(method="icl_pe")])
-    summary = summarise(icl_privacy_metrics(corpus, docs, spans, "direct"), "icl")
+    summary = summarise(icl_privacy_metrics(corpus, docs, spans, "direct"), "in_context")
     assert list(zip(summary["method"], summary["seed"], summary["segment"])) == [
         ("icl", 1, 0), ("icl", 1, 1), ("icl", 1, -1), ("icl", 2, 0), ("icl", 2, 1), ("icl", 2, -1),
         ("icl_pe", 1, 0), ("icl_pe", 1, 1), ("icl_pe", 1, -1)]
-    with pytest.raises(ValueError, match="paradigm"):
+    with pytest.raises(ValueError, match="family"):
         summarise(summary, "known")
 
 
@@ -309,7 +309,7 @@ def test_ft_rouge_is_the_best_over_segments_with_the_same_types(docs, spans):
 
 
 def test_ft_summary(docs, spans):
-    summary = summarise(ft_privacy_metrics(ft_corpus(), docs, spans, "direct", TRAIN_KEYS), "ft")
+    summary = summarise(ft_privacy_metrics(ft_corpus(), docs, spans, "direct", TRAIN_KEYS), "trained")
     # segment 0: PIPP 2/3; unique leaked {Ms Nina Holst, 40593/04} of 3 private values = 66.67 %.
     # segment 1: PIPP 1/1 = 100 %; ELP 1 of {Mr Ole Berg, the court} = 50 %.
     assert summary["segment"].tolist() == [0, 1, AVERAGED_SEGMENT]

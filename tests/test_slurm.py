@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_workflow import REPO, make_workdir, snakemake, write_overlay
+from test_workflow import REPO, make_workdir, snakemake, tiny_overlay, write_overlay
 
 pytestmark = [
     pytest.mark.workflow,
@@ -39,8 +39,7 @@ TEST_CLUSTER_OVERRIDES = (
 
 def tiny_workdir(path: Path, model_dir: Path) -> Path:
     workdir = make_workdir(path)
-    overlay = {"seeds": [1], "model": {"name_or_path": str(model_dir)},
-               "generation": {"generations_per_segment": 2, "max_new_tokens": 8, "batch_size": 2}}
+    overlay = tiny_overlay(model_dir, {"seeds": [1]})
     write_overlay(workdir, "tiny.yaml", overlay)
     return workdir
 

@@ -14,7 +14,6 @@ from plainsight.evaluation.mauve_score import MauveSettings, featurize, mauve_fr
 from plainsight.evaluation.perplexity import FinetuneSettings, corpus_perplexity, finetune, text_examples, windows
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.evaluation.utility import BASE_MODEL, mauve_targets, summary_rows
-from plainsight.methods.registry import base_method, model_config_key, with_variant
 from plainsight.report.tables import build_table, load_table_specs, versus_paper
 
 
@@ -154,12 +153,6 @@ def test_mauve_targets_are_test_segments_fixed_across_runs():
     assert len(drawn) == 2 and drawn == mauve_targets(docs, 2) and set(drawn) < {("a", 0), ("a", 1), ("c", 0), ("c", 1)}
     with pytest.raises(ValueError, match="no test split"):
         mauve_targets(docs[docs["split"] == "train"], None)
-
-
-def test_method_variants():
-    assert base_method("icl_pe.large") == "icl_pe" and base_method("ft") == "ft"
-    assert model_config_key("icl.large") == "model_large" and model_config_key("icl") == "model"
-    assert with_variant("icl", "large") == "icl.large" and with_variant("icl", None) == "icl"
 
 
 def test_utility_table_reads_each_setting_and_shows_the_base_model(tmp_path):

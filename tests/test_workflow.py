@@ -16,7 +16,8 @@ import yaml
 pytestmark = pytest.mark.workflow
 
 REPO = Path(__file__).resolve().parents[1]
-LINKED = ("Snakefile", "workflow", "scripts", "config", "resources")
+LINKED = ("workflow", "config", "resources")
+TEST_CONFIG = REPO / ".test/config/config.yaml"  # the tiny overlay every workflow test starts from
 DATASETS = ("tab", "mimic")
 SETTINGS = ("known", "unknown")
 IDSETS = ("direct", "quasi", "both")
@@ -28,6 +29,20 @@ def make_workdir(path: Path) -> Path:
     for name in LINKED:
         (path / name).symlink_to(REPO / name)
     return path
+
+
+def merged(base: dict, changes: dict) -> dict:
+    """`base` with `changes` applied key by key, nested blocks merged as Snakemake merges config files."""
+    out = dict(base)
+    for key, value in changes.items():
+        out[key] = merged(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) else value
+    return out
+
+
+def tiny_overlay(model_dir: Path, changes: dict | None = None) -> dict:
+    """The `.test` overlay with the tiny random model, and `changes` on top."""
+    overlay = yaml.safe_load(TEST_CONFIG.read_text(encoding="utf-8"))
+    return merged(overlay, {"model": {"name_or_path": str(model_dir)}, **(changes or {})})
 
 
 def write_overlay(workdir: Path, name: str, overlay: dict) -> Path:
@@ -56,12 +71,8 @@ def planned_rules(workdir: Path, *args: str) -> dict[str, int]:
 @pytest.fixture(scope="module")
 def workflow_dir(tmp_path_factory, tiny_model_dir):
     workdir = make_workdir(tmp_path_factory.mktemp("workflow"))
-    overlay = {
-        "seeds": list(SEEDS),
-        "model": {"name_or_path": str(tiny_model_dir)},
-        "generation": {"generations_per_segment": 2, "max_new_tokens": 8, "batch_size": 2},
-        "prefix_tuning": {"max_length": 48, "batch_size": 8, "generations": 3},
-    }
+    overlay = tiny_overlay(tiny_model_dir)
+    assert overlay["seeds"] == list(SEEDS)
     write_overlay(workdir, "tiny.yaml", overlay)
     snakemake(workdir, "codes", "--configfile", "tiny.yaml")
     return workdir

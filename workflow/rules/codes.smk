@@ -10,18 +10,12 @@ rule detect_presidio:
         "results/{dataset}/unknown/detected.parquet",
     log:
         "results/logs/detect_presidio/{dataset}.log",
+    conda:
+        "../envs/data.yaml"
     params:
         presidio=config["codes"]["presidio"],
-    conda:
-        "../../envs/data.yaml"
     script:
-        "../../scripts/detect_presidio.py"
-
-
-def code_sources(wildcards):
-    if wildcards.setting == "known":
-        return f"results/{wildcards.dataset}/spans.parquet"
-    return f"results/{wildcards.dataset}/unknown/detected.parquet"
+        "../scripts/detect_presidio.py"
 
 
 rule control_codes:
@@ -34,9 +28,9 @@ rule control_codes:
     log:
         "results/logs/control_codes/{dataset}_{setting}_{idset}.log",
     conda:
-        "../../envs/data.yaml"
+        "../envs/data.yaml"
     script:
-        "../../scripts/control_codes.py"
+        "../scripts/control_codes.py"
 
 
 rule fictional_codes:
@@ -49,9 +43,9 @@ rule fictional_codes:
     log:
         "results/logs/fictional_codes/{dataset}_{setting}_{idset}_{seed}.log",
     conda:
-        "../../envs/data.yaml"
+        "../envs/data.yaml"
     script:
-        "../../scripts/fictional_codes.py"
+        "../scripts/fictional_codes.py"
 
 
 rule codes:

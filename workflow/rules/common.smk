@@ -1,5 +1,17 @@
-# Shared wildcard constraints and input helpers.
+# Shared wildcard constraints and input helpers; method names come from the method registry.
 
+import yaml
+
+from plainsight.methods import registry
+from plainsight.models import is_embedded
+
+for method_name in config["methods"]:
+    registry.method(
+        method_name
+    )  # an unknown name stops here, with the known ones listed
+
+IN_CONTEXT_METHOD = registry.wildcard_pattern("in_context")
+TRAINED_METHOD = registry.wildcard_pattern("trained", variants=False)
 DATASETS = list(config["datasets"])
 SETTINGS = config["settings"]
 IDENTIFIER_SETS = config["identifier_sets"]
@@ -32,3 +44,129 @@ def raw_inputs(wildcards):
     if dataset["source"] == "demo":
         return ["resources/demo/mimic/NOTEEVENTS.csv"]
     return [dataset["path"]]
+
+
+# Models
+
+
+def model_source(name_or_path):
+    """What a job loads: the converted folder of an embedded model, else the id or path itself."""
+    if is_embedded(name_or_path):
+        return f"results/models/base/{name_or_path}"
+    return name_or_path
+
+
+def model_input(name_or_path):
+    """The converted folder as a job input, so it is built first; nothing for hub ids."""
+    return [model_source(name_or_path)] if is_embedded(name_or_path) else []
+
+
+def variant_model(wildcards):
+    """The model a method runs with: `model`, or `model_large` for a `.large` method variant."""
+    return config[registry.model_config_key(wildcards.method)]["name_or_path"]
+
+
+# Control codes
+
+
+def code_sources(wildcards):
+    """Where a setting's private values come from: gold spans (known) or Presidio (unknown)."""
+    if wildcards.setting == "known":
+        return f"results/{wildcards.dataset}/spans.parquet"
+    return f"results/{wildcards.dataset}/unknown/detected.parquet"
+
+
+# Synthetic corpora and their shards. With one shard the generate rules write the corpus itself;
+# with more, each job writes one shard and concat_shards joins them. Shard files are kept (not
+# temp): a lost corpus is joined again without generating again. The shard count is in their
+# name, so shards written with another count are never mixed in.
+
+CORPUS = "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet"
+GENERATION_SHARDS = config["generation"]["shards"]
+SHARD = (
+    "results/{dataset}/{setting}/{idset}/synthetic/{method}/shards/"
+    f"seed{{seed}}_shard{{shard}}of{GENERATION_SHARDS}.parquet"
+)
+GENERATED = CORPUS if GENERATION_SHARDS == 1 else SHARD
+SHARD_SUFFIX = (
+    "" if GENERATION_SHARDS == 1 else "_shard{shard}"
+)  # in log and benchmark names
+
+
+def generation_shard(wildcards):
+    """Which shard of its corpus a generate job writes (index 0-based)."""
+    return {"index": int(getattr(wildcards, "shard", 0)), "count": GENERATION_SHARDS}
+
+
+# Evaluation
+
+
+def trained_adapter(wildcards):
+    """The adapter a trained method writes with; nothing for in-context methods."""
+    if registry.method(wildcards.method).trained:
+        return "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}".format(
+            **wildcards
+        )
+    return []
+
+
+# Tables
+
+PAPER_TABLES = yaml.safe_load(open(config["tables"]["paper"], encoding="utf-8"))[
+    "tables"
+]
+
+
+def table_seeds(table):
+    """Seeds of a table: `utility.seeds` for utility tables; `tables.seeds.<table>` where the paper
+    reports a single run; else `seeds`."""
+    if PAPER_TABLES[table].get("source") == "utility":
+        return config["utility"]["seeds"]
+    return config["tables"]["seeds"].get(table, SEEDS)
+
+
+def table_methods(table):
+    """The method keys (with the table's model variant, if any) whose runs a table reads."""
+    spec = PAPER_TABLES[table]
+    listed = [
+        m for m in config["methods"] if m in spec.get("methods", config["methods"])
+    ]
+    return [registry.with_variant(m, spec.get("model")) for m in listed]
+
+
+def table_inputs(wildcards):
+    spec = PAPER_TABLES[wildcards.table]
+    settings = (
+        spec["setting"] if isinstance(spec["setting"], list) else [spec["setting"]]
+    )
+    if spec.get("source", "privacy") == "utility":
+        pattern = "results/{dataset}/{setting}/{idset}/utility/{method}/seed{seed}.json"
+        reference = [f"results/{spec['dataset']}/utility/base_model_perplexity.json"]
+    else:
+        pattern = "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet"
+        reference = []
+    runs = expand(
+        pattern,
+        dataset=spec["dataset"],
+        setting=settings,
+        idset=spec["idset"],
+        method=table_methods(wildcards.table),
+        seed=table_seeds(wildcards.table),
+    )
+    return runs + reference
+
+
+def table_examples(_wildcards):
+    """A readable sample of every synthetic corpus a privacy table reads."""
+    paths = []
+    for table, spec in PAPER_TABLES.items():
+        if spec.get("source", "privacy") == "privacy":
+            paths += expand(
+                "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_examples.md",
+                dataset=spec["dataset"],
+                setting=spec["setting"],
+                idset=spec["idset"],
+                method=table_methods(table),
+                seed=table_seeds(table),
+            )
+    return sorted(set(paths))

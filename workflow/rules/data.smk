@@ -7,12 +7,12 @@ rule download_tab:
         "results/downloads/tab/echr_{split}.json",
     log:
         "results/logs/download_tab/{split}.log",
+    conda:
+        "../envs/data.yaml"
     params:
         url="https://raw.githubusercontent.com/NorskRegnesentral/text-anonymization-benchmark/master/echr_{split}.json",
-    conda:
-        "../../envs/data.yaml"
     script:
-        "../../scripts/download_tab.py"
+        "../scripts/download_tab.py"
 
 
 rule ingest:
@@ -24,11 +24,11 @@ rule ingest:
         spans="results/{dataset}/spans.parquet",
     log:
         "results/logs/ingest/{dataset}.log",
+    conda:
+        "../envs/data.yaml"
     params:
         dataset=dataset_config,
         on_invalid=config["on_invalid_record"],
         placeholder_types=config["codes"]["mimic_placeholder_types"],
-    conda:
-        "../../envs/data.yaml"
     script:
-        "../../scripts/ingest.py"
+        "../scripts/ingest.py"

@@ -1,24 +1,8 @@
-# Synthetic corpora: one Parquet per method and seed.
-
-CORPUS = "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet"
-GENERATION_SHARDS = config["generation"]["shards"]
-# With one shard the generate rules (here and in training.smk) write the corpus itself; with more,
-# each job writes one shard and concat_shards joins them. Shard files are kept (not temp): a lost
-# corpus is joined again without generating again. The shard count is in their name, so shards
-# written with another count are never mixed in.
-SHARD = ("results/{dataset}/{setting}/{idset}/synthetic/{method}/shards/seed{seed}_shard{shard}of"
-         f"{GENERATION_SHARDS}.parquet")
-GENERATED = CORPUS if GENERATION_SHARDS == 1 else SHARD
-SHARD_SUFFIX = "" if GENERATION_SHARDS == 1 else "_shard{shard}"  # in log and benchmark names
-
-
-def generation_shard(wildcards):
-    """Which shard of its corpus a generate job writes (index 0-based)."""
-    return {"index": int(getattr(wildcards, "shard", 0)), "count": GENERATION_SHARDS}
+# Synthetic corpora: one Parquet per method and seed (or its shards, see common.smk).
 
 
 rule generate_icl:
-    """In-context generation (baseline, icl, icl_pe; with `model_large` as icl.large etc.) for one seed."""
+    """A corpus of an in-context method for one seed (a `.large` method runs with `model_large`)."""
     input:
         docs="results/{dataset}/docs.parquet",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
@@ -26,25 +10,61 @@ rule generate_icl:
         model=lambda wildcards: model_input(variant_model(wildcards)),
     output:
         GENERATED,
-    wildcard_constraints:
-        method=r"(baseline|icl|icl_pe)(\.large)?",  # .large: with `model_large` (see variants.py)
     log:
-        "results/logs/generate_icl/{dataset}_{setting}_{idset}_{method}_{seed}" + SHARD_SUFFIX + ".log",
+        f"results/logs/generate_icl/{{dataset}}_{{setting}}_{{idset}}_{{method}}_{{seed}}{SHARD_SUFFIX}.log",
     benchmark:
-        "results/benchmarks/generate_icl/{dataset}_{setting}_{idset}_{method}_{seed}" + SHARD_SUFFIX + ".tsv"
-    params:
-        generation=config["generation"],
-        shard=generation_shard,
-        model=lambda wildcards: model_source(variant_model(wildcards)),
+        f"results/benchmarks/generate_icl/{{dataset}}_{{setting}}_{{idset}}_{{method}}_{{seed}}{SHARD_SUFFIX}.tsv"
+    wildcard_constraints:
+        method=IN_CONTEXT_METHOD,
+    conda:
+        "../envs/generation.yaml"
     threads: config["generation"]["threads"]
     resources:
         mem_mb=generation_mem_mb(config["generation"]["max_prompt_tokens"]),
         runtime=icl_generation_runtime,
         gpu=GPUS_PER_JOB,
-    conda:
-        "../../envs/generation.yaml"
+    params:
+        generation=config["generation"],
+        shard=generation_shard,
+        purpose="corpus",
+        model=lambda wildcards: model_source(variant_model(wildcards)),
     script:
-        "../../scripts/generate_icl.py"
+        "../scripts/generate_corpus.py"
+
+
+rule generate_trained:
+    """A synthetic corpus from a trained adapter, one fictional code per prompt."""
+    input:
+        adapter="results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        fictional="results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",
+        model=model_input(config["model"]["name_or_path"]),
+    output:
+        GENERATED,
+    log:
+        f"results/logs/generate_trained/{{dataset}}_{{setting}}_{{idset}}_{{method}}_{{seed}}{SHARD_SUFFIX}.log",
+    benchmark:
+        f"results/benchmarks/generate_trained/{{dataset}}_{{setting}}_{{idset}}_{{method}}_{{seed}}{SHARD_SUFFIX}.tsv"
+    wildcard_constraints:
+        method=TRAINED_METHOD,
+    conda:
+        "../envs/generation.yaml"
+    threads: config["generation"]["threads"]
+    resources:
+        mem_mb=generation_mem_mb(
+            config["prefix_tuning"]["num_virtual_tokens"]
+            + config["prefix_tuning"]["max_length"]
+        ),
+        runtime=trained_generation_runtime,
+        gpu=GPUS_PER_JOB,
+    params:
+        generation=config["generation"],
+        shard=generation_shard,
+        generations=config["prefix_tuning"]["generations"],
+        purpose="corpus",
+        model=lambda wildcards: model_source(BASE_MODEL),
+    script:
+        "../scripts/generate_corpus.py"
 
 
 if GENERATION_SHARDS > 1:
@@ -59,6 +79,6 @@ if GENERATION_SHARDS > 1:
             "results/logs/concat_shards/{dataset}_{setting}_{idset}_{method}_{seed}.log",
         localrule: True
         conda:
-            "../../envs/generation.yaml"
+            "../envs/generation.yaml"
         script:
-            "../../scripts/concat_shards.py"
+            "../scripts/concat_shards.py"

@@ -9,15 +9,15 @@ whole word). Per run and segment index:
 - partial leak (this project's addition): a generation contains one word of a private name,
   such as a surname alone, which the exact match above does not count.
 
-Two paradigms differ in what is private. In-context learning (`icl`) shows real segments in the
-prompt, so a generation's private values are those of its context segments. Fine-tuning (`ft`)
-shows the model the whole training data, so every value of the fine-tuning data is private (the
+The two method families differ in what is private. In-context methods show real segments in the
+prompt, so a generation's private values are those of its context segments. Trained methods
+(fine-tuning) show the model the whole training data, so every value of the fine-tuning data is private (the
 fine-tuning segments of the generation's segment index, i.e. paragraph range).
 """
 
 from __future__ import annotations
 
-from typing import Any, Collection, Iterable, Literal, Mapping
+from typing import Any, Collection, Iterable, Mapping, get_args
 
 import pandas as pd
 
@@ -27,8 +27,7 @@ from plainsight.data.segments import segment_texts
 from plainsight.entities import SegmentKey
 from plainsight.evaluation.rouge import RougeText, max_rouge, rouge, rouge_text
 from plainsight.matching import leaked_values, partial_leak, unique_values
-
-Paradigm = Literal["icl", "ft"]
+from plainsight.methods.registry import Family
 
 # The segment index of the summary row that averages a run's segment rows.
 AVERAGED_SEGMENT = -1
@@ -178,13 +177,13 @@ def ft_privacy_metrics(corpus: pd.DataFrame, docs: pd.DataFrame, spans: pd.DataF
 
 # --- summaries ---------------------------------------------------------------------------------
 
-def _elp(group: pd.DataFrame, paradigm: Paradigm) -> float:
+def _elp(group: pd.DataFrame, family: Family) -> float:
     """ELP in percent for one segment group.
 
     In-context: the mean per-generation share, over generations that had private values.
     Fine-tuning: the share of the (shared) private set leaked by any generation of the group.
     """
-    if paradigm == "icl":
+    if family == "in_context":
         return 100 * float(group["elp"].mean())
     sizes = group["n_private_values"].unique()
     if len(sizes) != 1:
@@ -195,29 +194,29 @@ def _elp(group: pd.DataFrame, paradigm: Paradigm) -> float:
     return 100 * len(leaked) / int(sizes[0])
 
 
-def _segment_summary(group: pd.DataFrame, paradigm: Paradigm) -> dict[str, float]:
+def _segment_summary(group: pd.DataFrame, family: Family) -> dict[str, float]:
     return {
         "pipp": 100 * float(group["leaked"].mean()),
-        "elp": _elp(group, paradigm),
+        "elp": _elp(group, family),
         "partial_leak": 100 * float(group["partial_leak"].mean()),
         "rouge2": float(group["rouge2"].mean()),
         "rougeL": float(group["rougeL"].mean()),
     }
 
 
-def summarise(per_generation: pd.DataFrame, paradigm: Paradigm) -> pd.DataFrame:
+def summarise(per_generation: pd.DataFrame, family: Family) -> pd.DataFrame:
     """One row per (method, seed, segment index), then a segment -1 row averaging them.
 
     The paper reports metrics averaged over the two segment indices; the average is the plain
     mean of the segment rows (a metric undefined for one segment is averaged over the others).
     """
-    if paradigm not in ("icl", "ft"):
-        raise ValueError(f"unknown paradigm {paradigm!r}: expected 'icl' or 'ft'")
+    if family not in get_args(Family):
+        raise ValueError(f"unknown method family {family!r}: expected one of {get_args(Family)}")
     rows: list[dict[str, Any]] = []
     for (method, seed), run in per_generation.groupby(["method", "seed"], sort=True):
         segment_rows = [
             {"method": method, "seed": seed, "segment": int(segment), "n_generations": len(group),
-             **_segment_summary(group, paradigm)}
+             **_segment_summary(group, family)}
             for segment, group in run.groupby("segment", sort=True)
         ]
         averaged = pd.DataFrame(segment_rows)[list(SUMMARY_METRICS)].mean()

@@ -1,14 +1,26 @@
-"""The synthetic-corpus table shared by every generation method."""
+"""A synthetic corpus: planned generations -> prompts -> documents, as the table every method writes.
+
+`generate_corpus` serves every method and purpose (a method's corpus, a shard of it, the texts
+MAUVE compares): the registry says how a method prompts (real contexts fitted to the model's
+context, or its fictional code alone through an adapter) and whether it regenerates.
+"""
 
 from __future__ import annotations
 
-from typing import Sequence
+import logging
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
 from plainsight.codes.control import entities_to_records
-from plainsight.generation.runner import Result
+from plainsight.generation.runner import Generator, Request, Result, SamplingSettings
+from plainsight.methods import registry
+from plainsight.methods.in_context import fitted_prompts, prompt_budget
 from plainsight.methods.planned import PlannedGeneration
+from plainsight.methods.prompts import render
+from plainsight.methods.trained import cut_unfinished_paragraphs
+
+log = logging.getLogger(__name__)
 
 CORPUS_COLUMNS = (
     "generation_id", "method", "seed", "segment", "text", "context_doc_ids", "context_segments",
@@ -50,3 +62,35 @@ def join_shards(shards: Sequence[pd.DataFrame]) -> pd.DataFrame:
     if frame["generation_id"].duplicated().any():
         raise ValueError("the shards repeat generation ids; were they written with different settings?")
     return frame.sort_values("generation_id", kind="stable", ignore_index=True)
+
+
+def method_prompts(method: registry.Method, planned: Sequence[PlannedGeneration], tokenizer, generation: Mapping,
+                   context_size: int) -> tuple[list[str], list[int]]:
+    """Each generation's prompt, and the context tokens cut from it to fit the model's context."""
+    if not method.in_context:
+        return [render([], g.target_code) for g in planned], [0] * len(planned)
+    budget = prompt_budget(generation["max_prompt_tokens"], generation["max_new_tokens"], context_size)
+    prompts, trimmed = fitted_prompts(list(planned), tokenizer, budget)
+    if any(trimmed):
+        log.info("trimmed context documents of %d prompt(s) to fit %d tokens (%d tokens removed)",
+                 sum(1 for t in trimmed if t), budget, sum(trimmed))
+    return prompts, trimmed
+
+
+def generate_corpus(method_name: str, seed: int, planned: Sequence[PlannedGeneration], model: Any, tokenizer,
+                    generation: Mapping, shard: int = 0, shards: int = 1) -> pd.DataFrame:
+    """Shard `shard` of `shards` of the corpus of `planned` generations, in generation order.
+
+    `model` is the base model for in-context methods and the adapter model for trained ones;
+    `generation` is the config's `generation` block.
+    """
+    method = registry.method(method_name)
+    prompts, trimmed = method_prompts(method, planned, tokenizer, generation, model.config.max_position_embeddings)
+    sampling = SamplingSettings.from_config(generation, method)
+    requests = [Request(prompt, list(g.blocked_values)) for prompt, g in zip(prompts, planned)]
+    positions, results = Generator(model, tokenizer, sampling).run_shard(
+        requests, [g.generation_id for g in planned], seed, shard, shards,
+        desc=f"{method_name} seed {seed} shard {shard}/{shards}")
+    if method.trained:
+        cut_unfinished_paragraphs(results, sampling.max_new_tokens)
+    return corpus_frame(method_name, seed, [planned[p] for p in positions], results, [trimmed[p] for p in positions])

@@ -30,6 +30,7 @@ from plainsight.generation.sampling import NucleusSampler
 from plainsight.generation.slots import Row, SlotDecoder
 from plainsight.matching import leaked_values
 from plainsight.methods.prompts import BOUNDARY, cut_at_boundary
+from plainsight.methods.registry import Method
 from plainsight.rng import stable_rng
 
 log = logging.getLogger(__name__)
@@ -45,9 +46,9 @@ class SamplingSettings:
     group_size: int = 32
 
     @classmethod
-    def from_config(cls, generation: dict, method: str) -> "SamplingSettings":
-        """The `generation` config block; only icl_pe regenerates (the others block nothing)."""
-        regenerations = generation["max_regenerations"] if method == "icl_pe" else 0
+    def from_config(cls, generation: dict, method: Method) -> "SamplingSettings":
+        """The `generation` config block; only a method that blocks values regenerates."""
+        regenerations = generation["max_regenerations"] if method.blocks_context_values else 0
         return cls(generation["max_new_tokens"], generation["temperature"], generation["top_p"],
                    generation["batch_size"], regenerations, generation["group_size"])
 

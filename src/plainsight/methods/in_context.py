@@ -14,11 +14,11 @@ import pandas as pd
 
 from plainsight.codes.control import Entities, format_code, records_to_entities, type_counts
 from plainsight.codes.fictional import EXCLUDED_TYPES, FictionalPools, fictional_entities
+from plainsight.methods import registry
 from plainsight.methods.planned import PlannedGeneration
 from plainsight.methods.prompts import Example, fit_to_budget, render
+from plainsight.methods.registry import Method
 from plainsight.rng import stable_rng
-
-IN_CONTEXT_METHODS = ("baseline", "icl", "icl_pe")
 
 
 def context_pool(codes: pd.DataFrame, segment: int, needed: int = 3) -> list[tuple[str, int]]:
@@ -44,9 +44,11 @@ def fictional_target(context_entities: list[Entities], pools: FictionalPools, se
     return fictional_entities(target_counts, pools, stable_rng(seed))
 
 
-def _check_method(method: str) -> None:
-    if method not in IN_CONTEXT_METHODS:
-        raise ValueError(f"{method!r} is not an in-context method {IN_CONTEXT_METHODS}")
+def _in_context(name: str) -> Method:
+    spec = registry.method(name)
+    if not spec.in_context:
+        raise ValueError(f"{name!r} is not an in-context method {registry.names('in_context')}")
+    return spec
 
 
 def _pools(codes: pd.DataFrame, context_documents: int) -> dict[int, list[tuple[str, int]]]:
@@ -60,19 +62,19 @@ def _pools(codes: pd.DataFrame, context_documents: int) -> dict[int, list[tuple[
     return pools
 
 
-def _planned(method: str, generation_id: int, segment: int, keys: tuple[tuple[str, int], ...],
+def _planned(spec: Method, generation_id: int, segment: int, keys: tuple[tuple[str, int], ...],
              entities_of: dict[tuple[str, int], Entities], texts: dict[tuple[str, int], str],
              target: Entities) -> PlannedGeneration:
-    """One prompt: the context segments `keys` (with their real codes unless baseline), then `target`."""
+    """One prompt: the context segments `keys` (with their real codes if the method shows codes), then `target`."""
     context_entities = [entities_of[key] for key in keys]
     real_codes = tuple(format_code(e) for e in context_entities)
-    if method == "baseline":
+    if not spec.shows_codes:
         examples = tuple(Example(texts[key]) for key in keys)
         target, target_code = [], None
     else:
         examples = tuple(Example(texts[key], code) for key, code in zip(keys, real_codes))
         target_code = format_code(target)
-    blocked = tuple(v for e in context_entities for _, v in e) if method == "icl_pe" else ()
+    blocked = tuple(v for e in context_entities for _, v in e) if spec.blocks_context_values else ()
     return PlannedGeneration(generation_id, segment, keys, examples, real_codes, target_code, target, blocked)
 
 
@@ -83,14 +85,14 @@ def _entities_by_segment(codes: pd.DataFrame) -> dict[tuple[str, int], Entities]
 def plan(method: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str], pools: FictionalPools,
          seed: int, generations_per_segment: int, context_documents: int = 3) -> list[PlannedGeneration]:
     """The generations of one method and seed, for every paragraph range, each with a fictional code."""
-    _check_method(method)
+    spec = _in_context(method)
     entities_of = _entities_by_segment(codes)
     planned = []
     for segment, pool in _pools(codes, context_documents).items():
         for number in range(generations_per_segment):
             keys = tuple(stable_rng(seed, "contexts", segment, number).sample(pool, context_documents))
             target = fictional_target([entities_of[key] for key in keys], pools, (seed, "fictional", segment, number))
-            planned.append(_planned(method, segment * generations_per_segment + number, segment, keys,
+            planned.append(_planned(spec, segment * generations_per_segment + number, segment, keys,
                                     entities_of, texts, target))
     return planned
 
@@ -102,13 +104,13 @@ def plan_for_segments(method: str, codes: pd.DataFrame, texts: dict[tuple[str, i
 
     The contexts are training segments of the target's paragraph range, drawn per seed and target.
     """
-    _check_method(method)
+    spec = _in_context(method)
     entities_of = _entities_by_segment(codes)
     pools = _pools(codes, context_documents)
     planned = []
     for number, (doc_id, segment) in enumerate(targets):
         keys = tuple(stable_rng(seed, "utility contexts", doc_id, segment).sample(pools[segment], context_documents))
-        planned.append(_planned(method, number, segment, keys, entities_of, texts, entities_of[(doc_id, segment)]))
+        planned.append(_planned(spec, number, segment, keys, entities_of, texts, entities_of[(doc_id, segment)]))
     return planned
 
 

@@ -15,11 +15,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+# The family also says how leaks are counted: against a prompt's real contexts, or against the
+# whole fine-tuning data (plainsight.evaluation.privacy).
 Family = Literal["in_context", "trained"]
 Training = Literal["prefix", "masked_prefix", "dp_prefix"]
-# How a generation's leaks are counted: against its prompt's real contexts, or against the
-# whole fine-tuning data (plainsight.evaluation.privacy).
-Paradigm = Literal["icl", "ft"]
 
 VARIANT_SEPARATOR = "."
 VARIANTS: tuple[str, ...] = ("large",)
@@ -42,10 +41,6 @@ class Method:
     def trained(self) -> bool:
         """An adapter trained on (code, document) pairs, prompted with a fictional code alone."""
         return self.family == "trained"
-
-    @property
-    def paradigm(self) -> Paradigm:
-        return "icl" if self.in_context else "ft"
 
     @property
     def masked_objective(self) -> bool:

@@ -14,8 +14,6 @@ from plainsight.codes.control import records_to_entities
 from plainsight.methods.planned import PlannedGeneration
 from plainsight.rng import stable_rng
 
-TRAINED_METHODS = ("ft", "ft_mask", "dpsgd")
-
 
 def training_keys(codes: pd.DataFrame) -> list[tuple[str, int]]:
     """The fine-tuning samples: every training segment, in a fixed order."""

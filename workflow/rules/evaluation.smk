@@ -1,13 +1,24 @@
-# Utility of each synthetic corpus: perplexity of a model fine-tuned on it, and MAUVE against real text.
+# Privacy metrics per generation, and a summary per paragraph range and overall.
 
 
-def trained_adapter(wildcards):
-    from plainsight.methods.trained import TRAINED_METHODS
-    from plainsight.methods.registry import base_method
-
-    if base_method(wildcards.method) in TRAINED_METHODS:
-        return "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}".format(**wildcards)
-    return []
+rule privacy_metrics:
+    """PIPP, ELP, partial leaks and ROUGE of one synthetic corpus (in-context or fine-tuning definitions)."""
+    input:
+        corpus="results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet",
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        docs="results/{dataset}/docs.parquet",
+        spans="results/{dataset}/spans.parquet",
+    output:
+        generations="results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet",
+        summary="results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet",
+    log:
+        "results/logs/privacy_metrics/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        metrics=config["metrics"],
+    script:
+        "../scripts/privacy_metrics.py"
 
 
 rule perplexity:
@@ -22,18 +33,18 @@ rule perplexity:
         "results/logs/perplexity/{dataset}_{setting}_{idset}_{method}_{seed}.log",
     benchmark:
         "results/benchmarks/perplexity/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
-    params:
-        perplexity=config["utility"]["perplexity"],
-        model=model_source(config["model"]["name_or_path"]),
+    conda:
+        "../envs/generation.yaml"
     threads: config["utility"]["threads"]
     resources:
         mem_mb=perplexity_mem_mb(),
         runtime=perplexity_runtime,
         gpu=GPUS_PER_JOB,
-    conda:
-        "../../envs/generation.yaml"
+    params:
+        perplexity=config["utility"]["perplexity"],
+        model=lambda wildcards: model_source(BASE_MODEL),
     script:
-        "../../scripts/perplexity.py"
+        "../scripts/perplexity.py"
 
 
 rule base_perplexity:
@@ -45,18 +56,18 @@ rule base_perplexity:
         "results/{dataset}/utility/base_model_perplexity.json",
     log:
         "results/logs/base_perplexity/{dataset}.log",
-    params:
-        perplexity=config["utility"]["perplexity"],
-        model=model_source(config["model"]["name_or_path"]),
+    conda:
+        "../envs/generation.yaml"
     threads: config["utility"]["threads"]
     resources:
         mem_mb=perplexity_mem_mb(),
         runtime=perplexity_runtime,
         gpu=GPUS_PER_JOB,
-    conda:
-        "../../envs/generation.yaml"
+    params:
+        perplexity=config["utility"]["perplexity"],
+        model=lambda wildcards: model_source(BASE_MODEL),
     script:
-        "../../scripts/perplexity.py"
+        "../scripts/perplexity.py"
 
 
 rule mauve_texts:
@@ -72,19 +83,21 @@ rule mauve_texts:
         "results/logs/mauve_texts/{dataset}_{setting}_{idset}_{method}_{seed}.log",
     benchmark:
         "results/benchmarks/mauve_texts/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
-    params:
-        generation=config["generation"],
-        samples=config["utility"]["mauve"]["samples"],
-        model=lambda wildcards: model_source(variant_model(wildcards)),
+    conda:
+        "../envs/generation.yaml"
     threads: config["generation"]["threads"]
     resources:
         mem_mb=generation_mem_mb(config["generation"]["max_prompt_tokens"]),
         runtime=mauve_texts_runtime,
         gpu=GPUS_PER_JOB,
-    conda:
-        "../../envs/generation.yaml"
+    params:
+        generation=config["generation"],
+        purpose="mauve",
+        mauve_samples=config["utility"]["mauve"]["samples"],
+        shard={"index": 0, "count": 1},
+        model=lambda wildcards: model_source(variant_model(wildcards)),
     script:
-        "../../scripts/mauve_texts.py"
+        "../scripts/generate_corpus.py"
 
 
 rule mauve:
@@ -96,13 +109,13 @@ rule mauve:
         "results/{dataset}/{setting}/{idset}/utility/{method}/seed{seed}_mauve.json",
     log:
         "results/logs/mauve/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    conda:
+        "../envs/mauve.yaml"
+    threads: config["utility"]["threads"]
     params:
         mauve=config["utility"]["mauve"],
-    threads: config["utility"]["threads"]
-    conda:
-        "../../envs/mauve.yaml"
     script:
-        "../../scripts/mauve_score.py"
+        "../scripts/mauve_score.py"
 
 
 rule utility:
@@ -115,6 +128,6 @@ rule utility:
     log:
         "results/logs/utility/{dataset}_{setting}_{idset}_{method}_{seed}.log",
     conda:
-        "../../envs/metrics.yaml"
+        "../envs/metrics.yaml"
     script:
-        "../../scripts/utility.py"
+        "../scripts/utility.py"

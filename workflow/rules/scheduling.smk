@@ -34,33 +34,55 @@ localrules:
     privacy_utility_plot,
     corpus_examples,
     all_tables,
+    all,
 
 
-def model_job_mem_mb(name_or_path, batch_size, tokens_per_sequence, activation_factor, weight_copies=1):
-    return estimates.memory_mb(model_parameters(name_or_path), batch_size, tokens_per_sequence, activation_factor,
-                               on_gpu=GPUS_PER_JOB > 0, headroom=JOB_RESOURCES["memory_headroom"],
-                               weight_copies=weight_copies)
+def model_job_mem_mb(
+    name_or_path, batch_size, tokens_per_sequence, activation_factor, weight_copies=1
+):
+    return estimates.memory_mb(
+        model_parameters(name_or_path),
+        batch_size,
+        tokens_per_sequence,
+        activation_factor,
+        on_gpu=GPUS_PER_JOB > 0,
+        headroom=JOB_RESOURCES["memory_headroom"],
+        weight_copies=weight_copies,
+    )
 
 
 def generation_mem_mb(prompt_tokens):
     """The batch slots of the job's model (`model_large` for a `.large` method): the KV cache of
-    prompts of at most prompt_tokens, plus the new tokens; on a CPU, the weights packed for decoding too."""
+    prompts of at most prompt_tokens, plus the new tokens; on a CPU, the weights packed for decoding too.
+    """
     generation = config["generation"]
     positions = slot_cache_positions(prompt_tokens, generation["max_new_tokens"])
     weight_copies = 1 if GPUS_PER_JOB > 0 else 2
-    return lambda wildcards: model_job_mem_mb(variant_model(wildcards), generation["batch_size"], positions,
-                                              estimates.GENERATION_ACTIVATION_FACTOR, weight_copies)
+    return lambda wildcards: model_job_mem_mb(
+        variant_model(wildcards),
+        generation["batch_size"],
+        positions,
+        estimates.GENERATION_ACTIVATION_FACTOR,
+        weight_copies,
+    )
 
 
 def training_mem_mb():
     training = config["prefix_tuning"]
-    return model_job_mem_mb(BASE_MODEL, training["batch_size"], training["num_virtual_tokens"] + training["max_length"],
-                            estimates.TRAINING_ACTIVATION_FACTOR)
+    return model_job_mem_mb(
+        BASE_MODEL,
+        training["batch_size"],
+        training["num_virtual_tokens"] + training["max_length"],
+        estimates.TRAINING_ACTIVATION_FACTOR,
+    )
 
 
 def generation_runtime(generations, tokens_per_generation):
-    return estimates.runtime_minutes(generations * tokens_per_generation, JOB_RESOURCES["generation_tokens_per_second"],
-                                     JOB_RESOURCES["runtime_margin"])
+    return estimates.runtime_minutes(
+        generations * tokens_per_generation,
+        JOB_RESOURCES["generation_tokens_per_second"],
+        JOB_RESOURCES["runtime_margin"],
+    )
 
 
 def codes_segments(input):
@@ -69,10 +91,16 @@ def codes_segments(input):
 
 
 def icl_generation_runtime(wildcards):
-    """Each paragraph range gets its generations; icl_pe may regenerate each one."""
+    """Each paragraph range gets its generations; a method that blocks values may regenerate each one."""
     generation = config["generation"]
-    generations = generation["generations_per_segment"] * len(config["datasets"][wildcards.dataset]["segments"])
-    attempts = 1 + generation["max_regenerations"] if wildcards.method.startswith("icl_pe") else 1
+    generations = generation["generations_per_segment"] * len(
+        config["datasets"][wildcards.dataset]["segments"]
+    )
+    attempts = (
+        1 + generation["max_regenerations"]
+        if registry.method(wildcards.method).blocks_context_values
+        else 1
+    )
     return generation_runtime(generations * attempts, generation["max_new_tokens"])
 
 
@@ -84,30 +112,54 @@ def trained_generation_runtime(wildcards, input):
 
 def training_runtime(wildcards, input):
     training = config["prefix_tuning"]
-    tokens = codes_segments(input) * training["epochs"] * (training["num_virtual_tokens"] + training["max_length"])
-    return estimates.runtime_minutes(tokens, JOB_RESOURCES["training_tokens_per_second"], JOB_RESOURCES["runtime_margin"])
+    tokens = (
+        codes_segments(input)
+        * training["epochs"]
+        * (training["num_virtual_tokens"] + training["max_length"])
+    )
+    return estimates.runtime_minutes(
+        tokens,
+        JOB_RESOURCES["training_tokens_per_second"],
+        JOB_RESOURCES["runtime_margin"],
+    )
 
 
 def perplexity_mem_mb():
     """A fine-tuning batch; full fine-tuning also holds gradients and two Adam moments per weight."""
     perplexity = config["utility"]["perplexity"]
     weight_copies = 4 if perplexity["finetune"] == "full" else 1
-    return model_job_mem_mb(BASE_MODEL, perplexity["batch_size"], perplexity["max_length"],
-                            estimates.TRAINING_ACTIVATION_FACTOR, weight_copies)
+    return model_job_mem_mb(
+        BASE_MODEL,
+        perplexity["batch_size"],
+        perplexity["max_length"],
+        estimates.TRAINING_ACTIVATION_FACTOR,
+        weight_copies,
+    )
 
 
 def perplexity_runtime(wildcards):
     """Fine-tuning on at most one corpus of generations, then scoring as many test tokens again (a bound)."""
     generation, perplexity = config["generation"], config["utility"]["perplexity"]
-    generations = max(generation["generations_per_segment"] * len(config["datasets"][wildcards.dataset]["segments"]),
-                      config["prefix_tuning"]["generations"] or 0)
+    generations = max(
+        generation["generations_per_segment"]
+        * len(config["datasets"][wildcards.dataset]["segments"]),
+        config["prefix_tuning"]["generations"] or 0,
+    )
     tokens = (perplexity["epochs"] + 1) * generations * generation["max_new_tokens"]
-    return estimates.runtime_minutes(tokens, JOB_RESOURCES["training_tokens_per_second"], JOB_RESOURCES["runtime_margin"])
+    return estimates.runtime_minutes(
+        tokens,
+        JOB_RESOURCES["training_tokens_per_second"],
+        JOB_RESOURCES["runtime_margin"],
+    )
 
 
 def mauve_texts_runtime(wildcards):
-    """One generation per sampled test segment (at most 100 assumed when all are used); icl_pe may regenerate."""
+    """One generation per sampled test segment (at most 100 assumed when all are used), maybe regenerated."""
     generation = config["generation"]
     samples = config["utility"]["mauve"]["samples"] or 100
-    attempts = 1 + generation["max_regenerations"] if wildcards.method.startswith("icl_pe") else 1
+    attempts = (
+        1 + generation["max_regenerations"]
+        if registry.method(wildcards.method).blocks_context_values
+        else 1
+    )
     return generation_runtime(samples * attempts, generation["max_new_tokens"])

@@ -1,4 +1,4 @@
-"""Rule `train_adapter`: a prefix (ft, ft_mask) or DP-SGD adapter trained on code -> document pairs."""
+"""Rule `train_adapter`: the adapter of a trained method, fitted on (real code, document) pairs."""
 
 import logging
 from pathlib import Path
@@ -8,9 +8,10 @@ import torch
 
 from plainsight.codes.control import records_to_entities
 from plainsight.data.segments import segment_texts
-from plainsight.logs import run_step
+from plainsight.methods.registry import method as registered_method
 from plainsight.methods.trained import training_keys
 from plainsight.models import load_model
+from plainsight.snakemake_job import RuleJob, run_rule
 from plainsight.training.checkpoints import Checkpoints, remove_checkpoint
 from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
 from plainsight.training.loop import TrainingSettings, build_example, train
@@ -20,14 +21,15 @@ from plainsight.training.prefix import prefix_model, save_adapter
 log = logging.getLogger("plainsight")
 
 
-def main():
-    method, seed = snakemake.wildcards.method, int(snakemake.wildcards.seed)  # noqa: F821
-    params = snakemake.params.training  # noqa: F821
-    torch.set_num_threads(snakemake.threads)  # noqa: F821
-    docs = pd.read_parquet(snakemake.input.docs)  # noqa: F821
-    codes = pd.read_parquet(snakemake.input.codes)  # noqa: F821
+def main(job: RuleJob) -> None:
+    method, seed = job.method, job.seed
+    spec = registered_method(method)
+    params = job.params.training
+    torch.set_num_threads(job.threads)
+    docs = pd.read_parquet(job.input.docs)
+    codes = pd.read_parquet(job.input.codes)
     texts = segment_texts(docs)
-    model, tokenizer = load_model(snakemake.params.model)  # noqa: F821
+    model, tokenizer = load_model(job.params.model)
     code_of = {(str(r.doc_id), int(r.segment)): r for r in codes.itertuples(index=False)}
     examples = [build_example(key, code_of[key].code, texts[key],
                               [value for _, value in records_to_entities(code_of[key].entities)], tokenizer,
@@ -39,12 +41,12 @@ def main():
     settings = TrainingSettings(params["epochs"], params["learning_rate"], params["batch_size"], params["max_length"],
                                 Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"]))
     # Outside the rule's output, which Snakemake deletes when a job fails: a rerun resumes from it.
-    checkpoint_dir = Path(snakemake.params.checkpoints)  # noqa: F821
+    checkpoint_dir = Path(job.params.checkpoints)
     checkpoints = Checkpoints(checkpoint_dir, params["checkpoint_every_steps"], method)
     # Every method starts from the same public text: a training document would put its identifiers in the prefix.
-    if method == "dpsgd":
+    if spec.differentially_private:
         adapter = dp_adapter_model(model, params["num_virtual_tokens"], tokenizer, params["init_text"])
-        dp = snakemake.params.dpsgd  # noqa: F821
+        dp = job.params.dpsgd
         report = train_dp(adapter, examples, tokenizer.pad_token_id, settings.batch_size, settings.epochs,
                           settings.learning_rate, DPSettings(dp["epsilon"], dp["max_grad_norm"]), seed, lm_loss,
                           checkpoints)
@@ -53,14 +55,14 @@ def main():
         history = report.pop("losses")
     else:
         adapter = prefix_model(model, tokenizer, params["num_virtual_tokens"], params["init_text"])
-        history = train(adapter, examples, settings, masked=method == "ft_mask", seed=seed,
+        history = train(adapter, examples, settings, masked=spec.masked_objective, seed=seed,
                         pad_token_id=tokenizer.pad_token_id, desc=f"{method} seed {seed}", checkpoints=checkpoints)
         report = {"adapter": "prefix"}
-    save_adapter(adapter, snakemake.output[0], {  # noqa: F821
+    save_adapter(adapter, job.output[0], {
         "training.json": {"method": method, "seed": seed, "examples": len(examples),
                           "private_tokens": private_tokens, **report, "history": history},
     })
     remove_checkpoint(checkpoints.directory)
 
 
-run_step(main, snakemake.log[0])  # noqa: F821
+run_rule(main)

@@ -3,16 +3,16 @@
 import shutil
 from pathlib import Path
 
-from plainsight.logs import run_step
 from plainsight.models import convert_embedded
+from plainsight.snakemake_job import RuleJob, run_rule
 
 
-def main():
-    out = Path(snakemake.output[0])  # noqa: F821
+def main(job: RuleJob) -> None:
+    out = Path(job.output[0])
     tmp = out.with_name(out.name + ".part")
     shutil.rmtree(tmp, ignore_errors=True)
-    convert_embedded(snakemake.wildcards.model, tmp)  # noqa: F821
+    convert_embedded(job.wildcards.model, tmp)
     tmp.rename(out)
 
 
-run_step(main, snakemake.log[0])  # noqa: F821
+run_rule(main)

@@ -5,11 +5,11 @@ import urllib.request
 
 from plainsight.data.tab import read_tab_file
 from plainsight.io import atomic_path
-from plainsight.logs import run_step
+from plainsight.snakemake_job import RuleJob, run_rule
 
 
-def main():
-    url, target = snakemake.params.url, snakemake.output[0]  # noqa: F821
+def main(job: RuleJob) -> None:
+    url, target = job.params.url, job.output[0]
     with atomic_path(target) as tmp:
         logging.getLogger("plainsight").info("downloading %s", url)
         urllib.request.urlretrieve(url, tmp)
@@ -17,4 +17,4 @@ def main():
         logging.getLogger("plainsight").info("%s: %d documents", target, len(documents))
 
 
-run_step(main, snakemake.log[0])  # noqa: F821
+run_rule(main)

@@ -11,28 +11,29 @@ from plainsight.data.segments import segment_texts
 from plainsight.evaluation.perplexity import FinetuneSettings, corpus_perplexity, finetune
 from plainsight.evaluation.utility import BASE_MODEL, test_segments
 from plainsight.io import write_json
-from plainsight.logs import run_step
 from plainsight.models import load_model
+from plainsight.snakemake_job import RuleJob, run_rule
 
 log = logging.getLogger("plainsight")
 
 
-def main():
-    params = snakemake.params.perplexity  # noqa: F821
-    torch.set_num_threads(snakemake.threads)  # noqa: F821
-    docs = pd.read_parquet(snakemake.input.docs)  # noqa: F821
+def main(job: RuleJob) -> None:
+    params = job.params.perplexity
+    torch.set_num_threads(job.threads)
+    docs = pd.read_parquet(job.input.docs)
     texts = segment_texts(docs)
     test_texts = [texts[key] for key in test_segments(docs)]
-    model, tokenizer = load_model(snakemake.params.model)  # noqa: F821
+    model, tokenizer = load_model(job.params.model)
     settings = FinetuneSettings(params["finetune"], params["epochs"], params["learning_rate"],
                                 params["batch_size"], params["max_length"], params["lora_rank"])
     record = {}
-    if "corpus" in snakemake.input.keys():  # noqa: F821
-        method, seed = snakemake.wildcards.method, int(snakemake.wildcards.seed)  # noqa: F821
-        corpus = pd.read_parquet(snakemake.input.corpus)  # noqa: F821
+    if "corpus" in job.input.keys():
+        method, seed = job.method, job.seed
+        corpus = pd.read_parquet(job.input.corpus)
         synthetic = corpus["text"].tolist()
-        model, history = finetune(model, tokenizer, synthetic, settings, seed, desc=f"fine-tune on {method} seed {seed}")
-        record = {"method": method, "seed": seed, "setting": snakemake.wildcards.setting,  # noqa: F821
+        model, history = finetune(model, tokenizer, synthetic, settings, seed,
+                                  desc=f"fine-tune on {method} seed {seed}")
+        record = {"method": method, "seed": seed, "setting": job.wildcards.setting,
                   "training_texts": sum(1 for t in synthetic if t.strip()), "training_steps": len(history),
                   "final_loss": history[-1]["loss"] if history else None}
     else:
@@ -42,7 +43,7 @@ def main():
              len(test_texts))
     write_json({**record, "perplexity": scored.perplexity, "test_tokens": scored.tokens,
                 "test_segments": len(test_texts), "finetune": dataclasses.asdict(settings)},
-               snakemake.output[0])  # noqa: F821
+               job.output[0])
 
 
-run_step(main, snakemake.log[0])  # noqa: F821
+run_rule(main)

@@ -1,0 +1,97 @@
+"""The package's shape: stages import only earlier stages, and method names live in the registry."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from plainsight.methods import registry
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "src" / "plainsight"
+# Pipeline order: a module may import its own stage, an earlier stage, or a shared module.
+STAGES = ("data", "codes", "methods", "training", "generation", "evaluation", "report")
+SHARED = 0
+
+
+def rank(module: str) -> int:
+    """0 for a shared module (plainsight.io, plainsight.matching, ...), else 1 + the stage's position."""
+    parts = module.split(".")
+    return STAGES.index(parts[1]) + 1 if len(parts) > 1 and parts[1] in STAGES else SHARED
+
+
+def module_name(path: Path) -> str:
+    relative = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = relative.parts[:-1] if relative.name == "__init__" else relative.parts
+    return ".".join(parts)
+
+
+def plainsight_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every plainsight import in a file, top-level and inside functions."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "plainsight":  # from plainsight import io
+            found += [(node.lineno, f"plainsight.{alias.name}") for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("plainsight."):
+            found.append((node.lineno, node.module))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names if alias.name.startswith("plainsight")]
+    return found
+
+
+def upward_imports(path: Path) -> list[str]:
+    importer = module_name(path)
+    return [f"{path.relative_to(REPO)}:{line} ({importer}) imports {imported}"
+            for line, imported in plainsight_imports(path) if rank(imported) > rank(importer)]
+
+
+def test_rank_orders_the_stages_after_the_shared_modules():
+    assert rank("plainsight.io") == rank("plainsight.matching") == SHARED
+    assert rank("plainsight.data.tab") < rank("plainsight.codes.control") < rank("plainsight.methods.registry")
+    assert rank("plainsight.training.loop") < rank("plainsight.generation.runner") < rank("plainsight.report.tables")
+
+
+def test_the_check_finds_an_upward_import(tmp_path, monkeypatch):
+    fake_package = tmp_path / "plainsight"
+    (fake_package / "codes").mkdir(parents=True)
+    module = fake_package / "codes" / "control.py"
+    module.write_text("def f():\n    from plainsight.evaluation.privacy import summarise\n", encoding="utf-8")
+    monkeypatch.setattr(f"{__name__}.PACKAGE", fake_package)
+    monkeypatch.setattr(f"{__name__}.REPO", tmp_path)
+    assert upward_imports(module) == [
+        "plainsight/codes/control.py:2 (plainsight.codes.control) imports plainsight.evaluation.privacy"]
+
+
+def test_no_module_imports_a_later_stage():
+    problems = [problem for path in sorted(PACKAGE.rglob("*.py")) for problem in upward_imports(path)]
+    assert not problems, "\n".join(problems)
+
+
+def string_literals(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+@pytest.mark.parametrize("folder", ["src/plainsight", "workflow/scripts"])
+def test_method_names_are_spelled_only_in_the_registry(folder):
+    names = set(registry.names())
+    spelled = [f"{path.relative_to(REPO)}:{line}: {value!r}"
+               for path in sorted((REPO / folder).rglob("*.py")) if path.name != "registry.py"
+               for line, value in string_literals(path) if value in names]
+    assert not spelled, "\n".join(spelled)
+
+
+def test_rule_files_spell_no_method_name():
+    """Config keys (`config["dpsgd"]`, the DP-SGD settings block) are the config's, not method names."""
+    names = set(registry.names())
+    spelled = [f"{path.relative_to(REPO)}: {quoted}" for path in sorted((REPO / "workflow").rglob("*.smk"))
+               for text in [re.sub(r'\["\w+"\]', "", path.read_text(encoding="utf-8"))]
+               for quoted in (f'"{name}"' for name in names) if quoted in text]
+    assert not spelled, "\n".join(spelled)

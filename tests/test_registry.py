@@ -1,0 +1,51 @@
+"""The method registry: each method's family and behaviour, model variants, and the rules' wildcard patterns."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from plainsight.methods import registry
+from plainsight.methods.registry import base_method, method, model_config_key, names, wildcard_pattern, with_variant
+
+REPO_CONFIG = Path(__file__).resolve().parents[1] / "config/config.yaml"
+
+
+def test_the_paper_methods_and_their_families():
+    assert names("in_context") == ("baseline", "icl", "icl_pe")
+    assert names("trained") == ("ft", "ft_mask", "dpsgd")
+    assert [m.name for m in registry.METHODS.values() if m.blocks_context_values] == ["icl_pe"]
+    assert [m.name for m in registry.METHODS.values() if not m.shows_codes] == ["baseline"]
+    assert method("ft_mask").masked_objective and not method("ft").masked_objective
+    assert method("dpsgd").differentially_private and method("dpsgd").trained
+    assert all(m.training is None for m in registry.METHODS.values() if m.in_context)
+
+
+def test_a_model_variant_is_its_method_run_with_another_model():
+    assert method("icl_pe.large") is method("icl_pe")
+    assert base_method("icl_pe.large") == "icl_pe" and base_method("ft") == "ft"
+    assert model_config_key("icl.large") == "model_large" and model_config_key("icl") == "model"
+    assert with_variant("icl", "large") == "icl.large" and with_variant("icl", None) == "icl"
+
+
+@pytest.mark.parametrize("name", ["icl-pe", "ICL", "icl.huge", "", "ft_mask.large.large"])
+def test_an_unknown_method_is_one_error_listing_the_known_ones(name):
+    with pytest.raises(ValueError, match=r"unknown method .*baseline, icl, icl_pe, ft, ft_mask, dpsgd"):
+        method(name)
+
+
+def test_wildcard_patterns_take_exactly_the_family():
+    in_context = re.compile(wildcard_pattern("in_context"))
+    trained = re.compile(wildcard_pattern("trained", variants=False))
+    assert all(in_context.fullmatch(n) for n in ("baseline", "icl", "icl_pe", "icl.large", "icl_pe.large"))
+    assert not any(in_context.fullmatch(n) for n in ("ft", "icl_pe.small", "icl_pex", "xicl"))
+    assert all(trained.fullmatch(n) for n in ("ft", "ft_mask", "dpsgd"))
+    assert not any(trained.fullmatch(n) for n in ("ft.large", "icl", "ft_maskx"))
+
+
+def test_the_default_config_names_registered_methods():
+    config = yaml.safe_load(open(REPO_CONFIG, encoding="utf-8"))
+    assert [method(name).name for name in config["methods"]] == list(config["methods"])

@@ -1,0 +1,103 @@
+# Paper-style result tables: results/tables/{table}.csv, .md and _vs_paper.csv.
+
+
+rule table:
+    """One result table of the paper, with the paper's numbers beside ours."""
+    input:
+        summaries=table_inputs,
+        paper=config["tables"]["paper"],
+    output:
+        csv=report(
+            "results/tables/{table}.csv",
+            caption="../report/table.rst",
+            category="Tables",
+            labels={"table": "{table}", "content": "ours"},
+        ),
+        markdown="results/tables/{table}.md",
+        versus=report(
+            "results/tables/{table}_vs_paper.csv",
+            caption="../report/table_vs_paper.rst",
+            category="Tables",
+            labels={"table": "{table}", "content": "beside the paper"},
+        ),
+    log:
+        "results/logs/table/{table}.log",
+    wildcard_constraints:
+        table="|".join(PAPER_TABLES),
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        methods=lambda wildcards: table_methods(wildcards.table),
+    script:
+        "../scripts/make_table.py"
+
+
+rule all_tables:
+    """Every table of the paper, and the privacy-utility plots; the file lists what was built."""
+    input:
+        tables=expand("results/tables/{table}.csv", table=PAPER_TABLES),
+        plots=expand(
+            "results/plots/privacy_utility_{dataset}.png",
+            dataset=config["plots"]["datasets"],
+        ),
+        examples=table_examples,
+    output:
+        "results/tables/all",
+    log:
+        "results/logs/all_tables.log",
+    conda:
+        "../envs/metrics.yaml"
+    script:
+        "../scripts/list_outputs.py"
+
+
+rule privacy_utility_plot:
+    """PIPP against MAUVE and ROUGE-L against perplexity, per method, beside the paper's points."""
+    input:
+        summaries=expand(
+            "results/{{dataset}}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet",
+            setting=config["plots"]["setting"],
+            idset=config["plots"]["idset"],
+            method=config["methods"],
+            seed=SEEDS,
+        ),
+        utility=expand(
+            "results/{{dataset}}/{setting}/{idset}/utility/{method}/seed{seed}.json",
+            setting=config["plots"]["setting"],
+            idset=config["plots"]["idset"],
+            method=config["methods"],
+            seed=config["utility"]["seeds"],
+        ),
+        paper=config["tables"]["paper"],
+    output:
+        report(
+            "results/plots/privacy_utility_{dataset}.png",
+            caption="../report/privacy_utility.rst",
+            category="Plots",
+            labels={"dataset": "{dataset}"},
+        ),
+    log:
+        "results/logs/privacy_utility_plot/{dataset}.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        setting=config["plots"]["setting"],
+        idset=config["plots"]["idset"],
+    script:
+        "../scripts/plot_privacy_utility.py"
+
+
+rule corpus_examples:
+    """Three generations of one synthetic corpus with their fictional codes and context documents, as Markdown."""
+    input:
+        "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet",
+    output:
+        "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_examples.md",
+    log:
+        "results/logs/corpus_examples/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        shown=3,
+    script:
+        "../scripts/corpus_examples.py"

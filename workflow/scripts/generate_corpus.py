@@ -1,0 +1,59 @@
+"""Rules `generate_icl`, `generate_trained` and `mauve_texts`: a synthetic corpus of one method and seed.
+
+The corpus rules write the method's generations (or one shard of them); `mauve_texts` writes
+one text per sampled real test segment, from that segment's real code, for MAUVE to compare.
+"""
+
+import pandas as pd
+import torch
+
+from plainsight.codes.fictional import FictionalPools
+from plainsight.data.segments import segment_texts
+from plainsight.evaluation.utility import mauve_targets
+from plainsight.generation.corpus import generate_corpus
+from plainsight.io import write_parquet
+from plainsight.methods import in_context, registry, trained
+from plainsight.models import load_model
+from plainsight.snakemake_job import RuleJob, run_rule
+from plainsight.training.prefix import load_adapter
+
+
+def corpus_plan(job: RuleJob, method: registry.Method, codes: pd.DataFrame):
+    settings = job.params.generation
+    if method.trained:
+        return trained.plan(pd.read_parquet(job.input.fictional), codes, job.seed, job.params.generations)
+    return in_context.plan(method.name, codes, segment_texts(pd.read_parquet(job.input.docs)),
+                           FictionalPools.from_yaml(job.input.pools), job.seed,
+                           settings["generations_per_segment"], settings["context_documents"])
+
+
+def mauve_plan(job: RuleJob, method: registry.Method, codes: pd.DataFrame, docs: pd.DataFrame, targets):
+    if method.trained:
+        return trained.plan_for_segments(codes, targets)
+    return in_context.plan_for_segments(method.name, codes, segment_texts(docs), targets, job.seed,
+                                        job.params.generation["context_documents"])
+
+
+def main(job: RuleJob) -> None:
+    method = registry.method(job.method)
+    torch.set_num_threads(job.threads)
+    codes = pd.read_parquet(job.input.codes)
+    targets = None
+    if job.params.purpose == "mauve":
+        docs = pd.read_parquet(job.input.docs)
+        targets = mauve_targets(docs, job.params.mauve_samples)
+        planned = mauve_plan(job, method, codes, docs, targets)
+    else:
+        planned = corpus_plan(job, method, codes)
+    model, tokenizer = load_model(job.params.model)
+    if method.trained:
+        model = load_adapter(model, job.input.adapter)
+    shard = job.params.shard
+    frame = generate_corpus(job.method, job.seed, planned, model, tokenizer, job.params.generation,
+                            shard["index"], shard["count"])
+    if targets is not None:
+        frame.insert(4, "target_doc_id", [targets[g][0] for g in frame["generation_id"]])
+    write_parquet(frame, job.output[0])
+
+
+run_rule(main)

@@ -1,0 +1,12 @@
+"""Rule `all_tables`: a list of every table and plot built, one path per line."""
+
+from plainsight.io import write_text
+from plainsight.snakemake_job import RuleJob, run_rule
+
+
+def main(job: RuleJob) -> None:
+    paths = [*job.input.tables, *job.input.plots]
+    write_text("".join(f"{path}\n" for path in paths), job.output[0])
+
+
+run_rule(main)
