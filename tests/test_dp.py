@@ -1,9 +1,11 @@
-"""DP-SGD baseline on a tiny random Llama: per-sample gradients, privacy accounting, determinism.
+"""DP-SGD baseline on a tiny random Llama: per-sample gradients, privacy units, accounting, determinism.
 
 The per-sample check compares Opacus's gradients for a right-padded batch of two with
 backward passes over each sequence alone (unpadded), which is what DP-SGD's clipping
-relies on. Training runs take a second or two each, mostly Opacus's search for the noise
-multiplier; tests other than the accounting one use the quicker RDP accountant.
+relies on; the privacy-unit checks compare one noise-free step with the per-unit sums of
+those single-sequence gradients, clipped by hand. Training runs take a second or two each,
+mostly Opacus's search for the noise multiplier; tests other than the accounting one use
+the quicker RDP accountant.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ pytest.importorskip("opacus")
 
 from plainsight.training.dp import (  # noqa: E402
     DPSettings,
+    default_delta,
     dp_adapter_model,
     example_loader,
     make_private,
@@ -47,6 +50,25 @@ def make_examples(count, seed=0):
     return examples
 
 
+def in_documents(examples, per_document):
+    """The same sequences, `per_document` consecutive ones sharing a document id (key[0])."""
+    return [replace(example, key=(f"d{index // per_document}", index % per_document))
+            for index, example in enumerate(examples)]
+
+
+def single_sequence_gradients(model, examples):
+    """The adapter's gradient of each sequence's own loss, from a backward pass over it alone."""
+    grads = []
+    for example in examples:
+        model.zero_grad(set_to_none=True)
+        batch = collate([example], PAD)
+        causal_loss(model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits,
+                    batch["labels"]).backward()
+        grads.append({name: p.grad.clone() for name, p in model.named_parameters() if p.requires_grad})
+    model.zero_grad(set_to_none=True)
+    return grads
+
+
 def tiny_adapter_model():
     from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -72,14 +94,7 @@ def test_opacus_per_sample_gradients_match_single_sequence_backward():
     examples = [first, second]
     assert len(first.input_ids) > len(second.input_ids)  # the second row is padded
 
-    single = []
-    for example in examples:
-        model.zero_grad(set_to_none=True)
-        batch = collate([example], PAD)
-        causal_loss(model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits,
-                    batch["labels"]).backward()
-        single.append({name: p.grad.clone() for name, p in model.named_parameters() if p.requires_grad})
-    model.zero_grad(set_to_none=True)
+    single = single_sequence_gradients(model, examples)
     assert list(single[0]) == ["prompt_encoder.default.embedding.weight"]
 
     loader = example_loader(examples, PAD, batch_size=2)
@@ -109,7 +124,7 @@ def test_train_dp_spends_target_epsilon_and_trains_only_the_adapter():
                       seed=0, loss_fn=causal_loss)
 
     assert result["adapter"] == "prefix"
-    assert result["delta"] == pytest.approx(1 / 16)
+    assert result["delta"] == pytest.approx(1e-5)
     assert 0.5 * settings.epsilon < result["epsilon"] <= settings.epsilon
     assert result["noise_multiplier"] > 0
     assert result["steps"] == 2 * 4  # epochs x (16 / 4) Poisson batches, empty ones included
@@ -146,12 +161,12 @@ def test_empty_poisson_batches_still_add_noise_and_count():
     result = train_dp(model, examples, PAD, batch_size=1, epochs=1, lr=0.05, settings=settings, seed=0,
                       loss_fn=causal_loss)
 
-    assert result["delta"] == pytest.approx(1 / 16)
+    assert result["delta"] == pytest.approx(1e-5)
     assert result["steps"] == 16
     assert result["empty_batches"] > 0
     assert len(result["losses"]) == 16 - result["empty_batches"]
     # Every step, empty ones included, reached the accountant: the noise multiplier was calibrated
-    # for 16 steps, and leaving the 5 empty ones out would have reported about 6.6.
+    # for 16 steps, and leaving the 5 empty ones out would have reported about 7.3.
     assert result["empty_batches"] == 5
     assert settings.epsilon - 0.05 < result["epsilon"] <= settings.epsilon
 
@@ -186,7 +201,7 @@ def test_interrupted_dp_run_resumes_with_the_same_privacy_accounting(tmp_path, m
 
     def run(checkpoints=None):
         model = tiny_adapter_model()
-        result = train_dp(model, make_examples(16), PAD, batch_size=4, epochs=2, lr=0.05,
+        result = train_dp(model, in_documents(make_examples(32), 2), PAD, batch_size=4, epochs=2, lr=0.05,
                           settings=DPSettings(accountant="rdp"), seed=2, loss_fn=causal_loss, checkpoints=checkpoints)
         return trainable(model), result
 
@@ -210,8 +225,120 @@ def test_interrupted_dp_run_resumes_with_the_same_privacy_accounting(tmp_path, m
 
     saved_step = 3 * ((stop_in_step - 1) // 3)
     assert f"resuming from checkpoint at epoch {saved_step // 4 + 1} step {saved_step} " in caplog.text
-    assert result["steps"] == expected["steps"] == 8
+    assert result["steps"] == expected["steps"] == 8  # 16 documents of two sequences, 4 per batch
+    assert result["units"] == 16 and result["sequences"] == 32
     assert result["epsilon"] == pytest.approx(expected["epsilon"], rel=1e-9)  # the accountant saw all 8 steps
     torch.testing.assert_close(result["losses"], expected["losses"])
     for name in expected_state:
         torch.testing.assert_close(state[name], expected_state[name])
+
+
+# --- privacy units ---------------------------------------------------------------------------------
+
+def test_a_unit_of_two_sequences_moves_one_clipped_gradient():
+    """Units {0, 2} and {1}, both in the batch (sample rate 1): a noise-free SGD step (lr 1) moves the
+    adapter by minus the mean over the expected 2 units of each unit's summed gradient, clipped."""
+    from opacus import PrivacyEngine
+
+    from plainsight.training import dp
+
+    model = tiny_adapter_model()
+    examples = make_examples(3, seed=3)
+    name = "prompt_encoder.default.embedding.weight"
+    single = [grads[name] for grads in single_sequence_gradients(model, examples)]
+    unit_sums = [single[0] + single[2], single[1]]
+    clip = 0.5 * min(g.norm() for g in single + unit_sums).item()  # every one of them is clipped
+
+    loader = example_loader(examples, PAD, batch_size=2, groups=[[0, 2], [1]])
+    (weight,) = [p for p in model.parameters() if p.requires_grad]
+    before = weight.detach().clone()
+    engine = PrivacyEngine(accountant="rdp")
+    private_model, optimizer, private_loader = engine.make_private(
+        module=model, optimizer=torch.optim.SGD([weight], lr=1.0), data_loader=loader, noise_multiplier=0.0,
+        max_grad_norm=clip, poisson_sampling=True)
+    assert private_loader.sample_rate == 1.0 and optimizer.expected_batch_size == 2
+    batch = next(iter(private_loader))
+    assert batch["unit"].tolist() == [0, 0, 1]  # sequences 0 and 2 (unit 0), then 1 (unit 1)
+    assert batch["input_ids"].tolist() == collate([examples[0], examples[2], examples[1]], PAD)["input_ids"].tolist()
+
+    optimizer.zero_grad(set_to_none=True)
+    dp._backward(private_model, batch, torch.device("cpu"), causal_loss)
+    assert weight.grad_sample.shape == (2, *weight.shape)  # one row per unit, not per sequence
+    for row, expected in enumerate(unit_sums):
+        torch.testing.assert_close(weight.grad_sample[row], expected, atol=1e-5, rtol=0)
+    optimizer.step()
+    private_model.cleanup()
+
+    def clipped(g):
+        return g * (clip / g.norm())
+
+    step = before - weight.detach()
+    torch.testing.assert_close(step, (clipped(unit_sums[0]) + clipped(unit_sums[1])) / 2, atol=1e-6, rtol=1e-5)
+    # The two-sequence unit contributed one term of norm max_grad_norm: its sequences clipped
+    # one by one would have moved the adapter by a different step.
+    per_sequence = (clipped(single[0]) + clipped(single[2]) + clipped(single[1])) / 2
+    assert not torch.allclose(step, per_sequence, atol=1e-4)
+    assert (2 * step - clipped(unit_sums[1])).norm() == pytest.approx(clip, rel=1e-4)
+
+
+def rdp_epsilon(noise_multiplier, sample_rate, steps, delta):
+    from opacus.accountants import RDPAccountant
+
+    accountant = RDPAccountant()
+    accountant.history = [(noise_multiplier, sample_rate, steps)]
+    return accountant.get_epsilon(delta)
+
+
+@pytest.mark.parametrize("units", [None, ["p0", "p0", "p0", "p0", "p1", "p1"]])  # documents, or two patients
+def test_document_units_set_the_sample_rate_and_the_accounting(units):
+    model = tiny_adapter_model()
+    examples = in_documents(make_examples(6), per_document=2)  # documents d0, d1, d2
+    result = train_dp(model, examples, PAD, batch_size=1, epochs=1, lr=0.05, settings=DPSettings(accountant="rdp"),
+                      seed=0, loss_fn=causal_loss, units=units)
+
+    count = 3 if units is None else 2
+    assert result["privacy_unit"] == "document"
+    assert (result["units"], result["sequences"]) == (count, 6)
+    assert result["sample_rate"] == pytest.approx(1 / count)  # batch_size / units
+    assert result["steps"] == count
+    assert result["delta"] == default_delta(count) == 1e-5
+    assert result["epsilon"] == pytest.approx(
+        rdp_epsilon(result["noise_multiplier"], 1 / count, count, result["delta"]), rel=1e-9)
+
+
+def test_sequence_units_are_every_sequence_alone():
+    examples = in_documents(make_examples(6), per_document=2)
+    model = tiny_adapter_model()
+    result = train_dp(model, examples, PAD, batch_size=1, epochs=1, lr=0.05,
+                      settings=DPSettings(accountant="rdp", privacy_unit="sequence"), seed=0, loss_fn=causal_loss)
+    assert (result["privacy_unit"], result["units"], result["sequences"]) == ("sequence", 6, 6)
+    assert result["sample_rate"] == pytest.approx(1 / 6)  # batch_size / sequences
+    assert result["steps"] == 6
+    assert result["epsilon"] == pytest.approx(rdp_epsilon(result["noise_multiplier"], 1 / 6, 6, 1e-5), rel=1e-9)
+
+    # Document units of one sequence each train exactly the same adapter.
+    alone = tiny_adapter_model()
+    same = train_dp(alone, examples, PAD, batch_size=1, epochs=1, lr=0.05, settings=DPSettings(accountant="rdp"),
+                    seed=0, loss_fn=causal_loss, units=[f"u{i}" for i in range(6)])
+    assert {key: value for key, value in same.items() if key != "privacy_unit"} == \
+        {key: value for key, value in result.items() if key != "privacy_unit"}
+    after, expected = trainable(alone), trainable(model)
+    assert all(torch.equal(after[name], expected[name]) for name in expected)
+
+
+def test_delta_defaults_to_a_tenth_of_one_over_the_units_at_most_1e_5():
+    assert default_delta(16) == 1e-5
+    assert default_delta(10_000) == 1e-5
+    assert default_delta(20_000) == pytest.approx(5e-6)
+    model = tiny_adapter_model()
+    result = train_dp(model, make_examples(4), PAD, batch_size=2, epochs=1, lr=0.05,
+                      settings=DPSettings(accountant="rdp", delta=1e-3), seed=0, loss_fn=causal_loss)
+    assert result["delta"] == 1e-3
+
+
+def test_privacy_unit_is_checked():
+    with pytest.raises(ValueError, match="privacy_unit"):
+        DPSettings(privacy_unit="patient")
+    with pytest.raises(ValueError, match="2 units for 3 examples"):
+        train_dp(tiny_adapter_model(), make_examples(3), PAD, batch_size=1, epochs=1, lr=0.05,
+                 settings=DPSettings(accountant="rdp"), seed=0, loss_fn=causal_loss, units=["a", "b"])

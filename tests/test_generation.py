@@ -378,3 +378,17 @@ def test_sampling_settings_from_config_regenerate_only_for_icl_pe():
     assert SamplingSettings.from_config(generation, method("icl_pe")) == SamplingSettings(64, 0.7, 0.9, 4, 3, 16)
     for name in ("baseline", "icl", "ft", "dpsgd"):
         assert SamplingSettings.from_config(generation, method(name)).max_regenerations == 0
+
+
+def test_generation_params_hold_only_what_the_method_reads():
+    from plainsight.generation.corpus import generation_params
+
+    generation = {"generations_per_segment": 4, "context_documents": 3, "max_new_tokens": 64, "temperature": 0.7,
+                  "top_p": 0.9, "batch_size": 4, "group_size": 32, "max_prompt_tokens": 4096,
+                  "max_regenerations": 3, "threads": 1, "shards": 2}
+    sampling = {"max_new_tokens": 64, "temperature": 0.7, "top_p": 0.9, "batch_size": 4, "group_size": 32}
+    assert generation_params(method("ft_mask"), generation, "corpus") == sampling
+    assert generation_params(method("icl"), generation, "corpus") == {
+        **sampling, "context_documents": 3, "max_prompt_tokens": 4096, "generations_per_segment": 4}
+    assert generation_params(method("icl_pe.large"), generation, "mauve") == {
+        **sampling, "context_documents": 3, "max_prompt_tokens": 4096, "max_regenerations": 3}

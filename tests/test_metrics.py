@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from rouge_score.rouge_scorer import RougeScorer
 
+from plainsight.evaluation.intervals import wilson_interval
 from plainsight.evaluation.privacy import (
     AVERAGED_SEGMENT,
     GENERATION_COLUMNS,
@@ -17,9 +18,12 @@ from plainsight.evaluation.privacy import (
     ft_privacy_metrics,
     gold_values_by_segment,
     icl_privacy_metrics,
+    pooled_elp,
+    pooled_interval,
     segment_type_sets,
     summarise,
 )
+from plainsight.evaluation.quality import DocumentCriteria
 from plainsight.evaluation.rouge import max_rouge, rouge, rouge_text
 from plainsight.matching import leaked_values, name_words, partial_leak, value_pattern
 
@@ -226,11 +230,17 @@ def test_icl_per_generation(docs, spans):
     assert (per_generation["rouge2"][3], per_generation["rougeL"][3]) == (1.0, 1.0)
 
 
-def test_icl_rouge_is_against_the_joined_context_segments(docs, spans):
+def test_icl_rouge_is_the_best_context_and_the_last_one_is_kept(docs, spans):
+    """The paper's protocol: one reference per context document, the maximum of each score."""
     per_generation = icl_privacy_metrics(icl_corpus(), docs, spans, "direct")
-    reference = TEXTS[("A", 0)] + "\n\n" + TEXTS[("B", 0)]
-    expected = rouge(icl_corpus()["text"][0], reference)
-    assert (per_generation["rouge2"][0], per_generation["rougeL"][0]) == pytest.approx(expected)
+    text = icl_corpus()["text"][0]
+    against_a, against_b = rouge(text, TEXTS[("A", 0)]), rouge(text, TEXTS[("B", 0)])
+    assert against_a[1] > against_b[1]  # the text copies A, the first context
+    assert (per_generation["rouge2"][0], per_generation["rougeL"][0]) == pytest.approx(
+        (max(against_a[0], against_b[0]), max(against_a[1], against_b[1])))
+    assert (per_generation["rouge2_last"][0], per_generation["rougeL_last"][0]) == pytest.approx(against_b)
+    joined = rouge(text, TEXTS[("A", 0)] + "\n\n" + TEXTS[("B", 0)])
+    assert per_generation["rougeL"][0] > joined[1]  # one reference per document scores higher than both joined
 
 
 def test_icl_identifier_set_both(docs, spans):
@@ -289,35 +299,84 @@ def ft_corpus() -> pd.DataFrame:
 
 
 def test_ft_per_generation(docs, spans):
+    """Every value of the whole fine-tuning set is private for every generation:
+    {Mr Henrik Hasslund, 40593/04, Ms Nina Holst, Mr Ole Berg, the court}."""
     per_generation = ft_privacy_metrics(ft_corpus(), docs, spans, "direct", TRAIN_KEYS)
-    assert per_generation["n_private_values"].tolist() == [3, 3, 3, 2]
+    assert per_generation["n_private_values"].tolist() == [5, 5, 5, 5]
     assert per_generation["leaked_values"].tolist() == [
         ["Ms Nina Holst"], ["40593/04", "Ms Nina Holst"], [], ["Mr Ole Berg"]]
-    assert per_generation["elp"].tolist() == pytest.approx([1 / 3, 2 / 3, 0, 1 / 2])
+    assert per_generation["elp"].tolist() == pytest.approx([1 / 5, 2 / 5, 0, 1 / 5])
     assert per_generation["partial_leak"].tolist() == [True, True, False, True]
+    assert per_generation["rouge2_last"].isna().all()  # a trained method has no contexts
+
+
+def test_ft_leaks_count_the_other_paragraph_range_too(docs, spans):
+    corpus = pd.DataFrame([generation(1, 1, "Ms Nina Holst appealed.", types=["PERSON"], method="ft")])
+    per_generation = ft_privacy_metrics(corpus, docs, spans, "direct", TRAIN_KEYS)
+    assert per_generation["leaked_values"][0] == ["Ms Nina Holst"]  # a value of paragraph range 0
+
+
+def best_rouge(text: str, keys: list[tuple[str, int]]) -> list[float]:
+    return [max(rouge(text, TEXTS[key])[i] for key in keys) for i in (0, 1)]
 
 
 def test_ft_rouge_is_the_best_over_segments_with_the_same_types(docs, spans):
+    """Fine-tuning segments by type set (direct identifiers, MISC left out): A {PERSON, CODE},
+    B {PERSON}, C {PERSON}, D none."""
     corpus = ft_corpus()
     per_generation = ft_privacy_metrics(corpus, docs, spans, "direct", TRAIN_KEYS)
-    first, second, third = corpus["text"][:3]
-    assert (per_generation["rouge2"][0], per_generation["rougeL"][0]) == pytest.approx(rouge(first, TEXTS[("B", 0)]))
-    assert per_generation["rouge2"][0] < rouge(first, TEXTS[("A", 0)])[0]
+    first, second, third, fourth = corpus["text"]
+    assert [per_generation["rouge2"][0], per_generation["rougeL"][0]] == pytest.approx(
+        best_rouge(first, [("B", 0), ("C", 1)]))
+    assert per_generation["rouge2"][0] < rouge(first, TEXTS[("A", 0)])[0]  # copies A, whose types differ
     assert (per_generation["rouge2"][1], per_generation["rougeL"][1]) == pytest.approx(rouge(second, TEXTS[("A", 0)]))
-    best = [max(rouge(third, TEXTS[key])[i] for key in [("A", 0), ("B", 0)]) for i in (0, 1)]
-    assert [per_generation["rouge2"][2], per_generation["rougeL"][2]] == pytest.approx(best)
+    assert [per_generation["rouge2"][2], per_generation["rougeL"][2]] == pytest.approx(best_rouge(third, TRAIN_KEYS))
+    assert [per_generation["rouge2"][3], per_generation["rougeL"][3]] == pytest.approx(
+        best_rouge(fourth, [("B", 0), ("C", 1)]))
 
 
 def test_ft_summary(docs, spans):
     summary = summarise(ft_privacy_metrics(ft_corpus(), docs, spans, "direct", TRAIN_KEYS), "trained")
-    # segment 0: PIPP 2/3; unique leaked {Ms Nina Holst, 40593/04} of 3 private values = 66.67 %.
-    # segment 1: PIPP 1/1 = 100 %; ELP 1 of {Mr Ole Berg, the court} = 50 %.
+    # segment 0: PIPP 2/3; distinct leaked {Ms Nina Holst, 40593/04} of the set's 5 values = 40 %.
+    # segment 1: PIPP 1/1 = 100 %; {Mr Ole Berg} of 5 = 20 %.
+    # the run: PIPP the mean of the segment rows; ELP {Ms Nina Holst, 40593/04, Mr Ole Berg} of 5 = 60 %.
     assert summary["segment"].tolist() == [0, 1, AVERAGED_SEGMENT]
     assert summary["n_generations"].tolist() == [3, 1, 4]
     assert summary["pipp"].tolist() == pytest.approx([200 / 3, 100.0, (200 / 3 + 100.0) / 2])
-    assert summary["elp"].tolist() == pytest.approx([200 / 3, 50.0, (200 / 3 + 50.0) / 2])
+    assert summary["elp"].tolist() == pytest.approx([40.0, 20.0, 60.0])
 
 
-def test_ft_needs_fine_tuning_segments_of_the_generation_index(docs, spans):
-    with pytest.raises(ValueError, match="index 1"):
-        ft_privacy_metrics(ft_corpus(), docs, spans, "direct", TRAIN_KEYS[:2])
+def test_ft_needs_fine_tuning_segments(docs, spans):
+    with pytest.raises(ValueError, match="no fine-tuning segments"):
+        ft_privacy_metrics(ft_corpus(), docs, spans, "direct", [])
+
+
+def test_summaries_carry_the_document_rate(docs, spans):
+    per_generation = icl_privacy_metrics(icl_corpus(), docs, spans, "direct", criteria=DocumentCriteria(min_words=5))
+    # words: 7, 6, 3, 5, 4 -> documents: generations 1, 2 (segment 0) and 4 (segment 1)
+    assert per_generation["words"].tolist() == [7, 6, 3, 5, 4]
+    assert per_generation["is_document"].tolist() == [True, True, False, True, False]
+    summary = summarise(per_generation, "in_context")
+    assert summary["documents"].tolist() == pytest.approx([100.0, 100 / 3, (100.0 + 100 / 3) / 2])
+    assert summary["mean_words"].tolist() == pytest.approx([6.5, 4.0, 5.25])
+
+
+def test_pooled_intervals_over_the_generations_of_every_seed(docs, spans):
+    corpus = pd.concat([icl_corpus(), icl_corpus().assign(seed=2)], ignore_index=True)
+    per_generation = icl_privacy_metrics(corpus, docs, spans, "direct")
+    # 4 leaks in 10 generations
+    low, high = pooled_interval(per_generation, "pipp", "in_context")
+    assert (low, high) == pytest.approx(tuple(100 * v for v in wilson_interval(4, 10)))
+    # every seed has the same generations: the ELP bootstrap brackets the pooled mean (2/3, 0, 0, 1/2)
+    low, high = pooled_interval(per_generation, "elp", "in_context")
+    pooled = pooled_elp(per_generation, "in_context")
+    assert pooled == pytest.approx(100 * (2 / 3 + 1 / 2) / 4) and low <= pooled <= high
+    with pytest.raises(ValueError, match="no pooled interval"):
+        pooled_interval(per_generation, "n_leaked", "in_context")
+
+
+def test_pooled_elp_of_trained_runs_is_the_mean_of_each_run(docs, spans):
+    corpus = pd.concat([ft_corpus(), ft_corpus().assign(seed=2).iloc[:1]], ignore_index=True)
+    per_generation = ft_privacy_metrics(corpus, docs, spans, "direct", TRAIN_KEYS)
+    # seed 1 leaks 3 of the 5 values, seed 2 (only its first generation) 1 of 5
+    assert pooled_elp(per_generation, "trained") == pytest.approx((60.0 + 20.0) / 2)

@@ -181,6 +181,14 @@ def test_notes_of_one_patient_share_a_split(notes_csv):
     assert splits == {"101": "train", "103": "train", "102": "dev", "104": "test"}
 
 
+def test_the_patient_is_the_privacy_unit(notes_csv):
+    docs, _ = ingest(notes_csv)
+    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id"]
+    assert pd.api.types.is_string_dtype(docs["unit_id"])
+    units = docs.drop_duplicates("doc_id").set_index("doc_id")["unit_id"].to_dict()
+    assert units == {"101": "7", "102": "15", "103": "7", "104": "20"}  # SUBJECT_ID, not ROW_ID
+
+
 # --- split_of ---------------------------------------------------------------------------------
 
 def test_split_of_known_buckets():

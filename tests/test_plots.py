@@ -29,9 +29,21 @@ def test_points_are_means_over_seeds_of_the_averaged_rows():
     points = method_points(runs(), METHODS).set_index("method")
     assert points.loc["ICL", "pipp"] == 15.0 and points.loc["ICL", "rougeL"] == pytest.approx(0.4)
     # two seeds: t(0.975, 1) * sd / sqrt(2) = 12.7062 * 7.0711 / 1.4142
-    assert points.loc["ICL", "pipp_half_width"] == pytest.approx(12.7062047 * 5.0, rel=1e-6)
-    assert points.loc["ICL", "mauve"] == 0.8 and math.isnan(points.loc["ICL", "mauve_half_width"])
+    assert points.loc["ICL", "pipp_high"] - 15.0 == pytest.approx(12.7062047 * 5.0, rel=1e-6)
+    assert points.loc["ICL", "mauve"] == 0.8 and math.isnan(points.loc["ICL", "mauve_low"])
     assert points.loc["Fine-tuning", "perplexity"] == 11.0
+
+
+def test_pipp_bars_are_pooled_over_the_generations_when_given():
+    from plainsight.evaluation.intervals import wilson_interval
+
+    generations = pd.DataFrame({"method": "icl", "seed": [1] * 5 + [2] * 5, "generation_id": list(range(10)),
+                                "leaked": [True] + [False] * 9, "rougeL": [0.4] * 10})
+    points = method_points(runs(), METHODS, generations).set_index("method")
+    low, high = wilson_interval(1, 10)
+    assert (points.loc["ICL", "pipp_low"], points.loc["ICL", "pipp_high"]) == pytest.approx((100 * low, 100 * high))
+    assert points.loc["ICL", "rougeL_low"] == pytest.approx(0.4)
+    assert math.isnan(points.loc["Fine-tuning", "pipp_high"])  # one seed, no generations: no interval
 
 
 def test_paper_points_come_from_the_tables_of_that_setting():

@@ -160,13 +160,14 @@ def test_choose_annotator_directly():
 
 def test_table_schemas(tab_files):
     docs, spans = ingest(tab_files)
-    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator"]
+    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id"]
+    assert (docs["unit_id"] == docs["doc_id"]).all()  # the document is TAB's privacy unit
     assert list(spans.columns) == ["doc_id", "segment", "start", "end", "text", "entity_type",
                                    "identifier_type", "entity_id", "mention_id", "raw_label"]
     assert docs["segment"].dtype == "int64"
     for column in ("start", "end", "segment"):
         assert spans[column].dtype == "int64"
-    for column in ("doc_id", "split", "text", "annotator"):
+    for column in ("doc_id", "split", "text", "annotator", "unit_id"):
         assert pd.api.types.is_string_dtype(docs[column]), column
     for column in ("doc_id", "text", "entity_type", "identifier_type", "entity_id", "mention_id", "raw_label"):
         assert pd.api.types.is_string_dtype(spans[column]), column

@@ -89,7 +89,7 @@ def test_markdown_table(specs):
     row = "| ICL | 5.00 ± 2.48 | 50.00 ± 24.84 | 2.00 ± 0.00 | 0.2000 ± 0.2484 | 0.5000 ± 0.0000 | 3 |"
     assert row in markdown
     assert "3 seeds" in markdown
-    assert "Partial leak (%) is this project's addition" in markdown
+    assert "Partial leak (%): this project's additions" in markdown
 
 
 def test_markdown_single_run_and_missing_cells(specs):
@@ -183,3 +183,57 @@ def test_write_table(specs, tmp_path):
     assert paths[1].read_text(encoding="utf-8").startswith("### ")
     assert pd.read_csv(paths[2])["PIPP (%) paper"][0] == 50.0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv", "t.md", "t_vs_paper.csv"]
+
+
+def per_generation(method: str, leaks_by_seed: dict[int, list[bool]]) -> pd.DataFrame:
+    return pd.DataFrame([{"method": method, "seed": seed, "generation_id": i, "leaked": leaked, "elp": float(leaked),
+                          "n_private_values": 4, "leaked_values": [f"v{i}"] if leaked else [], "partial_leak": leaked, "rouge2": 0.1, "rougeL": 0.5, "is_document": True, "words": 50,
+                          "distinct2": 0.9}
+                         for seed, leaks in leaks_by_seed.items() for i, leaked in enumerate(leaks)])
+
+
+def test_pooled_intervals_and_documents_column(specs):
+    from plainsight.evaluation.intervals import wilson_interval
+
+    rows = summaries().assign(documents=100.0)
+    generations = pd.concat([per_generation("icl", {1: [True, False, False, False], 2: [False] * 4, 3: [False] * 4}),
+                             per_generation("ft", {1: [False] * 4, 2: [False] * 4, 3: [False] * 4})])
+    table = build_table(specs["tables"]["table1"], rows, specs["methods"], generations)
+    icl = table.set_index("Method").loc["ICL"]
+    # 1 leak in 12 generations pooled over the three seeds
+    assert (icl["PIPP (%) pooled low"], icl["PIPP (%) pooled high"]) == pytest.approx(
+        tuple(100 * v for v in wilson_interval(1, 12)))
+    assert icl["ROUGE-L pooled low"] == pytest.approx(0.5) and icl["Documents (%)"] == 100.0
+    markdown = markdown_table(table, specs["tables"]["table1"], ["a note"])
+    low, high = (100 * v for v in wilson_interval(1, 12))
+    assert f"| ICL | 5.00 ± 2.48 [{low:.2f}, {high:.2f}] |" in markdown
+    assert "Wilson score" in markdown and "- a note" in markdown
+
+
+def test_notes_with_known_answers(specs):
+    from plainsight.report.tables import document_warnings, dp_notes, paired_notes, protocol_notes
+
+    table = pd.DataFrame({"Method": ["ICL", "DP-SGD"], "Documents (%)": [95.0, 37.5]})
+    assert document_warnings(table, 80) == [
+        "Warning: DP-SGD: 37.5% of the generations are documents (under 80%); its leak rates and ROUGE are over "
+        "text that is often not a document."]
+    notes = protocol_notes({"icl", "ft_mask", "base_model"})
+    assert len(notes) == 2 and "Appendix B" in notes[0] and "whole fine-tuning set" in notes[1]
+    generations = pd.concat([per_generation("icl", {1: [True, True, False]}),
+                             per_generation("icl_pe", {1: [False, True, False]})])
+    [paired] = paired_notes(generations, [["icl", "icl_pe"], ["baseline", "icl"]], specs["methods"])
+    assert "paired over 3 generations" in paired and "1 leak only under ICL," in paired
+    assert "0 only under ICL w/ privacy enhancement (exact McNemar p = 1)" in paired
+    record = {"epsilon": 7.996, "delta": 1e-5, "privacy_unit": "document", "units": 60, "noise_multiplier": 1.2345}
+    assert dp_notes([record, {**record, "epsilon": 7.999}]) == [
+        "DP-SGD: epsilon 8.00 at delta 1e-05 per document (60 documents), noise multiplier 1.234, over 2 run(s)."]
+
+
+def test_paired_methods_must_be_listed(tmp_path, specs):
+    import yaml
+
+    broken = {"methods": specs["methods"], "tables": {"table1": {**specs["tables"]["table1"], "paired": [["icl", "x"]]}}}
+    path = tmp_path / "tables.yaml"
+    path.write_text(yaml.safe_dump(broken), encoding="utf-8")
+    with pytest.raises(InputError, match="paired"):
+        load_table_specs(path)

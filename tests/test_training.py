@@ -169,3 +169,19 @@ def test_cut_unfinished_paragraphs_only_where_the_token_limit_was_hit():
     hit, finished = Result("First.\n\nSecond, cut", 0, 10), Result("First.\n\nSecond, cut", 0, 9)
     cut_unfinished_paragraphs([hit, finished], max_new_tokens=10)
     assert hit.text == "First." and finished.text == "First.\n\nSecond, cut"
+
+
+def test_training_params_hold_only_what_the_adapter_depends_on():
+    from plainsight.methods.registry import method
+    from plainsight.training.loop import training_params
+
+    prefix_tuning = {"num_virtual_tokens": 20, "epochs": 1, "learning_rate": 2e-3, "batch_size": 4, "max_length": 128,
+                     "init_text": "Public text.", "lambda_lm": 1.0, "lambda_contrastive": 0.5, "lambda_kl": 2.0,
+                     "generations": 8, "threads": 1, "checkpoint_every_steps": 50}
+    dpsgd = {"epsilon": 8.0, "max_grad_norm": 1.0}
+    shared = {"num_virtual_tokens": 20, "epochs": 1, "learning_rate": 2e-3, "batch_size": 4, "max_length": 128,
+              "init_text": "Public text."}
+    assert training_params(method("ft"), prefix_tuning, dpsgd) == shared
+    assert training_params(method("ft_mask"), prefix_tuning, dpsgd) == {
+        **shared, "lambda_lm": 1.0, "lambda_contrastive": 0.5, "lambda_kl": 2.0}
+    assert training_params(method("dpsgd"), prefix_tuning, dpsgd) == {**shared, "dp": dpsgd}

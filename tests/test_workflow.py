@@ -96,7 +96,7 @@ def test_parquet_schemas(workflow_dir):
     spans = pd.read_parquet(results / "tab" / "spans.parquet")
     codes = pd.read_parquet(results / "tab" / "known" / "direct" / "codes.parquet")
     fictional = pd.read_parquet(results / "tab" / "known" / "direct" / "fictional" / "seed1.parquet")
-    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator"]
+    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id"]
     assert list(spans.columns) == ["doc_id", "segment", "start", "end", "text", "entity_type",
                                    "identifier_type", "entity_id", "mention_id", "raw_label"]
     assert list(codes.columns) == ["doc_id", "segment", "split", "code", "entities"]
@@ -161,6 +161,56 @@ def test_trained_corpus_is_regenerated_from_the_cached_adapter(workflow_dir):
     pd.testing.assert_frame_equal(pd.read_parquet(workflow_dir / corpus_path), corpus)  # same adapter, same seed
     # the same content (Snakemake compares checksums), so nothing downstream reruns
     assert planned_rules(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml") == {}
+
+
+# Jobs of Table 1 (tiny config: every method, two seeds) that a changed setting must rerun:
+# (generate_icl, train_adapter, generate_trained). A setting reruns the jobs that read it, no others.
+IN_CONTEXT_RUNS, TRAINED_RUNS, ONE_METHOD_RUNS = 3 * len(SEEDS), 3 * len(SEEDS), len(SEEDS)
+RERUNS_BY_SETTING = {
+    **{("generation", key): (IN_CONTEXT_RUNS, 0, 0)
+       for key in ("generations_per_segment", "context_documents", "max_prompt_tokens")},
+    **{("generation", key): (IN_CONTEXT_RUNS, 0, TRAINED_RUNS)
+       for key in ("max_new_tokens", "temperature", "top_p", "batch_size", "group_size")},
+    ("generation", "max_regenerations"): (ONE_METHOD_RUNS, 0, 0),  # icl_pe only
+    ("generation", "threads"): (0, 0, 0),
+    **{("prefix_tuning", key): (0, TRAINED_RUNS, TRAINED_RUNS)
+       for key in ("num_virtual_tokens", "epochs", "learning_rate", "batch_size", "max_length", "init_text")},
+    **{("prefix_tuning", key): (0, ONE_METHOD_RUNS, ONE_METHOD_RUNS)  # the masked objective's
+       for key in ("lambda_lm", "lambda_contrastive", "lambda_kl")},
+    ("prefix_tuning", "generations"): (0, 0, TRAINED_RUNS),
+    ("prefix_tuning", "threads"): (0, 0, 0),
+    ("prefix_tuning", "checkpoint_every_steps"): (0, 0, 0),
+    **{("dpsgd", key): (0, ONE_METHOD_RUNS, ONE_METHOD_RUNS)
+       for key in ("epsilon", "max_grad_norm", "privacy_unit", "delta")},
+}
+# Settings whose changed value is not derived from the old one by `changed`.
+OTHER_VALUES = {("dpsgd", "privacy_unit"): "sequence", ("dpsgd", "delta"): 1e-6}
+
+
+def changed(value):
+    """Another valid value of a setting."""
+    if isinstance(value, str):
+        return value + " Again."
+    return 5 if value is None else value + 1 if isinstance(value, int) else value / 2
+
+
+def test_every_generation_and_training_setting_reruns_only_the_jobs_that_read_it(workflow_dir):
+    snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml")
+    config = merged(yaml.safe_load((REPO / "config/config.yaml").read_text(encoding="utf-8")),
+                    yaml.safe_load((workflow_dir / "tiny.yaml").read_text(encoding="utf-8")))
+    block_keys = {(block, key) for block in ("generation", "prefix_tuning", "dpsgd") for key in config[block]}
+    assert block_keys - {("generation", "shards")} == set(RERUNS_BY_SETTING)  # shards: another job layout
+    wrong = {}
+    for (block, key), (icl, train, trained) in RERUNS_BY_SETTING.items():
+        value = OTHER_VALUES.get((block, key), changed(config[block][key]))
+        write_overlay(workflow_dir, "changed.yaml", {block: {key: value}})
+        planned = planned_rules(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "changed.yaml")
+        expected = {"generate_icl": icl, "train_adapter": train, "generate_trained": trained,
+                    "privacy_metrics": icl + trained, "table": int(icl + trained > 0)}
+        expected = {rule: count for rule, count in expected.items() if count}
+        if planned != expected:
+            wrong[f"{block}.{key}"] = planned
+    assert not wrong, wrong
 
 
 def test_large_variant_jobs_ask_for_the_large_model_memory(tmp_path):

@@ -37,4 +37,7 @@ SPAN_COLUMNS: tuple[str, ...] = (
     "doc_id", "segment", "start", "end", "text", "entity_type",
     "identifier_type", "entity_id", "mention_id", "raw_label",
 )
-DOC_COLUMNS: tuple[str, ...] = ("doc_id", "split", "segment", "text", "annotator")
+# `unit_id` is the privacy unit DP-SGD protects (plainsight.training.dp): all rows that share it
+# are added or removed together. A document (TAB) yields one row per paragraph range, and one
+# patient (MIMIC) may have many notes, so neither a row nor, for MIMIC, a document is the unit.
+DOC_COLUMNS: tuple[str, ...] = ("doc_id", "split", "segment", "text", "annotator", "unit_id")

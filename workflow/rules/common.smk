@@ -2,8 +2,10 @@
 
 import yaml
 
+from plainsight.generation.corpus import generation_params
 from plainsight.methods import registry
 from plainsight.models import is_embedded
+from plainsight.training.loop import training_params
 
 for method_name in config["methods"]:
     registry.method(
@@ -134,26 +136,68 @@ def table_methods(table):
     return [registry.with_variant(m, spec.get("model")) for m in listed]
 
 
-def table_inputs(wildcards):
-    spec = PAPER_TABLES[wildcards.table]
+def table_runs(table, pattern):
+    """`pattern` filled for every run (setting, method, seed) a table reads."""
+    spec = PAPER_TABLES[table]
     settings = (
         spec["setting"] if isinstance(spec["setting"], list) else [spec["setting"]]
     )
-    if spec.get("source", "privacy") == "utility":
-        pattern = "results/{dataset}/{setting}/{idset}/utility/{method}/seed{seed}.json"
-        reference = [f"results/{spec['dataset']}/utility/base_model_perplexity.json"]
-    else:
-        pattern = "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet"
-        reference = []
-    runs = expand(
+    return expand(
         pattern,
         dataset=spec["dataset"],
         setting=settings,
         idset=spec["idset"],
-        method=table_methods(wildcards.table),
+        method=table_methods(table),
+        seed=table_seeds(table),
+    )
+
+
+def is_privacy_table(table):
+    return PAPER_TABLES[table].get("source", "privacy") == "privacy"
+
+
+def table_inputs(wildcards):
+    """The runs' summaries: privacy summaries, or utility records and the base model's reference."""
+    if is_privacy_table(wildcards.table):
+        return table_runs(
+            wildcards.table,
+            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet",
+        )
+    dataset = PAPER_TABLES[wildcards.table]["dataset"]
+    return table_runs(
+        wildcards.table,
+        "results/{dataset}/{setting}/{idset}/utility/{method}/seed{seed}.json",
+    ) + [f"results/{dataset}/utility/base_model_perplexity.json"]
+
+
+def table_generations(wildcards):
+    """The per-generation metrics of a privacy table's runs, for pooled intervals and paired tests."""
+    if not is_privacy_table(wildcards.table):
+        return []
+    return table_runs(
+        wildcards.table,
+        "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet",
+    )
+
+
+def table_dp_adapters(wildcards):
+    """The adapters of a table's differentially private runs: their training.json holds the guarantee."""
+    spec = PAPER_TABLES[wildcards.table]
+    settings = (
+        spec["setting"] if isinstance(spec["setting"], list) else [spec["setting"]]
+    )
+    return expand(
+        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
+        dataset=spec["dataset"],
+        setting=settings,
+        idset=spec["idset"],
+        method=[
+            m
+            for m in table_methods(wildcards.table)
+            if registry.method(m).differentially_private
+        ],
         seed=table_seeds(wildcards.table),
     )
-    return runs + reference
 
 
 def table_examples(_wildcards):

@@ -91,7 +91,9 @@ rule mauve_texts:
         runtime=mauve_texts_runtime,
         gpu=GPUS_PER_JOB,
     params:
-        generation=config["generation"],
+        generation=lambda wildcards: generation_params(
+            registry.method(wildcards.method), config["generation"], "mauve"
+        ),
         purpose="mauve",
         mauve_samples=config["utility"]["mauve"]["samples"],
         shard={"index": 0, "count": 1},

@@ -24,7 +24,9 @@ rule generate_icl:
         runtime=icl_generation_runtime,
         gpu=GPUS_PER_JOB,
     params:
-        generation=config["generation"],
+        generation=lambda wildcards: generation_params(
+            registry.method(wildcards.method), config["generation"], "corpus"
+        ),
         shard=generation_shard,
         purpose="corpus",
         model=lambda wildcards: model_source(variant_model(wildcards)),
@@ -58,7 +60,9 @@ rule generate_trained:
         runtime=trained_generation_runtime,
         gpu=GPUS_PER_JOB,
     params:
-        generation=config["generation"],
+        generation=lambda wildcards: generation_params(
+            registry.method(wildcards.method), config["generation"], "corpus"
+        ),
         shard=generation_shard,
         generations=config["prefix_tuning"]["generations"],
         purpose="corpus",

@@ -5,6 +5,8 @@ rule table:
     """One result table of the paper, with the paper's numbers beside ours."""
     input:
         summaries=table_inputs,
+        generations=table_generations,
+        dp_adapters=table_dp_adapters,
         paper=config["tables"]["paper"],
     output:
         csv=report(
@@ -28,6 +30,7 @@ rule table:
         "../envs/metrics.yaml"
     params:
         methods=lambda wildcards: table_methods(wildcards.table),
+        documents_warn_below=config["metrics"]["documents_warn_below"],
     script:
         "../scripts/make_table.py"
 
@@ -56,6 +59,13 @@ rule privacy_utility_plot:
     input:
         summaries=expand(
             "results/{{dataset}}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet",
+            setting=config["plots"]["setting"],
+            idset=config["plots"]["idset"],
+            method=config["methods"],
+            seed=SEEDS,
+        ),
+        generations=expand(
+            "results/{{dataset}}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet",
             setting=config["plots"]["setting"],
             idset=config["plots"]["idset"],
             method=config["methods"],

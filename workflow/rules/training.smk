@@ -23,11 +23,10 @@ rule train_adapter:
         runtime=training_runtime,
         gpu=GPUS_PER_JOB,
     params:
-        # Without `generations`: how many documents an adapter writes does not change the adapter.
-        training={
-            k: v for k, v in config["prefix_tuning"].items() if k != "generations"
-        },
-        dpsgd=config["dpsgd"],
+        # Only what the adapter depends on: a setting of another method retrains nothing here.
+        training=lambda wildcards: training_params(
+            registry.method(wildcards.method), config["prefix_tuning"], config["dpsgd"]
+        ),
         # Not an output: Snakemake deletes a failed job's outputs, and a rerun resumes from here.
         checkpoints="results/{dataset}/{setting}/{idset}/checkpoints/{method}/seed{seed}",
         model=lambda wildcards: model_source(BASE_MODEL),

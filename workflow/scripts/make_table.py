@@ -1,10 +1,23 @@
-"""Rule `table`: runs over seeds -> the table, its Markdown and the comparison with the paper."""
+"""Rule `table`: runs over seeds -> the table, its Markdown with notes, and the comparison with the paper."""
+
+from pathlib import Path
 
 import pandas as pd
 
 from plainsight.evaluation.utility import summary_rows
+from plainsight.io import read_json
 from plainsight.methods.registry import base_method
-from plainsight.report.tables import build_table, load_table_specs, markdown_table, versus_paper, write_table
+from plainsight.report.tables import (
+    build_table,
+    document_warnings,
+    dp_notes,
+    load_table_specs,
+    markdown_table,
+    paired_notes,
+    protocol_notes,
+    versus_paper,
+    write_table,
+)
 from plainsight.snakemake_job import RuleJob, run_rule
 
 
@@ -19,10 +32,18 @@ def main(job: RuleJob) -> None:
         frames.append(summary_rows(records, settings))
     summaries = pd.concat(frames, ignore_index=True)
     summaries["method"] = summaries["method"].map(base_method)  # a model variant shows as its method
+    generations = None
+    if job.input.generations:
+        generations = pd.concat([pd.read_parquet(p) for p in job.input.generations], ignore_index=True)
+        generations["method"] = generations["method"].map(base_method)
     listed = {base_method(m) for m in job.params.methods} | set(summaries["method"])
     methods = {key: name for key, name in specs["methods"].items() if key in listed}
-    table = build_table(spec, summaries, methods)
-    write_table(table, markdown_table(table, spec), versus_paper(table, spec, methods),
+    table = build_table(spec, summaries, methods, generations)
+    notes = [*protocol_notes(set(summaries["method"])),
+             *document_warnings(table, job.params.documents_warn_below),
+             *(paired_notes(generations, spec.get("paired", []), methods) if generations is not None else []),
+             *dp_notes([read_json(Path(adapter) / "training.json") for adapter in job.input.dp_adapters])]
+    write_table(table, markdown_table(table, spec, notes), versus_paper(table, spec, methods),
                 job.output.csv, job.output.markdown, job.output.versus)
 
 

@@ -13,7 +13,8 @@ def main(job: RuleJob) -> None:
     dataset, setting, idset = job.wildcards.dataset, job.params.setting, job.params.idset
     privacy = pd.concat([pd.read_parquet(p) for p in job.input.summaries], ignore_index=True)
     utility = summary_rows(job.input.utility, [setting])
-    ours = method_points(run_rows(privacy, utility), specs["methods"])
+    generations = pd.concat([pd.read_parquet(p) for p in job.input.generations], ignore_index=True)
+    ours = method_points(run_rows(privacy, utility), specs["methods"], generations)
     title = f"{dataset.upper()}, private entities {setting}, {idset} identifiers: privacy against utility"
     plot_privacy_utility(ours, paper_points(specs, dataset, setting, idset), title, job.output[0])
 

@@ -38,20 +38,31 @@ def main(job: RuleJob) -> None:
     private_tokens = sum(sum(e.private) for e in examples)
     log.info("%d training examples, %d tokens, %d private document tokens", len(examples),
              sum(len(e.input_ids) for e in examples), private_tokens)
+    lambdas = Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"]) \
+        if spec.masked_objective else Lambdas()
     settings = TrainingSettings(params["epochs"], params["learning_rate"], params["batch_size"], params["max_length"],
-                                Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"]))
+                                lambdas)
     # Outside the rule's output, which Snakemake deletes when a job fails: a rerun resumes from it.
     checkpoint_dir = Path(job.params.checkpoints)
-    checkpoints = Checkpoints(checkpoint_dir, params["checkpoint_every_steps"], method)
+    # How often to checkpoint decides nothing about the adapter: read from the config, not the params.
+    checkpoints = Checkpoints(checkpoint_dir, job.config["prefix_tuning"]["checkpoint_every_steps"], method)
     # Every method starts from the same public text: a training document would put its identifiers in the prefix.
     if spec.differentially_private:
         adapter = dp_adapter_model(model, params["num_virtual_tokens"], tokenizer, params["init_text"])
-        dp = job.params.dpsgd
+        dp = params["dp"]
+        if "unit_id" not in docs.columns:
+            raise ValueError(f"{job.input.docs} has no unit_id column (written by an older ingestion): "
+                             "rerun its ingest rule")
+        # The privacy unit of each example: its document (TAB) or its patient (MIMIC).
+        unit_of = dict(zip(docs["doc_id"].astype(str), docs["unit_id"].astype(str)))
+        units = [unit_of[example.key[0]] for example in examples]
+        dp_settings = DPSettings(epsilon=dp["epsilon"], max_grad_norm=dp["max_grad_norm"], delta=dp["delta"],
+                                 privacy_unit=dp["privacy_unit"])
         report = train_dp(adapter, examples, tokenizer.pad_token_id, settings.batch_size, settings.epochs,
-                          settings.learning_rate, DPSettings(dp["epsilon"], dp["max_grad_norm"]), seed, lm_loss,
-                          checkpoints)
-        log.info("DP-SGD: epsilon %.3f at delta %.2e (noise multiplier %.3f, %d steps)", report["epsilon"],
-                 report["delta"], report["noise_multiplier"], report["steps"])
+                          settings.learning_rate, dp_settings, seed, lm_loss, checkpoints, units=units)
+        log.info("DP-SGD: privacy unit %s (%d units), epsilon %.3f at delta %.2e, noise multiplier %.3f, "
+                 "sample rate %.4f, %d steps", report["privacy_unit"], report["units"], report["epsilon"],
+                 report["delta"], report["noise_multiplier"], report["sample_rate"], report["steps"])
         history = report.pop("losses")
     else:
         adapter = prefix_model(model, tokenizer, params["num_virtual_tokens"], params["init_text"])

@@ -27,7 +27,9 @@ class CorpusBuilder:
         self.counts: Counter = Counter()
         self._seen: set[str] = set()
 
-    def add(self, path: str | Path, doc_id: str, split: str, text: str, annotator: str, spans: list[Span]) -> None:
+    def add(self, path: str | Path, doc_id: str, split: str, text: str, annotator: str, spans: list[Span],
+            unit_id: str) -> None:
+        """Segment one document; `unit_id` is its privacy unit (its own id, or its patient's)."""
         record = f"document {doc_id}"
         if doc_id in self._seen:
             raise InputError(path, record, "duplicate document id")
@@ -44,7 +46,7 @@ class CorpusBuilder:
         for segment in segment_document(text, spans, self.ranges):
             self.counts["crossing spans dropped"] += segment.crossing_spans
             self.doc_rows.append({"doc_id": doc_id, "split": split, "segment": segment.index,
-                                  "text": segment.text, "annotator": annotator})
+                                  "text": segment.text, "annotator": annotator, "unit_id": unit_id})
             for span in segment.spans:
                 self.span_rows.append({"doc_id": doc_id, "segment": segment.index, "start": span.start,
                                        "end": span.end, "text": span.text, "entity_type": span.entity_type,

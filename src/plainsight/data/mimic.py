@@ -98,4 +98,8 @@ def ingest_mimic(path: str | Path, builder: CorpusBuilder, policy: ProblemPolicy
         except InputError as error:
             policy.report(error, "invalid note")
             continue
-        builder.add(path, row_id, split_of(row["SUBJECT_ID"].strip(), fractions), row["TEXT"], "deid-placeholders", spans)
+        subject_id = row["SUBJECT_ID"].strip()
+        # The patient is the privacy unit: one patient's notes share identifiers, so protecting one
+        # note (ROW_ID) at a time would let the others reveal them.
+        builder.add(path, row_id, split_of(subject_id, fractions), row["TEXT"], "deid-placeholders", spans,
+                    unit_id=subject_id)

@@ -87,4 +87,5 @@ def ingest_tab(paths: list[str | Path], builder: CorpusBuilder, policy: ProblemP
                     spans.append(mention_to_span(path, doc_id, text, mention))
                 except InputError as error:
                     policy.report(error, "invalid mention")
-            builder.add(path, doc_id, document["dataset_type"], text, annotator, spans)
+            # One court case per document: the document is the privacy unit.
+            builder.add(path, doc_id, document["dataset_type"], text, annotator, spans, unit_id=doc_id)

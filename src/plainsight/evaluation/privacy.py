@@ -1,4 +1,4 @@
-"""Privacy and utility metrics of synthetic text, as defined in the method's paper.
+"""Privacy metrics of synthetic text, as defined in the method's paper, and their protocols.
 
 A private value is *leaked* when a generation contains it verbatim (case-insensitively, as a
 whole word). Per run and segment index:
@@ -7,25 +7,39 @@ whole word). Per run and segment index:
 - ELP: the percentage of private values that are leaked;
 - ROUGE-2 / ROUGE-L: F1 overlap with the real text the generation could copy from;
 - partial leak (this project's addition): a generation contains one word of a private name,
-  such as a surname alone, which the exact match above does not count.
+  such as a surname alone, which the exact match above does not count;
+- document quality (this project's addition, `plainsight.evaluation.quality`): whether the
+  generation is a document at all, so that a leak rate is not read over empty or looping text.
 
-The two method families differ in what is private. In-context methods show real segments in the
-prompt, so a generation's private values are those of its context segments. Trained methods
-(fine-tuning) show the model the whole training data, so every value of the fine-tuning data is private (the
-fine-tuning segments of the generation's segment index, i.e. paragraph range).
+What is private, and what ROUGE compares with, follows the paper per method family:
+
+- in-context methods show real segments in the prompt, so a generation's private values are
+  those of its context segments (ELP: the mean per-generation share); ROUGE is scored against
+  each context segment separately, one reference per document (the paper's Appendix B), and the
+  maximum is reported; the score against the last context (the reference code's choice) is
+  kept per generation as `rouge2_last` / `rougeL_last`;
+- trained methods saw the whole fine-tuning set, so every private value of it is private for
+  every generation, whatever its paragraph range (ELP: the share of the set's distinct values
+  leaked by any generation of the run); ROUGE is the maximum over the fine-tuning segments
+  whose real code has the entity types of the generation's fictional code (all segments when
+  none has).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Collection, Iterable, Mapping, get_args
 
+import numpy as np
 import pandas as pd
 
 from plainsight.codes.control import build_entities, select_spans
 from plainsight.codes.fictional import EXCLUDED_TYPES
 from plainsight.data.segments import segment_texts
 from plainsight.entities import SegmentKey
-from plainsight.evaluation.rouge import RougeText, max_rouge, rouge, rouge_text
+from plainsight.evaluation.intervals import bootstrap_interval, wilson_interval
+from plainsight.evaluation.quality import QUALITY_COLUMNS, DocumentCriteria, document_quality
+from plainsight.evaluation.rouge import RougeText, max_rouge, rouge_scores, rouge_text
 from plainsight.matching import leaked_values, partial_leak, unique_values
 from plainsight.methods.registry import Family
 
@@ -34,9 +48,12 @@ AVERAGED_SEGMENT = -1
 
 GENERATION_COLUMNS: tuple[str, ...] = (
     "generation_id", "method", "seed", "segment", "n_private_values", "n_leaked",
-    "leaked_values", "leaked", "elp", "partial_leak", "rouge2", "rougeL",
+    "leaked_values", "leaked", "elp", "partial_leak", "rouge2", "rougeL", "rouge2_last", "rougeL_last",
+    "new_tokens", *QUALITY_COLUMNS,
 )
-SUMMARY_METRICS: tuple[str, ...] = ("pipp", "elp", "partial_leak", "rouge2", "rougeL")
+# Per corpus: documents (%) and the mean length and distinct-2 of its generations.
+QUALITY_METRICS: tuple[str, ...] = ("documents", "mean_words", "distinct2")
+SUMMARY_METRICS: tuple[str, ...] = ("pipp", "elp", "partial_leak", "rouge2", "rougeL", *QUALITY_METRICS)
 SUMMARY_COLUMNS: tuple[str, ...] = ("method", "seed", "segment", "n_generations", *SUMMARY_METRICS)
 
 # --- private sets ------------------------------------------------------------------------------
@@ -104,7 +121,8 @@ def _prepared(cache: dict[SegmentKey, RougeText], texts: Mapping[SegmentKey, str
 # --- per generation ----------------------------------------------------------------------------
 
 def _generation_row(corpus_row: Mapping[str, Any], private: list[str], persons: list[str],
-                    rouge_pair: tuple[float, float], min_letters: int) -> dict[str, Any]:
+                    rouge_best: tuple[float, float], rouge_last: tuple[float, float], min_letters: int,
+                    criteria: DocumentCriteria) -> dict[str, Any]:
     leaked = leaked_values(corpus_row["text"], private)
     return {
         "generation_id": corpus_row["generation_id"],
@@ -117,71 +135,66 @@ def _generation_row(corpus_row: Mapping[str, Any], private: list[str], persons: 
         "leaked": bool(leaked),
         "elp": len(leaked) / len(private) if private else float("nan"),
         "partial_leak": partial_leak(corpus_row["text"], persons, min_letters),
-        "rouge2": rouge_pair[0],
-        "rougeL": rouge_pair[1],
+        "rouge2": rouge_best[0],
+        "rougeL": rouge_best[1],
+        "rouge2_last": rouge_last[0],
+        "rougeL_last": rouge_last[1],
+        "new_tokens": corpus_row.get("new_tokens"),
+        **document_quality(corpus_row["text"], criteria),
     }
 
 
 def icl_privacy_metrics(corpus: pd.DataFrame, docs: pd.DataFrame, spans: pd.DataFrame, idset: str,
-                        partial_min_letters: int = 4) -> pd.DataFrame:
-    """Per-generation leakage of the context segments' private values, and ROUGE against them.
-
-    The reference text is the context segments joined by blank lines: what the model could copy.
-    """
+                        partial_min_letters: int = 4, criteria: DocumentCriteria = DocumentCriteria()
+                        ) -> pd.DataFrame:
+    """Per-generation leakage of the context segments' private values, and ROUGE against each context:
+    the best one (reported) and the last one."""
     values = gold_values_by_segment(spans, idset)
     persons = gold_values_by_segment(spans, idset, {"PERSON"})
     texts = segment_texts(docs)
+    prepared: dict[SegmentKey, RougeText] = {}
     rows = []
     for row in corpus.to_dict("records"):
-        reference = "\n\n".join(_segment_text(texts, key) for key in context_keys(row))
-        rows.append(_generation_row(row, context_private_values(row, values),
-                                    context_private_values(row, persons),
-                                    rouge(row["text"], reference), partial_min_letters))
+        generated = rouge_text(row["text"])
+        contexts = [_prepared(prepared, texts, key) for key in context_keys(row)]
+        rows.append(_generation_row(row, context_private_values(row, values), context_private_values(row, persons),
+                                    max_rouge(generated, contexts), rouge_scores(generated, contexts[-1]),
+                                    partial_min_letters, criteria))
     return pd.DataFrame(rows, columns=list(GENERATION_COLUMNS))
 
 
 def ft_privacy_metrics(corpus: pd.DataFrame, docs: pd.DataFrame, spans: pd.DataFrame, idset: str,
-                       train_keys: Iterable[tuple[str, int]], partial_min_letters: int = 4) -> pd.DataFrame:
-    """Per-generation leakage of every private value of the fine-tuning data, and best ROUGE.
-
-    A generation is compared with the fine-tuning segments of its own segment index (the
-    paragraph range it was generated for). ROUGE is the best over those whose real code has
-    the types of the generation's fictional code, the segments it was meant to resemble;
-    over all of them when none has.
-    """
+                       train_keys: Iterable[tuple[str, int]], partial_min_letters: int = 4,
+                       criteria: DocumentCriteria = DocumentCriteria()) -> pd.DataFrame:
+    """Per-generation leakage of every private value of the fine-tuning set, and the best ROUGE over
+    the fine-tuning segments with the generation's entity types."""
     values = gold_values_by_segment(spans, idset)
     persons = gold_values_by_segment(spans, idset, {"PERSON"})
     types = segment_type_sets(spans, idset)
     texts = segment_texts(docs)
+    keys = list(dict.fromkeys((str(d), int(s)) for d, s in train_keys))
+    if not keys:
+        raise ValueError("no fine-tuning segments to compare the generations with")
+    private = unique_values(v for key in keys for v in values.get(key, []))
+    private_persons = unique_values(v for key in keys for v in persons.get(key, []))
     prepared: dict[SegmentKey, RougeText] = {}
-    keys_by_index: dict[int, list[SegmentKey]] = {}
-    for doc_id, segment in dict.fromkeys((str(d), int(s)) for d, s in train_keys):
-        keys_by_index.setdefault(segment, []).append((doc_id, segment))
-    private_by_index = {index: unique_values(v for key in keys for v in values.get(key, []))
-                        for index, keys in keys_by_index.items()}
-    persons_by_index = {index: unique_values(v for key in keys for v in persons.get(key, []))
-                        for index, keys in keys_by_index.items()}
     rows = []
     for row in corpus.to_dict("records"):
-        index = int(row["segment"])
-        if index not in keys_by_index:
-            raise ValueError(f"generation {row['generation_id']}: no fine-tuning segment of index {index}")
         wanted = fictional_type_set(row)
-        candidates = ([k for k in keys_by_index[index] if types.get(k, frozenset()) == wanted]
-                      or keys_by_index[index])
+        candidates = [k for k in keys if types.get(k, frozenset()) == wanted] or keys
         best = max_rouge(rouge_text(row["text"]), [_prepared(prepared, texts, key) for key in candidates])
-        rows.append(_generation_row(row, private_by_index[index], persons_by_index[index],
-                                    best, partial_min_letters))
+        rows.append(_generation_row(row, private, private_persons, best, (math.nan, math.nan),
+                                    partial_min_letters, criteria))
     return pd.DataFrame(rows, columns=list(GENERATION_COLUMNS))
 
 
 # --- summaries ---------------------------------------------------------------------------------
 
 def _elp(group: pd.DataFrame, family: Family) -> float:
-    """ELP in percent for one segment group.
+    """ELP in percent over a group of generations.
 
     In-context: the mean per-generation share, over generations that had private values.
-    Fine-tuning: the share of the (shared) private set leaked by any generation of the group.
+    Fine-tuning: the share of the (shared) private set's distinct values leaked by any generation.
     """
     if family == "in_context":
         return 100 * float(group["elp"].mean())
@@ -201,6 +214,9 @@ def _segment_summary(group: pd.DataFrame, family: Family) -> dict[str, float]:
         "partial_leak": 100 * float(group["partial_leak"].mean()),
         "rouge2": float(group["rouge2"].mean()),
         "rougeL": float(group["rougeL"].mean()),
+        "documents": 100 * float(group["is_document"].mean()),
+        "mean_words": float(group["words"].mean()),
+        "distinct2": float(group["distinct2"].mean()),
     }
 
 
@@ -208,7 +224,8 @@ def summarise(per_generation: pd.DataFrame, family: Family) -> pd.DataFrame:
     """One row per (method, seed, segment index), then a segment -1 row averaging them.
 
     The paper reports metrics averaged over the two segment indices; the average is the plain
-    mean of the segment rows (a metric undefined for one segment is averaged over the others).
+    mean of the segment rows (a metric undefined for one segment is averaged over the others),
+    except a trained method's ELP, which is over the run: the fine-tuning set is one private set.
     """
     if family not in get_args(Family):
         raise ValueError(f"unknown method family {family!r}: expected one of {get_args(Family)}")
@@ -220,8 +237,40 @@ def summarise(per_generation: pd.DataFrame, family: Family) -> pd.DataFrame:
             for segment, group in run.groupby("segment", sort=True)
         ]
         averaged = pd.DataFrame(segment_rows)[list(SUMMARY_METRICS)].mean()
+        if family == "trained":
+            averaged["elp"] = _elp(run, family)
         rows.extend(segment_rows)
         rows.append({"method": method, "seed": seed, "segment": AVERAGED_SEGMENT,
                      "n_generations": sum(r["n_generations"] for r in segment_rows),
                      **{metric: float(averaged[metric]) for metric in SUMMARY_METRICS}})
     return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
+
+
+# --- pooled intervals --------------------------------------------------------------------------
+
+# Metrics whose pooled interval is a Wilson interval of a per-generation boolean.
+RATE_COLUMNS: dict[str, str] = {"pipp": "leaked", "partial_leak": "partial_leak", "documents": "is_document"}
+# Metrics whose pooled interval is a bootstrap of the mean of a per-generation column.
+MEAN_COLUMNS: dict[str, str] = {"rouge2": "rouge2", "rougeL": "rougeL", "mean_words": "words",
+                                "distinct2": "distinct2"}
+
+
+def pooled_elp(generations: pd.DataFrame, family: Family) -> float:
+    """ELP (%) of the generations of several seeds: in-context, the mean per-generation share; trained,
+    the mean over seeds of each run's share of the fine-tuning set."""
+    if family == "in_context":
+        return 100 * float(generations["elp"].mean())
+    return float(np.mean([_elp(run, family) for _, run in generations.groupby("seed")]))
+
+
+def pooled_interval(generations: pd.DataFrame, metric: str, family: Family, seed: int = 0) -> tuple[float, float]:
+    """95% interval of a summary metric over every generation of every seed (in the metric's unit)."""
+    if metric in RATE_COLUMNS:
+        low, high = wilson_interval(int(generations[RATE_COLUMNS[metric]].sum()), len(generations))
+        return 100 * low, 100 * high
+    if metric == "elp":
+        return bootstrap_interval(generations, lambda g: pooled_elp(g, family), seed)
+    if metric in MEAN_COLUMNS:
+        column = MEAN_COLUMNS[metric]
+        return bootstrap_interval(generations, lambda g: float(g[column].mean()), seed)
+    raise ValueError(f"no pooled interval for metric {metric!r}")

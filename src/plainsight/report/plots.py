@@ -1,8 +1,10 @@
 """The privacy-utility picture: leakage against MAUVE, and copying (ROUGE-L) against perplexity.
 
-Our methods are filled markers with 95% confidence bars over seeds; the paper's numbers for
-the same table cells are hollow markers of the same colour, so a reader sees at once where a
-method sits and how far the demo run is from the paper.
+Our methods are filled markers with 95% bars: for PIPP and ROUGE-L the interval pooled over
+every generation of every seed (`plainsight.evaluation.intervals`), for MAUVE and perplexity
+the t interval over seeds; the paper's numbers for the same table cells are hollow markers of
+the same colour, so a reader sees at once where a method sits and how far the demo run is from
+the paper.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from plainsight.evaluation.privacy import AVERAGED_SEGMENT
+from plainsight.evaluation.privacy import AVERAGED_SEGMENT, pooled_interval
 from plainsight.io import atomic_path
+from plainsight.methods import registry
 from plainsight.report.tables import confidence_half_width, mean_over_seeds
 
 # (x metric, y metric, x label, y label, log-scale y) of each panel. Perplexity is on a log scale:
@@ -24,10 +27,14 @@ PANELS: tuple[tuple[str, str, str, str, bool], ...] = (
      "Perplexity on real test text (lower: more useful)", True),
 )
 PLOTTED_METRICS: tuple[str, ...] = ("pipp", "mauve", "rougeL", "perplexity")
+POOLED_METRICS: tuple[str, ...] = ("pipp", "rougeL")  # per-generation metrics: intervals over all generations
 
 
-def method_points(runs: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
-    """Per method (display name), the mean and 95% half-width over seeds of every plotted metric.
+def method_points(runs: pd.DataFrame, methods: Mapping[str, str],
+                  generations: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per method (display name), the mean over seeds of every plotted metric and its 95% interval
+    (`<metric>_low`, `<metric>_high`): pooled over the per-generation metrics where they are given,
+    else the t interval over seeds.
 
     `runs` has one row per (method, seed) with the plotted metrics as columns (NaN where missing).
     """
@@ -39,8 +46,13 @@ def method_points(runs: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFram
         row: dict[str, Any] = {"method": display}
         for metric in PLOTTED_METRICS:
             values = group[metric].to_numpy(dtype=float) if metric in group else []
-            row[metric] = mean_over_seeds(values)
-            row[f"{metric}_half_width"] = confidence_half_width(values)
+            mean, half_width = mean_over_seeds(values), confidence_half_width(values)
+            row[metric], row[f"{metric}_low"], row[f"{metric}_high"] = mean, mean - half_width, mean + half_width
+            if generations is not None and metric in POOLED_METRICS:
+                own = generations[generations["method"] == method]
+                if not own.empty:
+                    row[f"{metric}_low"], row[f"{metric}_high"] = pooled_interval(
+                        own, metric, registry.method(method).family)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -83,7 +95,7 @@ def plot_privacy_utility(ours: pd.DataFrame, paper: pd.DataFrame, title: str, pa
         for row in ours.to_dict("records"):
             if pd.isna(row[x]) or pd.isna(row[y]):
                 continue
-            axis.errorbar(row[x], row[y], xerr=_bar(row[f"{x}_half_width"]), yerr=_bar(row[f"{y}_half_width"]),
+            axis.errorbar(row[x], row[y], xerr=_bar(row, x), yerr=_bar(row, y),
                           fmt="o", markersize=8, capsize=3, color=colours[row["method"]], label=row["method"])
         for row in paper.to_dict("records"):
             if pd.isna(row.get(x)) or pd.isna(row.get(y)):
@@ -103,12 +115,17 @@ def plot_privacy_utility(ours: pd.DataFrame, paper: pd.DataFrame, title: str, pa
                 handles.append(handle)
                 labels.append(label)
     figure.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8,
-                  title="filled: this run (95% CI over seeds); hollow: the paper")
+                  title="filled: this run (95% intervals: PIPP, ROUGE-L over all generations; "
+                        "MAUVE, perplexity over seeds); hollow: the paper")
     figure.suptitle(title)
     with atomic_path(path) as tmp:
         figure.savefig(tmp, format="png", dpi=110)
     plt.close(figure)
 
 
-def _bar(half_width: float) -> float | None:
-    return None if pd.isna(half_width) else half_width
+def _bar(row: Mapping[str, Any], metric: str) -> list[list[float]] | None:
+    """Matplotlib's asymmetric error extent [[below], [above]] of a point, or no bar."""
+    low, high = row[f"{metric}_low"], row[f"{metric}_high"]
+    if pd.isna(low) or pd.isna(high):
+        return None
+    return [[max(0.0, row[metric] - low)], [max(0.0, high - row[metric])]]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -16,17 +16,23 @@ import yaml
 from scipy import stats
 
 from plainsight.errors import InputError
-from plainsight.evaluation.privacy import AVERAGED_SEGMENT
+from plainsight.evaluation.intervals import paired_leaks
+from plainsight.evaluation.privacy import AVERAGED_SEGMENT, pooled_interval
 from plainsight.io import read_text_utf8, write_text
+from plainsight.methods import registry
 
 METHOD_COLUMN = "Method"
 SEEDS_COLUMN = "Seeds"
 HALF_WIDTH_SUFFIX = " ±"
+POOLED_SUFFIXES = (" pooled low", " pooled high")
 MISSING_CELL = "—"
 TABLE_KEYS: tuple[str, ...] = ("title", "dataset", "setting", "idset", "columns", "paper")
 
-# This project's addition, shown beside PIPP when the summaries have it; the paper has no such column.
-PARTIAL_LEAK_COLUMN: dict[str, Any] = {"key": "partial_leak", "metric": "partial_leak", "label": "Partial leak (%)", "decimals": 2}
+# This project's additions, shown when the summaries have them; the paper has no such columns.
+PARTIAL_LEAK_COLUMN: dict[str, Any] = {"key": "partial_leak", "metric": "partial_leak", "label": "Partial leak (%)",
+                                       "decimals": 2}  # beside PIPP
+DOCUMENTS_COLUMN: dict[str, Any] = {"key": "documents", "metric": "documents", "label": "Documents (%)",
+                                    "decimals": 1}  # last
 
 
 # --- specifications ----------------------------------------------------------------------------
@@ -58,6 +64,9 @@ def _check_table_spec(path: str | Path, name: str, spec: Any, methods: Mapping[s
     for method in spec.get("methods", []):
         if method not in methods:
             raise InputError(path, f"{record}.methods", f"method {method!r} not listed under `methods`")
+    for pair in spec.get("paired", []):
+        if not isinstance(pair, list) or len(pair) != 2 or any(method not in methods for method in pair):
+            raise InputError(path, f"{record}.paired", f"expected pairs of listed methods, got {pair!r}")
     for method, cells in spec["paper"].items():
         if method not in methods:
             raise InputError(path, f"{record}.paper.{method}", "method not listed under `methods`")
@@ -69,13 +78,19 @@ def _check_table_spec(path: str | Path, name: str, spec: Any, methods: Mapping[s
                                  "expected [mean, half-width] (half-width null for a single run)")
 
 
-def table_columns(spec: Mapping[str, Any], with_partial_leak: bool) -> list[dict[str, Any]]:
+ADDED_COLUMNS = (PARTIAL_LEAK_COLUMN, DOCUMENTS_COLUMN)
+
+
+def table_columns(spec: Mapping[str, Any], available: Collection[str] = ()) -> list[dict[str, Any]]:
     """The metric columns of a table, in order: key, metric (the key unless given), label, decimals,
-    and the setting the column reads (only for tables over several settings)."""
+    and the setting the column reads (only for tables over several settings); with this project's
+    additions (partial leaks, documents) whose metric is among the `available` ones."""
     columns = [{"key": key, "metric": key, **column} for key, column in spec["columns"].items()]
-    if with_partial_leak:
+    if PARTIAL_LEAK_COLUMN["metric"] in available:
         after = next((i + 1 for i, c in enumerate(columns) if c["metric"] == "pipp"), len(columns))
         columns.insert(after, PARTIAL_LEAK_COLUMN)
+    if DOCUMENTS_COLUMN["metric"] in available:
+        columns.append(DOCUMENTS_COLUMN)
     return columns
 
 
@@ -106,17 +121,19 @@ def confidence_half_width(values: Sequence[float]) -> float:
 
 # --- tables ------------------------------------------------------------------------------------
 
-def build_table(spec: Mapping[str, Any], summaries: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
+def build_table(spec: Mapping[str, Any], summaries: pd.DataFrame, methods: Mapping[str, str],
+                generations: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per method that has summaries, in the order of `methods` (key -> display name).
 
     Uses the segment-averaged summary rows, one per seed; each metric gets its mean over
-    seeds and a "<label> ±" half-width column.
+    seeds and a "<label> ±" half-width column; with the per-generation metrics of the runs
+    (privacy tables), also "<label> pooled low/high": the 95% interval over every generation.
     """
     averaged = summaries[summaries["segment"] == AVERAGED_SEGMENT]
     unknown = sorted(set(averaged["method"]) - set(methods))
     if unknown:
         raise ValueError(f"summaries for methods without a display name: {', '.join(map(str, unknown))}")
-    columns = table_columns(spec, with_partial_leak=PARTIAL_LEAK_COLUMN["metric"] in summaries.columns)
+    columns = table_columns(spec, summaries.columns)
     rows = []
     for method, display in methods.items():
         runs = averaged[averaged["method"] == method]
@@ -130,48 +147,64 @@ def build_table(spec: Mapping[str, Any], summaries: pd.DataFrame, methods: Mappi
             values = selected[column["metric"]].to_numpy(dtype=float)
             row[column["label"]] = mean_over_seeds(values)
             row[column["label"] + HALF_WIDTH_SUFFIX] = confidence_half_width(values)
+            if generations is not None:
+                pooled = pooled_interval(generations[generations["method"] == method], column["metric"],
+                                         registry.method(method).family)
+                row.update(zip((column["label"] + s for s in POOLED_SUFFIXES), pooled))
         row[SEEDS_COLUMN] = int(runs["seed"].nunique())
         rows.append(row)
-    labels = [name for c in columns for name in (c["label"], c["label"] + HALF_WIDTH_SUFFIX)]
+    suffixes = ("", HALF_WIDTH_SUFFIX, *(POOLED_SUFFIXES if generations is not None else ()))
+    labels = [c["label"] + suffix for c in columns for suffix in suffixes]
     return pd.DataFrame(rows, columns=[METHOD_COLUMN, *labels, SEEDS_COLUMN])
 
 
-def format_cell(mean: float, half_width: float, decimals: int) -> str:
-    """A Markdown cell: mean ± half-width, the mean alone for a single run, a dash for no value."""
+def format_cell(mean: float, half_width: float, decimals: int,
+                pooled: tuple[float, float] = (math.nan, math.nan)) -> str:
+    """A Markdown cell: mean ± half-width (the mean alone for a single run), then the pooled interval
+    in brackets where there is one; a dash for no value."""
     if pd.isna(mean):
         return MISSING_CELL
-    if pd.isna(half_width):
-        return f"{mean:.{decimals}f}"
-    return f"{mean:.{decimals}f} ± {half_width:.{decimals}f}"
+    cell = f"{mean:.{decimals}f}" if pd.isna(half_width) else f"{mean:.{decimals}f} ± {half_width:.{decimals}f}"
+    if not any(pd.isna(bound) for bound in pooled):
+        cell += f" [{pooled[0]:.{decimals}f}, {pooled[1]:.{decimals}f}]"
+    return cell
 
 
 def _markdown_row(cells: Sequence[str]) -> str:
     return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
 
 
-def _seeds_note(seeds: pd.Series) -> str:
+def _seeds_note(seeds: pd.Series, pooled: bool) -> str:
     counts = sorted(set(int(n) for n in seeds))
     if not counts:
         return "No results yet."
     span = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
     noun = "seed" if counts == [1] else "seeds"
-    return (f"Mean ± 95% confidence-interval half-width over {span} {noun} "
-            f"(t distribution, n - 1 degrees of freedom); a single run shows the mean alone.")
+    note = (f"Mean ± 95% confidence-interval half-width over {span} {noun} "
+            f"(t distribution, n - 1 degrees of freedom, as in the paper); a single run shows the mean alone.")
+    if pooled:
+        note += (" In brackets: the 95% interval over every generation of every seed (Wilson score for PIPP, "
+                 "partial leaks and documents; a seeded bootstrap over generations for ELP and ROUGE).")
+    return note
 
 
-def markdown_table(table: pd.DataFrame, spec: Mapping[str, Any]) -> str:
-    """The table as Markdown: a title, "mean ± half-width" cells and a note on the seeds."""
-    columns = table_columns(spec, with_partial_leak=PARTIAL_LEAK_COLUMN["label"] in table.columns)
+def markdown_table(table: pd.DataFrame, spec: Mapping[str, Any], notes: Sequence[str] = ()) -> str:
+    """The table as Markdown: a title, "mean ± half-width [pooled interval]" cells and its notes."""
+    columns = table_columns(spec, [c["metric"] for c in ADDED_COLUMNS if c["label"] in table.columns])
+    pooled = columns[0]["label"] + POOLED_SUFFIXES[0] in table.columns
     header = [METHOD_COLUMN, *(c["label"] for c in columns), SEEDS_COLUMN]
     lines = [f"### {spec['title']}", "", _markdown_row(header),
              "| " + " | ".join([":---", *["---:"] * (len(header) - 1)]) + " |"]
     for row in table.to_dict("records"):
-        cells = [format_cell(row[c["label"]], row[c["label"] + HALF_WIDTH_SUFFIX], c["decimals"])
+        cells = [format_cell(row[c["label"]], row[c["label"] + HALF_WIDTH_SUFFIX], c["decimals"],
+                             tuple(row[c["label"] + s] for s in POOLED_SUFFIXES) if pooled else (math.nan, math.nan))
                  for c in columns]
         lines.append(_markdown_row([str(row[METHOD_COLUMN]), *cells, str(row[SEEDS_COLUMN])]))
-    lines += ["", _seeds_note(table[SEEDS_COLUMN])]
-    if any(c is PARTIAL_LEAK_COLUMN for c in columns):
-        lines.append(f"{PARTIAL_LEAK_COLUMN['label']} is this project's addition; the paper has no such column.")
+    lines += ["", _seeds_note(table[SEEDS_COLUMN], pooled)]
+    added = [c["label"] for c in columns if any(c is a for a in ADDED_COLUMNS)]
+    if added:
+        lines.append(f"{' and '.join(added)}: this project's additions; the paper has no such columns.")
+    lines += [f"- {note}" if not note.startswith("- ") else note for note in notes]
     return "\n".join(lines) + "\n"
 
 
@@ -182,7 +215,7 @@ def versus_paper(table: pd.DataFrame, spec: Mapping[str, Any], methods: Mapping[
     cells the other side lacks are empty (NaN).
     """
     ours = {row[METHOD_COLUMN]: row for row in table.to_dict("records")}
-    columns = table_columns(spec, with_partial_leak=False)
+    columns = table_columns(spec)
     rows = []
     for method, display in methods.items():
         paper = spec["paper"].get(method)
@@ -208,3 +241,59 @@ def write_table(table: pd.DataFrame, markdown: str, versus: pd.DataFrame,
     write_text(table.to_csv(index=False), csv_path)
     write_text(markdown, md_path)
     write_text(versus.to_csv(index=False), vs_path)
+
+
+# --- notes -------------------------------------------------------------------------------------
+
+def protocol_notes(method_keys: Collection[str]) -> list[str]:
+    """How leaks and ROUGE are counted for the method families in a table."""
+    families = {registry.method(key).family for key in method_keys if registry.base_method(key) in registry.METHODS}
+    notes = []
+    if "in_context" in families:
+        notes.append("In-context rows: a generation's private values are those of its context documents; ROUGE is "
+                     "the maximum over its context documents, one reference each (the paper's Appendix B).")
+    if "trained" in families:
+        notes.append("Fine-tuned rows: every private value of the whole fine-tuning set is private for every "
+                     "generation; ELP is the share of the set's distinct values that a run leaks; ROUGE is the "
+                     "maximum over the fine-tuning segments with the generation's entity types.")
+    return notes
+
+
+def document_warnings(table: pd.DataFrame, threshold: float) -> list[str]:
+    """A warning for each row whose corpus is mostly not documents: its leak rates measure little."""
+    label = DOCUMENTS_COLUMN["label"]
+    if label not in table.columns:
+        return []
+    return [f"Warning: {row[METHOD_COLUMN]}: {row[label]:.1f}% of the generations are documents (under "
+            f"{threshold:g}%); its leak rates and ROUGE are over text that is often not a document."
+            for row in table.to_dict("records") if row[label] < threshold]
+
+
+def paired_notes(generations: pd.DataFrame, pairs: Sequence[Sequence[str]], methods: Mapping[str, str]) -> list[str]:
+    """For methods that share their prompts: discordant leaks and the exact McNemar p-value."""
+    notes = []
+    for first, second in pairs:
+        a, b = generations[generations["method"] == first], generations[generations["method"] == second]
+        if a.empty or b.empty:
+            continue
+        paired = paired_leaks(a, b)
+        notes.append(f"{methods[first]} vs {methods[second]}, paired over {paired.pairs} generations with the same "
+                     f"contexts and fictional codes: {paired.only_first} leak only under {methods[first]}, "
+                     f"{paired.only_second} only under {methods[second]} (exact McNemar p = {paired.p_value:.3g}).")
+    return notes
+
+
+def dp_notes(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The privacy guarantee of the DP-SGD runs, from their `training.json`."""
+    if not records:
+        return []
+    epsilons = [float(r["epsilon"]) for r in records]
+    deltas = sorted({float(r["delta"]) for r in records})
+    unit = records[0].get("privacy_unit", "sequence")
+    units = sorted({int(r["units"]) for r in records if "units" in r})
+    noise = sorted({round(float(r["noise_multiplier"]), 3) for r in records})
+    low, high = min(epsilons), max(epsilons)
+    spent = f"{low:.2f}" if high - low < 5e-3 else f"{low:.2f}-{high:.2f}"
+    return [f"DP-SGD: epsilon {spent} at delta {', '.join(f'{d:.2g}' for d in deltas)} per {unit}"
+            + (f" ({', '.join(map(str, units))} {unit}s)" if units else "")
+            + f", noise multiplier {', '.join(map(str, noise))}, over {len(records)} run(s)."]

@@ -10,13 +10,23 @@ base-model modules are frozen, so Opacus needs no grad sampler for them. The
 test suite checks this against single-sequence backward passes on a tiny Llama
 (equal to 1e-5, padded batch rows included), so LoRA is not needed.
 
-Privacy: Poisson sampling (sample rate 1 / batches per epoch, about batch_size / N),
-per-sequence clipping to `max_grad_norm`, Gaussian noise calibrated by
-`make_private_with_epsilon` for the target epsilon over all steps, delta = 1 / N
-by default. The loss is each sequence's own mean NLL, averaged over the batch: a
-token-weighted mean over the whole batch would scale one sequence's gradient by
-the others' lengths, so adding or removing a sequence could move more than one
-clipped term.
+Privacy unit: the guarantee protects one document (TAB) or one patient (MIMIC), the docs
+table's `unit_id`, not one training sequence. A document gives several sequences (one per
+paragraph range, and the ranges share a paragraph), so a per-sequence guarantee of epsilon would
+be one of about k x epsilon per document with k sequences. With `privacy_unit="document"`
+Poisson sampling draws units (each with all its sequences), and each unit's per-sequence
+gradients are summed before clipping, so one unit moves at most one clipped term of norm
+`max_grad_norm`. `privacy_unit="sequence"` (the paper's literal reading) makes every sequence
+its own unit.
+
+Privacy: Poisson sampling of units (sample rate 1 / batches per epoch, about batch_size / N
+units, so `batch_size` is the expected batch size in units), per-unit clipping to
+`max_grad_norm`, Gaussian noise calibrated by `make_private_with_epsilon` for the target
+epsilon over all steps. Delta defaults to min(1e-5, 1 / (10 N)) for N units: publishing one
+randomly chosen unit in full is (0, 1 / N)-DP, so delta must stay well below 1 / N. The loss
+is each sequence's own mean NLL, averaged over the batch: a token-weighted mean over the whole
+batch would scale one sequence's gradient by the others' lengths, so adding or removing a unit
+could move more than its own clipped term.
 """
 
 from __future__ import annotations
@@ -51,12 +61,26 @@ log = logging.getLogger(__name__)
 ADAPTER = "prefix"
 
 
+PRIVACY_UNITS = ("document", "sequence")
+
+
+def default_delta(units: int) -> float:
+    """min(1e-5, 1 / (10 N)) for N privacy units."""
+    return min(1e-5, 1.0 / (10 * units))
+
+
 @dataclass(frozen=True)
 class DPSettings:
     epsilon: float = 8.0
     max_grad_norm: float = 1.0
-    delta: float | None = None  # None = 1 / number of training sequences
+    delta: float | None = None  # None = default_delta(N units) = min(1e-5, 1 / (10 N))
     accountant: str = "prv"  # Opacus accountant, "prv" (tighter, its default) or "rdp"
+    # "document": one unit per document or patient (train_dp's `units`); "sequence": per training sequence.
+    privacy_unit: str = "document"
+
+    def __post_init__(self):
+        if self.privacy_unit not in PRIVACY_UNITS:
+            raise ValueError(f"privacy_unit must be one of {PRIVACY_UNITS}, not {self.privacy_unit!r}")
 
 
 def dp_adapter_model(base_model, num_virtual_tokens: int, tokenizer=None, init_text: str | None = None):
@@ -108,17 +132,37 @@ def make_private(model, optimizer, loader, settings: DPSettings, epochs: int, de
     return engine, private_model, private_optimizer, private_loader
 
 
-def example_loader(examples: Sequence[TrainingExample], pad_token_id: int, batch_size: int,
-                   generator: torch.Generator | None = None) -> torch.utils.data.DataLoader:
-    """Batches of `examples` through `training.collate`, in a form Opacus can make private.
+def unit_groups(units: Sequence[str]) -> list[list[int]]:
+    """Indices of the sequences of each unit, units in order of first appearance."""
+    groups: dict[str, list[int]] = {}
+    for index, unit in enumerate(units):
+        groups.setdefault(unit, []).append(index)
+    return list(groups.values())
 
-    The dataset holds indices, not the examples: for an empty first Poisson batch Opacus
-    builds zero-row tensors from the fields of dataset[0], which must then be tensors.
+
+def example_loader(examples: Sequence[TrainingExample], pad_token_id: int, batch_size: int,
+                   generator: torch.Generator | None = None,
+                   groups: Sequence[Sequence[int]] | None = None) -> torch.utils.data.DataLoader:
+    """Batches of units of `examples` through `training.collate`, in a form Opacus can make private.
+
+    `groups` lists the example indices of each unit (default: one unit per example). The
+    dataset holds unit indices, so Opacus's Poisson sampler draws units; the collate expands
+    each drawn unit to all its sequences and adds `unit`, each sequence's unit position in
+    the batch. Indices, not examples: for an empty first Poisson batch Opacus builds zero-row
+    tensors from the fields of dataset[0], which must then be tensors.
     """
+    if groups is None:
+        groups = [[index] for index in range(len(examples))]
+
+    def collate_units(rows):
+        members = [groups[int(index)] for (index,) in rows]
+        batch = collate([examples[i] for group in members for i in group], pad_token_id)
+        batch["unit"] = torch.tensor([position for position, group in enumerate(members) for _ in group])
+        return batch
+
     return torch.utils.data.DataLoader(
-        torch.utils.data.TensorDataset(torch.arange(len(examples))), batch_size=batch_size, shuffle=True,
-        collate_fn=lambda rows: collate([examples[int(index)] for (index,) in rows], pad_token_id),
-        generator=generator)
+        torch.utils.data.TensorDataset(torch.arange(len(groups))), batch_size=batch_size, shuffle=True,
+        collate_fn=collate_units, generator=generator)
 
 
 def _is_empty(batch) -> bool:
@@ -126,8 +170,18 @@ def _is_empty(batch) -> bool:
     return not isinstance(batch, Mapping) or batch["input_ids"].shape[0] == 0
 
 
+def sum_per_unit(params: list[torch.nn.Parameter], unit: torch.Tensor) -> None:
+    """Replace each parameter's per-sequence `grad_sample` by its per-unit sums (row j: the
+    sum over the sequences at unit position j), so the DP optimizer clips one gradient per unit."""
+    units = int(unit.max()) + 1
+    for p in params:
+        per_sequence = p.grad_sample if isinstance(p.grad_sample, torch.Tensor) else torch.cat(p.grad_sample)
+        summed = torch.zeros((units, *per_sequence.shape[1:]), dtype=per_sequence.dtype, device=per_sequence.device)
+        p.grad_sample = summed.index_add_(0, unit.to(per_sequence.device), per_sequence)
+
+
 def _backward(private_model, batch: Mapping[str, torch.Tensor], device, loss_fn) -> float:
-    """Per-sample gradients of one non-empty batch; returns its loss."""
+    """Per-unit gradients of one non-empty batch in each parameter's `grad_sample`; returns its loss."""
     batch = {key: value.to(device) for key, value in batch.items()}
     out = private_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"])
     loss = per_sequence_loss(out.logits, batch["labels"], loss_fn)
@@ -135,6 +189,7 @@ def _backward(private_model, batch: Mapping[str, torch.Tensor], device, loss_fn)
         # Expected: the prefix embedding's inputs are token indices, which take no gradient.
         warnings.filterwarnings("ignore", message="Full backward hook is firing", category=UserWarning)
         loss.backward()
+    sum_per_unit([p for p in private_model.parameters() if p.requires_grad], batch["unit"])
     return loss.item()
 
 
@@ -146,38 +201,54 @@ def _noise_only_grads(params: list[torch.nn.Parameter]) -> None:
 
 
 def train_dp(model, examples: Sequence[TrainingExample], pad_token_id: int, batch_size: int, epochs: int, lr: float,
-             settings: DPSettings, seed: int, loss_fn, checkpoints: Checkpoints | None = None) -> dict:
+             settings: DPSettings, seed: int, loss_fn, checkpoints: Checkpoints | None = None,
+             units: Sequence[str] | None = None) -> dict:
     """Train the adapter of peft `model` in place with DP-SGD; returns the privacy spent and the losses.
+
+    `units` gives each example's privacy unit (parallel to `examples`: the document, or the
+    patient); None takes each example's document, `example.key[0]`. They count with
+    `settings.privacy_unit="document"` only; "sequence" makes every sequence its own unit.
+    `batch_size` is the expected number of units per batch.
 
     With `checkpoints` the run resumes from its last checkpoint exactly as it would have
     gone on: the accountant's history, the optimizer, the noise and global generators
     are restored, and the Poisson sampler restarts the epoch from its state at the
     epoch's start, its batches already done drawn again and skipped.
     """
-    usable = [example for example in examples if has_label_tokens(example)]
-    if len(usable) < len(examples):
-        log.warning("DP training: dropped %d sequences without label tokens", len(examples) - len(usable))
-    if not usable:
+    if units is None:
+        units = [example.key[0] for example in examples]
+    elif len(units) != len(examples):
+        raise ValueError(f"{len(units)} units for {len(examples)} examples")
+    kept = [index for index, example in enumerate(examples) if has_label_tokens(example)]
+    if len(kept) < len(examples):
+        log.warning("DP training: dropped %d sequences without label tokens", len(examples) - len(kept))
+    if not kept:
         raise ValueError("DP training needs at least one sequence with label tokens")
-    n = len(usable)
-    delta = settings.delta if settings.delta is not None else 1.0 / n
+    usable = [examples[index] for index in kept]
+    unit_of = [str(units[index]) for index in kept] if settings.privacy_unit == "document" \
+        else [str(index) for index in range(len(usable))]
+    groups = unit_groups(unit_of)
+    n = len(groups)
+    delta = settings.delta if settings.delta is not None else default_delta(n)
 
     params = [p for p in model.parameters() if p.requires_grad]
     device = params[0].device
     owner = None if checkpoints is None else Owner(checkpoints.method, seed, fingerprint(
-        settings, batch_size, epochs, lr, usable, *trainable_state(model).values()))
+        settings, batch_size, epochs, lr, usable, groups, *trainable_state(model).values()))
     sampling_generator = torch.Generator().manual_seed(seed)
     # Noise is drawn on the parameters' device, so its generator must live there too.
     noise_generator = torch.Generator(device=device).manual_seed(seed + 1)
-    loader = example_loader(usable, pad_token_id, batch_size, sampling_generator)
+    loader = example_loader(usable, pad_token_id, batch_size, sampling_generator, groups)
     optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
     engine, private_model, private_optimizer, private_loader = make_private(
         model, optimizer, loader, settings, epochs, delta, noise_generator)
     noise_multiplier = private_optimizer.noise_multiplier
+    sample_rate = private_loader.sample_rate
     steps_per_epoch = len(private_loader)
-    log.info("DP training: %d sequences, %d epochs x %d steps, sample rate %.4f, noise multiplier %.4f, "
-             "clip %.3g, target epsilon %.3g, delta %.3g", n, epochs, steps_per_epoch,
-             private_loader.sample_rate, noise_multiplier, settings.max_grad_norm, settings.epsilon, delta)
+    log.info("DP training: privacy unit %s, %d units of %d sequences, %d epochs x %d steps, sample rate %.4f, "
+             "noise multiplier %.4f, clip %.3g, target epsilon %.3g, delta %.3g", settings.privacy_unit, n,
+             len(usable), epochs, steps_per_epoch, sample_rate, noise_multiplier, settings.max_grad_norm,
+             settings.epsilon, delta)
 
     position, losses, empty, rng = Position(), [], 0, None
     resumed = None if checkpoints is None else load_checkpoint(checkpoints.directory, owner)
@@ -212,8 +283,9 @@ def train_dp(model, examples: Sequence[TrainingExample], pad_token_id: int, batc
                                  position.step + 1)
                     else:
                         losses.append(_backward(private_model, batch, device, loss_fn))
-                        log.info("DP epoch %d step %d: loss %.4f (batch %d)", epoch + 1, position.step + 1,
-                                 losses[-1], batch["input_ids"].shape[0])
+                        log.info("DP epoch %d step %d: loss %.4f (batch: %d units, %d sequences)", epoch + 1,
+                                 position.step + 1, losses[-1], int(batch["unit"].max()) + 1,
+                                 batch["input_ids"].shape[0])
                         progress.set_postfix(loss=f"{losses[-1]:.3f}")
                     private_optimizer.step()
                     position = position.after_step(steps_per_epoch)
@@ -243,5 +315,6 @@ def train_dp(model, examples: Sequence[TrainingExample], pad_token_id: int, batc
     log.info("DP training done: epsilon %.3f at delta %.3g after %d steps", epsilon, delta, steps)
     if not math.isfinite(epsilon) or epsilon > settings.epsilon * 1.01:
         log.warning("DP training: spent epsilon %.3f exceeds the target %.3g", epsilon, settings.epsilon)
-    return {"epsilon": float(epsilon), "delta": float(delta), "noise_multiplier": float(noise_multiplier),
+    return {"privacy_unit": settings.privacy_unit, "units": n, "sequences": len(usable), "epsilon": float(epsilon),
+            "delta": float(delta), "noise_multiplier": float(noise_multiplier), "sample_rate": float(sample_rate),
             "steps": steps, "empty_batches": empty, "losses": losses, "adapter": ADAPTER}

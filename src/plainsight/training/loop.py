@@ -15,12 +15,13 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import torch
 from tqdm.auto import tqdm
 
 from plainsight.methods.prompts import render
+from plainsight.methods.registry import Method
 from plainsight.rng import stable_rng
 from plainsight.training.checkpoints import (
     Checkpoints,
@@ -52,6 +53,23 @@ class TrainingExample:
     input_ids: list[int]
     labels: list[int]
     private: list[bool]
+
+
+# `prefix_tuning` keys that decide nothing about an adapter: how many documents it writes, and how
+# its job runs.
+NOT_TRAINING_KEYS = ("generations", "threads", "checkpoint_every_steps")
+LAMBDA_KEYS = ("lambda_lm", "lambda_contrastive", "lambda_kl")
+
+
+def training_params(method: Method, prefix_tuning: Mapping, dpsgd: Mapping) -> dict:
+    """The settings a trained method's adapter depends on, and only those: the rule's params, so that
+    changing a setting retrains the adapters it changes (the lambdas only the masked objective's,
+    the `dpsgd` block, as `dp`, only DP-SGD's)."""
+    params = {key: value for key, value in prefix_tuning.items()
+              if key not in NOT_TRAINING_KEYS and (method.masked_objective or key not in LAMBDA_KEYS)}
+    if method.differentially_private:
+        params["dp"] = dict(dpsgd)
+    return params
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,69 @@
+"""Pooled intervals with known answers: Wilson, a seeded bootstrap, exact McNemar on paired generations."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+from scipy import stats
+
+from plainsight.evaluation.intervals import bootstrap_interval, mcnemar_exact, paired_leaks, wilson_interval
+
+
+def test_wilson_interval_hand_computed():
+    # 5 of 24: p = 0.2083, z = 1.96: centre (p + z^2/48) / (1 + z^2/24), half-width as in Wilson (1927)
+    low, high = wilson_interval(5, 24)
+    assert (low, high) == pytest.approx((0.0924, 0.4047), abs=1e-4)
+    # no event: the lower bound is 0, the upper 3.84 / (24 + 3.84)
+    assert wilson_interval(0, 24) == pytest.approx((0.0, 1.959963984540054 ** 2 / (24 + 1.959963984540054 ** 2)))
+    assert wilson_interval(24, 24)[1] == pytest.approx(1.0)
+    assert all(math.isnan(v) for v in wilson_interval(0, 0))
+    with pytest.raises(ValueError):
+        wilson_interval(3, 2)
+
+
+def test_wilson_agrees_with_scipy():
+    result = stats.binomtest(7, 40).proportion_ci(confidence_level=0.95, method="wilson")
+    assert wilson_interval(7, 40) == pytest.approx((result.low, result.high))
+
+
+def generations(values_by_seed: dict[int, list[float]]) -> pd.DataFrame:
+    return pd.DataFrame([{"seed": seed, "generation_id": i, "x": value}
+                         for seed, values in values_by_seed.items() for i, value in enumerate(values)])
+
+
+def test_bootstrap_is_seeded_and_brackets_the_mean():
+    frame = generations({1: [0.1, 0.2, 0.3, 0.4], 2: [0.5, 0.6, 0.7, 0.8]})
+    first = bootstrap_interval(frame, lambda g: g["x"].mean(), seed=3)
+    assert first == bootstrap_interval(frame, lambda g: g["x"].mean(), seed=3)
+    assert first[0] < 0.45 < first[1] and 0.1 <= first[0] and first[1] <= 0.8
+
+
+def test_bootstrap_of_a_constant_is_that_constant():
+    frame = generations({1: [0.25] * 5, 2: [0.25] * 3})
+    assert bootstrap_interval(frame, lambda g: g["x"].mean()) == pytest.approx((0.25, 0.25))
+
+
+def test_bootstrap_keeps_each_seed_count():
+    frame = generations({1: [0.0] * 6, 2: [1.0] * 2})
+    # resampled within seeds, every resample holds 6 zeros and 2 ones: the mean is always 0.25
+    assert bootstrap_interval(frame, lambda g: g["x"].mean(), resamples=200) == pytest.approx((0.25, 0.25))
+
+
+def test_mcnemar_exact_known_values():
+    assert mcnemar_exact(0, 0) == 1.0
+    assert mcnemar_exact(6, 0) == pytest.approx(2 * 0.5 ** 6)  # 0.03125
+    assert mcnemar_exact(3, 3) == pytest.approx(1.0)
+    assert mcnemar_exact(1, 4) == pytest.approx(stats.binomtest(1, 5, 0.5).pvalue)
+
+
+def test_paired_leaks_match_on_seed_and_generation():
+    icl = pd.DataFrame({"seed": [1, 1, 1, 2, 2], "generation_id": [0, 1, 2, 0, 1],
+                        "leaked": [True, True, False, True, False]})
+    icl_pe = pd.DataFrame({"seed": [1, 1, 2, 2], "generation_id": [0, 2, 0, 1],
+                           "leaked": [False, True, False, False]})
+    result = paired_leaks(icl, icl_pe)
+    # pairs: (1,0) T/F, (1,2) F/T, (2,0) T/F, (2,1) F/F; (1,1) has no partner
+    assert (result.pairs, result.only_first, result.only_second) == (4, 2, 1)
+    assert result.p_value == pytest.approx(1.0)
