@@ -22,7 +22,7 @@ def linear_pass_ms(layers, rows: int, repeats: int) -> tuple[float, list]:
     """Median milliseconds of one product per layer at `rows` rows, and the last outputs."""
     import torch
 
-    inputs = [torch.randn(rows, layer.in_features, generator=torch.Generator().manual_seed(i))
+    inputs = [torch.randn(rows, getattr(layer, "linear", layer).in_features, generator=torch.Generator().manual_seed(i))
               for i, layer in enumerate(layers)]
     timings, outputs = [], []
     with torch.no_grad():

