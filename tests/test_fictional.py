@@ -8,10 +8,10 @@ from datetime import datetime
 import pandas as pd
 import pytest
 import yaml
-from conftest import FICTIONAL_POOLS
+from conftest import FICTIONAL_POOLS, TAB_SAMPLE
 
 from plainsight.codes.control import build_entities, codes_table, records_to_entities, type_counts
-from plainsight.codes.fictional import FictionalPools, fictional_codes_table, fictional_entities
+from plainsight.codes.fictional import FictionalPools, RealValues, fictional_codes_table, fictional_entities
 from plainsight.rng import stable_rng
 
 POOL_DATA = yaml.safe_load(FICTIONAL_POOLS.read_text(encoding="utf-8"))
@@ -207,3 +207,71 @@ def test_real_code_from_build_entities_feeds_fictional_counts(pools):
     assert type_counts(entities) == {"PERSON": 1, "ORG": 1}
     fake = fictional_entities(type_counts(entities), pools, stable_rng(1))
     assert type_counts(fake) == {"PERSON": 1, "ORG": 1}
+
+
+# --- fictional values never look like real ones -----------------------------------------------
+
+def drawn_values(pools: FictionalPools, entity_type: str, draws: int = 400) -> list[str]:
+    return [v for n in range(draws // 5) for _, v in fictional_entities({entity_type: 5}, pools, stable_rng(9, n))]
+
+
+def test_pool_entries_that_look_like_real_values_are_left_out(pools):
+    real = RealValues(["Germany", "the Kennedy Foundation", "Mr Aldo Hayek", "Stanford"],
+                      person_values=["Mr Aldo Hayek"])
+    filtered = pools.excluding(real)
+    assert "Germany" not in filtered.pools["LOC"]["countries"]            # a real value
+    assert "Hayes" not in filtered.pools["PERSON"]["last_names"]         # a near variant of a real name word
+    assert "Stanford University" not in filtered.pools["ORG"]            # holds a real value
+    assert "Kennedy" in filtered.pools["PERSON"]["last_names"]           # an ORG's word is no name word
+    assert filtered.pools["LOC"]["cities"] == pools.pools["LOC"]["cities"]  # untouched lists keep their order
+    assert not {"Germany"} & set(drawn_values(filtered, "LOC"))
+
+
+def test_drawn_values_that_hold_a_real_value_are_drawn_again(pools):
+    plain = drawn_values(pools, "DATETIME")
+    real_date = plain[0]
+    filtered = pools.excluding(RealValues([real_date, "2004", "$5,000"]))
+    dates = drawn_values(filtered, "DATETIME")
+    assert real_date not in dates and not any(d.endswith(" 2004") for d in dates)
+    assert any(d.endswith(" 2004") for d in plain)
+    assert "$5,000" not in drawn_values(filtered, "QUANTITY", 2000)
+    assert "$5,000" in drawn_values(pools, "QUANTITY", 2000)
+
+
+def test_pools_that_lose_nothing_draw_what_they_drew_before(pools):
+    real = real_codes()
+    filtered = pools.excluding(RealValues(["Zebulon Quaxley"], ["Zebulon Quaxley"]))
+    pd.testing.assert_frame_equal(fictional_codes_table(real, filtered, seed=4), fictional_codes_table(real, pools, seed=4))
+
+
+def test_a_pool_emptied_by_real_values_is_an_error_naming_it(pools, tmp_path):
+    from plainsight.errors import InputError
+
+    with pytest.raises(InputError, match=r"pools.yaml: PERSON.titles: every entry"):
+        pools.excluding(RealValues(["Mr", "Ms", "Dr", "Prof"]), tmp_path / "pools.yaml")
+
+
+def test_no_fictional_value_of_the_real_tab_sample_is_a_real_value(pools):
+    if not TAB_SAMPLE.exists():
+        pytest.skip(f"TAB sample not found at {TAB_SAMPLE}")
+    from test_tab import ingest
+
+    from plainsight.codes.control import select_spans
+    from plainsight.codes.fictional import corpus_real_values
+    from plainsight.matching import NearMatcher, name_words
+
+    docs, spans = ingest([TAB_SAMPLE])
+    private = select_spans(spans, "both")
+    codes = codes_table(docs, private)
+    filtered = FictionalPools.for_corpus(FICTIONAL_POOLS, spans, codes)
+    assert isinstance(corpus_real_values(spans, codes), RealValues)
+    persons = private.loc[private["entity_type"] == "PERSON", "text"]
+    detector = NearMatcher([*private["text"], *name_words(persons)])
+    leaks_before = leaks_after = 0
+    for seed in range(1, 30):
+        before = fictional_codes_table(codes, pools, seed)
+        after = fictional_codes_table(codes, filtered, seed)
+        leaks_before += sum(bool(detector.found(v)) for r in before["entities"] for _, v in records_to_entities(r))
+        leaks_after += sum(bool(detector.found(v)) for r in after["entities"] for _, v in records_to_entities(r))
+    assert leaks_before > 0  # real TAB dates do coincide with unfiltered fictional ones
+    assert leaks_after == 0

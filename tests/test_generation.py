@@ -225,6 +225,21 @@ def test_always_leaking_row_is_kept_after_the_last_attempt(monkeypatch, tiny_tok
     assert results[0].regenerations == 0 and results[0].leaked_blocked == []
 
 
+def test_near_variants_of_blocked_values_are_regenerated(monkeypatch, tiny_tokenizer):
+    texts = {0: "The applicant, Mr Cengiz Polatt, complained.",   # a variant of a blocked name word
+             1: "The applicant lodged no. 40593/02.",              # one digit of a blocked code
+             2: "Clean text."}
+
+    fake = ScriptedDecoder(lambda attempt, prompt, generator: texts[min(attempt, 2)] if prompt == "a" else
+                           ("The Carer said." if attempt == 0 else "Fine."), monkeypatch, tiny_tokenizer)
+    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, max_regenerations=3)
+    requests = [Request("a", ["Cengiz Polat", "Polat", "40593/04"]), Request("b", ["Carter"])]
+    results = Generator(None, tiny_tokenizer, settings, common_words=frozenset({"carer"})).run(requests, seed=0)
+    assert fake.calls == [("a", 0), ("b", 0), ("a", 1), ("a", 2)]
+    assert [r.regenerations for r in results] == [2, 0]  # "Carer" is an ordinary word of the corpus
+    assert results[0].text == "Clean text."
+
+
 def test_without_regenerations_a_leak_is_only_recorded(monkeypatch, tiny_tokenizer):
     fake = ScriptedDecoder(lambda attempt, prompt, generator: "mr cengiz polat", monkeypatch, tiny_tokenizer)
     settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2)
@@ -385,10 +400,11 @@ def test_generation_params_hold_only_what_the_method_reads():
 
     generation = {"generations_per_segment": 4, "context_documents": 3, "max_new_tokens": 64, "temperature": 0.7,
                   "top_p": 0.9, "batch_size": 4, "group_size": 32, "max_prompt_tokens": 4096,
-                  "max_regenerations": 3, "threads": 1, "shards": 2}
+                  "max_regenerations": 3, "blocking": "values_and_parts", "threads": 1, "shards": 2}
     sampling = {"max_new_tokens": 64, "temperature": 0.7, "top_p": 0.9, "batch_size": 4, "group_size": 32}
     assert generation_params(method("ft_mask"), generation, "corpus") == sampling
     assert generation_params(method("icl"), generation, "corpus") == {
         **sampling, "context_documents": 3, "max_prompt_tokens": 4096, "generations_per_segment": 4}
     assert generation_params(method("icl_pe.large"), generation, "mauve") == {
-        **sampling, "context_documents": 3, "max_prompt_tokens": 4096, "max_regenerations": 3}
+        **sampling, "context_documents": 3, "max_prompt_tokens": 4096, "max_regenerations": 3,
+        "blocking": "values_and_parts"}

@@ -8,7 +8,7 @@ from conftest import FICTIONAL_POOLS
 
 from plainsight.codes.control import build_entities, entities_to_records, format_code, records_to_entities
 from plainsight.codes.fictional import FictionalPools
-from plainsight.methods.in_context import context_pool, fictional_target, plan
+from plainsight.methods.in_context import Blocking, context_pool, fictional_target, plan
 
 # (doc_id, segment, split, entities); doc "d4" has no identifiers, "x1" is a test document.
 SEGMENTS = [
@@ -96,6 +96,32 @@ def test_icl_pe_blocks_every_context_value(codes, texts, pools):
     planned = plan("icl_pe", codes, texts, pools, seed=3, generations_per_segment=1)[0]
     assert set(planned.blocked_values) == {"Cengiz Polat", "Ankara", "Kurdish", "Henrik Hasslund", "Nina Holst",
                                            "Ministry of Justice", "Maria Novak", "3 May 2001"}
+
+
+def test_icl_pe_blocks_name_words_and_distinctive_place_and_organisation_words(codes, texts, pools):
+    blocking = Blocking("values_and_parts", common_words=frozenset({"ministry", "of", "justice"}))
+    planned = plan("icl_pe", codes, texts, pools, seed=3, generations_per_segment=1, blocking=blocking)[0]
+    assert set(planned.blocked_values) == {
+        "Cengiz Polat", "Ankara", "Kurdish", "Henrik Hasslund", "Nina Holst", "Ministry of Justice", "Maria Novak",
+        "3 May 2001",
+        # a person's name words; a place's word; no word of the ministry: the corpus uses them all
+        "Cengiz", "Polat", "Henrik", "Hasslund", "Nina", "Holst", "Maria", "Novak"}
+    assert "Ankara" in planned.blocked_values and planned.blocked_values.count("Ankara") == 1
+    assert plan("icl", codes, texts, pools, seed=3, generations_per_segment=1, blocking=blocking)[0].blocked_values == ()
+
+
+def test_blocking_for_a_corpus_learns_its_ordinary_words(codes):
+    texts = {("d1", 0): "The Ministry ruled in Ankara. Cengiz Polat appealed.",
+             ("d2", 0): "The Ministry of Justice, the Ministry and Henrik Hasslund.",
+             ("d3", 0): "The court heard Maria Novak on 3 May 2001."}
+    blocking = Blocking.for_corpus("values_and_parts", codes, texts)
+    assert {"the", "ministry"} <= blocking.common_words  # outside private values in d1 and d2
+    assert "ankara" not in blocking.common_words and "polat" not in blocking.common_words
+    entities = [[("ORG", "Ministry of Justice"), ("LOC", "Ankara")]]
+    assert blocking.blocked(entities) == ("Ministry of Justice", "Ankara", "Justice")
+    assert Blocking("values").blocked(entities) == ("Ministry of Justice", "Ankara")
+    with pytest.raises(ValueError, match="blocking"):
+        Blocking("everything")
 
 
 def test_fictional_target_counts_are_rounded_means_per_type(pools):

@@ -13,8 +13,10 @@ from plainsight.errors import InputError
 from plainsight.report.tables import (
     build_table,
     confidence_half_width,
+    leak_definitions_note,
     load_table_specs,
     markdown_table,
+    regeneration_notes,
     versus_paper,
     write_table,
 )
@@ -74,6 +76,27 @@ def test_build_table_without_partial_leak_and_with_one_seed(specs):
     assert "Partial leak (%)" not in table.columns
     assert table["Seeds"].tolist() == [1, 1]
     assert math.isnan(table["PIPP (%) ±"][0])
+
+
+def test_near_leaks_follow_partial_leaks_with_their_definition(specs):
+    spec = specs["tables"]["table1"]
+    frame = summaries().assign(near_leak=lambda f: 20.0 * f["pipp"])
+    table = build_table(spec, frame, specs["methods"])
+    assert list(table.columns[1:7]) == ["PIPP (%)", "PIPP (%) ±", "Partial leak (%)", "Partial leak (%) ±",
+                                        "Near leak (%)", "Near leak (%) ±"]
+    assert table["Near leak (%)"].tolist() == pytest.approx([100.0, 40.0])
+    markdown = markdown_table(table, spec, leak_definitions_note(table))
+    assert "| ICL | 5.00 ± 2.48 | 50.00 ± 24.84 | 100.00 ± 49.68 |" in markdown
+    assert "Partial leak (%) and Near leak (%): this project's additions" in markdown
+    assert "- Near leak: a generation holds a private value or a name word, or a variant" in markdown
+
+
+def test_regeneration_notes_count_documents_at_the_limit(specs):
+    generations = pd.DataFrame({"method": ["icl_pe"] * 4 + ["icl"] * 2, "regenerations": [0, 1, 3, 3, 0, 0],
+                                "hit_max_regenerations": [False, False, True, False, False, False]})
+    notes = regeneration_notes(generations, {"icl": "ICL", "icl_pe": "ICL w/ privacy enhancement"}, 3)
+    assert notes == ["ICL w/ privacy enhancement: 1.75 regenerations per document on average; 1 of 4 still held "
+                     "a blocked value or a near variant after 3 regeneration(s)."]
 
 
 def test_build_table_rejects_methods_without_a_display_name(specs):

@@ -34,9 +34,10 @@ rule control_codes:
 
 
 rule fictional_codes:
-    """A fictional code per segment: same types and counts, values from the pools."""
+    """A fictional code per segment: same types and counts, values from the pools that look like no real value."""
     input:
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        spans="results/{dataset}/spans.parquet",
         pools=config["codes"]["fictional_pools"],
     output:
         "results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",

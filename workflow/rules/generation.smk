@@ -5,6 +5,7 @@ rule generate_icl:
     """A corpus of an in-context method for one seed (a `.large` method runs with `model_large`)."""
     input:
         docs="results/{dataset}/docs.parquet",
+        spans="results/{dataset}/spans.parquet",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
         pools=config["codes"]["fictional_pools"],
         model=lambda wildcards: model_input(variant_model(wildcards)),

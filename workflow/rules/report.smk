@@ -32,6 +32,7 @@ rule table:
         methods=lambda wildcards: table_methods(wildcards.table),
         documents_warn_below=config["metrics"]["documents_warn_below"],
         presidio_extra_recognizers=config["codes"]["presidio"]["extra_recognizers"],
+        max_regenerations=config["generation"]["max_regenerations"],
     script:
         "../scripts/make_table.py"
 

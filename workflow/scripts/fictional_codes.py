@@ -9,7 +9,7 @@ from plainsight.snakemake_job import RuleJob, run_rule
 
 def main(job: RuleJob) -> None:
     codes = pd.read_parquet(job.input.codes)
-    pools = FictionalPools.from_yaml(job.input.pools)
+    pools = FictionalPools.for_corpus(job.input.pools, pd.read_parquet(job.input.spans), codes)
     table = fictional_codes_table(codes, pools, int(job.wildcards.seed))
     write_parquet(table, job.output[0])
 

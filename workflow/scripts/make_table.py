@@ -11,11 +11,13 @@ from plainsight.report.tables import (
     build_table,
     document_warnings,
     dp_notes,
+    leak_definitions_note,
     load_table_specs,
     markdown_table,
     paired_notes,
     presidio_note,
     protocol_notes,
+    regeneration_notes,
     versus_paper,
     write_table,
 )
@@ -41,6 +43,9 @@ def main(job: RuleJob) -> None:
     methods = {key: name for key, name in specs["methods"].items() if key in listed}
     table = build_table(spec, summaries, methods, generations)
     notes = [*protocol_notes(set(summaries["method"])),
+             *leak_definitions_note(table),
+             *(regeneration_notes(generations, methods, job.params.max_regenerations)
+               if generations is not None else []),
              *document_warnings(table, job.params.documents_warn_below),
              *(paired_notes(generations, spec.get("paired", []), methods) if generations is not None else []),
              *dp_notes([read_json(Path(adapter) / "training.json") for adapter in job.input.dp_adapters]),

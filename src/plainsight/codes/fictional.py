@@ -3,6 +3,14 @@
 Values come from the shipped pools (the paper's Figure 2). Each segment's
 fictional code depends only on (seed, doc_id, segment), so it does not change
 when other documents are added or removed.
+
+A fictional value must never look like a real private value of the corpus, or a
+generation that copies its fictional code would count as a leak. `RealValues`
+removes the pool entries in which the leak metrics would find a real value, a
+real name word or a near variant of either ("Germany"; "Hayes" beside a real
+"Hayek"), and rejects a drawn value (a date, an amount, a composed name) that holds
+a real value as whole words ("2004" in "15 October 2004"); both compare case-,
+diacritic- and punctuation-insensitively.
 """
 
 from __future__ import annotations
@@ -12,13 +20,15 @@ import logging
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import pandas as pd
 import yaml
 
 from plainsight.codes.control import Entities, entities_to_records, format_code, records_to_entities, type_counts
-from plainsight.entities import ENTITY_TYPES
+from plainsight.entities import ENTITY_TYPES, IDENTIFIER_SETS
+from plainsight.errors import InputError
+from plainsight.matching import NearMatcher, folded_words, name_words, unique_values
 from plainsight.rng import stable_rng
 
 log = logging.getLogger(__name__)
@@ -27,16 +37,89 @@ EXCLUDED_TYPES = frozenset({"MISC"})
 _MAX_DRAWS = 50
 
 
+class RealValues:
+    """The private values of a real corpus, for keeping fictional values apart from them."""
+
+    def __init__(self, values: Iterable[str], person_values: Iterable[str] = ()):
+        self.values = unique_values(values)
+        # What the leak metrics look for: the values and the name words, exactly or as near variants.
+        self._matcher = NearMatcher([*self.values, *name_words(person_values)])
+        self._word_runs = {tuple(folded_words(value)) for value in self.values} - {()}
+        self._longest = max((len(run) for run in self._word_runs), default=0)
+
+    def entries_found(self, entries: Iterable[str]) -> set[str]:
+        """The pool entries in which a real value or name word occurs, exactly or as a near variant."""
+        return {entry for entry in entries if self._matcher.found(entry)}
+
+    def held_in(self, value: str) -> bool:
+        """Whether a real value occurs in `value` as whole words ("2004" in "15 October 2004")."""
+        words = folded_words(value)
+        return any(tuple(words[start:start + size]) in self._word_runs
+                   for size in range(1, min(self._longest, len(words)) + 1)
+                   for start in range(len(words) - size + 1))
+
+
 @dataclass(frozen=True)
 class FictionalPools:
     pools: dict[str, Any]
+    real: RealValues | None = None  # drawn values that hold one of these are drawn again
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> "FictionalPools":
         return cls(yaml.safe_load(Path(path).read_text(encoding="utf-8")))
 
+    @classmethod
+    def for_corpus(cls, path: str | Path, spans: pd.DataFrame, codes: pd.DataFrame) -> "FictionalPools":
+        """The pools at `path`, without what looks like a private value of the corpus of `spans` and `codes`."""
+        return cls.from_yaml(path).excluding(corpus_real_values(spans, codes), path)
+
+    def excluding(self, real: RealValues, path: str | Path = "fictional pools") -> "FictionalPools":
+        """These pools without the entries that look like a real value; drawn values checked as well.
+
+        Entries keep their order, so pools that lose nothing draw exactly what they drew before.
+        """
+        entries = [entry for pool in self.pools.values() for entry in _string_entries(pool)]
+        found = real.entries_found(entries)
+        if found:
+            log.info("left out %d pool entries that look like real private values: %s", len(found),
+                     ", ".join(sorted(found)))
+        return FictionalPools(_without(self.pools, found, path, ""), real)
+
     def draw(self, entity_type: str, rng: random.Random) -> str:
         return _DRAWERS[entity_type](self.pools[entity_type], rng)
+
+    def allows(self, value: str) -> bool:
+        return self.real is None or not self.real.held_in(value)
+
+
+def corpus_real_values(spans: pd.DataFrame, codes: pd.DataFrame) -> RealValues:
+    """Every private value of a real corpus: its gold direct and quasi identifiers, and the values of
+    its codes (in the unknown setting, what Presidio found)."""
+    gold = spans[spans["identifier_type"].isin(IDENTIFIER_SETS["both"])]
+    found = [entity for records in codes["entities"] for entity in records_to_entities(records)]
+    values = [*gold["text"], *(value for _, value in found)]
+    persons = [*gold.loc[gold["entity_type"] == "PERSON", "text"], *(v for t, v in found if t == "PERSON")]
+    return RealValues(values, persons)
+
+
+def _string_entries(pool: Any) -> list[str]:
+    if isinstance(pool, dict):
+        return [entry for value in pool.values() for entry in _string_entries(value)]
+    if isinstance(pool, list):
+        return [entry for entry in pool if isinstance(entry, str)]
+    return []
+
+
+def _without(pool: Any, found: set[str], path: str | Path, record: str) -> Any:
+    """`pool` with the `found` entries removed from its lists; an emptied list is an error."""
+    if isinstance(pool, dict):
+        return {key: _without(value, found, path, f"{record}.{key}".lstrip(".")) for key, value in pool.items()}
+    if isinstance(pool, list) and any(isinstance(entry, str) for entry in pool):
+        kept = [entry for entry in pool if entry not in found]
+        if not kept:
+            raise InputError(path, record, "every entry of this pool looks like a real private value of the corpus")
+        return kept
+    return pool
 
 
 def _person(pool: dict, rng: random.Random) -> str:
@@ -94,7 +177,7 @@ def fictional_entities(counts: dict[str, int], pools: FictionalPools, rng: rando
         values: list[str] = []
         for _ in range(_MAX_DRAWS * counts[entity_type]):
             value = pools.draw(entity_type, rng)
-            if value not in values:
+            if value not in values and pools.allows(value):
                 values.append(value)
             if len(values) == counts[entity_type]:
                 break

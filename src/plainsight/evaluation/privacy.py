@@ -8,6 +8,9 @@ whole word). Per run and segment index:
 - ROUGE-2 / ROUGE-L: F1 overlap with the real text the generation could copy from;
 - partial leak (this project's addition): a generation contains one word of a private name,
   such as a surname alone, which the exact match above does not count;
+- near leak (this project's addition, `plainsight.matching.NearMatcher`): a generation contains a
+  private value, a word of a private name, or a variant of either that a reader would still
+  recognise ("Hasslud" for "Hasslund", "40593/02" for "40593/04"); it includes the two above;
 - document quality (this project's addition, `plainsight.evaluation.quality`): whether the
   generation is a document at all, so that a leak rate is not read over empty or looping text.
 
@@ -40,7 +43,7 @@ from plainsight.entities import SegmentKey
 from plainsight.evaluation.intervals import bootstrap_interval, wilson_interval
 from plainsight.evaluation.quality import QUALITY_COLUMNS, DocumentCriteria, document_quality
 from plainsight.evaluation.rouge import RougeText, max_rouge, rouge_scores, rouge_text
-from plainsight.matching import leaked_values, partial_leak, unique_values
+from plainsight.matching import NearMatcher, leaked_values, name_words, partial_leak, public_words, unique_values
 from plainsight.methods.registry import Family
 
 # The segment index of the summary row that averages a run's segment rows.
@@ -48,12 +51,13 @@ AVERAGED_SEGMENT = -1
 
 GENERATION_COLUMNS: tuple[str, ...] = (
     "generation_id", "method", "seed", "segment", "n_private_values", "n_leaked",
-    "leaked_values", "leaked", "elp", "partial_leak", "rouge2", "rougeL", "rouge2_last", "rougeL_last",
-    "new_tokens", *QUALITY_COLUMNS,
+    "leaked_values", "leaked", "elp", "partial_leak", "near_leak", "near_leaked_values",
+    "rouge2", "rougeL", "rouge2_last", "rougeL_last", "new_tokens", "regenerations", "hit_max_regenerations",
+    *QUALITY_COLUMNS,
 )
 # Per corpus: documents (%) and the mean length and distinct-2 of its generations.
 QUALITY_METRICS: tuple[str, ...] = ("documents", "mean_words", "distinct2")
-SUMMARY_METRICS: tuple[str, ...] = ("pipp", "elp", "partial_leak", "rouge2", "rougeL", *QUALITY_METRICS)
+SUMMARY_METRICS: tuple[str, ...] = ("pipp", "elp", "partial_leak", "near_leak", "rouge2", "rougeL", *QUALITY_METRICS)
 SUMMARY_COLUMNS: tuple[str, ...] = ("method", "seed", "segment", "n_generations", *SUMMARY_METRICS)
 
 # --- private sets ------------------------------------------------------------------------------
@@ -105,6 +109,11 @@ def fictional_type_set(corpus_row: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(entity["type"] for entity in corpus_row["fictional_entities"]) - EXCLUDED_TYPES
 
 
+def near_matcher(private: list[str], persons: list[str], min_letters: int, common_words: frozenset[str]) -> NearMatcher:
+    """Near leaks of private values and of the name words that partial leaks count."""
+    return NearMatcher([*private, *name_words(persons, min_letters)], common_words)
+
+
 def _segment_text(texts: Mapping[SegmentKey, str], key: SegmentKey) -> str:
     if key not in texts:
         raise ValueError(f"segment {key[1]} of document {key[0]} is not among the real segments")
@@ -120,10 +129,11 @@ def _prepared(cache: dict[SegmentKey, RougeText], texts: Mapping[SegmentKey, str
 
 # --- per generation ----------------------------------------------------------------------------
 
-def _generation_row(corpus_row: Mapping[str, Any], private: list[str], persons: list[str],
+def _generation_row(corpus_row: Mapping[str, Any], private: list[str], persons: list[str], near: NearMatcher,
                     rouge_best: tuple[float, float], rouge_last: tuple[float, float], min_letters: int,
                     criteria: DocumentCriteria) -> dict[str, Any]:
     leaked = leaked_values(corpus_row["text"], private)
+    near_leaked = near.found(corpus_row["text"])
     return {
         "generation_id": corpus_row["generation_id"],
         "method": corpus_row["method"],
@@ -135,11 +145,15 @@ def _generation_row(corpus_row: Mapping[str, Any], private: list[str], persons: 
         "leaked": bool(leaked),
         "elp": len(leaked) / len(private) if private else float("nan"),
         "partial_leak": partial_leak(corpus_row["text"], persons, min_letters),
+        "near_leak": bool(near_leaked),
+        "near_leaked_values": near_leaked,
         "rouge2": rouge_best[0],
         "rougeL": rouge_best[1],
         "rouge2_last": rouge_last[0],
         "rougeL_last": rouge_last[1],
         "new_tokens": corpus_row.get("new_tokens"),
+        "regenerations": int(corpus_row.get("regenerations", 0)),
+        "hit_max_regenerations": bool(corpus_row.get("hit_max_regenerations", False)),
         **document_quality(corpus_row["text"], criteria),
     }
 
@@ -152,12 +166,15 @@ def icl_privacy_metrics(corpus: pd.DataFrame, docs: pd.DataFrame, spans: pd.Data
     values = gold_values_by_segment(spans, idset)
     persons = gold_values_by_segment(spans, idset, {"PERSON"})
     texts = segment_texts(docs)
+    common = public_words(texts, values)
     prepared: dict[SegmentKey, RougeText] = {}
     rows = []
     for row in corpus.to_dict("records"):
         generated = rouge_text(row["text"])
         contexts = [_prepared(prepared, texts, key) for key in context_keys(row)]
-        rows.append(_generation_row(row, context_private_values(row, values), context_private_values(row, persons),
+        private, private_persons = context_private_values(row, values), context_private_values(row, persons)
+        rows.append(_generation_row(row, private, private_persons,
+                                    near_matcher(private, private_persons, partial_min_letters, common),
                                     max_rouge(generated, contexts), rouge_scores(generated, contexts[-1]),
                                     partial_min_letters, criteria))
     return pd.DataFrame(rows, columns=list(GENERATION_COLUMNS))
@@ -177,13 +194,14 @@ def ft_privacy_metrics(corpus: pd.DataFrame, docs: pd.DataFrame, spans: pd.DataF
         raise ValueError("no fine-tuning segments to compare the generations with")
     private = unique_values(v for key in keys for v in values.get(key, []))
     private_persons = unique_values(v for key in keys for v in persons.get(key, []))
+    near = near_matcher(private, private_persons, partial_min_letters, public_words(texts, values))
     prepared: dict[SegmentKey, RougeText] = {}
     rows = []
     for row in corpus.to_dict("records"):
         wanted = fictional_type_set(row)
         candidates = [k for k in keys if types.get(k, frozenset()) == wanted] or keys
         best = max_rouge(rouge_text(row["text"]), [_prepared(prepared, texts, key) for key in candidates])
-        rows.append(_generation_row(row, private, private_persons, best, (math.nan, math.nan),
+        rows.append(_generation_row(row, private, private_persons, near, best, (math.nan, math.nan),
                                     partial_min_letters, criteria))
     return pd.DataFrame(rows, columns=list(GENERATION_COLUMNS))
 
@@ -212,6 +230,7 @@ def _segment_summary(group: pd.DataFrame, family: Family) -> dict[str, float]:
         "pipp": 100 * float(group["leaked"].mean()),
         "elp": _elp(group, family),
         "partial_leak": 100 * float(group["partial_leak"].mean()),
+        "near_leak": 100 * float(group["near_leak"].mean()),
         "rouge2": float(group["rouge2"].mean()),
         "rougeL": float(group["rougeL"].mean()),
         "documents": 100 * float(group["is_document"].mean()),
@@ -249,7 +268,8 @@ def summarise(per_generation: pd.DataFrame, family: Family) -> pd.DataFrame:
 # --- pooled intervals --------------------------------------------------------------------------
 
 # Metrics whose pooled interval is a Wilson interval of a per-generation boolean.
-RATE_COLUMNS: dict[str, str] = {"pipp": "leaked", "partial_leak": "partial_leak", "documents": "is_document"}
+RATE_COLUMNS: dict[str, str] = {"pipp": "leaked", "partial_leak": "partial_leak", "near_leak": "near_leak",
+                                "documents": "is_document"}
 # Metrics whose pooled interval is a bootstrap of the mean of a per-generation column.
 MEAN_COLUMNS: dict[str, str] = {"rouge2": "rouge2", "rougeL": "rougeL", "mean_words": "words",
                                 "distinct2": "distinct2"}

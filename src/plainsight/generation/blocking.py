@@ -10,8 +10,9 @@ tokenisation of the value can be produced.
 Comparison is on UTF-8 bytes, not decoded text, because byte-level tokenisers
 split non-ASCII letters over several tokens ("Ş" is two tokens in SmolLM2) that
 decode to U+FFFD one at a time. Whitespace runs collapse to one space and ASCII
-letters are compared case-insensitively; for other letters each value is
-blocked in its common casings (as given, lower, upper, title, capitalised).
+letters are compared case-insensitively; each value is blocked as given and
+without its diacritics ("Şahin", "Sahin"), each in its common casings (as given,
+lower, upper, title, capitalised).
 
 A value counts only as a whole word, as the leak metric matches it: it must
 start at a word boundary, and a token that completes it is banned unless the
@@ -26,6 +27,8 @@ import re
 from functools import lru_cache
 from typing import Sequence
 
+from plainsight.matching import strip_diacritics
+
 _WHITESPACE = re.compile(rb"\s+")
 _BYTE_FALLBACK = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
@@ -37,9 +40,11 @@ def canonical(text: str | bytes) -> bytes:
 
 
 def casings(value: str) -> list[bytes]:
-    """The canonical forms of a value in its common casings (one form for ASCII-only values)."""
-    value = value.strip()
-    variants = (value, value.lower(), value.upper(), value.title(), value.capitalize())
+    """The canonical forms of a value and of its form without diacritics, in their common casings
+    (one form for ASCII-only values)."""
+    forms = {value.strip(), strip_diacritics(value.strip())}
+    variants = (variant for form in forms
+                for variant in (form, form.lower(), form.upper(), form.title(), form.capitalize()))
     return sorted({canonical(v) for v in variants if v})
 
 

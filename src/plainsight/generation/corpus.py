@@ -81,7 +81,7 @@ def generation_params(method: registry.Method, generation: Mapping, purpose: str
         if purpose == "corpus":
             keys.append("generations_per_segment")
     if method.blocks_context_values:
-        keys.append("max_regenerations")
+        keys += ["max_regenerations", "blocking"]
     return {key: generation[key] for key in keys}
 
 
@@ -99,17 +99,19 @@ def method_prompts(method: registry.Method, planned: Sequence[PlannedGeneration]
 
 
 def generate_corpus(method_name: str, seed: int, planned: Sequence[PlannedGeneration], model: Any, tokenizer,
-                    generation: Mapping, shard: int = 0, shards: int = 1) -> pd.DataFrame:
+                    generation: Mapping, shard: int = 0, shards: int = 1,
+                    common_words: frozenset[str] = frozenset()) -> pd.DataFrame:
     """Shard `shard` of `shards` of the corpus of `planned` generations, in generation order.
 
     `model` is the base model for in-context methods and the adapter model for trained ones;
-    `generation` is the config's `generation` block.
+    `generation` is the config's `generation` block; `common_words` the corpus's ordinary words,
+    which the near-leak check of blocked values does not take for variants.
     """
     method = registry.method(method_name)
     prompts, trimmed = method_prompts(method, planned, tokenizer, generation, model.config.max_position_embeddings)
     sampling = SamplingSettings.from_config(generation, method)
     requests = [Request(prompt, list(g.blocked_values)) for prompt, g in zip(prompts, planned)]
-    positions, results = Generator(model, tokenizer, sampling).run_shard(
+    positions, results = Generator(model, tokenizer, sampling, common_words).run_shard(
         requests, [g.generation_id for g in planned], seed, shard, shards,
         desc=f"{method_name} seed {seed} shard {shard}/{shards}")
     if method.trained:

@@ -4,8 +4,9 @@ Prompts are sorted by length and cut into groups of `group_size`; each group is
 decoded with continuous batching (`plainsight.generation.slots.SlotDecoder`,
 `batch_size` slots): every prompt is prefilled alone, the slots decode together,
 and a finished document's slot goes to the next prompt of the group at once. A
-document that still holds one of its blocked values is queued again with the
-next attempt's seed (at most `max_regenerations` times).
+document in which the near-leak detector (`plainsight.matching.NearMatcher`)
+still finds one of its blocked values, exactly or as a near variant, is queued
+again with the next attempt's seed (at most `max_regenerations` times).
 
 Each document draws its random numbers from its own generator, seeded from the
 run seed, the attempt and its generation id; which documents share its batch
@@ -28,7 +29,7 @@ from tqdm import tqdm
 from plainsight.generation.blocking import ValueBlocker, Vocabulary
 from plainsight.generation.sampling import NucleusSampler
 from plainsight.generation.slots import Row, SlotDecoder
-from plainsight.matching import leaked_values
+from plainsight.matching import NearMatcher
 from plainsight.methods.prompts import BOUNDARY, cut_at_boundary
 from plainsight.methods.registry import Method
 from plainsight.rng import stable_rng
@@ -65,7 +66,7 @@ class Result:
     prompt_tokens: int
     new_tokens: int  # sampled in the last attempt, the token that ended it included
     regenerations: int = 0
-    leaked_blocked: list[str] = field(default_factory=list)  # blocked values still present at the end
+    leaked_blocked: list[str] = field(default_factory=list)  # blocked values (or near variants) still present
 
 
 def length_sorted_groups(lengths: Sequence[int], ids: Sequence[int], group_size: int) -> list[list[int]]:
@@ -98,12 +99,17 @@ class _Attempt:
 
 
 class Generator:
-    """Wraps a causal LM (or a prefix-tuned peft model) and its tokenizer for seeded sampling."""
+    """Wraps a causal LM (or a prefix-tuned peft model) and its tokenizer for seeded sampling.
 
-    def __init__(self, model, tokenizer, settings: SamplingSettings):
+    `common_words` are the corpus's ordinary words, which the near-leak detector does not take for
+    variants of a blocked value.
+    """
+
+    def __init__(self, model, tokenizer, settings: SamplingSettings, common_words: frozenset[str] = frozenset()):
         self.model = model
         self.tokenizer = tokenizer
         self.settings = settings
+        self.common_words = common_words
         self._vocabulary: Vocabulary | None = None
 
     @property
@@ -122,7 +128,8 @@ class Generator:
 
     def run(self, requests: list[Request], seed: int, desc: str = "generate",
             ids: Sequence[int] | None = None) -> list[Result]:
-        """Generate one document per request; regenerate those that still leak a blocked value.
+        """Generate one document per request; regenerate those that still leak a blocked value
+        (exactly or as a near variant).
 
         `ids` (default: the positions) name the generations and seed their sampling; a generation
         gets the same text whichever other requests are run with it, as long as its group is the
@@ -130,6 +137,7 @@ class Generator:
         """
         ids = list(range(len(requests))) if ids is None else list(ids)
         prompt_ids = self.prompt_ids(requests)
+        detectors = [NearMatcher(r.blocked_values, self.common_words) if r.blocked_values else None for r in requests]
         results: list[Result | None] = [None] * len(requests)
         decoder = self.decoder()
         sampled_tokens, started = 0, time.perf_counter()  # tokens of every attempt
@@ -146,7 +154,7 @@ class Generator:
             sampled_tokens += len(done.generated)
             position, attempt = done.key.position, done.key.attempt
             text = cut_at_boundary(self.tokenizer.decode(done.generated, skip_special_tokens=True))
-            leaked = leaked_values(text, requests[position].blocked_values)
+            leaked = detectors[position].found(text) if detectors[position] else []
             if leaked and attempt < self.settings.max_regenerations:
                 return row(position, attempt + 1)
             results[position] = Result(text, len(prompt_ids[position]), len(done.generated), attempt, leaked)
@@ -164,7 +172,7 @@ class Generator:
                  sampled_tokens / max(elapsed, 1e-9))
         for generation_id, result in zip(ids, results):
             if result.leaked_blocked:
-                log.warning("generation %d still contains %s after %d regenerations",
+                log.warning("generation %d still contains %s (or a near variant) after %d regenerations",
                             generation_id, result.leaked_blocked, self.settings.max_regenerations)
         return results
 

@@ -2,13 +2,16 @@
 
 - baseline: three real training documents, no codes; the model writes a fourth.
 - icl: three (real code, document) pairs, then a fictional code.
-- icl_pe: as icl, with the values of the three real codes blocked while decoding.
+- icl_pe: as icl, with the values of the three real codes blocked while decoding
+  (`Blocking`: whole values, as the paper; or also their distinctive words).
 
 Contexts are drawn per (seed, segment range, generation) and are the same for
 all three methods, so their results pair up generation by generation.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -17,8 +20,41 @@ from plainsight.codes.fictional import EXCLUDED_TYPES, FictionalPools, fictional
 from plainsight.methods import registry
 from plainsight.methods.planned import PlannedGeneration
 from plainsight.methods.prompts import Example, fit_to_budget, render
+from plainsight.matching import private_parts, public_words, unique_values
 from plainsight.methods.registry import Method
 from plainsight.rng import stable_rng
+
+BLOCKING_MODES = ("values", "values_and_parts")
+
+
+@dataclass(frozen=True)
+class Blocking:
+    """What a method that blocks its context values blocks while decoding.
+
+    `values`: each value of the context codes, whole (the paper). `values_and_parts`: also their
+    distinctive words (`plainsight.matching.distinctive_words`: a person's name words; words of an
+    organisation or place that the corpus does not use outside its private values, `common_words`).
+    """
+
+    mode: str = "values"
+    common_words: frozenset[str] = frozenset()
+
+    def __post_init__(self):
+        if self.mode not in BLOCKING_MODES:
+            raise ValueError(f"unknown blocking {self.mode!r}: expected one of {BLOCKING_MODES}")
+
+    @classmethod
+    def for_corpus(cls, mode: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str]) -> "Blocking":
+        """`mode` with the ordinary words of the corpus of `codes` and segment `texts`."""
+        values = {key: [value for _, value in entities] for key, entities in _entities_by_segment(codes).items()}
+        return cls(mode, public_words(texts, values))
+
+    def blocked(self, context_entities: list[Entities]) -> tuple[str, ...]:
+        entities = [pair for entities in context_entities for pair in entities]
+        values = [value for _, value in entities]
+        if self.mode == "values_and_parts":
+            values += private_parts(entities, self.common_words)
+        return tuple(unique_values(values))
 
 
 def context_pool(codes: pd.DataFrame, segment: int, needed: int = 3) -> list[tuple[str, int]]:
@@ -64,7 +100,7 @@ def _pools(codes: pd.DataFrame, context_documents: int) -> dict[int, list[tuple[
 
 def _planned(spec: Method, generation_id: int, segment: int, keys: tuple[tuple[str, int], ...],
              entities_of: dict[tuple[str, int], Entities], texts: dict[tuple[str, int], str],
-             target: Entities) -> PlannedGeneration:
+             target: Entities, blocking: Blocking) -> PlannedGeneration:
     """One prompt: the context segments `keys` (with their real codes if the method shows codes), then `target`."""
     context_entities = [entities_of[key] for key in keys]
     real_codes = tuple(format_code(e) for e in context_entities)
@@ -74,7 +110,7 @@ def _planned(spec: Method, generation_id: int, segment: int, keys: tuple[tuple[s
     else:
         examples = tuple(Example(texts[key], code) for key, code in zip(keys, real_codes))
         target_code = format_code(target)
-    blocked = tuple(v for e in context_entities for _, v in e) if spec.blocks_context_values else ()
+    blocked = blocking.blocked(context_entities) if spec.blocks_context_values else ()
     return PlannedGeneration(generation_id, segment, keys, examples, real_codes, target_code, target, blocked)
 
 
@@ -83,7 +119,8 @@ def _entities_by_segment(codes: pd.DataFrame) -> dict[tuple[str, int], Entities]
 
 
 def plan(method: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str], pools: FictionalPools,
-         seed: int, generations_per_segment: int, context_documents: int = 3) -> list[PlannedGeneration]:
+         seed: int, generations_per_segment: int, context_documents: int = 3,
+         blocking: Blocking = Blocking()) -> list[PlannedGeneration]:
     """The generations of one method and seed, for every paragraph range, each with a fictional code."""
     spec = _in_context(method)
     entities_of = _entities_by_segment(codes)
@@ -93,13 +130,13 @@ def plan(method: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str], po
             keys = tuple(stable_rng(seed, "contexts", segment, number).sample(pool, context_documents))
             target = fictional_target([entities_of[key] for key in keys], pools, (seed, "fictional", segment, number))
             planned.append(_planned(spec, segment * generations_per_segment + number, segment, keys,
-                                    entities_of, texts, target))
+                                    entities_of, texts, target, blocking))
     return planned
 
 
 def plan_for_segments(method: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str],
-                      targets: list[tuple[str, int]], seed: int, context_documents: int = 3
-                      ) -> list[PlannedGeneration]:
+                      targets: list[tuple[str, int]], seed: int, context_documents: int = 3,
+                      blocking: Blocking = Blocking()) -> list[PlannedGeneration]:
     """One generation per target segment, written from that segment's real code (utility: MAUVE).
 
     The contexts are training segments of the target's paragraph range, drawn per seed and target.
@@ -110,7 +147,8 @@ def plan_for_segments(method: str, codes: pd.DataFrame, texts: dict[tuple[str, i
     planned = []
     for number, (doc_id, segment) in enumerate(targets):
         keys = tuple(stable_rng(seed, "utility contexts", doc_id, segment).sample(pools[segment], context_documents))
-        planned.append(_planned(spec, number, segment, keys, entities_of, texts, entities_of[(doc_id, segment)]))
+        planned.append(_planned(spec, number, segment, keys, entities_of, texts, entities_of[(doc_id, segment)],
+                                blocking))
     return planned
 
 

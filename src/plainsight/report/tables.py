@@ -31,6 +31,8 @@ TABLE_KEYS: tuple[str, ...] = ("title", "dataset", "setting", "idset", "columns"
 # This project's additions, shown when the summaries have them; the paper has no such columns.
 PARTIAL_LEAK_COLUMN: dict[str, Any] = {"key": "partial_leak", "metric": "partial_leak", "label": "Partial leak (%)",
                                        "decimals": 2}  # beside PIPP
+NEAR_LEAK_COLUMN: dict[str, Any] = {"key": "near_leak", "metric": "near_leak", "label": "Near leak (%)",
+                                    "decimals": 2}  # after partial leaks
 DOCUMENTS_COLUMN: dict[str, Any] = {"key": "documents", "metric": "documents", "label": "Documents (%)",
                                     "decimals": 1}  # last
 
@@ -78,17 +80,19 @@ def _check_table_spec(path: str | Path, name: str, spec: Any, methods: Mapping[s
                                  "expected [mean, half-width] (half-width null for a single run)")
 
 
-ADDED_COLUMNS = (PARTIAL_LEAK_COLUMN, DOCUMENTS_COLUMN)
+ADDED_COLUMNS = (PARTIAL_LEAK_COLUMN, NEAR_LEAK_COLUMN, DOCUMENTS_COLUMN)
 
 
 def table_columns(spec: Mapping[str, Any], available: Collection[str] = ()) -> list[dict[str, Any]]:
     """The metric columns of a table, in order: key, metric (the key unless given), label, decimals,
     and the setting the column reads (only for tables over several settings); with this project's
-    additions (partial leaks, documents) whose metric is among the `available` ones."""
+    additions (partial and near leaks, documents) whose metric is among the `available` ones."""
     columns = [{"key": key, "metric": key, **column} for key, column in spec["columns"].items()]
-    if PARTIAL_LEAK_COLUMN["metric"] in available:
-        after = next((i + 1 for i, c in enumerate(columns) if c["metric"] == "pipp"), len(columns))
-        columns.insert(after, PARTIAL_LEAK_COLUMN)
+    after = next((i + 1 for i, c in enumerate(columns) if c["metric"] == "pipp"), len(columns))
+    for added in (PARTIAL_LEAK_COLUMN, NEAR_LEAK_COLUMN):
+        if added["metric"] in available:
+            columns.insert(after, added)
+            after += 1
     if DOCUMENTS_COLUMN["metric"] in available:
         columns.append(DOCUMENTS_COLUMN)
     return columns
@@ -184,7 +188,7 @@ def _seeds_note(seeds: pd.Series, pooled: bool) -> str:
             f"(t distribution, n - 1 degrees of freedom, as in the paper); a single run shows the mean alone.")
     if pooled:
         note += (" In brackets: the 95% interval over every generation of every seed (Wilson score for PIPP, "
-                 "partial leaks and documents; a seeded bootstrap over generations for ELP and ROUGE).")
+                 "partial and near leaks and documents; a seeded bootstrap over generations for ELP and ROUGE).")
     return note
 
 
@@ -256,6 +260,34 @@ def protocol_notes(method_keys: Collection[str]) -> list[str]:
         notes.append("Fine-tuned rows: every private value of the whole fine-tuning set is private for every "
                      "generation; ELP is the share of the set's distinct values that a run leaks; ROUGE is the "
                      "maximum over the fine-tuning segments with the generation's entity types.")
+    return notes
+
+
+def leak_definitions_note(table: pd.DataFrame) -> list[str]:
+    """What the partial and near leak columns count, where the table has them."""
+    notes = []
+    if PARTIAL_LEAK_COLUMN["label"] in table.columns:
+        notes.append("Partial leak: a generation holds one identifying word of a private person name (a surname "
+                     "alone), case-insensitively as a whole word.")
+    if NEAR_LEAK_COLUMN["label"] in table.columns:
+        notes.append("Near leak: a generation holds a private value or a name word, or a variant a reader would "
+                     "recognise (diacritics, case and punctuation aside; 1 edit for 5-9 letters, 2 from 10; a code "
+                     "of 5+ digits with one digit changed); it includes exact and partial leaks.")
+    return notes
+
+
+def regeneration_notes(generations: pd.DataFrame, methods: Mapping[str, str], max_regenerations: int) -> list[str]:
+    """For methods that regenerate on a leak of a blocked value: regenerations and documents at the limit."""
+    notes = []
+    for method, display in methods.items():
+        if not registry.method(method).blocks_context_values:
+            continue
+        runs = generations[generations["method"] == method]
+        if runs.empty or "regenerations" not in runs.columns:
+            continue
+        notes.append(f"{display}: {runs['regenerations'].mean():.2f} regenerations per document on average; "
+                     f"{int(runs['hit_max_regenerations'].sum())} of {len(runs)} still held a blocked value or a "
+                     f"near variant after {max_regenerations} regeneration(s).")
     return notes
 
 
