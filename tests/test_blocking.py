@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from plainsight.generation.blocking import ValueBlocker, Vocabulary, banned_tokens, canonical, casings, token_bytes
+from plainsight.matching import fold
 
 
 @pytest.fixture(scope="module")
@@ -174,3 +177,39 @@ def test_token_bytes_of_a_sentencepiece_style_tokenizer():
     assert "<0xC5>" in tokenizer.convert_ids_to_tokens(ids)
     assert b"".join(raw[i] for i in ids) == " Mr Şahin".encode()
     assert raw[tokenizer.eos_token_id] == b""
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance by the textbook dynamic programme (the oracle for rapidfuzz's)."""
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, start=1):
+        current = [i]
+        for j, char_b in enumerate(b, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b)))
+        previous = current
+    return previous[-1]
+
+
+def test_near_words_are_blocked_with_their_variants(tiny_tokenizer, vocabulary):
+    """After " Mr Hassl", exactly the tokens that make the word within one edit of "hasslund" are banned."""
+    blocker = ValueBlocker(vocabulary, [], near_words=["Hasslund"])
+    after = tiny_tokenizer(" Mr Hassl", add_special_tokens=False).input_ids
+    expected = set()
+    for token_id, text in enumerate(vocabulary.texts):
+        decoded = text.decode("utf-8", "ignore")
+        leading = re.match(r"\w*", decoded).group(0)
+        if leading:  # goes on with the word being written
+            word = fold("hassl" + leading)
+            if edit_distance(word, "hasslund") <= (1 if min(len(word), 8) >= 5 else 0):
+                expected.add(token_id)
+        separated = re.match(r"\W+(\w+)", decoded)
+        if separated and edit_distance(fold(separated.group(1)), "hasslund") <= 1:
+            expected.add(token_id)  # starts a new word that is a variant
+    assert expected  # the tiny vocabulary can write some variant
+    assert blocker.banned(after) == expected
+    # a word that starts otherwise bans only tokens that would start a new variant
+    assert blocker.banned(tiny_tokenizer(" the court", add_special_tokens=False).input_ids) <= expected
+
+
+def test_short_near_words_are_blocked_exactly_only(vocabulary):
+    assert ValueBlocker(vocabulary, [], near_words=["Nina", "Ole"]).near_words == []

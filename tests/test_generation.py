@@ -387,6 +387,45 @@ def test_embedded_processor_blocks_a_name_with_byte_split_characters(embedded):
     assert [leaked_values(r.text, blocked) for r in results] == [[], []], [r.text for r in results]
 
 
+# Prompts that make the model copy a value: a list repeating a name, a sentence that stops right
+# before a surname, an application number written out again; (type, value) of what each shows.
+COPYING = [
+    ("### Document\nPresent at the hearing: Mr Jonas Brekkestad, Mr Jonas Brekkestad and Mr Jonas Brekkestad."
+     "\n\n### Document\nPresent at the hearing: Mr Jonas", [("PERSON", "Mr Jonas Brekkestad")]),
+    ("### Document\nThe applicant, Ms Ingrid Sørvik-Tveit, was born in Tromsø. Ms Ingrid Sørvik-Tveit "
+     "complained.\n\n### Document\nThe applicant, Ms Ingrid", [("PERSON", "Ms Ingrid Sørvik-Tveit"),
+                                                               ("LOC", "Tromsø")]),
+    ("### Document\nThe case originated in an application (no. 51234/07) lodged with the Court. Application "
+     "no. 51234/07 was communicated.\n\n### Document\nThe case originated in an application (no.",
+     [("CODE", "51234/07")]),
+]
+
+
+def copy_leaks(text: str, entities: list[tuple[str, str]]) -> list[str]:
+    """Exact, partial and near leaks of `entities` in `text`, as the privacy metrics count them."""
+    from plainsight.matching import NearMatcher, name_words
+
+    values = [value for _, value in entities]
+    return NearMatcher([*values, *name_words([v for t, v in entities if t == "PERSON"])]).found(text)
+
+
+@pytest.mark.embedded
+def test_embedded_blocking_of_values_and_parts_stops_exact_partial_and_near_copies(embedded):
+    from plainsight.methods.in_context import Blocking
+
+    model, tokenizer = embedded
+    prompts = [prompt for prompt, _ in COPYING for _ in range(4)]
+    shown = [entities for _, entities in COPYING for _ in range(4)]
+    unblocked = Generator(model, tokenizer, copy_settings(0)).run([Request(p) for p in prompts], seed=0)
+    copied = [copy_leaks(r.text, e) for r, e in zip(unblocked, shown)]
+    assert sum(map(bool, copied)) >= 6, [r.text for r in unblocked]  # the prompts do make it copy
+    blocking = Blocking("values_and_parts")
+    requests = [Request(p, list(blocking.blocked([e])), list(blocking.near_words([e]))) for p, e in zip(prompts, shown)]
+    results = Generator(model, tokenizer, copy_settings(3)).run(requests, seed=0)
+    assert [copy_leaks(r.text, e) for r, e in zip(results, shown)] == [[]] * len(prompts), [r.text for r in results]
+    assert all(r.new_tokens > 0 for r in results)
+
+
 def test_sampling_settings_from_config_regenerate_only_for_icl_pe():
     generation = {"max_new_tokens": 64, "temperature": 0.7, "top_p": 0.9, "batch_size": 4, "max_regenerations": 3,
                   "group_size": 16}

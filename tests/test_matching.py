@@ -122,6 +122,8 @@ def test_distinctive_words_by_type():
     assert distinctive_words("LOC", "Oslo", common) == ["Oslo"]
     assert distinctive_words("ORG", "ABC Ltd", common) == []    # words under four letters
     assert distinctive_words("DATETIME", "15 October 2004", common) == []
+    assert distinctive_words("CODE", "40593/04", common) == ["40593"]  # a group where one changed digit identifies
+    assert distinctive_words("CODE", "AB-12/3", common) == []
     assert private_parts([("PERSON", "Ms Nina Holst"), ("PERSON", "Mr Lars Holst"), ("ORG", "Holst Group")],
                          frozenset({"group"})) == ["Nina", "Holst", "Lars"]
 

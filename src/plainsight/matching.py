@@ -271,10 +271,13 @@ def public_words(texts: Mapping[tuple[str, int], str], private: Mapping[tuple[st
 
 
 def distinctive_words(entity_type: str, value: str, common_words: frozenset[str]) -> list[str]:
-    """The words of a value that identify on their own: a person's name words (as `name_words`), and
-    the words of an organisation or place that the corpus does not use in its ordinary text."""
+    """The words of a value that identify on their own: a person's name words (as `name_words`), the
+    words of an organisation or place that the corpus does not use in its ordinary text, and the
+    digit groups of a code long enough that one changed digit still identifies it."""
     if entity_type == "PERSON":
         return name_words([value])
+    if entity_type == "CODE":
+        return [group for group in dict.fromkeys(re.findall(r"\d+", value)) if len(group) >= CODE_DIGITS_FOR_A_CHANGE]
     if entity_type in ("ORG", "LOC"):
         return [word for word in dict.fromkeys(_WORD.findall(value))
                 if _letters([word]) >= DISTINCTIVE_MIN_LETTERS and fold(word) not in common_words]

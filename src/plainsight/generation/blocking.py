@@ -18,6 +18,12 @@ A value counts only as a whole word, as the leak metric matches it: it must
 start at a word boundary, and a token that completes it is banned unless the
 token itself goes on with a word character ("Polat" + "li" is another word).
 A value completed at a token's end is banned whatever comes next.
+
+*Near words* (the distinctive words of the blocked values) are blocked with
+their near variants: a token may not make the word being written come within the
+allowed edits of one (`plainsight.matching.allowed_edits`), so "Brekkstad",
+"Brekkestam" and "Sörvik" are blocked beside "Brekkestad" and "Sørvik". The
+check runs over every token that starts or goes on with a word, in rapidfuzz.
 """
 
 from __future__ import annotations
@@ -25,12 +31,20 @@ from __future__ import annotations
 import bisect
 import re
 from functools import lru_cache
+from functools import cached_property
 from typing import Sequence
 
-from plainsight.matching import strip_diacritics
+import numpy as np
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from plainsight.matching import allowed_edits, fold, strip_diacritics
 
 _WHITESPACE = re.compile(rb"\s+")
 _BYTE_FALLBACK = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+# A token's leading separator (if any) and the word it begins with; the word at the end of a text.
+_LEADING_WORD = re.compile(r"(\W*)(\w*)")
+_TRAILING_WORD = re.compile(r"\w*$")
 
 
 def canonical(text: str | bytes) -> bytes:
@@ -97,6 +111,7 @@ class Vocabulary:
         self._sorted = [self.texts[i] for i in self._order]
         self.starting_with = lru_cache(maxsize=None)(self._starting_with)
         self.containing = lru_cache(maxsize=None)(self._containing)
+        self.near_words = lru_cache(maxsize=4096)(self.near_words)
 
     def _starting_with(self, rest: bytes) -> tuple[int, ...]:
         """Tokens that begin with `rest` and do not run on into a longer word."""
@@ -118,6 +133,33 @@ class Vocabulary:
                     break
                 position = text.find(value, position + 1)
         return tuple(found)
+
+    @cached_property
+    def _word_tokens(self) -> dict[bool, tuple[list[int], list[str]]]:
+        """Tokens that hold a word: by whether they begin with a separator (and so start a new word),
+        their ids and the folded word they begin with."""
+        found: dict[bool, tuple[list[int], list[str]]] = {True: ([], []), False: ([], [])}
+        for token_id, text in enumerate(self.texts):
+            match = _LEADING_WORD.match(text.decode("utf-8", errors="ignore"))
+            if match and match.group(2):
+                ids, words = found[bool(match.group(1))]
+                ids.append(token_id)
+                words.append(fold(match.group(2)))
+        return found
+
+    def near_words(self, before: str, word: str, separated: bool) -> tuple[int, ...]:
+        """Tokens whose word, after the folded word part `before`, comes within the allowed edits of
+        the folded `word`: tokens that begin with a separator (`separated`, `before` is then empty), or
+        that go on with the word being written."""
+        ids, words = self._word_tokens[separated]
+        most = allowed_edits(len(word))
+        if not ids or not most:
+            return ()
+        candidates = [before + part for part in words] if before else words
+        distances = process.cdist([word], candidates, scorer=Levenshtein.distance, score_cutoff=most,
+                                  dtype=np.int32)[0]
+        return tuple(ids[i] for i in np.nonzero(distances <= most)[0]
+                     if distances[i] <= allowed_edits(min(len(candidates[i]), len(word))))
 
 
 def _ends_word(text: bytes, end: int) -> bool:
@@ -148,18 +190,50 @@ def banned_tokens(tail: str | bytes, values: list[bytes], vocabulary: Vocabulary
     return banned
 
 
-class ValueBlocker:
-    """The blocked values of one document: which tokens may not come next after what it has generated."""
+def banned_near_words(tail: bytes, words: Sequence[str], vocabulary: Vocabulary) -> set[int]:
+    """Token ids that would make the word being written after `tail` a near variant of one of the
+    folded `words` (or would start a new word that is one)."""
+    current = fold(_TRAILING_WORD.search(tail.decode("utf-8", errors="ignore")).group(0))
+    banned: set[int] = set()
+    for word in words:
+        banned.update(vocabulary.near_words("", word, True))
+        if not current:
+            banned.update(vocabulary.near_words("", word, False))
+        elif _near_prefix(current, word):
+            banned.update(vocabulary.near_words(current, word, False))
+    return banned
 
-    def __init__(self, vocabulary: Vocabulary, values: list[str], tail_tokens: int = 48):
+
+def _near_prefix(written: str, word: str) -> bool:
+    """Whether `written` begins as `word` does and is within the allowed edits of some start of it (it
+    may still become a variant). A variant with another first letter is left to the regeneration
+    check: testing every word against every start would cost a vocabulary scan at most steps."""
+    most = allowed_edits(len(word))
+    return written[0] == word[0] and any(Levenshtein.distance(written, word[:end], score_cutoff=most) <= most
+               for end in range(max(1, len(written) - most), min(len(word), len(written) + most) + 1))
+
+
+class ValueBlocker:
+    """The blocked values of one document: which tokens may not come next after what it has generated.
+
+    `near_words` (distinctive words of the values) are blocked with their near variants too.
+    """
+
+    def __init__(self, vocabulary: Vocabulary, values: Sequence[str], tail_tokens: int = 48,
+                 near_words: Sequence[str] = ()):
         self.vocabulary = vocabulary
         self.values = sorted({form for value in values for form in casings(value)})
+        self.near_words = sorted({fold(word) for word in near_words if allowed_edits(len(fold(word)))})
         self.tail_tokens = tail_tokens
 
     def banned(self, generated: Sequence[int]) -> set[int]:
-        """Token ids that would complete a blocked value after the `generated` token ids."""
-        if not self.values:
+        """Token ids that would complete a blocked value, or a near variant of a near word, after the
+        `generated` token ids."""
+        if not self.values and not self.near_words:
             return set()
         texts = self.vocabulary.texts
         tail = b"".join(texts[t] for t in generated[-self.tail_tokens:] if t < len(texts))
-        return banned_tokens(tail, self.values, self.vocabulary)
+        banned = banned_tokens(tail, self.values, self.vocabulary)
+        if self.near_words:
+            banned |= banned_near_words(canonical(tail), self.near_words, self.vocabulary)
+        return banned

@@ -110,7 +110,7 @@ def generate_corpus(method_name: str, seed: int, planned: Sequence[PlannedGenera
     method = registry.method(method_name)
     prompts, trimmed = method_prompts(method, planned, tokenizer, generation, model.config.max_position_embeddings)
     sampling = SamplingSettings.from_config(generation, method)
-    requests = [Request(prompt, list(g.blocked_values)) for prompt, g in zip(prompts, planned)]
+    requests = [Request(prompt, list(g.blocked_values), list(g.near_words)) for prompt, g in zip(prompts, planned)]
     positions, results = Generator(model, tokenizer, sampling, common_words).run_shard(
         requests, [g.generation_id for g in planned], seed, shard, shards,
         desc=f"{method_name} seed {seed} shard {shard}/{shards}")

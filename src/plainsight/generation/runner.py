@@ -58,6 +58,7 @@ class SamplingSettings:
 class Request:
     prompt: str
     blocked_values: list[str] = field(default_factory=list)
+    near_words: list[str] = field(default_factory=list)  # blocked with their near variants
 
 
 @dataclass
@@ -144,10 +145,12 @@ class Generator:
         progress = tqdm(total=len(requests), desc=desc, unit="doc")
 
         def row(position: int, attempt: int) -> Row:
-            blocked = requests[position].blocked_values
+            request = requests[position]
+            blocks = request.blocked_values or request.near_words
             return Row(_Attempt(position, attempt), prompt_ids[position],
                        torch.Generator().manual_seed(document_seed(seed, attempt, ids[position])),
-                       ValueBlocker(self.vocabulary, blocked) if blocked else None)
+                       ValueBlocker(self.vocabulary, request.blocked_values, near_words=request.near_words)
+                       if blocks else None)
 
         def finished(done: Row) -> Row | None:
             nonlocal sampled_tokens

@@ -33,7 +33,8 @@ class Blocking:
 
     `values`: each value of the context codes, whole (the paper). `values_and_parts`: also their
     distinctive words (`plainsight.matching.distinctive_words`: a person's name words; words of an
-    organisation or place that the corpus does not use outside its private values, `common_words`).
+    organisation or place that the corpus does not use outside its private values, `common_words`),
+    and the near variants of those words (`plainsight.generation.blocking`).
     """
 
     mode: str = "values"
@@ -50,11 +51,18 @@ class Blocking:
         return cls(mode, public_words(texts, values))
 
     def blocked(self, context_entities: list[Entities]) -> tuple[str, ...]:
+        """The values and words that may not be written."""
         entities = [pair for entities in context_entities for pair in entities]
         values = [value for _, value in entities]
         if self.mode == "values_and_parts":
             values += private_parts(entities, self.common_words)
         return tuple(unique_values(values))
+
+    def near_words(self, context_entities: list[Entities]) -> tuple[str, ...]:
+        """The words whose near variants may not be written either."""
+        if self.mode != "values_and_parts":
+            return ()
+        return tuple(private_parts([pair for entities in context_entities for pair in entities], self.common_words))
 
 
 def context_pool(codes: pd.DataFrame, segment: int, needed: int = 3) -> list[tuple[str, int]]:
@@ -110,8 +118,10 @@ def _planned(spec: Method, generation_id: int, segment: int, keys: tuple[tuple[s
     else:
         examples = tuple(Example(texts[key], code) for key, code in zip(keys, real_codes))
         target_code = format_code(target)
-    blocked = blocking.blocked(context_entities) if spec.blocks_context_values else ()
-    return PlannedGeneration(generation_id, segment, keys, examples, real_codes, target_code, target, blocked)
+    if not spec.blocks_context_values:
+        return PlannedGeneration(generation_id, segment, keys, examples, real_codes, target_code, target, ())
+    return PlannedGeneration(generation_id, segment, keys, examples, real_codes, target_code, target,
+                             blocking.blocked(context_entities), blocking.near_words(context_entities))
 
 
 def _entities_by_segment(codes: pd.DataFrame) -> dict[tuple[str, int], Entities]:

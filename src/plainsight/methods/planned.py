@@ -18,3 +18,4 @@ class PlannedGeneration:
     target_code: str | None
     target_entities: Entities
     blocked_values: tuple[str, ...]
+    near_words: tuple[str, ...] = ()  # blocked with their near variants
