@@ -11,18 +11,23 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def demo_tab(idset: str = "direct"):
-    """(codes, texts): the control codes of every segment and each segment's text by (doc_id, segment)."""
+def demo_tab_frames(idset: str = "direct"):
+    """(docs, spans, codes) of the demo TAB corpus, as the workflow's ingest and control_codes rules write them."""
     from plainsight.codes.control import codes_table, select_spans
     from plainsight.data.ingest import ingest_dataset
-    from plainsight.data.segments import segment_texts
 
     dataset = {"format": "tab", "segments": [[1, 6], [6, 12]]}
     paths = [REPO / "resources/demo/tab" / f"echr_{split}.json" for split in ("train", "dev", "test")]
     docs, spans = ingest_dataset(paths, dataset, "error", REPO / "resources/mimic_placeholder_types.yaml")
-    codes = codes_table(docs, select_spans(spans, idset))
-    texts = segment_texts(docs)
-    return codes, texts
+    return docs, spans, codes_table(docs, select_spans(spans, idset))
+
+
+def demo_tab(idset: str = "direct"):
+    """(codes, texts): the control codes of every segment and each segment's text by (doc_id, segment)."""
+    from plainsight.data.segments import segment_texts
+
+    docs, _, codes = demo_tab_frames(idset)
+    return codes, segment_texts(docs)
 
 
 def run_isolated(script: str, runs: list[list[str]]) -> list[dict]:

@@ -161,3 +161,60 @@ def test_save_and_load_round_trip(trained, tiny_model_dir, tmp_path):
     batch = encode(tokenizer, [PROMPT, OTHER_PROMPTS[0]])
     with torch.no_grad():
         torch.testing.assert_close(loaded(**batch).logits, trained(**batch).logits, atol=0, rtol=0)
+
+
+# --- the reparametrised prefix (an MLP over prefix embeddings, folded away when saved) ----------
+
+def train_to_marker(peft_model, tokenizer, steps: int = 40, lr: float = 3e-2):
+    prompt_ids = tokenizer(PROMPT, add_special_tokens=False).input_ids
+    target_ids = tokenizer(" " + MARKER, add_special_tokens=False).input_ids
+    input_ids = torch.tensor([prompt_ids + target_ids])
+    labels = torch.tensor([[-100] * len(prompt_ids) + target_ids])
+    optimizer = torch.optim.Adam([p for p in peft_model.parameters() if p.requires_grad], lr=lr)
+    torch.manual_seed(0)
+    peft_model.train()
+    losses = []
+    for _ in range(steps):
+        loss = peft_model(input_ids=input_ids, labels=labels).loss
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return peft_model.eval(), losses
+
+
+def test_reparametrised_prefix_starts_as_the_plain_one_and_trains_its_mlp(tiny_model_dir, prefixed):
+    model, tokenizer = load_model(tiny_model_dir)
+    reparametrised = prefix_model(model, tokenizer, VIRTUAL_TOKENS, INIT_TEXT, projection_hidden=32).eval()
+    trainable = {name for name, p in reparametrised.named_parameters() if p.requires_grad}
+    assert trainable == {"prompt_encoder.default.embedding.weight", "prompt_encoder.default.transform.0.weight",
+                         "prompt_encoder.default.transform.0.bias", "prompt_encoder.default.transform.2.weight",
+                         "prompt_encoder.default.transform.2.bias"}
+    batch = encode(tokenizer, [PROMPT])
+    with torch.no_grad():  # the MLP's output layer starts at zero: the prefix is the init text's cache
+        torch.testing.assert_close(reparametrised(**batch).logits, prefixed(**batch).logits, atol=0, rtol=0)
+    _, losses = train_to_marker(reparametrised, tokenizer)
+    plain_model, _ = load_model(tiny_model_dir)
+    _, plain_losses = train_to_marker(prefix_model(plain_model, tokenizer, VIRTUAL_TOKENS, INIT_TEXT), tokenizer)
+    # The random two-layer model bounds the loss near 5.7 (see MARKER); the MLP gets there sooner.
+    assert losses[-1] < plain_losses[-1] < losses[0]
+
+
+def test_reparametrised_prefix_saves_as_plain_rows(tiny_model_dir, tmp_path):
+    from safetensors.torch import load_file
+
+    model, tokenizer = load_model(tiny_model_dir)
+    trained_model, _ = train_to_marker(
+        prefix_model(model, tokenizer, VIRTUAL_TOKENS, INIT_TEXT, projection_hidden=32), tokenizer)
+    save_adapter(trained_model, tmp_path / "adapter")
+    weights = load_file(tmp_path / "adapter" / "adapter_model.safetensors")
+    assert list(weights) == ["prompt_embeddings"] and weights["prompt_embeddings"].shape == (VIRTUAL_TOKENS, 64)
+    config = json.loads((tmp_path / "adapter" / "adapter_config.json").read_text(encoding="utf-8"))
+    assert config["prefix_projection"] is False
+    fresh, _ = load_model(tiny_model_dir)
+    loaded = load_adapter(fresh, tmp_path / "adapter")
+    batch = encode(tokenizer, [PROMPT, OTHER_PROMPTS[0]])
+    with torch.no_grad():
+        torch.testing.assert_close(loaded(**batch).logits, trained_model(**batch).logits, atol=1e-5, rtol=0)
+    steered = Generator(loaded, tokenizer, GREEDY).run([Request(PROMPT)], seed=0)
+    assert steered[0].text.startswith(MARKER)

@@ -10,7 +10,15 @@ from plainsight.codes.control import build_entities, entities_to_records, format
 from plainsight.methods.prompts import render
 from plainsight.methods.trained import cut_unfinished_paragraph, plan, training_keys
 from plainsight.models import load_model
-from plainsight.training.loop import TrainingSettings, build_example, collate, length_batches, train
+from plainsight.training.loop import (
+    TrainingSettings,
+    build_example,
+    collate,
+    learning_rate_factor,
+    length_batches,
+    private_share,
+    train,
+)
 from plainsight.training.objectives import IGNORE_INDEX, Lambdas
 
 CODE = "PERSON: Mr Cengiz Polat"
@@ -185,3 +193,25 @@ def test_training_params_hold_only_what_the_adapter_depends_on():
     assert training_params(method("ft_mask"), prefix_tuning, dpsgd) == {
         **shared, "lambda_lm": 1.0, "lambda_contrastive": 0.5, "lambda_kl": 2.0}
     assert training_params(method("dpsgd"), prefix_tuning, dpsgd) == {**shared, "dp": dpsgd}
+
+
+@pytest.mark.parametrize(("schedule", "factors"), [
+    # 2 warm-up steps of 10: 1/2, 2/2, then constant, linear to 0, or half a cosine to 0
+    ("constant", [0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]),
+    ("linear", [0.5, 1.0, 1.0, 0.875, 0.75, 0.625, 0.5, 0.375, 0.25, 0.125]),
+    ("cosine", [0.5, 1.0, 1.0, 0.9619398, 0.8535534, 0.6913417, 0.5, 0.3086583, 0.1464466, 0.0380602]),
+])
+def test_learning_rate_factor(schedule, factors):
+    assert [learning_rate_factor(step, 10, 2, schedule) for step in range(10)] == pytest.approx(factors, abs=1e-6)
+
+
+def test_unknown_schedule_is_refused():
+    with pytest.raises(ValueError, match="schedule"):
+        TrainingSettings(1, 1e-3, 2, 32, schedule="exponential")
+
+
+def test_private_share_counts_private_document_tokens():
+    batch = {"labels": torch.tensor([[-100, 5, 6, 7], [-100, -100, 8, -100]]),
+             "private": torch.tensor([[True, True, False, False], [False, False, True, False]])}
+    # document tokens: 5, 6, 7, 8; private among them: 5 and 8 (the first row's prompt token is not counted)
+    assert private_share(batch) == 0.5

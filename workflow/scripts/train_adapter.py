@@ -6,15 +6,13 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from plainsight.codes.control import records_to_entities
 from plainsight.data.segments import segment_texts
 from plainsight.methods.registry import method as registered_method
-from plainsight.methods.trained import training_keys
 from plainsight.models import load_model
 from plainsight.snakemake_job import RuleJob, run_rule
 from plainsight.training.checkpoints import Checkpoints, remove_checkpoint
 from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
-from plainsight.training.loop import TrainingSettings, build_example, train
+from plainsight.training.loop import TrainingSettings, train, training_examples
 from plainsight.training.objectives import Lambdas, lm_loss
 from plainsight.training.prefix import prefix_model, save_adapter
 
@@ -30,11 +28,7 @@ def main(job: RuleJob) -> None:
     codes = pd.read_parquet(job.input.codes)
     texts = segment_texts(docs)
     model, tokenizer = load_model(job.params.model)
-    code_of = {(str(r.doc_id), int(r.segment)): r for r in codes.itertuples(index=False)}
-    examples = [build_example(key, code_of[key].code, texts[key],
-                              [value for _, value in records_to_entities(code_of[key].entities)], tokenizer,
-                              params["max_length"])
-                for key in training_keys(codes)]
+    examples = training_examples(codes, texts, tokenizer, params["max_length"])
     private_tokens = sum(sum(e.private) for e in examples)
     log.info("%d training examples, %d tokens, %d private document tokens", len(examples),
              sum(len(e.input_ids) for e in examples), private_tokens)

@@ -13,15 +13,18 @@ longest example of the batch, never to a fixed length.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import torch
 from tqdm.auto import tqdm
 
+from plainsight.codes.control import records_to_entities
 from plainsight.methods.prompts import render
 from plainsight.methods.registry import Method
+from plainsight.methods.trained import training_keys
 from plainsight.rng import stable_rng
 from plainsight.training.checkpoints import (
     Checkpoints,
@@ -72,6 +75,9 @@ def training_params(method: Method, prefix_tuning: Mapping, dpsgd: Mapping) -> d
     return params
 
 
+LR_SCHEDULES = ("constant", "linear", "cosine")
+
+
 @dataclass(frozen=True)
 class TrainingSettings:
     epochs: int
@@ -79,6 +85,24 @@ class TrainingSettings:
     batch_size: int
     max_length: int
     lambdas: Lambdas = field(default_factory=Lambdas)
+    warmup_steps: int = 0  # the learning rate rises linearly from 0 over these steps
+    schedule: str = "constant"  # then stays, or decays to 0 at the last step (linear, cosine)
+
+    def __post_init__(self):
+        if self.schedule not in LR_SCHEDULES:
+            raise ValueError(f"unknown learning-rate schedule {self.schedule!r}: expected one of {LR_SCHEDULES}")
+
+
+def learning_rate_factor(step: int, total_steps: int, warmup_steps: int, schedule: str) -> float:
+    """The share of the peak learning rate at `step` (0-based): linear warm-up, then the schedule."""
+    if step < warmup_steps:
+        return (step + 1) / warmup_steps
+    if schedule == "constant":
+        return 1.0
+    progress = (step - warmup_steps) / max(1, total_steps - warmup_steps)
+    if schedule == "linear":
+        return max(0.0, 1.0 - progress)
+    return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
 
 
 def build_example(key: tuple[str, int], code: str, text: str, values: Iterable[str], tokenizer,
@@ -96,6 +120,16 @@ def build_example(key: tuple[str, int], code: str, text: str, values: Iterable[s
     input_ids, document, private = input_ids[:max_length], document[:max_length], private[:max_length]
     labels = [token if is_document else IGNORE_INDEX for token, is_document in zip(input_ids, document)]
     return TrainingExample(key, input_ids, labels, [p and d for p, d in zip(private, document)])
+
+
+def training_examples(codes, texts: Mapping[tuple[str, int], str], tokenizer, max_length: int
+                      ) -> list[TrainingExample]:
+    """One example per fine-tuning sample (`plainsight.methods.trained.training_keys`): its real code,
+    then its text, the code's values marked private."""
+    code_of = {(str(r.doc_id), int(r.segment)): r for r in codes.itertuples(index=False)}
+    return [build_example(key, code_of[key].code, texts[key],
+                          [value for _, value in records_to_entities(code_of[key].entities)], tokenizer, max_length)
+            for key in training_keys(codes)]
 
 
 def length_batches(examples: Sequence[TrainingExample], batch_size: int, seed: int, epoch: int
@@ -126,6 +160,12 @@ def collate(batch: Sequence[TrainingExample], pad_token_id: int, width: int | No
     }
 
 
+def private_share(batch: dict[str, torch.Tensor]) -> float:
+    """The share of a batch's document tokens that belong to a private value (the contrastive term's tokens)."""
+    document = batch["labels"] != IGNORE_INDEX
+    return float((batch["private"] & document).sum()) / max(1, int(document.sum()))
+
+
 def batch_loss(model, batch: dict[str, torch.Tensor], masked: bool, lambdas: Lambdas) -> dict[str, torch.Tensor]:
     """The training loss of one batch: plain LM loss, or the privacy-masked objective.
 
@@ -141,16 +181,24 @@ def batch_loss(model, batch: dict[str, torch.Tensor], masked: bool, lambdas: Lam
 
 
 def train(model, examples: Sequence[TrainingExample], settings: TrainingSettings, masked: bool, seed: int,
-          pad_token_id: int, desc: str = "train", checkpoints: Checkpoints | None = None) -> list[dict[str, float]]:
-    """Train the trainable parameters of `model` (the adapter); returns the per-step losses.
+          pad_token_id: int, desc: str = "train", checkpoints: Checkpoints | None = None,
+          on_step: Callable[[int, dict[str, float]], None] | None = None) -> list[dict[str, float]]:
+    """Train the trainable parameters of `model` (the adapter); returns the per-step losses, learning
+    rate and share of private tokens.
 
     With `checkpoints`, the run saves its state as it goes and, started again, resumes
     from its last checkpoint: the batches of an epoch are a function of seed and epoch,
-    so the ones already done are recomputed and skipped.
+    so the ones already done are recomputed and skipped. `on_step(step, record)` is called
+    after each step (monitoring: samples during training).
     """
     torch.manual_seed(stable_rng(seed, "train").getrandbits(63))
     parameters = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(parameters, lr=settings.learning_rate)
+    steps_per_epoch = -(-len(examples) // settings.batch_size)
+    total_steps = steps_per_epoch * settings.epochs
+    # A function of the step alone, so a resumed run continues the schedule where it stopped.
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: learning_rate_factor(
+        step, total_steps, settings.warmup_steps, settings.schedule))
     position, history = Position(), []
     if checkpoints is not None:
         owner = Owner(checkpoints.method, seed,
@@ -160,6 +208,7 @@ def train(model, examples: Sequence[TrainingExample], settings: TrainingSettings
             position, state = resumed
             load_trainable_state(model, state["adapter"])
             optimizer.load_state_dict(state["optimizer"])
+            scheduler.load_state_dict(state["scheduler"])
             set_global_rng_state(state["rng"])
             history = state["history"]
     model.train()
@@ -172,17 +221,22 @@ def train(model, examples: Sequence[TrainingExample], settings: TrainingSettings
             batch = collate(batch_examples, pad_token_id)
             terms = batch_loss(model, batch, masked, settings.lambdas)
             terms["loss"].backward()
+            learning_rate = scheduler.get_last_lr()[0]
             optimizer.step()
+            scheduler.step()
             optimizer.zero_grad(set_to_none=True)
             tokens += int(batch["attention_mask"].sum())
             step = {name: value.item() for name, value in terms.items()}
-            history.append({"epoch": epoch, **step})
+            history.append({"epoch": epoch, **step, "learning_rate": learning_rate,
+                            "private_share": private_share(batch)})
+            if on_step is not None:
+                on_step(len(history), history[-1])
             progress.set_postfix(loss=f"{step['loss']:.3f}", tokens_per_s=f"{tokens / (time.perf_counter() - started):.0f}")
             position = position.after_step(len(batches))
             if checkpoints is not None and position.is_due(checkpoints.every_steps):
                 save_checkpoint(checkpoints.directory, owner, position, {
                     "adapter": trainable_state(model), "optimizer": optimizer.state_dict(),
-                    "rng": global_rng_state(), "history": history})
+                    "scheduler": scheduler.state_dict(), "rng": global_rng_state(), "history": history})
         epoch_losses = [h["loss"] for h in history if h["epoch"] == epoch]
         log.info("%s epoch %d: mean loss %.4f over %d steps, %.0f tokens/s", desc, epoch + 1,
                  sum(epoch_losses) / len(epoch_losses), len(epoch_losses), tokens / (time.perf_counter() - started))

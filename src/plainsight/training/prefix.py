@@ -24,6 +24,14 @@ model reading `init_tokens + prompt` exactly.
 Generation (`plainsight.generation.slots`) takes the prefix's keys and values from
 `get_prompt` and puts them in front of each prompt in its own cache; the base
 model's `generate` alone never sees the prefix.
+
+Reparametrisation (`projection_hidden`): training raw key/value rows is known to
+be unstable and slow, so, as peft's `prefix_projection` does, the rows can be
+trained through a two-layer MLP over small prefix embeddings. Here the MLP adds
+to the initial rows and its output layer starts at zero, so the untrained prefix
+is still the base model's cache on the init text. peft saves the encoder's
+output, so a saved adapter holds plain rows (the MLP folded away) and loads
+without it.
 """
 
 from __future__ import annotations
@@ -76,8 +84,32 @@ def _base_prefix_rows(base_model, token_ids: list[int], num_layers: int, kv_head
     return torch.cat(per_layer, dim=1)
 
 
-def prefix_model(base_model, tokenizer, num_virtual_tokens: int, init_text: str):
-    """Wrap `base_model` (in place) with a trainable prefix initialised from `init_text`; only the prefix trains."""
+class ReparametrisedPrefix(torch.nn.Module):
+    """Prefix rows = initial rows + MLP(prefix embedding), the MLP's output layer zero at the start.
+
+    Called by peft with the prefix token indices [batch, tokens]; returns rows [batch, tokens, width].
+    """
+
+    def __init__(self, rows: torch.Tensor, embedding_dim: int, hidden: int):
+        super().__init__()
+        tokens, width = rows.shape
+        self.register_buffer("initial_rows", rows.detach().clone())
+        self.embedding = torch.nn.Embedding(tokens, embedding_dim)  # peft reads its device
+        self.transform = torch.nn.Sequential(torch.nn.Linear(embedding_dim, hidden), torch.nn.Tanh(),
+                                             torch.nn.Linear(hidden, width))
+        torch.nn.init.zeros_(self.transform[-1].weight)
+        torch.nn.init.zeros_(self.transform[-1].bias)
+
+    def forward(self, prefix_tokens: torch.Tensor) -> torch.Tensor:
+        return self.initial_rows[prefix_tokens] + self.transform(self.embedding(prefix_tokens))
+
+
+def prefix_model(base_model, tokenizer, num_virtual_tokens: int, init_text: str, projection_hidden: int | None = None):
+    """Wrap `base_model` (in place) with a trainable prefix initialised from `init_text`; only the prefix trains.
+
+    With `projection_hidden`, the prefix trains through a reparametrising MLP of that width
+    (`ReparametrisedPrefix`), which saving folds away.
+    """
     from peft import PrefixTuningConfig, TaskType, get_peft_model
 
     if num_virtual_tokens < 1:
@@ -96,6 +128,9 @@ def prefix_model(base_model, tokenizer, num_virtual_tokens: int, init_text: str)
                          f"{tuple(embedding.weight.shape)}")
     with torch.no_grad():
         embedding.weight.copy_(rows.to(embedding.weight.dtype))
+    if projection_hidden is not None:
+        encoder = ReparametrisedPrefix(embedding.weight, config.token_dim, projection_hidden)
+        model.prompt_encoder[model.active_adapter] = encoder.to(embedding.weight.device)
     trainable, total = model.get_nb_trainable_parameters()
     log.info("prefix of %d virtual tokens: %d trainable parameters of %d (%.4f%%)",
              num_virtual_tokens, trainable, total, 100 * trainable / total)
