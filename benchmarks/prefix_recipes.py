@@ -60,7 +60,7 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     from plainsight.methods import trained
     from plainsight.methods.registry import method as registered
     from plainsight.models import load_model
-    from plainsight.training.loop import TrainingSettings, train, training_examples
+    from plainsight.training.loop import TrainingSettings, corpus_init_text, train, training_examples
     from plainsight.training.objectives import Lambdas
     from plainsight.training.prefix import prefix_model
 
@@ -81,10 +81,13 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     settings = TrainingSettings(settings_block["epochs"], settings_block["learning_rate"],
                                 settings_block["batch_size"], settings_block["max_length"], lambdas,
                                 settings_block.get("warmup_steps", 0), settings_block.get("schedule", "constant"))
-    adapter = prefix_model(model, tokenizer, settings_block["num_virtual_tokens"], settings_block["init_text"],
+    pools = FictionalPools.for_corpus(REPO / "resources/fictional_pools.yaml", spans, codes)
+    init_text = settings_block["init_text"]
+    if settings_block.get("init_from") == "corpus":
+        init_text = corpus_init_text(codes, texts, pools, 1)
+    adapter = prefix_model(model, tokenizer, settings_block["num_virtual_tokens"], init_text,
                            settings_block.get("projection_hidden"))
-    fictional = fictional_codes_table(codes, FictionalPools.for_corpus(REPO / "resources/fictional_pools.yaml",
-                                                                      spans, codes), 1)
+    fictional = fictional_codes_table(codes, pools, 1)
     probes = trained.plan(fictional, codes, 1000, args.probes)
     document_rates: list[dict] = []
 

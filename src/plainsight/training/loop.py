@@ -22,6 +22,8 @@ import torch
 from tqdm.auto import tqdm
 
 from plainsight.codes.control import records_to_entities
+from plainsight.codes.fictional import FictionalPools
+from plainsight.matching import value_pattern
 from plainsight.methods.prompts import render
 from plainsight.methods.registry import Method
 from plainsight.methods.trained import training_keys
@@ -130,6 +132,23 @@ def training_examples(codes, texts: Mapping[tuple[str, int], str], tokenizer, ma
     return [build_example(key, code_of[key].code, texts[key],
                           [value for _, value in records_to_entities(code_of[key].entities)], tokenizer, max_length)
             for key in training_keys(codes)]
+
+
+def corpus_init_text(codes, texts: Mapping[tuple[str, int], str], pools: FictionalPools, seed: int) -> str:
+    """A document opening in the corpus's own style that names no one real: the first fine-tuning
+    sample of the first paragraph range, each of its code's values replaced by a fictional value of
+    the same type (drawn with `seed`, from pools that hold no real value)."""
+    keys = training_keys(codes)
+    if not keys:
+        raise ValueError("no fine-tuning samples to take an init text from")
+    key = min(keys, key=lambda k: (k[1], k[0]))
+    row = codes[(codes["doc_id"].astype(str) == key[0]) & (codes["segment"] == key[1])].iloc[0]
+    rng = stable_rng(seed, "init text", *key)
+    text = texts[key]
+    for entity_type, value in sorted(records_to_entities(row["entities"]), key=lambda e: -len(e[1])):
+        replacement = pools.draw(entity_type, rng) if entity_type in pools.pools else entity_type
+        text = value_pattern(value).sub(lambda _: replacement, text)
+    return text
 
 
 def length_batches(examples: Sequence[TrainingExample], batch_size: int, seed: int, epoch: int
