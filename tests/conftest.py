@@ -74,6 +74,17 @@ import random as _random
 
 import pytest
 
+GPU = pytest.mark.gpu  # with `device("cuda")`, which skips the test where no CUDA device is visible
+
+
+def device(name: str):
+    """torch.device(name); a CUDA device skips the test where none is visible."""
+    import torch
+
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        pytest.skip("no CUDA device visible")
+    return torch.device(name)
+
 _FIRST_NAMES = ["Cengiz", "Henrik", "Nina", "Polat", "Maria", "Ahmet", "Olga", "Jan", "Elena", "Tomas"]
 _LAST_NAMES = ["Polat", "Hasslund", "Holst", "Yilmaz", "Kowalski", "Novak", "Petrov", "Larsen", "Demir"]
 _CITIES = ["Ankara", "Copenhagen", "Warsaw", "Istanbul", "Prague", "Polatli", "Izmir", "Oslo"]

@@ -102,6 +102,7 @@ SMALL_SCHEMA = {
     "properties": {
         "mode": {"enum": ["fast", "slow", "off"], "description": "How to run."},
         "runs": {"type": "array", "items": {"type": "integer", "minimum": 0}, "description": "Run ids."},
+        "slots": {"oneOf": [{"type": "integer", "minimum": 1}, {"const": "auto"}], "description": "Slots."},
         "block": {
             "description": "A block.",
             "type": "object",
@@ -123,14 +124,15 @@ SMALL_SCHEMA = {
         },
     },
 }
-SMALL_DEFAULTS = {"mode": "fast", "runs": [1, 2], "things": {"a": {"size": 3}, "b": {"size": 4}},
+SMALL_DEFAULTS = {"mode": "fast", "runs": [1, 2], "slots": 4, "things": {"a": {"size": 3}, "b": {"size": 4}},
                   "block": {"rate": 5.0e-5, "limit": None, "share": 0.5, "pairs": [[1, "x"]]}}
-SMALL_PAPER = {"mode": "slow", "runs": [1, 2], "things": {"b": {"size": 5}}, "block": {"limit": 8}}
+SMALL_PAPER = {"mode": "slow", "runs": [1, 2], "slots": "auto", "things": {"b": {"size": 5}}, "block": {"limit": 8}}
 HEADER = "| Key | Type / allowed values | Default | Paper profile | Description |\n|---|---|---|---|---|\n"
 SMALL_SECTIONS = (
     "## Top-level keys\n\n" + HEADER
     + "| `mode` | `fast`, `slow` or `off` | `fast` | `slow` | How to run. |\n"
     "| `runs` | list of integer ≥ 0 | `[1, 2]` |  | Run ids. |\n"
+    "| `slots` | integer ≥ 1 or `auto` | `4` | `auto` | Slots. |\n"
     "\n## `block`\n\nA block.\n\n" + HEADER
     + "| `block.rate` | number in (0, 1] | `5e-5` |  | A \\| rate. |\n"
     "| `block.limit` | integer ≥ 2 or null | `null` | `8` | A limit. |\n"

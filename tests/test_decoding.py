@@ -3,14 +3,18 @@
 Two slots for seven prompts of different lengths force every path: prompts prefilled into
 slots freed mid-run, rows finishing at different steps, the window moving to the buffer's
 front, and rows leaving the batch at the end. A tiny Gemma 3 with a 4-token sliding window
-checks that sliding-window layers see the same keys as in `generate`.
+checks that sliding-window layers see the same keys as in `generate`. The tiny Llama runs in
+float32 and bfloat16, on the CPU and (tests marked `gpu`) on CUDA, where every tensor the decoder
+and the sampler make must be on the model's device, in its dtype or in float32 for sampling.
 """
 
 from __future__ import annotations
 
 import pytest
 import torch
+from conftest import GPU, device
 
+from plainsight.generation import slots as decoding
 from plainsight.generation.sampling import NucleusSampler
 from plainsight.generation.slots import Row, SlotDecoder
 from plainsight.models import load_model
@@ -28,9 +32,24 @@ GREEDY = NucleusSampler(temperature=1.0, top_p=1e-9)  # the nucleus is the singl
 NEVER = "\x00never\x00"  # a stop string no text holds: runs end at EOS or the token limit, as in `generate`
 
 
+PLACEMENTS = [
+    pytest.param(("cpu", torch.float32), id="cpu-float32"),
+    pytest.param(("cpu", torch.bfloat16), id="cpu-bfloat16"),
+    pytest.param(("cuda", torch.float32), id="cuda-float32", marks=GPU),
+    pytest.param(("cuda", torch.bfloat16), id="cuda-bfloat16", marks=GPU),
+]
+
+
 @pytest.fixture(scope="module")
 def tiny(tiny_model_dir):
     return load_model(tiny_model_dir)
+
+
+@pytest.fixture(scope="module", params=PLACEMENTS)
+def placed(request, tiny_model_dir):
+    """The tiny Llama on each device and in each dtype."""
+    name, dtype = request.param
+    return load_model(tiny_model_dir, device(name), dtype)
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +68,7 @@ def tiny_gemma(tiny_model_dir, tiny_tokenizer):
 
 
 def reference(model, tokenizer, prompt_ids: list[int], max_new_tokens: int) -> list[int]:
-    ids = torch.tensor([prompt_ids])
+    ids = torch.tensor([prompt_ids], device=model.device)
     with torch.no_grad():
         output = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False,
                                 max_new_tokens=max_new_tokens, pad_token_id=tokenizer.pad_token_id)
@@ -59,8 +78,8 @@ def reference(model, tokenizer, prompt_ids: list[int], max_new_tokens: int) -> l
 def decode_all(model, tokenizer, slots: int, max_new_tokens: int, stop_string: str = NEVER
                ) -> tuple[dict[int, list[int]], list[int], int]:
     """Generated ids by prompt number, the order in which rows finished, and the tokens sampled."""
-    rows = [Row(number, tokenizer(p, add_special_tokens=False).input_ids, torch.Generator().manual_seed(0))
-            for number, p in enumerate(PROMPTS)]
+    rows = [Row(number, tokenizer(p, add_special_tokens=False).input_ids,
+                torch.Generator(model.device).manual_seed(0)) for number, p in enumerate(PROMPTS)]
     finished: dict[int, list[int]] = {}
     order: list[int] = []
 
@@ -85,9 +104,15 @@ def staggering_stop_string(tokenizer, references: list[list[int]]) -> str:
     raise AssertionError("no token staggers the references")
 
 
-@pytest.mark.parametrize("fixture", ["tiny", "tiny_gemma"])
-def test_slots_give_the_tokens_generate_gives_each_prompt_alone(fixture, request):
-    model, tokenizer = request.getfixturevalue(fixture)
+def test_slots_give_the_tokens_generate_gives_each_prompt_alone(placed):
+    assert_slots_give_the_tokens_of_generate(*placed)
+
+
+def test_sliding_window_layers_see_the_keys_they_see_in_generate(tiny_gemma):
+    assert_slots_give_the_tokens_of_generate(*tiny_gemma)
+
+
+def assert_slots_give_the_tokens_of_generate(model, tokenizer) -> None:
     references = [reference(model, tokenizer, tokenizer(p, add_special_tokens=False).input_ids, 12)
                   for p in PROMPTS]
     stop_string = staggering_stop_string(tokenizer, references)
@@ -105,8 +130,6 @@ def test_slots_give_the_tokens_generate_gives_each_prompt_alone(fixture, request
 
 def test_the_window_moves_to_the_front_and_rows_leave(tiny, monkeypatch):
     """Long runs with one slot: the window must move several times; the tokens stay those of `generate`."""
-    from plainsight.generation import slots as decoding
-
     moves: list[int] = []
     original = decoding._Batch.move_window_to_front
 
@@ -157,3 +180,61 @@ def test_retries_are_queued_and_decoded(tiny):
 def test_nothing_to_decode(tiny):
     model, tokenizer = tiny
     assert SlotDecoder(model, tokenizer, GREEDY, 6, 2, NEVER).run([], lambda row: None) == 0
+
+
+class RecordingSampler(NucleusSampler):
+    """The greedy sampler, recording the device and dtype of the scores it gets and the ids it draws."""
+
+    def __init__(self):
+        super().__init__(temperature=1.0, top_p=1e-9)
+        self.seen: set[tuple[torch.device, torch.dtype, torch.device, torch.dtype]] = set()
+
+    def draw(self, scores: torch.Tensor, generators) -> torch.Tensor:
+        drawn = super().draw(scores, generators)
+        self.seen.add((scores.device, scores.dtype, drawn.device, drawn.dtype))
+        return drawn
+
+
+class BansTokens:
+    """Stands in for a value blocker: bans the same tokens at every step."""
+
+    def __init__(self, tokens: set[int]):
+        self.tokens = tokens
+
+    def banned(self, generated: list[int]) -> set[int]:
+        return self.tokens
+
+
+def test_decoder_and_sampler_tensors_are_on_the_model_device_in_its_dtype(placed, monkeypatch):
+    model, tokenizer = placed
+    weight = next(model.parameters())
+    batches, logits = [], set()
+    original_init, original_sample = decoding._Batch.__init__, decoding._Batch.sample
+
+    def recording_init(batch, *args):
+        original_init(batch, *args)
+        batches.append(batch)
+
+    def recording_sample(batch, slots, scores):
+        logits.add((scores.device, scores.dtype))
+        original_sample(batch, slots, scores)
+
+    monkeypatch.setattr(decoding._Batch, "__init__", recording_init)
+    monkeypatch.setattr(decoding._Batch, "sample", recording_sample)
+    free, _, _ = decode_all(model, tokenizer, slots=3, max_new_tokens=8)
+    banned = {token for ids in free.values() for token in ids[:2]}
+    sampler = RecordingSampler()
+    rows = [Row(number, tokenizer(p, add_special_tokens=False).input_ids, torch.Generator(weight.device),
+                BansTokens(banned)) for number, p in enumerate(PROMPTS)]
+    finished: dict[int, list[int]] = {}
+    SlotDecoder(model, tokenizer, sampler, 8, 3, NEVER).run(rows, lambda row: finished.update({row.key: row.generated}))
+    assert len(finished) == len(PROMPTS)
+    assert not banned & {token for ids in finished.values() for token in ids}  # the ban held on the device
+    for batch in batches:
+        for buffer in (*batch.keys, *batch.values):
+            assert (buffer.device, buffer.dtype) == (weight.device, weight.dtype)
+        assert (batch.mask.device, batch.mask.dtype) == (weight.device, torch.bool)
+        for ids in (batch.positions, batch.last_tokens):
+            assert (ids.device, ids.dtype) == (weight.device, torch.long)
+    assert logits == {(weight.device, weight.dtype)}  # the model's logits, in its dtype
+    assert sampler.seen == {(weight.device, torch.float32, weight.device, torch.long)}  # sampled in float32

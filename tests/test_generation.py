@@ -129,6 +129,9 @@ class ScriptedDecoder:
         decoder = self
 
         class Fake:
+            device = torch.device("cpu")
+            slots = 1
+
             def run(self, rows, on_finished):
                 decoder.groups.append([tokenizer.decode(row.prompt_ids) for row in rows])
                 queue = deque(rows)
@@ -142,7 +145,7 @@ class ScriptedDecoder:
                     if retry is not None:
                         queue.append(retry)
 
-        monkeypatch.setattr(Generator, "decoder", lambda generator: Fake())
+        monkeypatch.setattr(Generator, "decoder", lambda generator, longest_prompt: Fake())
 
 
 def test_groups_are_sorted_by_length_and_results_mapped_back(monkeypatch, tiny_tokenizer):
@@ -352,15 +355,16 @@ def test_embedded_processor_alone_blocks_the_name(embedded):
         assert leaked_values(result.text, BLOCKED) == [], result.text
         assert "polat" not in result.text.lower().split(), result.text
         assert result.regenerations == 0
-        assert result.leaked_blocked == []
         assert result.new_tokens > 0  # it did write something else
+    # exact blocking alone leaves near variants ("Cengis Polats"): the tests below block those too
 
 
 @pytest.mark.embedded
 def test_embedded_blocking_with_regenerations_leaves_no_leak(embedded):
     model, tokenizer = embedded
-    requests = [Request(COPY_PROMPT, list(BLOCKED)), Request(COPY_PROMPT),
-                Request(COPY_PROMPT, list(BLOCKED)), Request(COPY_PROMPT)]
+    near_words = ["Cengiz", "Polat"]
+    requests = [Request(COPY_PROMPT, list(BLOCKED), near_words), Request(COPY_PROMPT),
+                Request(COPY_PROMPT, list(BLOCKED), near_words), Request(COPY_PROMPT)]
     results = Generator(model, tokenizer, copy_settings(3)).run(requests, seed=0)
     for result in (results[0], results[2]):
         assert result.leaked_blocked == []
@@ -447,3 +451,17 @@ def test_generation_params_hold_only_what_the_method_reads():
     assert generation_params(method("icl_pe.large"), generation, "mauve") == {
         **sampling, "context_documents": 3, "max_prompt_tokens": 4096, "max_regenerations": 3,
         "blocking": "values_and_parts"}
+
+
+def test_a_corpus_records_the_device_and_dtype_it_was_decoded_in(tiny_model_dir, caplog):
+    from plainsight.generation.corpus import CORPUS_COLUMNS, generate_corpus
+    from plainsight.methods.planned import PlannedGeneration
+
+    model, tokenizer = load_model(tiny_model_dir, dtype=torch.bfloat16)
+    planned = [PlannedGeneration(n, 0, (), (), (), f"PERSON: Mr Cengiz Polat {n}", (), ()) for n in range(3)]
+    generation = {"max_new_tokens": 6, "temperature": 1.0, "top_p": 0.9, "batch_size": "auto", "group_size": 2}
+    with caplog.at_level("INFO", logger="plainsight.generation"):
+        frame = generate_corpus("ft", 1, planned, model, tokenizer, generation)
+    assert list(frame.columns) == list(CORPUS_COLUMNS)
+    assert frame["device"].tolist() == ["cpu"] * 3 and frame["dtype"].tolist() == ["bfloat16"] * 3
+    assert "generation.batch_size: auto: 2 slots on the CPU" in caplog.text  # the default 4, at most a group

@@ -1,25 +1,31 @@
 """Nucleus sampling: the same tokens kept and the same distribution as transformers' temperature +
-top-p warpers, drawn from a few candidates instead of a full sort, each row from its own generator."""
+top-p warpers, drawn from a few candidates instead of a full sort, each row from its own generator,
+on the CPU and (tests marked `gpu`) on CUDA."""
 
 from __future__ import annotations
 
 import pytest
 import torch
+from conftest import GPU, device
 from transformers import TemperatureLogitsWarper, TopPLogitsWarper
 
-from plainsight.generation.sampling import NucleusSampler, nucleus
+from plainsight.generation.sampling import NucleusSampler, inverse_transform, mask_banned, nucleus
+
+DEVICES = ["cpu", pytest.param("cuda", marks=GPU)]
 
 
-def generators(count: int, seed: int = 0) -> list[torch.Generator]:
-    return [torch.Generator().manual_seed(seed * 1_000_003 + n) for n in range(count)]
+def generators(count: int, seed: int = 0, on: str = "cpu") -> list[torch.Generator]:
+    return [torch.Generator(on).manual_seed(seed * 1_000_003 + n) for n in range(count)]
 
 
-def test_known_nucleus_and_its_frequencies():
+@pytest.mark.parametrize("name", DEVICES)
+def test_known_nucleus_and_its_frequencies(name):
     # probabilities 0.5, 0.3, 0.15, 0.05 with top_p 0.9: the mass above the third token is 0.8 < 0.9,
     # above the fourth 0.95, so the nucleus is the first three, drawn as 0.5 : 0.3 : 0.15
-    logits = torch.log(torch.tensor([0.15, 0.5, 0.05, 0.3])).repeat(40_000, 1)
-    drawn = NucleusSampler(temperature=1.0, top_p=0.9, candidates=2).draw(logits, generators(len(logits)))
-    frequencies = torch.bincount(drawn, minlength=4).float() / len(drawn)
+    logits = torch.log(torch.tensor([0.15, 0.5, 0.05, 0.3], device=device(name))).repeat(40_000, 1)
+    drawn = NucleusSampler(temperature=1.0, top_p=0.9, candidates=2).draw(logits, generators(len(logits), on=name))
+    assert (drawn.device, drawn.dtype) == (logits.device, torch.long)
+    frequencies = torch.bincount(drawn.cpu(), minlength=4).float() / len(drawn)
     expected = torch.tensor([0.15, 0.5, 0.0, 0.3]) / 0.95
     assert torch.allclose(frequencies, expected, atol=0.01), frequencies
     assert frequencies[2] == 0
@@ -45,12 +51,30 @@ def test_kept_tokens_are_those_transformers_keeps(temperature):
     assert probs.shape[1] > 4000  # the flat row made the candidates grow
 
 
-def test_banned_tokens_are_never_drawn():
-    logits = torch.zeros(2000, 10)
+@pytest.mark.parametrize("name", DEVICES)
+def test_banned_tokens_are_never_drawn(name):
+    logits = torch.zeros(2000, 10, device=device(name))
     logits[:, 3] = 5.0  # token 3 would be drawn almost always
-    assert (NucleusSampler(1.0, 0.95).draw(logits, generators(2000)) == 3).float().mean() > 0.9
-    logits[:, 3] = float("-inf")  # what blocking leaves for a banned token
-    assert 3 not in NucleusSampler(1.0, 0.95).draw(logits, generators(2000)).tolist()
+    assert (NucleusSampler(1.0, 0.95).draw(logits, generators(2000, on=name)) == 3).float().mean() > 0.9
+    mask_banned(logits, [{3}] * len(logits))  # what blocking leaves for a banned token
+    assert 3 not in NucleusSampler(1.0, 0.95).draw(logits, generators(2000, on=name)).tolist()
+
+
+def test_banned_tokens_are_masked_where_each_row_bans_them():
+    scores = torch.zeros(3, 6)
+    mask_banned(scores, [{1, 4}, (), [5, 9]])  # 9 is beyond the vocabulary
+    assert torch.isinf(scores).nonzero().tolist() == [[0, 1], [0, 4], [2, 5]]
+    mask_banned(scores, [(), (), ()])
+    assert int(torch.isinf(scores).sum()) == 3
+
+
+def test_inverse_transform_picks_by_cumulative_weight_and_never_a_zero():
+    weights = torch.tensor([[0.5, 0.3, 0.2, 0.0], [0.6, 0.4, 0.0, 0.0]])
+    assert inverse_transform(weights, torch.tensor([0.0, 0.0])).tolist() == [0, 0]
+    assert inverse_transform(weights, torch.tensor([0.6, 0.7])).tolist() == [1, 1]
+    assert inverse_transform(weights, torch.tensor([0.9, 0.3])).tolist() == [2, 0]
+    # a uniform at the very top (as rounding can make one) still lands on the last positive weight
+    assert inverse_transform(weights, torch.tensor([1.0, 1.0])).tolist() == [2, 1]
 
 
 def test_top_p_one_draws_from_every_token():
@@ -58,15 +82,16 @@ def test_top_p_one_draws_from_every_token():
     assert set(drawn.tolist()) == set(range(8))
 
 
-def test_a_row_draws_the_same_whatever_its_neighbours():
+@pytest.mark.parametrize("name", DEVICES)
+def test_a_row_draws_the_same_whatever_its_neighbours(name):
     torch.manual_seed(3)
-    logits = torch.randn(16, 1000) * 3
+    logits = (torch.randn(16, 1000) * 3).to(device(name))
     logits[5] = 0.01 * torch.randn(1000)  # a flat row: the batch's candidates grow for every row
     sampler = NucleusSampler(0.7, 0.9)
-    together = sampler.draw(logits, generators(16, seed=4))
-    alone = [sampler.draw(logits[n:n + 1], generators(16, seed=4)[n:n + 1]).item() for n in range(16)]
+    together = sampler.draw(logits, generators(16, seed=4, on=name))
+    alone = [sampler.draw(logits[n:n + 1], generators(16, seed=4, on=name)[n:n + 1]).item() for n in range(16)]
     assert together.tolist() == alone
-    assert sampler.draw(logits, generators(16, seed=5)).tolist() != together.tolist()
+    assert sampler.draw(logits, generators(16, seed=5, on=name)).tolist() != together.tolist()
 
 
 def test_a_generator_per_row_is_required():

@@ -184,14 +184,17 @@ def test_training_params_hold_only_what_the_adapter_depends_on():
     from plainsight.training.loop import training_params
 
     prefix_tuning = {"num_virtual_tokens": 20, "epochs": 1, "learning_rate": 2e-3, "batch_size": 4, "max_length": 128,
-                     "init_text": "Public text.", "lambda_lm": 1.0, "lambda_contrastive": 0.5, "lambda_kl": 2.0,
+                     "init_text": "Public text.", "init_from": "corpus", "projection_hidden": 512, "warmup_steps": 3,
+                     "lr_schedule": "cosine", "lambda_lm": 1.0, "lambda_contrastive": 0.5, "lambda_kl": 2.0,
                      "generations": 8, "threads": 1, "checkpoint_every_steps": 50}
     dpsgd = {"epsilon": 8.0, "max_grad_norm": 1.0}
     shared = {"num_virtual_tokens": 20, "epochs": 1, "learning_rate": 2e-3, "batch_size": 4, "max_length": 128,
-              "init_text": "Public text."}
-    assert training_params(method("ft"), prefix_tuning, dpsgd) == shared
+              "init_text": "Public text.", "warmup_steps": 3, "lr_schedule": "cosine"}
+    reparametrised = {"init_from": "corpus", "projection_hidden": 512}
+    assert training_params(method("ft"), prefix_tuning, dpsgd) == {**shared, **reparametrised}
     assert training_params(method("ft_mask"), prefix_tuning, dpsgd) == {
-        **shared, "lambda_lm": 1.0, "lambda_contrastive": 0.5, "lambda_kl": 2.0}
+        **shared, **reparametrised, "lambda_lm": 1.0, "lambda_contrastive": 0.5, "lambda_kl": 2.0}
+    # DP-SGD starts from the public text and trains the rows directly: those settings retrain nothing
     assert training_params(method("dpsgd"), prefix_tuning, dpsgd) == {**shared, "dp": dpsgd}
 
 
@@ -215,3 +218,52 @@ def test_private_share_counts_private_document_tokens():
              "private": torch.tensor([[True, True, False, False], [False, False, True, False]])}
     # document tokens: 5, 6, 7, 8; private among them: 5 and 8 (the first row's prompt token is not counted)
     assert private_share(batch) == 0.5
+
+
+def test_corpus_init_text_is_the_first_opening_with_fictional_values():
+    from conftest import FICTIONAL_POOLS
+
+    from plainsight.codes.fictional import FictionalPools
+    from plainsight.training.loop import corpus_init_text
+
+    texts = {("d1", 0): "The applicant, Mr Cengiz Polat, was born in Ankara. Cengiz Polat appealed.",
+             ("d1", 1): "Ankara is far.", ("d2", 0): "Ms Nina Holst wrote on 3 May 2001.",
+             ("t1", 0): "Olga Petrov."}
+    pools = FictionalPools.from_yaml(FICTIONAL_POOLS)
+    text = corpus_init_text(CODES, texts, pools, seed=1)
+    # d1 segment 0 comes first; its one value is replaced, at every occurrence, by one fictional name
+    assert "Polat" not in text and "Cengiz" not in text
+    assert text.startswith("The applicant, Mr ") and text.endswith(" appealed.")
+    name = text[len("The applicant, Mr "):text.index(", was born")]
+    assert text.count(name) == 2 and name.split()[-1] in pools.pools["PERSON"]["last_names"]
+    assert "Ankara" in text  # not a value of this segment's code (the direct identifiers)
+    assert corpus_init_text(CODES, texts, pools, seed=1) == text
+
+
+
+def test_masked_step_with_a_bfloat16_model_matches_float32(tiny_model_dir, tiny_tokenizer):
+    """The frozen model in bfloat16, the prefix and the loss terms in float32: each term within 2% and the
+    prefix gradient within a cosine similarity of 0.99 of the float32 model's (bfloat16 keeps 8 bits)."""
+    from plainsight.models import load_model
+    from plainsight.training.loop import batch_loss
+    from plainsight.training.objectives import Lambdas
+    from plainsight.training.prefix import prefix_model
+
+    examples = [build_example((f"d{n}", 0), CODE, TEXT, ["Cengiz Polat", "Polat"], tiny_tokenizer, 64)
+                for n in range(2)]
+    batch = collate(examples, tiny_tokenizer.pad_token_id)
+    runs = {}
+    for dtype in (torch.float32, torch.bfloat16):
+        model, tokenizer = load_model(tiny_model_dir, dtype=dtype)
+        adapter = prefix_model(model, tokenizer, 4, "The Court held a hearing.")
+        (prefix,) = [p for p in adapter.parameters() if p.requires_grad]
+        terms = batch_loss(adapter, batch, masked=True, lambdas=Lambdas())
+        terms["loss"].backward()
+        assert prefix.dtype == torch.float32 and prefix.grad.dtype == torch.float32
+        assert all(value.dtype == torch.float32 for value in terms.values())
+        assert next(adapter.get_base_model().parameters()).dtype == dtype
+        runs[dtype] = ({name: value.item() for name, value in terms.items()}, prefix.grad.flatten())
+    (reference, reference_grad), (half, half_grad) = runs[torch.float32], runs[torch.bfloat16]
+    for name in ("loss", "lm", "contrastive", "kl"):
+        assert half[name] == pytest.approx(reference[name], rel=0.02, abs=1e-3), name
+    assert torch.nn.functional.cosine_similarity(half_grad, reference_grad, dim=0) > 0.99

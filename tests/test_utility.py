@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -18,14 +19,15 @@ from plainsight.report.tables import build_table, load_table_specs, versus_paper
 
 
 class UniformLM(torch.nn.Module):
-    """Logits of zero everywhere: probability 1/V for every token."""
+    """The same logit for every token: probability 1/V each."""
 
     def __init__(self, vocabulary: int):
         super().__init__()
         self.vocabulary = vocabulary
+        self.logit = torch.nn.Parameter(torch.zeros(()))
 
     def forward(self, input_ids, attention_mask=None):
-        return type("Output", (), {"logits": torch.zeros(*input_ids.shape, self.vocabulary)})()
+        return type("Output", (), {"logits": self.logit.expand(*input_ids.shape, self.vocabulary)})()
 
 
 class PeakedLM(torch.nn.Module):
@@ -33,7 +35,7 @@ class PeakedLM(torch.nn.Module):
 
     def __init__(self, vocabulary: int, peak: float):
         super().__init__()
-        self.vocabulary, self.peak = vocabulary, peak
+        self.vocabulary, self.peak = vocabulary, torch.nn.Parameter(torch.tensor(peak))
 
     def forward(self, input_ids, attention_mask=None):
         logits = torch.zeros(*input_ids.shape, self.vocabulary)
@@ -110,6 +112,20 @@ def test_finetuning_on_nothing_leaves_the_model(tiny_model_dir):
     assert tuned is model and history == []
 
 
+def test_perplexity_of_a_bfloat16_model_is_close_to_float32(tiny_model_dir):
+    from plainsight.models import load_model
+
+    text = ["The applicant, Mr Henrik Hasslund, was born in 1970 and lives in Copenhagen."] * 2
+    scores = {dtype: corpus_perplexity(*load_model(tiny_model_dir, dtype=dtype), text, max_length=16).perplexity
+              for dtype in (torch.float32, torch.bfloat16)}
+    assert scores[torch.bfloat16] == pytest.approx(scores[torch.float32], rel=0.02)
+
+
+@pytest.mark.parametrize("mode, expected", [("full", torch.float32), ("lora", torch.bfloat16)])
+def test_trained_weights_stay_float32(mode, expected):
+    assert FinetuneSettings(mode, 1, 1e-3, 2, 16).weights_dtype(torch.bfloat16) == expected
+
+
 def test_unknown_finetune_mode_is_rejected():
     with pytest.raises(ValueError, match="qlora"):
         FinetuneSettings("qlora", 1, 1e-3, 2, 16)
@@ -134,6 +150,7 @@ def test_mauve_on_embedded_sentence_features():
     assert mauve_score(court, court, settings).mauve == pytest.approx(1.0, abs=1e-9)
     shifted = mauve_score(court, clinic, settings)
     assert shifted.mauve < 0.5 and shifted.p_samples == shifted.q_samples == 20 and shifted.buckets == 2
+    assert (shifted.device, shifted.dtype) == ("cpu", "float32")
 
 
 def test_mauve_on_a_hugging_face_model_last_hidden_state(tiny_model_dir):
@@ -143,6 +160,9 @@ def test_mauve_on_a_hugging_face_model_last_hidden_state(tiny_model_dir):
     assert features.shape == (2, 32)  # the tiny Llama's hidden size
     alone = featurize(texts[1:], settings)
     np.testing.assert_allclose(features[1], alone[0], rtol=1e-4, atol=1e-5)  # padding does not change it
+    half = featurize(texts, replace(settings, dtype=torch.bfloat16))
+    assert half.dtype == np.float32
+    np.testing.assert_allclose(half, features, rtol=0.05, atol=0.05)
 
 
 def test_mauve_targets_are_test_segments_fixed_across_runs():

@@ -239,6 +239,18 @@ def test_config_wrong_type_names_the_key(tmp_path):
     assert "seeds" in result.stderr and "'three' is not of type 'array'" in result.stderr
 
 
+def test_a_cuda_device_that_is_not_visible_stops_the_run_before_any_job(tmp_path):
+    workdir = make_workdir(tmp_path / "cuda")
+    write_overlay(workdir, "cuda.yaml", {"model": {"device": "cuda:99"}})
+    result = snakemake(workdir, "codes", "--configfile", "cuda.yaml", check=False)
+    assert result.returncode != 0
+    assert "config: model.device: cuda:99: no such CUDA device is visible here" in result.stderr
+    assert not (workdir / "results").exists()
+    # with GPUs per job the jobs run elsewhere (a cluster's GPU nodes), and each checks its own device
+    write_overlay(workdir, "gpus.yaml", {"resources": {"gpus_per_job": 1}})
+    snakemake(workdir, "--dry-run", "codes", "--configfile", "cuda.yaml", "gpus.yaml")
+
+
 def test_bad_span_is_one_line_error_and_leaves_no_output(tmp_path):
     workdir = make_workdir(tmp_path / "bad")
     source = workdir / "mytab"

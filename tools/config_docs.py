@@ -139,9 +139,13 @@ def array_text(schema: Mapping) -> str:
 
 
 def type_text(schema: Mapping) -> str:
-    """What a key may hold, from its type, enum and bounds: `integer ≥ 1 or null`."""
+    """What a key may hold, from its type, enum, constant, alternatives and bounds: `integer ≥ 1 or null`."""
     if "enum" in schema:
         return enum_text(schema["enum"])
+    if "const" in schema:
+        return enum_text([schema["const"]])
+    if "oneOf" in schema:
+        return " or ".join(type_text(option) for option in schema["oneOf"])
     types = schema.get("type", [])
     types = [types] if isinstance(types, str) else types
     parts = []

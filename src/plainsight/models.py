@@ -7,6 +7,9 @@ weights and tokenizer once into a plain folder that later loads in a second.
 The larger `gemma3-270m` comes split over several registry packages; its main
 package's `assemble(path)` joins the chunks (and checks the sha256) into a
 temporary folder for the conversion.
+
+Where a model runs is configuration: `model.device` and `model.dtype`, resolved by
+`resolve_device` and `resolve_dtype` on the machine that runs the job.
 """
 
 from __future__ import annotations
@@ -14,13 +17,16 @@ from __future__ import annotations
 import importlib.util
 import json
 import logging
+import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
+
+from plainsight.errors import InputError
 
 log = logging.getLogger(__name__)
 
@@ -81,15 +87,78 @@ def convert_embedded(name: str, out_dir: str | Path) -> None:
     log.info("converted %s (%s) into %s", name, embedded.gguf_file, out)
 
 
-def load_model(name_or_path: str | Path, dtype: torch.dtype = torch.float32):
-    """(model, tokenizer) in eval mode; the tokenizer has a pad token (its end-of-sequence token if it
-    has none) and pads on the left, as batched `generate` needs."""
+_DEVICE_SETTING = re.compile(r"auto|cpu|cuda(?::(\d+))?")
+DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+CPU = torch.device("cpu")
+
+
+def resolve_device(setting: str) -> torch.device:
+    """`model.device`: `auto` (the first CUDA device when one is visible, else the CPU), `cpu`, `cuda`
+    (the first CUDA device) or `cuda:N`. A CUDA device that is not visible is a one-line error
+    (`InputError`, as all bad input)."""
+    match = _DEVICE_SETTING.fullmatch(setting)
+    if match is None:
+        raise InputError("config", "model.device", f"{setting!r} is not auto, cpu, cuda or cuda:N")
+    if setting == "auto":
+        return torch.device("cuda", 0) if torch.cuda.is_available() else CPU
+    if setting == "cpu":
+        return CPU
+    index = int(match.group(1) or 0)
+    visible = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if index >= visible:
+        raise InputError("config", "model.device", f"{setting}: no such CUDA device is visible here ({visible} "
+                         "visible); set it to auto or cpu, or run where the GPU is visible")
+    return torch.device("cuda", index)
+
+
+def resolve_dtype(setting: str, device: torch.device) -> torch.dtype:
+    """`model.dtype`: `auto` (on a GPU bfloat16 where it supports it, else float16; float32 on the CPU)
+    or an explicit float32, bfloat16 or float16. Half precision on the CPU is a one-line warning."""
+    if setting not in (*DTYPES, "auto"):
+        raise InputError("config", "model.dtype", f"{setting!r} is not auto, {', '.join(DTYPES)}")
+    if setting == "auto":
+        if device.type != "cuda":
+            return torch.float32
+        with torch.cuda.device(device):
+            return torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16
+    dtype = DTYPES[setting]
+    if device.type == "cpu" and dtype != torch.float32:
+        log.warning("model.dtype: %s on the CPU: most CPUs compute it slower than float32, and CPU decoding "
+                    "packs float32 layers only", setting)
+    return dtype
+
+
+def resolve_placement(model_config: Mapping[str, str]) -> tuple[torch.device, torch.dtype]:
+    """The device and dtype of the config's `model` block (its `device` and `dtype` keys)."""
+    device = resolve_device(model_config["device"])
+    return device, resolve_dtype(model_config["dtype"], device)
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    """The config's spelling of a dtype: `torch.bfloat16` -> `bfloat16`."""
+    return str(dtype).removeprefix("torch.")
+
+
+def placement_record(device: torch.device, dtype: torch.dtype) -> dict[str, str]:
+    """Device and dtype as recorded in the outputs' metadata."""
+    return {"device": str(device), "dtype": dtype_name(dtype)}
+
+
+def model_placement(model) -> dict[str, str]:
+    """The device and dtype a loaded model runs in (its first weights': a peft model's base model)."""
+    parameter = next(model.parameters())
+    return placement_record(parameter.device, parameter.dtype)
+
+
+def load_model(name_or_path: str | Path, device: torch.device = CPU, dtype: torch.dtype = torch.float32):
+    """(model, tokenizer), the model in eval mode on `device` in `dtype`; the tokenizer has a pad token
+    (its end-of-sequence token if it has none) and pads on the left, as batched `generate` needs."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(name_or_path)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     tokenizer.padding_side = "left"
-    model = AutoModelForCausalLM.from_pretrained(name_or_path, dtype=dtype)
+    model = AutoModelForCausalLM.from_pretrained(name_or_path, dtype=dtype, device_map=device)
     model.eval()
     return model, tokenizer

@@ -4,7 +4,7 @@ import yaml
 
 from plainsight.generation.corpus import generation_params
 from plainsight.methods import registry
-from plainsight.models import is_embedded
+from plainsight.models import is_embedded, resolve_placement
 from plainsight.training.loop import training_params
 
 for method_name in config["methods"]:
@@ -66,6 +66,14 @@ def model_input(name_or_path):
 def variant_model(wildcards):
     """The model a method runs with: `model`, or `model_large` for a `.large` method variant."""
     return config[registry.model_config_key(wildcards.method)]["name_or_path"]
+
+
+# Where every model job runs, as configured: each job resolves `auto` on its own machine, so a job
+# reruns when the setting changes, not when it runs on another machine.
+MODEL_PLACEMENT = {key: config["model"][key] for key in ("device", "dtype")}
+if config["resources"]["gpus_per_job"] == 0:
+    # the jobs run here: a CUDA device that is not visible stops the run now
+    resolve_placement(MODEL_PLACEMENT)
 
 
 # Control codes

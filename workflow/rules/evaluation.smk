@@ -43,6 +43,7 @@ rule perplexity:
     params:
         perplexity=config["utility"]["perplexity"],
         model=lambda wildcards: model_source(BASE_MODEL),
+        placement=MODEL_PLACEMENT,
     script:
         "../scripts/perplexity.py"
 
@@ -66,6 +67,7 @@ rule base_perplexity:
     params:
         perplexity=config["utility"]["perplexity"],
         model=lambda wildcards: model_source(BASE_MODEL),
+        placement=MODEL_PLACEMENT,
     script:
         "../scripts/perplexity.py"
 
@@ -98,6 +100,7 @@ rule mauve_texts:
         mauve_samples=config["utility"]["mauve"]["samples"],
         shard={"index": 0, "count": 1},
         model=lambda wildcards: model_source(variant_model(wildcards)),
+        placement=MODEL_PLACEMENT,
     script:
         "../scripts/generate_corpus.py"
 
@@ -114,8 +117,11 @@ rule mauve:
     conda:
         "../envs/mauve.yaml"
     threads: config["utility"]["threads"]
+    resources:
+        gpu=GPUS_PER_JOB,
     params:
         mauve=config["utility"]["mauve"],
+        placement=MODEL_PLACEMENT,
     script:
         "../scripts/mauve_score.py"
 

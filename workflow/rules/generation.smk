@@ -31,6 +31,7 @@ rule generate_icl:
         shard=generation_shard,
         purpose="corpus",
         model=lambda wildcards: model_source(variant_model(wildcards)),
+        placement=MODEL_PLACEMENT,
     script:
         "../scripts/generate_corpus.py"
 
@@ -68,6 +69,7 @@ rule generate_trained:
         generations=config["prefix_tuning"]["generations"],
         purpose="corpus",
         model=lambda wildcards: model_source(BASE_MODEL),
+        placement=MODEL_PLACEMENT,
     script:
         "../scripts/generate_corpus.py"
 

@@ -5,6 +5,7 @@
 import os
 
 from plainsight import scheduling as estimates
+from plainsight.generation.memory import cpu_slots
 from plainsight.generation.slots import slot_cache_positions
 
 JOB_RESOURCES = config["resources"]
@@ -29,7 +30,6 @@ localrules:
     convert_embedded_model,
     privacy_metrics,
     table,
-    mauve,
     utility,
     privacy_utility_plot,
     corpus_examples,
@@ -60,7 +60,7 @@ def generation_mem_mb(prompt_tokens):
     weight_copies = 1 if GPUS_PER_JOB > 0 else 2
     return lambda wildcards: model_job_mem_mb(
         variant_model(wildcards),
-        generation["batch_size"],
+        cpu_slots(generation["batch_size"]),  # on a GPU the slots hold no host memory
         positions,
         estimates.GENERATION_ACTIVATION_FACTOR,
         weight_copies,

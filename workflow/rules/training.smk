@@ -5,7 +5,9 @@ rule train_adapter:
     """The adapter of a trained method: prefix tuning, with or without the privacy mask, or DP-SGD."""
     input:
         docs="results/{dataset}/docs.parquet",
+        spans="results/{dataset}/spans.parquet",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        pools=config["codes"]["fictional_pools"],
         model=model_input(config["model"]["name_or_path"]),
     output:
         directory("results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"),
@@ -30,5 +32,6 @@ rule train_adapter:
         # Not an output: Snakemake deletes a failed job's outputs, and a rerun resumes from here.
         checkpoints="results/{dataset}/{setting}/{idset}/checkpoints/{method}/seed{seed}",
         model=lambda wildcards: model_source(BASE_MODEL),
+        placement=MODEL_PLACEMENT,
     script:
         "../scripts/train_adapter.py"

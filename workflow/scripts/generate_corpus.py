@@ -14,7 +14,7 @@ from plainsight.generation.corpus import generate_corpus
 from plainsight.io import write_parquet
 from plainsight.methods import in_context, registry, trained
 from plainsight.methods.in_context import Blocking
-from plainsight.models import load_model
+from plainsight.models import load_model, resolve_placement
 from plainsight.snakemake_job import RuleJob, run_rule
 from plainsight.training.prefix import load_adapter
 
@@ -55,7 +55,7 @@ def main(job: RuleJob) -> None:
         planned = mauve_plan(job, method, codes, texts, targets, blocked)
     else:
         planned = corpus_plan(job, method, codes, texts, blocked)
-    model, tokenizer = load_model(job.params.model)
+    model, tokenizer = load_model(job.params.model, *resolve_placement(job.params.placement))
     if method.trained:
         model = load_adapter(model, job.input.adapter)
     shard = job.params.shard

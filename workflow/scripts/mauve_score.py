@@ -9,6 +9,7 @@ import torch
 from plainsight.data.segments import segment_texts
 from plainsight.evaluation.mauve_score import MauveSettings, mauve_score
 from plainsight.io import write_json
+from plainsight.models import resolve_placement
 from plainsight.snakemake_job import RuleJob, run_rule
 
 log = logging.getLogger("plainsight")
@@ -21,7 +22,9 @@ def main(job: RuleJob) -> None:
     texts = segment_texts(pd.read_parquet(job.input.docs))
     real = [texts[(str(doc_id), int(segment))]
             for doc_id, segment in zip(generated["target_doc_id"], generated["segment"])]
-    settings = MauveSettings(params["featurizer"], params["scaling_factor"], params["max_tokens"])
+    device, dtype = resolve_placement(job.params.placement)
+    settings = MauveSettings(params["featurizer"], params["scaling_factor"], params["max_tokens"], device=device,
+                             dtype=dtype)
     result = mauve_score(generated["text"].tolist(), real, settings)
     log.info("MAUVE %.4f (%s features, %d generated vs %d real, %d buckets)", result.mauve, result.featurizer,
              result.p_samples, result.q_samples, result.buckets)

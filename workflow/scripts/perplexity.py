@@ -11,7 +11,7 @@ from plainsight.data.segments import segment_texts
 from plainsight.evaluation.perplexity import FinetuneSettings, corpus_perplexity, finetune
 from plainsight.evaluation.utility import BASE_MODEL, test_segments
 from plainsight.io import write_json
-from plainsight.models import load_model
+from plainsight.models import load_model, model_placement, resolve_placement
 from plainsight.snakemake_job import RuleJob, run_rule
 
 log = logging.getLogger("plainsight")
@@ -23,9 +23,10 @@ def main(job: RuleJob) -> None:
     docs = pd.read_parquet(job.input.docs)
     texts = segment_texts(docs)
     test_texts = [texts[key] for key in test_segments(docs)]
-    model, tokenizer = load_model(job.params.model)
     settings = FinetuneSettings(params["finetune"], params["epochs"], params["learning_rate"],
                                 params["batch_size"], params["max_length"], params["lora_rank"])
+    device, dtype = resolve_placement(job.params.placement)
+    model, tokenizer = load_model(job.params.model, device, settings.weights_dtype(dtype))
     record = {}
     if "corpus" in job.input.keys():
         method, seed = job.method, job.seed
@@ -42,8 +43,8 @@ def main(job: RuleJob) -> None:
     log.info("perplexity %.3f over %d test tokens (%d test segments)", scored.perplexity, scored.tokens,
              len(test_texts))
     write_json({**record, "perplexity": scored.perplexity, "test_tokens": scored.tokens,
-                "test_segments": len(test_texts), "finetune": dataclasses.asdict(settings)},
-               job.output[0])
+                "test_segments": len(test_texts), "finetune": dataclasses.asdict(settings),
+                **model_placement(model)}, job.output[0])
 
 
 run_rule(main)

@@ -6,13 +6,14 @@ from pathlib import Path
 import pandas as pd
 import torch
 
+from plainsight.codes.fictional import FictionalPools
 from plainsight.data.segments import segment_texts
 from plainsight.methods.registry import method as registered_method
-from plainsight.models import load_model
+from plainsight.models import load_model, model_placement, resolve_placement
 from plainsight.snakemake_job import RuleJob, run_rule
 from plainsight.training.checkpoints import Checkpoints, remove_checkpoint
 from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
-from plainsight.training.loop import TrainingSettings, train, training_examples
+from plainsight.training.loop import TrainingSettings, corpus_init_text, train, training_examples
 from plainsight.training.objectives import Lambdas, lm_loss
 from plainsight.training.prefix import prefix_model, save_adapter
 
@@ -27,7 +28,8 @@ def main(job: RuleJob) -> None:
     docs = pd.read_parquet(job.input.docs)
     codes = pd.read_parquet(job.input.codes)
     texts = segment_texts(docs)
-    model, tokenizer = load_model(job.params.model)
+    # The frozen model runs in the configured dtype; the prefix and the optimizer state stay float32.
+    model, tokenizer = load_model(job.params.model, *resolve_placement(job.params.placement))
     examples = training_examples(codes, texts, tokenizer, params["max_length"])
     private_tokens = sum(sum(e.private) for e in examples)
     log.info("%d training examples, %d tokens, %d private document tokens", len(examples),
@@ -35,12 +37,13 @@ def main(job: RuleJob) -> None:
     lambdas = Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"]) \
         if spec.masked_objective else Lambdas()
     settings = TrainingSettings(params["epochs"], params["learning_rate"], params["batch_size"], params["max_length"],
-                                lambdas)
+                                lambdas, params["warmup_steps"], params["lr_schedule"])
     # Outside the rule's output, which Snakemake deletes when a job fails: a rerun resumes from it.
     checkpoint_dir = Path(job.params.checkpoints)
     # How often to checkpoint decides nothing about the adapter: read from the config, not the params.
     checkpoints = Checkpoints(checkpoint_dir, job.config["prefix_tuning"]["checkpoint_every_steps"], method)
-    # Every method starts from the same public text: a training document would put its identifiers in the prefix.
+    # DP-SGD starts from public text: its guarantee does not cover the initialisation. The others start from
+    # init_text or from a corpus opening whose private values are replaced by fictional ones.
     if spec.differentially_private:
         adapter = dp_adapter_model(model, params["num_virtual_tokens"], tokenizer, params["init_text"])
         dp = params["dp"]
@@ -59,13 +62,17 @@ def main(job: RuleJob) -> None:
                  report["delta"], report["noise_multiplier"], report["sample_rate"], report["steps"])
         history = report.pop("losses")
     else:
-        adapter = prefix_model(model, tokenizer, params["num_virtual_tokens"], params["init_text"])
+        init_text = params["init_text"]
+        if params["init_from"] == "corpus":
+            pools = FictionalPools.for_corpus(job.input.pools, pd.read_parquet(job.input.spans), codes)
+            init_text = corpus_init_text(codes, texts, pools, seed)
+        adapter = prefix_model(model, tokenizer, params["num_virtual_tokens"], init_text, params["projection_hidden"])
         history = train(adapter, examples, settings, masked=spec.masked_objective, seed=seed,
                         pad_token_id=tokenizer.pad_token_id, desc=f"{method} seed {seed}", checkpoints=checkpoints)
         report = {"adapter": "prefix"}
     save_adapter(adapter, job.output[0], {
         "training.json": {"method": method, "seed": seed, "examples": len(examples),
-                          "private_tokens": private_tokens, **report, "history": history},
+                          "private_tokens": private_tokens, **model_placement(model), **report, "history": history},
     })
     remove_checkpoint(checkpoints.directory)
 

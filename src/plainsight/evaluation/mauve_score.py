@@ -5,6 +5,8 @@
   package, loaded with sentence-transformers (mean-pooled, normalised; offline);
 - any other value: a Hugging Face model id or folder, whose last hidden state at the
   last token is the feature, as `mauve-text` itself does with gpt2-large.
+
+The featurizer runs on `model.device` in `model.dtype`; the features go to the host as float32.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from plainsight.models import CPU, dtype_name
+
 EMBEDDED_FEATURIZER = "minilm"
 
 
@@ -25,6 +29,8 @@ class MauveSettings:
     scaling_factor: float = 5.0
     max_tokens: int = 256  # tokens per text given to the featurizer
     seed: int = 25  # the k-means seed inside mauve-text
+    device: torch.device = CPU  # where the featurizer runs
+    dtype: torch.dtype = torch.float32  # the featurizer's weights
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,8 @@ class MauveResult:
     q_samples: int
     scaling_factor: float
     buckets: int
+    device: str  # where the featurizer ran, and its dtype
+    dtype: str
 
 
 def embedded_featurizer_folder() -> str:
@@ -44,37 +52,37 @@ def embedded_featurizer_folder() -> str:
 
 
 @lru_cache(maxsize=1)
-def _sentence_embedder():
+def _sentence_embedder(device: torch.device, dtype: torch.dtype):
     """Loaded once per process: a MAUVE job featurizes the generated and the real texts."""
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(embedded_featurizer_folder(), device="cpu")
+    return SentenceTransformer(embedded_featurizer_folder(), device=str(device)).to(dtype)
 
 
-def sentence_features(texts: Sequence[str], max_tokens: int, batch_size: int = 16) -> np.ndarray:
-    model = _sentence_embedder()
-    model.max_seq_length = min(max_tokens, model.tokenizer.model_max_length)
-    return model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True, show_progress_bar=True)
+def sentence_features(texts: Sequence[str], settings: MauveSettings, batch_size: int = 16) -> np.ndarray:
+    model = _sentence_embedder(settings.device, settings.dtype)
+    model.max_seq_length = min(settings.max_tokens, model.tokenizer.model_max_length)
+    features = model.encode(list(texts), batch_size=batch_size, convert_to_tensor=True, show_progress_bar=True)
+    return features.float().cpu().numpy()
 
 
 @torch.inference_mode()
-def last_token_features(texts: Sequence[str], name_or_path: str, max_tokens: int, batch_size: int = 8
-                        ) -> np.ndarray:
+def last_token_features(texts: Sequence[str], settings: MauveSettings, batch_size: int = 8) -> np.ndarray:
     """The last layer's hidden state at each text's last token (right padding, so its index is known)."""
     from transformers import AutoModel, AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+    tokenizer = AutoTokenizer.from_pretrained(settings.featurizer)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     tokenizer.padding_side = "right"
-    model = AutoModel.from_pretrained(name_or_path, dtype=torch.float32).eval()
+    model = AutoModel.from_pretrained(settings.featurizer, dtype=settings.dtype, device_map=settings.device).eval()
     rows = []
     for start in range(0, len(texts), batch_size):
         encoded = tokenizer(list(texts[start:start + batch_size]), return_tensors="pt", padding=True,
-                            truncation=True, max_length=max_tokens)
+                            truncation=True, max_length=settings.max_tokens).to(settings.device)
         hidden = model(**encoded).last_hidden_state
         last = encoded.attention_mask.sum(dim=1) - 1
-        rows.append(hidden[torch.arange(hidden.shape[0]), last].float().numpy())
+        rows.append(hidden[torch.arange(hidden.shape[0], device=settings.device), last].float().cpu().numpy())
     return np.concatenate(rows)
 
 
@@ -84,8 +92,8 @@ def featurize(texts: Sequence[str], settings: MauveSettings) -> np.ndarray:
     # An empty generation still is a sample of the method; give the featurizer a space, not nothing.
     texts = [text if text.strip() else " " for text in texts]
     if settings.featurizer == EMBEDDED_FEATURIZER:
-        return sentence_features(texts, settings.max_tokens)
-    return last_token_features(texts, settings.featurizer, settings.max_tokens)
+        return sentence_features(texts, settings)
+    return last_token_features(texts, settings)
 
 
 def mauve_from_features(p_features: np.ndarray, q_features: np.ndarray, settings: MauveSettings) -> MauveResult:
@@ -97,7 +105,7 @@ def mauve_from_features(p_features: np.ndarray, q_features: np.ndarray, settings
     result = mauve.compute_mauve(p_features=p_features, q_features=q_features, num_buckets=buckets,
                                  mauve_scaling_factor=settings.scaling_factor, seed=settings.seed, verbose=False)
     return MauveResult(float(result.mauve), settings.featurizer, len(p_features), len(q_features),
-                       settings.scaling_factor, buckets)
+                       settings.scaling_factor, buckets, str(settings.device), dtype_name(settings.dtype))
 
 
 def mauve_score(generated: Sequence[str], real: Sequence[str], settings: MauveSettings) -> MauveResult:

@@ -4,6 +4,11 @@ Perplexity is taken over the corpus, not per document: exp(total negative
 log-likelihood / number of predicted tokens). Each text is scored in windows of
 at most `max_length` tokens; the first token of a window has no context and is
 not predicted, as in the usual evaluation of causal language models.
+
+The model runs on its device in `model.dtype`, except under full fine-tuning: there every weight
+is trained, and trained weights stay float32 (`weights_dtype`), as the optimizer's small updates
+are lost in half precision. The reference (base model) row uses the same rule, so every row of a
+utility table is scored in the same precision.
 """
 
 from __future__ import annotations
@@ -38,6 +43,10 @@ class FinetuneSettings:
         if self.mode not in FINETUNE_MODES:
             raise ValueError(f"fine-tuning mode {self.mode!r} is not one of {FINETUNE_MODES}")
 
+    def weights_dtype(self, dtype: torch.dtype) -> torch.dtype:
+        """The dtype to load the model in, given `model.dtype`: float32 when every weight is trained."""
+        return torch.float32 if self.mode == "full" else dtype
+
 
 @dataclass(frozen=True)
 class Perplexity:
@@ -64,14 +73,15 @@ def corpus_perplexity(model, tokenizer, texts: Sequence[str], max_length: int, b
         raise ValueError("no text to score: every text is empty or a single token")
     pieces.sort(key=len)  # similar lengths per batch: little padding
     model.eval()
+    device = next(model.parameters()).device
     nll_sum, tokens = 0.0, 0
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     for start in tqdm(range(0, len(pieces), batch_size), desc=desc, unit="batch"):
         batch = pieces[start:start + batch_size]
         width = max(len(p) for p in batch)
-        input_ids = torch.tensor([p + [pad] * (width - len(p)) for p in batch])
-        attention = torch.tensor([[1] * len(p) + [0] * (width - len(p)) for p in batch])
-        labels = torch.tensor([p + [IGNORE_INDEX] * (width - len(p)) for p in batch])
+        input_ids = torch.tensor([p + [pad] * (width - len(p)) for p in batch], device=device)
+        attention = torch.tensor([[1] * len(p) + [0] * (width - len(p)) for p in batch], device=device)
+        labels = torch.tensor([p + [IGNORE_INDEX] * (width - len(p)) for p in batch], device=device)
         logits = model(input_ids=input_ids, attention_mask=attention).logits
         targets = labels[:, 1:]
         nll_sum += F.cross_entropy(logits[:, :-1].float().reshape(-1, logits.shape[-1]), targets.reshape(-1),

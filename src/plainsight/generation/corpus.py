@@ -14,11 +14,13 @@ import pandas as pd
 
 from plainsight.codes.control import entities_to_records
 from plainsight.generation.runner import Generator, Request, Result, SamplingSettings
+from plainsight.generation.slots import base_model
 from plainsight.methods import registry
 from plainsight.methods.in_context import fitted_prompts, prompt_budget
 from plainsight.methods.planned import PlannedGeneration
 from plainsight.methods.prompts import render
 from plainsight.methods.trained import cut_unfinished_paragraphs
+from plainsight.models import model_placement
 
 log = logging.getLogger(__name__)
 
@@ -29,13 +31,14 @@ SAMPLING_KEYS = ("max_new_tokens", "temperature", "top_p", "batch_size", "group_
 CORPUS_COLUMNS = (
     "generation_id", "method", "seed", "segment", "text", "context_doc_ids", "context_segments",
     "context_codes", "fictional_code", "fictional_entities", "regenerations", "hit_max_regenerations",
-    "leaked_blocked_values", "prompt_tokens", "new_tokens", "trimmed_context_tokens",
+    "leaked_blocked_values", "prompt_tokens", "new_tokens", "trimmed_context_tokens", "device", "dtype",
 )
 
 
 def corpus_frame(method: str, seed: int, planned: Sequence[PlannedGeneration], results: Sequence[Result],
-                 trimmed: Sequence[int]) -> pd.DataFrame:
-    """One row per generation: text, what the prompt showed, and generation statistics."""
+                 trimmed: Sequence[int], placement: Mapping[str, str]) -> pd.DataFrame:
+    """One row per generation: text, what the prompt showed, generation statistics, and the device and
+    dtype it was decoded in (`placement`)."""
     rows = []
     for generation, result, removed in zip(planned, results, trimmed, strict=True):
         rows.append({
@@ -55,6 +58,7 @@ def corpus_frame(method: str, seed: int, planned: Sequence[PlannedGeneration], r
             "prompt_tokens": result.prompt_tokens,
             "new_tokens": result.new_tokens,
             "trimmed_context_tokens": removed,
+            **placement,
         })
     return pd.DataFrame(rows, columns=list(CORPUS_COLUMNS))
 
@@ -116,4 +120,5 @@ def generate_corpus(method_name: str, seed: int, planned: Sequence[PlannedGenera
         desc=f"{method_name} seed {seed} shard {shard}/{shards}")
     if method.trained:
         cut_unfinished_paragraphs(results, sampling.max_new_tokens)
-    return corpus_frame(method_name, seed, [planned[p] for p in positions], results, [trimmed[p] for p in positions])
+    return corpus_frame(method_name, seed, [planned[p] for p in positions], results,
+                        [trimmed[p] for p in positions], model_placement(base_model(model)))

@@ -2,18 +2,19 @@
 
 Prompts are sorted by length and cut into groups of `group_size`; each group is
 decoded with continuous batching (`plainsight.generation.slots.SlotDecoder`,
-`batch_size` slots): every prompt is prefilled alone, the slots decode together,
-and a finished document's slot goes to the next prompt of the group at once. A
-document in which the near-leak detector (`plainsight.matching.NearMatcher`)
-still finds one of its blocked values, exactly or as a near variant, is queued
-again with the next attempt's seed (at most `max_regenerations` times).
+`batch_size` slots, `auto` resolved once per run by `plainsight.generation.memory`):
+every prompt is prefilled alone, the slots decode together, and a finished
+document's slot goes to the next prompt of the group at once. A document in
+which the near-leak detector (`plainsight.matching.NearMatcher`) still finds
+one of its blocked values, exactly or as a near variant, is queued again with
+the next attempt's seed (at most `max_regenerations` times).
 
-Each document draws its random numbers from its own generator, seeded from the
-run seed, the attempt and its generation id; which documents share its batch
-changes its text only through rounding. A group is decoded the same way
-whatever else is run, so the same config gives the same texts, and a shard of a
-corpus (whole groups of the full run, see `shard_positions`) gives the same
-texts as the full run.
+Each document draws its random numbers from its own generator (on the model's
+device), seeded from the run seed, the attempt and its generation id; which
+documents share its batch, and how many slots there are, change its text only
+through rounding. A group is decoded the same way whatever else is run, so the
+same config gives the same texts, and a shard of a corpus (whole groups of the
+full run, see `shard_positions`) gives the same texts as the full run.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ import torch
 from tqdm import tqdm
 
 from plainsight.generation.blocking import ValueBlocker, Vocabulary
+from plainsight.generation.memory import batch_slots
 from plainsight.generation.sampling import NucleusSampler
-from plainsight.generation.slots import Row, SlotDecoder
+from plainsight.generation.slots import Row, SlotDecoder, base_model, prefix_tokens, slot_cache_positions
 from plainsight.matching import NearMatcher
 from plainsight.methods.prompts import BOUNDARY, cut_at_boundary
 from plainsight.methods.registry import Method
@@ -42,7 +44,7 @@ class SamplingSettings:
     max_new_tokens: int
     temperature: float
     top_p: float
-    batch_size: int
+    batch_size: int | str  # slots, or `auto` (plainsight.generation.memory)
     max_regenerations: int = 0
     group_size: int = 32
 
@@ -122,10 +124,13 @@ class Generator:
     def prompt_ids(self, requests: Sequence[Request]) -> list[list[int]]:
         return [self.tokenizer(r.prompt, add_special_tokens=False).input_ids for r in requests]
 
-    def decoder(self) -> SlotDecoder:
-        sampler = NucleusSampler(self.settings.temperature, self.settings.top_p)
-        return SlotDecoder(self.model, self.tokenizer, sampler, self.settings.max_new_tokens,
-                           self.settings.batch_size, BOUNDARY)
+    def decoder(self, longest_prompt: int) -> SlotDecoder:
+        """The slot decoder of a run whose prompts have at most `longest_prompt` tokens."""
+        settings = self.settings
+        sampler = NucleusSampler(settings.temperature, settings.top_p)
+        positions = slot_cache_positions(prefix_tokens(self.model) + longest_prompt, settings.max_new_tokens)
+        slots = batch_slots(settings.batch_size, base_model(self.model), positions, settings.group_size)
+        return SlotDecoder(self.model, self.tokenizer, sampler, settings.max_new_tokens, slots, BOUNDARY)
 
     def run(self, requests: list[Request], seed: int, desc: str = "generate",
             ids: Sequence[int] | None = None) -> list[Result]:
@@ -140,7 +145,7 @@ class Generator:
         prompt_ids = self.prompt_ids(requests)
         detectors = [NearMatcher(r.blocked_values, self.common_words) if r.blocked_values else None for r in requests]
         results: list[Result | None] = [None] * len(requests)
-        decoder = self.decoder()
+        decoder = self.decoder(max(map(len, prompt_ids), default=0))
         sampled_tokens, started = 0, time.perf_counter()  # tokens of every attempt
         progress = tqdm(total=len(requests), desc=desc, unit="doc")
 
@@ -148,7 +153,7 @@ class Generator:
             request = requests[position]
             blocks = request.blocked_values or request.near_words
             return Row(_Attempt(position, attempt), prompt_ids[position],
-                       torch.Generator().manual_seed(document_seed(seed, attempt, ids[position])),
+                       torch.Generator(decoder.device).manual_seed(document_seed(seed, attempt, ids[position])),
                        ValueBlocker(self.vocabulary, request.blocked_values, near_words=request.near_words)
                        if blocks else None)
 
@@ -170,9 +175,9 @@ class Generator:
             decoder.run([row(position, 0) for position in group], finished)
         progress.close()
         elapsed = time.perf_counter() - started
-        log.info("%s: %d documents, %d regenerated, %d new tokens in %.1f s (%.1f tokens/s)",
+        log.info("%s: %d documents, %d regenerated, %d new tokens in %.1f s (%.1f tokens/s, %d slots on %s)",
                  desc, len(requests), sum(1 for r in results if r.regenerations), sampled_tokens, elapsed,
-                 sampled_tokens / max(elapsed, 1e-9))
+                 sampled_tokens / max(elapsed, 1e-9), decoder.slots, decoder.device)
         for generation_id, result in zip(ids, results):
             if result.leaked_blocked:
                 log.warning("generation %d still contains %s (or a near variant) after %d regenerations",

@@ -7,26 +7,31 @@ tokens for SmolLM2), so it erodes what batching gains. The nucleus of a
 language model is almost always a few dozen tokens: `nucleus` takes the
 `candidates` most probable ones with `topk`, doubles that number until every
 row's candidates hold `top_p` of the probability, and the draw is over those
-alone. The distribution is the one `TemperatureLogitsWarper` +
-`TopPLogitsWarper` + multinomial sampling give: a token is kept while the
-probability of the tokens above it is below `top_p`.
+alone. On a GPU it sorts the whole vocabulary at once, as `generate` does: that
+costs less there than asking the host whether the candidates suffice. The
+distribution is the one `TemperatureLogitsWarper` + `TopPLogitsWarper` +
+multinomial sampling give: a token is kept while the probability of the tokens
+above it is below `top_p`.
 
-Each row draws from its own `torch.Generator`, so a document's random numbers
-are its own whichever rows share its batch.
+Each row draws one uniform number per step from its own `torch.Generator`, on
+the device of the scores, and takes the token at which its nucleus's
+cumulative probability passes it (inverse transform sampling): a document's
+random numbers are its own whichever rows share its batch, and on a GPU a step
+copies nothing to the host but the drawn ids.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import torch
 
 
 def nucleus(probs: torch.Tensor, top_p: float, candidates: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """(probabilities, token ids) of each row's most probable tokens, the probabilities outside the
-    nucleus set to zero; as many columns as the row that needs the most."""
+    """(probabilities, token ids) of each row's most probable tokens, most probable first, the
+    probabilities outside the nucleus set to zero; as many columns as the row that needs the most."""
     vocabulary = probs.shape[-1]
-    count = min(candidates, vocabulary)
+    count = vocabulary if top_p >= 1 or probs.device.type != "cpu" else min(candidates, vocabulary)
     while True:
         top_probs, top_ids = probs.topk(count, dim=-1)
         if count == vocabulary or bool((top_probs.sum(-1) >= top_p).all()):
@@ -34,6 +39,26 @@ def nucleus(probs: torch.Tensor, top_p: float, candidates: int) -> tuple[torch.T
         count = min(2 * count, vocabulary)
     mass_above = top_probs.cumsum(-1) - top_probs
     return top_probs.masked_fill(mass_above >= top_p, 0.0), top_ids
+
+
+def inverse_transform(weights: torch.Tensor, uniforms: torch.Tensor) -> torch.Tensor:
+    """Per row of `weights` (non-negative, the zeros after the positive ones), the column whose cumulative
+    weight first exceeds the row's uniform number in [0, 1) times its total: a draw in proportion to the
+    weights that uses one random number per row."""
+    cumulative = weights.cumsum(-1)
+    picks = torch.searchsorted(cumulative, uniforms[:, None] * cumulative[:, -1:], right=True)[:, 0]
+    # rounding may carry the pick past the last positive weight, into the zeros after it
+    return torch.minimum(picks, (weights > 0).sum(-1) - 1)
+
+
+def mask_banned(scores: torch.Tensor, banned: Sequence[Iterable[int]]) -> None:
+    """Set `scores[row, token]` to -inf for every token id `banned[row]` holds (ids beyond the scores'
+    vocabulary are left out), in one write from one small tensor of (row, token) pairs."""
+    vocabulary = scores.shape[-1]
+    pairs = [(row, token) for row, tokens in enumerate(banned) for token in tokens if token < vocabulary]
+    if pairs:
+        rows, tokens = torch.tensor(pairs, device=scores.device).T
+        scores[rows, tokens] = float("-inf")
 
 
 class NucleusSampler:
@@ -47,17 +72,10 @@ class NucleusSampler:
         self.candidates = candidates
 
     def draw(self, scores: torch.Tensor, generators: Sequence[torch.Generator]) -> torch.Tensor:
-        """The drawn token id of each row, row i drawing from `generators[i]`."""
+        """The drawn token id of each row, row i drawing from `generators[i]` (on the scores' device)."""
         if len(generators) != len(scores):
             raise ValueError(f"{len(scores)} rows of scores but {len(generators)} generators")
         probs = torch.softmax(scores.float() / self.temperature, dim=-1)
-        if self.top_p == 1:
-            return torch.cat([torch.multinomial(row, 1, generator=generator)
-                              for row, generator in zip(probs, generators)])
         probs, token_ids = nucleus(probs, self.top_p, self.candidates)
-        sizes = (probs > 0).sum(-1).tolist()
-        # each row draws over its own nucleus only: `multinomial` uses one random number per entry,
-        # and the columns beyond a row's nucleus depend on the other rows
-        picks = [torch.multinomial(row[:size], 1, generator=generator)
-                 for row, size, generator in zip(probs, sizes, generators)]
-        return token_ids.gather(-1, torch.stack(picks))[:, 0]
+        uniforms = torch.cat([torch.rand(1, generator=generator, device=probs.device) for generator in generators])
+        return token_ids.gather(-1, inverse_transform(probs, uniforms)[:, None])[:, 0]

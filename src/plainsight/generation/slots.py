@@ -17,9 +17,15 @@ distance in positions. The model sees the window from the start of the oldest
 live row to `end`; when `end` reaches the buffer's capacity, the window is
 copied to the buffer's front.
 
-On a CPU the model's linear layers run with weights packed for oneDNN while
-decoding (`plainsight.generation.packed_linear`): a step over many slots then reads each
-weight once, as a step over one slot does.
+Everything lives on the model's device: the cache buffers (in the model's
+dtype), the mask and positions, each row's last sampled token and random
+generator, and the tokens the value blockers ban (one small tensor of (row,
+token) pairs per step); sampling works on the scores in float32. A step copies
+only the drawn token ids to the host, where the stop checks run.
+
+A float32 model on a CPU runs its linear layers with weights packed for oneDNN
+while decoding (`plainsight.generation.packed_linear`): a step over many slots
+then reads each weight once, as a step over one slot does.
 
 A prefix-tuned model (peft) brings its prefix as keys and values: they are
 copied in front of each prompt, and the prompt counts its positions on from the
@@ -37,7 +43,7 @@ from transformers.cache_utils import Cache, DynamicCache, DynamicLayer
 
 from plainsight.generation.blocking import ValueBlocker
 from plainsight.generation.packed_linear import packed_linears
-from plainsight.generation.sampling import NucleusSampler
+from plainsight.generation.sampling import NucleusSampler, mask_banned
 
 
 @dataclass
@@ -45,7 +51,7 @@ class Row:
     """One document to decode; `generated` fills as it is sampled."""
     key: object  # the caller's handle
     prompt_ids: list[int]
-    generator: torch.Generator
+    generator: torch.Generator  # on the model's device
     blocker: ValueBlocker | None = None
     generated: list[int] = field(default_factory=list)
 
@@ -75,6 +81,18 @@ class _WindowLayer(DynamicLayer):
 
     def get_seq_length(self) -> int:
         return self.end - self.low
+
+
+def base_model(model):
+    """The causal LM itself: a prefix-tuned peft model's base model, or the model."""
+    return model.get_base_model() if hasattr(model, "peft_config") else model
+
+
+def prefix_tokens(model) -> int:
+    """Virtual tokens of a prefix-tuned peft model's prefix; 0 for any other model."""
+    if not hasattr(model, "peft_config"):
+        return 0
+    return model.peft_config[model.active_adapter].num_virtual_tokens
 
 
 def prefix_key_values(model) -> list[tuple[torch.Tensor, torch.Tensor]]:
@@ -108,7 +126,7 @@ class SlotDecoder:
 
     def __init__(self, model, tokenizer, sampler: NucleusSampler, max_new_tokens: int, slots: int,
                  stop_string: str):
-        self.lm = model.get_base_model() if hasattr(model, "peft_config") else model
+        self.lm = base_model(model)
         self.prefix = prefix_key_values(model)
         self.tokenizer = tokenizer
         self.sampler = sampler
@@ -159,6 +177,7 @@ class _Batch:
         self.rows: list[Row | None] = [None] * slots
         self.starts = [0] * slots
         self.positions = torch.zeros(slots, dtype=torch.long, device=device)  # position id of the next token
+        self.last_tokens = torch.zeros(slots, dtype=torch.long, device=device)  # each row's last sampled token
         self.end = longest
         self.sampled = 0
 
@@ -181,7 +200,7 @@ class _Batch:
                 row = self.queue.popleft()
                 scores = self.prefill(slot, row)
                 self.rows[slot] = row
-                self.sample([slot], scores)
+                self.sample(slice(slot, slot + 1), scores)
 
     def prefill(self, slot: int, row: Row) -> torch.Tensor:
         """Write the row's prefix and prompt into `slot`, ending at `end`; the scores of its first token."""
@@ -211,7 +230,7 @@ class _Batch:
         index = torch.tensor(live, device=self.decoder.device)
         self.keys = [keys.index_select(0, index) for keys in self.keys]
         self.values = [values.index_select(0, index) for values in self.values]
-        self.mask, self.positions = self.mask[index], self.positions[index]
+        self.mask, self.positions, self.last_tokens = self.mask[index], self.positions[index], self.last_tokens[index]
         self.rows = [self.rows[slot] for slot in live]
         self.starts = [self.starts[slot] for slot in live]
 
@@ -220,28 +239,25 @@ class _Batch:
         if self.end == self.capacity:
             self.move_window_to_front()
         low = min(self.starts)
-        tokens = torch.tensor([[row.generated[-1]] for row in self.rows], device=self.decoder.device)
         self.mask[:, self.end] = True
         layers = [_WindowLayer(keys, values, low, self.end) for keys, values in zip(self.keys, self.values)]
-        output = self.decoder.lm(input_ids=tokens, attention_mask=self.mask[:, low:self.end + 1],
+        output = self.decoder.lm(input_ids=self.last_tokens[:, None], attention_mask=self.mask[:, low:self.end + 1],
                                  position_ids=self.positions[:, None], past_key_values=Cache(layers=layers),
                                  use_cache=True)
         self.end += 1
         self.positions += 1
-        self.sample(list(range(len(self.rows))), output.logits[:, -1])
+        self.sample(slice(None), output.logits[:, -1])
 
-    def sample(self, slots: list[int], scores: torch.Tensor) -> None:
+    def sample(self, slots: slice, scores: torch.Tensor) -> None:
         """Draw the next token of the rows in `slots` (one row of `scores` each); hand finished rows back."""
-        rows = [self.rows[slot] for slot in slots]
+        rows = self.rows[slots]
         scores = scores.float()
-        for index, row in enumerate(rows):
-            if row.blocker is not None:
-                banned = [t for t in row.blocker.banned(row.generated) if t < scores.shape[1]]
-                if banned:
-                    scores[index, banned] = float("-inf")
-        drawn = self.decoder.sampler.draw(scores, [row.generator for row in rows]).tolist()
+        mask_banned(scores, [row.blocker.banned(row.generated) if row.blocker is not None else ()
+                             for row in rows])
+        drawn = self.decoder.sampler.draw(scores, [row.generator for row in rows])
+        self.last_tokens[slots] = drawn
         self.sampled += len(rows)
-        for slot, row, token in zip(slots, rows, drawn):
+        for slot, row, token in zip(range(len(self.rows))[slots], rows, drawn.tolist()):
             row.generated.append(token)
             if self.decoder.finished(row):
                 self.rows[slot] = None

@@ -64,6 +64,8 @@ class TrainingExample:
 # its job runs.
 NOT_TRAINING_KEYS = ("generations", "threads", "checkpoint_every_steps")
 LAMBDA_KEYS = ("lambda_lm", "lambda_contrastive", "lambda_kl")
+# What DP-SGD does not read: its prefix starts from the public init text and trains its rows directly.
+NOT_DP_KEYS = ("init_from", "projection_hidden")
 
 
 def training_params(method: Method, prefix_tuning: Mapping, dpsgd: Mapping) -> dict:
@@ -71,7 +73,8 @@ def training_params(method: Method, prefix_tuning: Mapping, dpsgd: Mapping) -> d
     changing a setting retrains the adapters it changes (the lambdas only the masked objective's,
     the `dpsgd` block, as `dp`, only DP-SGD's)."""
     params = {key: value for key, value in prefix_tuning.items()
-              if key not in NOT_TRAINING_KEYS and (method.masked_objective or key not in LAMBDA_KEYS)}
+              if key not in NOT_TRAINING_KEYS and (method.masked_objective or key not in LAMBDA_KEYS)
+              and not (method.differentially_private and key in NOT_DP_KEYS)}
     if method.differentially_private:
         params["dp"] = dict(dpsgd)
     return params
@@ -212,6 +215,7 @@ def train(model, examples: Sequence[TrainingExample], settings: TrainingSettings
     """
     torch.manual_seed(stable_rng(seed, "train").getrandbits(63))
     parameters = [p for p in model.parameters() if p.requires_grad]
+    device = parameters[0].device
     optimizer = torch.optim.AdamW(parameters, lr=settings.learning_rate)
     steps_per_epoch = -(-len(examples) // settings.batch_size)
     total_steps = steps_per_epoch * settings.epochs
@@ -237,7 +241,7 @@ def train(model, examples: Sequence[TrainingExample], settings: TrainingSettings
         progress = tqdm(batches[position.batch:], desc=f"{desc} epoch {epoch + 1}/{settings.epochs}", unit="batch",
                         initial=position.batch, total=len(batches))
         for batch_examples in progress:
-            batch = collate(batch_examples, pad_token_id)
+            batch = {name: tensor.to(device) for name, tensor in collate(batch_examples, pad_token_id).items()}
             terms = batch_loss(model, batch, masked, settings.lambdas)
             terms["loss"].backward()
             learning_rate = scheduler.get_last_lr()[0]
