@@ -79,6 +79,21 @@ def tiny_adapter_model(dtype: torch.dtype = torch.float32):
     return dp_adapter_model(LlamaForCausalLM(config).to(dtype), num_virtual_tokens=VIRTUAL_TOKENS)
 
 
+def reparametrised_adapter_model(tiny_tokenizer):
+    """The tiny model's prefix trained through the reparametrising MLP, its output layer moved off zero
+    so that every layer of the MLP takes a gradient."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tiny_tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=256,
+                         pad_token_id=PAD)
+    model = dp_adapter_model(LlamaForCausalLM(config), VIRTUAL_TOKENS, tiny_tokenizer, "The Court held.",
+                             projection_hidden=16)
+    torch.nn.init.normal_(model.prompt_encoder[model.active_adapter].transform[-1].weight, std=0.1)
+    return model
+
+
 def trainable(model):
     return {name: p.detach().clone() for name, p in model.named_parameters() if p.requires_grad}
 
@@ -87,15 +102,17 @@ def frozen(model):
     return {name: p.detach().clone() for name, p in model.named_parameters() if not p.requires_grad}
 
 
-def test_opacus_per_sample_gradients_match_single_sequence_backward():
-    model = tiny_adapter_model()
+@pytest.mark.parametrize("reparametrised", [False, True])
+def test_opacus_per_sample_gradients_match_single_sequence_backward(reparametrised, tiny_tokenizer):
+    model = reparametrised_adapter_model(tiny_tokenizer) if reparametrised else tiny_adapter_model()
     first, second = make_examples(2, seed=3)
     second = replace(second, input_ids=second.input_ids[:4], labels=second.labels[:4], private=second.private[:4])
     examples = [first, second]
     assert len(first.input_ids) > len(second.input_ids)  # the second row is padded
 
     single = single_sequence_gradients(model, examples)
-    assert list(single[0]) == ["prompt_encoder.default.embedding.weight"]
+    assert list(single[0])[0] == "prompt_encoder.default.embedding.weight"
+    assert len(single[0]) == (5 if reparametrised else 1)  # the embedding, and the MLP's two layers
 
     loader = example_loader(examples, PAD, batch_size=2)
     optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)

@@ -189,12 +189,12 @@ def test_training_params_hold_only_what_the_adapter_depends_on():
                      "generations": 8, "threads": 1, "checkpoint_every_steps": 50}
     dpsgd = {"epsilon": 8.0, "max_grad_norm": 1.0}
     shared = {"num_virtual_tokens": 20, "epochs": 1, "learning_rate": 2e-3, "batch_size": 4, "max_length": 128,
-              "init_text": "Public text.", "warmup_steps": 3, "lr_schedule": "cosine"}
-    reparametrised = {"init_from": "corpus", "projection_hidden": 512}
+              "init_text": "Public text.", "projection_hidden": 512}
+    reparametrised = {"init_from": "corpus", "warmup_steps": 3, "lr_schedule": "cosine"}
     assert training_params(method("ft"), prefix_tuning, dpsgd) == {**shared, **reparametrised}
     assert training_params(method("ft_mask"), prefix_tuning, dpsgd) == {
         **shared, **reparametrised, "lambda_lm": 1.0, "lambda_contrastive": 0.5, "lambda_kl": 2.0}
-    # DP-SGD starts from the public text and trains the rows directly: those settings retrain nothing
+    # DP-SGD starts from the public text at a constant learning rate: those settings retrain nothing
     assert training_params(method("dpsgd"), prefix_tuning, dpsgd) == {**shared, "dp": dpsgd}
 
 

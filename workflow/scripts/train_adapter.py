@@ -45,7 +45,8 @@ def main(job: RuleJob) -> None:
     # DP-SGD starts from public text: its guarantee does not cover the initialisation. The others start from
     # init_text or from a corpus opening whose private values are replaced by fictional ones.
     if spec.differentially_private:
-        adapter = dp_adapter_model(model, params["num_virtual_tokens"], tokenizer, params["init_text"])
+        adapter = dp_adapter_model(model, params["num_virtual_tokens"], tokenizer, params["init_text"],
+                                   params["projection_hidden"])
         dp = params["dp"]
         if "unit_id" not in docs.columns:
             raise ValueError(f"{job.input.docs} has no unit_id column (written by an older ingestion): "

@@ -83,11 +83,14 @@ class DPSettings:
             raise ValueError(f"privacy_unit must be one of {PRIVACY_UNITS}, not {self.privacy_unit!r}")
 
 
-def dp_adapter_model(base_model, num_virtual_tokens: int, tokenizer=None, init_text: str | None = None):
+def dp_adapter_model(base_model, num_virtual_tokens: int, tokenizer=None, init_text: str | None = None,
+                     projection_hidden: int | None = None):
     """Wrap `base_model` in a trainable prefix-tuning adapter (base weights frozen).
 
     With `tokenizer` and `init_text` the prefix starts as the non-private method's does
-    (`plainsight.training.prefix.prefix_model`); otherwise it starts at peft's random init. The
+    (`plainsight.training.prefix.prefix_model`, with its reparametrising MLP when
+    `projection_hidden` is given: Opacus's Embedding and Linear grad samplers give each sequence
+    its own gradient of it, as a test checks); otherwise it starts at peft's random init. The
     initialisation is outside the DP guarantee, so `init_text` must be public text, never
     a training document.
     """
@@ -96,7 +99,7 @@ def dp_adapter_model(base_model, num_virtual_tokens: int, tokenizer=None, init_t
     if init_text is not None:
         from plainsight.training.prefix import prefix_model
 
-        return prefix_model(base_model, tokenizer, num_virtual_tokens, init_text)
+        return prefix_model(base_model, tokenizer, num_virtual_tokens, init_text, projection_hidden)
     from peft import PrefixTuningConfig, TaskType, get_peft_model
 
     config = PrefixTuningConfig(task_type=TaskType.CAUSAL_LM, num_virtual_tokens=num_virtual_tokens,

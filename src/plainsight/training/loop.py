@@ -64,8 +64,8 @@ class TrainingExample:
 # its job runs.
 NOT_TRAINING_KEYS = ("generations", "threads", "checkpoint_every_steps")
 LAMBDA_KEYS = ("lambda_lm", "lambda_contrastive", "lambda_kl")
-# What DP-SGD does not read: its prefix starts from the public init text and trains its rows directly.
-NOT_DP_KEYS = ("init_from", "projection_hidden")
+# What DP-SGD does not read: its prefix starts from the public init text, at a constant learning rate.
+NOT_DP_KEYS = ("init_from", "warmup_steps", "lr_schedule")
 
 
 def training_params(method: Method, prefix_tuning: Mapping, dpsgd: Mapping) -> dict:
