@@ -143,14 +143,16 @@ def plot(rows: list[dict], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     panels = [*TERMS, "private_share", "documents"]
+    colors = {r["recipe"]: f"C{n}" for n, r in enumerate(rows)}  # one colour per recipe in every panel
     figure, axes = plt.subplots(2, 3, figsize=(13, 7))
     for axis, panel in zip(axes.flat, panels):
         for r in rows:
             if panel == "documents":
                 axis.plot([d["step"] for d in r["document_rates"]], [d["documents"] for d in r["document_rates"]],
-                          marker="o", label=r["recipe"])
+                          marker="o", label=r["recipe"], color=colors[r["recipe"]])
             elif panel in r["history"][0]:
-                axis.plot(range(1, len(r["history"]) + 1), [h[panel] for h in r["history"]], label=r["recipe"])
+                axis.plot(range(1, len(r["history"]) + 1), [h[panel] for h in r["history"]], label=r["recipe"],
+                          color=colors[r["recipe"]])
         axis.set_title(panel if panel != "documents" else "document rate of the probe samples")
         axis.set_xlabel("step")
     axes.flat[0].legend(fontsize=7)

@@ -114,26 +114,17 @@ def test_opacus_per_sample_gradients_match_single_sequence_backward(reparametris
     assert list(single[0])[0] == "prompt_encoder.default.embedding.weight"
     assert len(single[0]) == (5 if reparametrised else 1)  # the embedding, and the MLP's two layers
 
-    loader = example_loader(examples, PAD, batch_size=2)
-    optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)
-    _, private_model, _, _ = make_private(model, optimizer, loader, DPSettings(accountant="rdp"), epochs=1,
-                                       delta=0.5)
-    batch = collate(examples, PAD)
-    out = private_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"])
-    per_sequence_loss(out.logits, batch["labels"], causal_loss).backward()
-
-    for name, p in model.named_parameters():
-        if not p.requires_grad:
-            continue
-        assert p.grad_sample.shape == (2, *p.shape)
+    per_sample = per_sample_gradients(model, examples)
+    for name, gradients in per_sample.items():
+        assert gradients.shape == (2, *single[0][name].shape)
         for row in range(2):
             assert single[row][name].norm() > 0
-            torch.testing.assert_close(p.grad_sample[row], single[row][name], atol=1e-5, rtol=0)
+            torch.testing.assert_close(gradients[row], single[row][name], atol=1e-5, rtol=0)
         assert not torch.allclose(single[0][name], single[1][name])
-    private_model.cleanup()
 
 
-def per_sample_gradients(model, examples) -> torch.Tensor:
+def per_sample_gradients(model, examples) -> dict[str, torch.Tensor]:
+    """Opacus's per-sample gradient of every trainable parameter, by name, for one batch of `examples`."""
     loader = example_loader(examples, PAD, batch_size=len(examples))
     optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)
     _, private_model, _, _ = make_private(model, optimizer, loader, DPSettings(accountant="rdp"), epochs=1,
@@ -141,10 +132,9 @@ def per_sample_gradients(model, examples) -> torch.Tensor:
     batch = collate(examples, PAD)
     out = private_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"])
     per_sequence_loss(out.logits, batch["labels"], causal_loss).backward()
-    (prefix,) = [p for p in model.parameters() if p.requires_grad]
-    gradients = prefix.grad_sample.clone()
+    gradients = {name: p.grad_sample.clone() for name, p in model.named_parameters() if p.requires_grad}
     private_model.cleanup()
-    return prefix, gradients
+    return gradients
 
 
 def test_dp_step_with_a_bfloat16_model_keeps_float32_gradients_close_to_float32():
@@ -152,9 +142,11 @@ def test_dp_step_with_a_bfloat16_model_keeps_float32_gradients_close_to_float32(
     Opacus) in float32: within 5% of the float32 model's per-sample gradients (bfloat16 has 8 bits of
     mantissa; a cosine similarity above 0.99 per sequence)."""
     examples = make_examples(4, seed=5)
-    reference_prefix, reference = per_sample_gradients(tiny_adapter_model(torch.float32), examples)
-    prefix, half = per_sample_gradients(tiny_adapter_model(torch.bfloat16), examples)
-    assert prefix.dtype == torch.float32 and half.dtype == torch.float32
+    (reference,) = per_sample_gradients(tiny_adapter_model(torch.float32), examples).values()
+    half_model = tiny_adapter_model(torch.bfloat16)
+    (half,) = per_sample_gradients(half_model, examples).values()
+    assert [p.dtype for p in half_model.parameters() if p.requires_grad] == [torch.float32]
+    assert half.dtype == torch.float32
     for row in range(len(examples)):
         cosine = F.cosine_similarity(half[row].flatten(), reference[row].flatten(), dim=0)
         assert cosine > 0.99, (row, float(cosine))

@@ -171,10 +171,13 @@ RERUNS_BY_SETTING = {
        for key in ("generations_per_segment", "context_documents", "max_prompt_tokens")},
     **{("generation", key): (IN_CONTEXT_RUNS, 0, TRAINED_RUNS)
        for key in ("max_new_tokens", "temperature", "top_p", "batch_size", "group_size")},
-    ("generation", "max_regenerations"): (ONE_METHOD_RUNS, 0, 0),  # icl_pe only
+    **{("generation", key): (ONE_METHOD_RUNS, 0, 0) for key in ("max_regenerations", "blocking")},  # icl_pe only
     ("generation", "threads"): (0, 0, 0),
     **{("prefix_tuning", key): (0, TRAINED_RUNS, TRAINED_RUNS)
-       for key in ("num_virtual_tokens", "epochs", "learning_rate", "batch_size", "max_length", "init_text")},
+       for key in ("num_virtual_tokens", "epochs", "learning_rate", "batch_size", "max_length", "init_text",
+                   "projection_hidden")},
+    **{("prefix_tuning", key): (0, 2 * ONE_METHOD_RUNS, 2 * ONE_METHOD_RUNS)  # ft and ft_mask, not DP-SGD
+       for key in ("init_from", "warmup_steps", "lr_schedule")},
     **{("prefix_tuning", key): (0, ONE_METHOD_RUNS, ONE_METHOD_RUNS)  # the masked objective's
        for key in ("lambda_lm", "lambda_contrastive", "lambda_kl")},
     ("prefix_tuning", "generations"): (0, 0, TRAINED_RUNS),
@@ -184,7 +187,8 @@ RERUNS_BY_SETTING = {
        for key in ("epsilon", "max_grad_norm", "privacy_unit", "delta")},
 }
 # Settings whose changed value is not derived from the old one by `changed`.
-OTHER_VALUES = {("dpsgd", "privacy_unit"): "sequence", ("dpsgd", "delta"): 1e-6}
+OTHER_VALUES = {("dpsgd", "privacy_unit"): "sequence", ("dpsgd", "delta"): 1e-6, ("generation", "blocking"): "values",
+                ("prefix_tuning", "init_from"): "corpus", ("prefix_tuning", "lr_schedule"): "linear"}
 
 
 def changed(value):

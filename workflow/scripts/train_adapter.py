@@ -34,10 +34,6 @@ def main(job: RuleJob) -> None:
     private_tokens = sum(sum(e.private) for e in examples)
     log.info("%d training examples, %d tokens, %d private document tokens", len(examples),
              sum(len(e.input_ids) for e in examples), private_tokens)
-    lambdas = Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"]) \
-        if spec.masked_objective else Lambdas()
-    settings = TrainingSettings(params["epochs"], params["learning_rate"], params["batch_size"], params["max_length"],
-                                lambdas, params["warmup_steps"], params["lr_schedule"])
     # Outside the rule's output, which Snakemake deletes when a job fails: a rerun resumes from it.
     checkpoint_dir = Path(job.params.checkpoints)
     # How often to checkpoint decides nothing about the adapter: read from the config, not the params.
@@ -56,8 +52,8 @@ def main(job: RuleJob) -> None:
         units = [unit_of[example.key[0]] for example in examples]
         dp_settings = DPSettings(epsilon=dp["epsilon"], max_grad_norm=dp["max_grad_norm"], delta=dp["delta"],
                                  privacy_unit=dp["privacy_unit"])
-        report = train_dp(adapter, examples, tokenizer.pad_token_id, settings.batch_size, settings.epochs,
-                          settings.learning_rate, dp_settings, seed, lm_loss, checkpoints, units=units)
+        report = train_dp(adapter, examples, tokenizer.pad_token_id, params["batch_size"], params["epochs"],
+                          params["learning_rate"], dp_settings, seed, lm_loss, checkpoints, units=units)
         log.info("DP-SGD: privacy unit %s (%d units), epsilon %.3f at delta %.2e, noise multiplier %.3f, "
                  "sample rate %.4f, %d steps", report["privacy_unit"], report["units"], report["epsilon"],
                  report["delta"], report["noise_multiplier"], report["sample_rate"], report["steps"])
@@ -68,6 +64,10 @@ def main(job: RuleJob) -> None:
             pools = FictionalPools.for_corpus(job.input.pools, pd.read_parquet(job.input.spans), codes)
             init_text = corpus_init_text(codes, texts, pools, seed)
         adapter = prefix_model(model, tokenizer, params["num_virtual_tokens"], init_text, params["projection_hidden"])
+        lambdas = Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"]) \
+            if spec.masked_objective else Lambdas()
+        settings = TrainingSettings(params["epochs"], params["learning_rate"], params["batch_size"],
+                                    params["max_length"], lambdas, params["warmup_steps"], params["lr_schedule"])
         history = train(adapter, examples, settings, masked=spec.masked_objective, seed=seed,
                         pad_token_id=tokenizer.pad_token_id, desc=f"{method} seed {seed}", checkpoints=checkpoints)
         report = {"adapter": "prefix"}
