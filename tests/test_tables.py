@@ -88,6 +88,8 @@ def test_near_leaks_follow_partial_leaks_with_their_definition(specs):
     markdown = markdown_table(table, spec, leak_definitions_note(table))
     assert "| ICL | 5.00 ± 2.48 | 50.00 ± 24.84 | 100.00 ± 49.68 |" in markdown
     assert "Partial leak (%) and Near leak (%): this project's additions" in markdown
+    with_documents = markdown_table(table.assign(**{"Documents (%)": 90.0, "Documents (%) ±": 1.0}), spec)
+    assert "Partial leak (%), Near leak (%) and Documents (%): this project's additions" in with_documents
     assert "- Near leak: a generation holds a private value or a name word, or a variant" in markdown
 
 

@@ -207,7 +207,8 @@ def markdown_table(table: pd.DataFrame, spec: Mapping[str, Any], notes: Sequence
     lines += ["", _seeds_note(table[SEEDS_COLUMN], pooled)]
     added = [c["label"] for c in columns if any(c is a for a in ADDED_COLUMNS)]
     if added:
-        lines.append(f"{' and '.join(added)}: this project's additions; the paper has no such columns.")
+        listed = added[0] if len(added) == 1 else f"{', '.join(added[:-1])} and {added[-1]}"
+        lines.append(f"{listed}: this project's additions; the paper has no such columns.")
     lines += [f"- {note}" if not note.startswith("- ") else note for note in notes]
     return "\n".join(lines) + "\n"
 
