@@ -325,6 +325,7 @@ def report_descriptions(report: Path, screenshot: Path) -> dict[tuple[str, str],
 
     webdriver = pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
     if not chromium or not driver_path:
@@ -351,6 +352,9 @@ def report_descriptions(report: Path, screenshot: Path) -> dict[tuple[str, str],
             for label in [cell.text for cell in browser.find_elements(By.XPATH, "//tr/td[1]")]:
                 info = f"//tr[td[normalize-space(text())='{label}']]//a[@iconname='information-circle']"
                 browser.find_element(By.XPATH, info).click()
+                # the panel renders after the click: wait for it rather than read the page at once
+                WebDriverWait(browser, 20).until(
+                    lambda page: "DESCRIPTION" in page.find_element(By.TAG_NAME, "body").text)
                 body = browser.find_element(By.TAG_NAME, "body").text
                 descriptions[(category, label)] = body.split("DESCRIPTION", 1)[1].split("SIZE", 1)[0].strip()
                 click_text(category)  # the breadcrumb back to the category's list
