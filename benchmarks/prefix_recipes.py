@@ -61,7 +61,6 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     from plainsight.methods.registry import method as registered
     from plainsight.models import load_model
     from plainsight.training.loop import TrainingSettings, corpus_init_text, train, training_examples
-    from plainsight.training.objectives import Lambdas
     from plainsight.training.prefix import prefix_model
 
     settings_block = {**config()["prefix_tuning"], **overrides}
@@ -76,11 +75,7 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     texts = segment_texts(docs)
     model, tokenizer = load_model(args.model)
     examples = training_examples(codes, texts, tokenizer, settings_block["max_length"])
-    lambdas = Lambdas(settings_block["lambda_lm"], settings_block["lambda_contrastive"],
-                      settings_block["lambda_kl"]) if method.masked_objective else Lambdas()
-    settings = TrainingSettings(settings_block["epochs"], settings_block["learning_rate"],
-                                settings_block["batch_size"], settings_block["max_length"], lambdas,
-                                settings_block.get("warmup_steps", 0), settings_block.get("schedule", "constant"))
+    settings = TrainingSettings.from_params(settings_block, method.masked_objective)
     pools = FictionalPools.for_corpus(REPO / "resources/fictional_pools.yaml", spans, codes)
     init_text = settings_block["init_text"]
     if settings_block.get("init_from") == "corpus":

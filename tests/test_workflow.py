@@ -362,3 +362,20 @@ def report_descriptions(report: Path, screenshot: Path) -> dict[tuple[str, str],
     finally:
         browser.quit()
     return descriptions
+
+
+def test_the_plan_lists_the_dry_run_jobs_with_gpu_estimates_before_the_data_is_there(tmp_path, tiny_model_dir):
+    """A MIMIC source that is not on this machine yet is planned with its planned size."""
+    workdir = make_workdir(tmp_path / "plan")
+    write_overlay(workdir, "tiny.yaml", tiny_overlay(tiny_model_dir, {
+        "datasets": {"mimic": {"source": "path", "path": "elsewhere/NOTEEVENTS.csv"}},
+        "resources": {"gpus_per_job": 1, "gpu_memory_gb": 80,
+                      "planned_segments": {"tab": {"train": 40, "test": 6}, "mimic": {"train": 30, "test": 4}}}}))
+    expected = planned_rules(workdir, "results/tables/table3.csv", "--configfile", "tiny.yaml",
+                             "--config", "datasets={'tab': {'source': 'demo'}, 'mimic': {'source': 'demo'}}")
+    snakemake(workdir, "results/plan/tables/table3.csv.md", "--configfile", "tiny.yaml")
+    plan = (workdir / "results/plan/tables/table3.csv.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| (\w+) \| (\d+) \|", plan, flags=re.MULTILINE))
+    assert {rule: int(jobs) for rule, jobs in rows.items()} == expected
+    assert re.search(r"^\| train_adapter \| \d+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|", plan, flags=re.MULTILINE)
+    assert "mimic: planned segments" in plan

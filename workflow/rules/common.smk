@@ -1,5 +1,7 @@
 # Shared wildcard constraints and input helpers; method names come from the method registry.
 
+import os
+
 import yaml
 
 from plainsight.generation.corpus import generation_params
@@ -33,9 +35,20 @@ def dataset_config(wildcards):
     return config["datasets"][wildcards.dataset]
 
 
+# Set by the plan rule for its dry run (workflow/scripts/plan.py): a user's source file that is not
+# on this machine yet is left out of the DAG's inputs, so a target can be planned before the data arrives.
+PLANNING = os.environ.get("PLAINSIGHT_PLANNING") == "1"
+
+
 def raw_inputs(wildcards):
     """The user-facing source files of one dataset."""
     dataset = dataset_config(wildcards)
+    if PLANNING and dataset["source"] == "path":
+        return [path for path in user_source_files(dataset) if os.path.exists(path)]
+    return user_source_files(dataset)
+
+
+def user_source_files(dataset):
     if dataset["format"] == "tab":
         folder = {
             "demo": "resources/demo/tab",

@@ -113,3 +113,19 @@ rule corpus_examples:
         shown=3,
     script:
         "../scripts/corpus_examples.py"
+
+
+rule plan:
+    """Cost plan of a target before it runs: results/plan/tables/all.md plans results/tables/all,
+    results/plan/tables/table1.csv.md plans results/tables/table1.csv (its jobs per rule from a dry
+    run, GPU-hours, GPU and host memory); rebuilt when the config changes."""
+    output:
+        "results/plan/{target}.md",
+    log:
+        "results/logs/plan/{target}.log",
+    params:
+        target="results/{target}",
+        snakefile=workflow.main_snakefile,
+        config=config,
+    script:
+        "../scripts/plan.py"

@@ -4,6 +4,8 @@
 
 import os
 
+import yaml
+
 from plainsight import scheduling as estimates
 from plainsight.generation.memory import cpu_slots
 from plainsight.generation.slots import slot_cache_positions
@@ -11,13 +13,16 @@ from plainsight.generation.slots import slot_cache_positions
 JOB_RESOURCES = config["resources"]
 GPUS_PER_JOB = JOB_RESOURCES["gpus_per_job"]
 BASE_MODEL = config["model"]["name_or_path"]
+with open(JOB_RESOURCES["model_shapes"], encoding="utf-8") as shapes_file:
+    MODEL_SHAPES = yaml.safe_load(shapes_file)
 
 
 def model_parameters(name_or_path):
-    """`resources.model_parameters` for `model` when set, else the count from the model's folder or name."""
+    """`resources.model_parameters` for `model` when set, else the count from the model's folder,
+    its entry in `resources.model_shapes`, or the size in its name."""
     if name_or_path == BASE_MODEL and JOB_RESOURCES["model_parameters"]:
         return JOB_RESOURCES["model_parameters"]
-    return estimates.model_parameters(name_or_path)
+    return estimates.model_parameters(name_or_path, MODEL_SHAPES)
 
 
 localrules:
@@ -34,6 +39,7 @@ localrules:
     privacy_utility_plot,
     corpus_examples,
     all_tables,
+    plan,
     all,
 
 

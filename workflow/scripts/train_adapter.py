@@ -14,7 +14,7 @@ from plainsight.snakemake_job import RuleJob, run_rule
 from plainsight.training.checkpoints import Checkpoints, remove_checkpoint
 from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
 from plainsight.training.loop import TrainingSettings, corpus_init_text, train, training_examples
-from plainsight.training.objectives import Lambdas, lm_loss
+from plainsight.training.objectives import lm_loss
 from plainsight.training.prefix import prefix_model, save_adapter
 
 log = logging.getLogger("plainsight")
@@ -64,10 +64,7 @@ def main(job: RuleJob) -> None:
             pools = FictionalPools.for_corpus(job.input.pools, pd.read_parquet(job.input.spans), codes)
             init_text = corpus_init_text(codes, texts, pools, seed)
         adapter = prefix_model(model, tokenizer, params["num_virtual_tokens"], init_text, params["projection_hidden"])
-        lambdas = Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"]) \
-            if spec.masked_objective else Lambdas()
-        settings = TrainingSettings(params["epochs"], params["learning_rate"], params["batch_size"],
-                                    params["max_length"], lambdas, params["warmup_steps"], params["lr_schedule"])
+        settings = TrainingSettings.from_params(params, spec.masked_objective)
         history = train(adapter, examples, settings, masked=spec.masked_objective, seed=seed,
                         pad_token_id=tokenizer.pad_token_id, desc=f"{method} seed {seed}", checkpoints=checkpoints)
         report = {"adapter": "prefix"}

@@ -97,6 +97,14 @@ class TrainingSettings:
         if self.schedule not in LR_SCHEDULES:
             raise ValueError(f"unknown learning-rate schedule {self.schedule!r}: expected one of {LR_SCHEDULES}")
 
+    @classmethod
+    def from_params(cls, params: Mapping, masked: bool) -> "TrainingSettings":
+        """The settings of a `prefix_tuning` block (or `training_params`); the lambdas only when `masked`."""
+        lambdas = Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"]) \
+            if masked else Lambdas()
+        return cls(params["epochs"], params["learning_rate"], params["batch_size"], params["max_length"],
+                   lambdas, params["warmup_steps"], params["lr_schedule"])
+
 
 def learning_rate_factor(step: int, total_steps: int, warmup_steps: int, schedule: str) -> float:
     """The share of the peak learning rate at `step` (0-based): linear warm-up, then the schedule."""

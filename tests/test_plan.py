@@ -1,0 +1,158 @@
+"""The cost plan: the dry run's jobs, model shapes, and GPU memory and hours with known answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from plainsight import scheduling
+from plainsight.generation.memory import GIB
+from plainsight.report.plan import (DryRunJob, Planner, gpu_generation_bytes, parse_dry_run, plan_table, render,
+                                   segment_counter)
+
+REPO = Path(__file__).resolve().parents[1]
+SHAPES = yaml.safe_load((REPO / "resources/model_shapes.yaml").read_text(encoding="utf-8"))
+
+DRY_RUN = """\
+Building DAG of jobs...
+Job stats:
+job             count
+generate_icl        1
+
+[Wed Nov 25 04:26:44 2026]
+localrule ingest:
+    input: resources/demo/tab/echr_train.json
+    output: results/tab/docs.parquet, results/tab/spans.parquet
+    jobid: 3
+    wildcards: dataset=tab
+    resources: tmpdir=/tmp
+[Wed Nov 25 04:26:44 2026]
+rule generate_icl:
+    output: results/tab/known/direct/synthetic/icl_pe/seed2.parquet
+    jobid: 2
+    wildcards: dataset=tab, setting=known, idset=direct, method=icl_pe, seed=2
+    resources: tmpdir=/tmp, mem_mb=2900, mem=3 GB, runtime=40
+"""
+
+
+def test_the_dry_run_gives_each_job_with_its_rule_wildcards_and_resources():
+    assert parse_dry_run(DRY_RUN) == [
+        DryRunJob("ingest", {"dataset": "tab"}, {"tmpdir": "/tmp"}),
+        DryRunJob("generate_icl", {"dataset": "tab", "setting": "known", "idset": "direct", "method": "icl_pe",
+                                   "seed": "2"},
+                  {"tmpdir": "/tmp", "mem_mb": "2900", "mem": "3 GB", "runtime": "40"}),
+    ]
+
+
+@pytest.mark.parametrize("name, published", [
+    ("princeton-nlp/Sheared-LLaMA-1.3B", 1.3e9),
+    ("meta-llama/Llama-3.1-8B-Instruct", 8.0e9),
+    ("gpt2-large", 774e6),
+    ("smollm2-135m", 135e6),
+    ("gemma3-270m", 270e6),
+])
+def test_shapes_give_the_published_parameter_counts(name, published):
+    assert scheduling.model_shape(name, SHAPES).parameters == pytest.approx(published, rel=0.04)
+
+
+def test_a_model_folder_config_wins_over_the_shapes(tiny_model_dir):
+    shape = scheduling.model_shape(str(tiny_model_dir), {str(tiny_model_dir): SHAPES["gpt2-large"]})
+    assert (shape.layers, shape.hidden, shape.kv_heads, shape.head_dim) == (2, 32, 1, 16)
+    assert scheduling.model_shape("unknown/model", SHAPES) is None
+
+
+@pytest.mark.parametrize("projection_hidden", [None, 24])
+def test_prefix_parameters_count_what_trains(tiny_model_dir, projection_hidden):
+    from plainsight.models import load_model
+    from plainsight.training.prefix import prefix_model
+
+    model, tokenizer = load_model(tiny_model_dir)
+    adapter = prefix_model(model, tokenizer, 5, "A public sentence to start from.", projection_hidden)
+    trainable = sum(p.numel() for p in adapter.parameters() if p.requires_grad)
+    shape = scheduling.model_shape(str(tiny_model_dir))
+    assert scheduling.prefix_parameters(shape, 5, projection_hidden) == trainable
+
+
+SMALL = scheduling.ModelShape(parameters=1000, layers=2, hidden=8, kv_heads=2, head_dim=4, vocab=10)
+
+
+def test_training_memory_by_hand():
+    # 16-bit weights 2,000; trainable 5 x 4 bytes x (4 copies + 3 per-sample gradients) = 140;
+    # activations 3 x 4 positions x 8 x 2 layers x 34 = 6,528; logits 2 passes x 12 x 10 x (2 + 8) = 2,400
+    assert scheduling.gpu_training_bytes(SMALL, 2, 3, 4, 5, logits_passes=2, per_sample_gradients=True) \
+        == 2_000 + 140 + 6_528 + 2_400
+    # trained float32 weights hold 16 bytes each; float32 activations are twice the 16-bit ones
+    assert scheduling.gpu_training_bytes(SMALL, 4, 1, 1, 0, frozen_weights=False) \
+        == 16_000 + 8 * 2 * 34 * 2 + 10 * 12
+
+
+def test_generation_memory_by_hand():
+    # weights 2,000; KV cache 3 slots x 2 layers x 2 heads x 4 x 2 (k, v) x 2 bytes x 5 positions = 960;
+    # prefill 7 tokens x 8 x 16 x 2 = 1,792 and 3 x 10 x 8 bytes of float32 logits = 240
+    assert gpu_generation_bytes(SMALL, 2, slots=3, positions=5, prefill_tokens=7) == 2_000 + 960 + 1_792 + 240
+
+
+def config(**resources) -> dict:
+    base = yaml.safe_load((REPO / "config/config.yaml").read_text(encoding="utf-8"))
+    base["resources"].update(resources)
+    return base
+
+
+def test_icl_generation_hours_and_slots_on_a_gpu():
+    cfg = config(gpus_per_job=1, gpu_memory_gb=80, generation_tokens_per_second=1000)
+    cfg["model"]["name_or_path"] = "princeton-nlp/Sheared-LLaMA-1.3B"
+    cfg["generation"].update(batch_size="auto", generations_per_segment=500, max_new_tokens=400, group_size=32)
+    planner = Planner(cfg, SHAPES, lambda dataset, split: 100)
+    plain = planner.generate_icl({"dataset": "tab", "method": "icl"})
+    blocking = planner.generate_icl({"dataset": "tab", "method": "icl_pe"})
+    # 2 paragraph ranges x 500 generations x 400 tokens at 1,000 tokens/s: 400 s, rounded up to 7 minutes
+    # with the 2-minute start-up; icl_pe may regenerate each up to 3 times
+    assert plain.hours == pytest.approx(9 / 60)
+    assert blocking.hours == pytest.approx((2 + 27) / 60)
+    assert "32 slots" in planner.notes["slots princeton-nlp/Sheared-LLaMA-1.3B"]  # the group, not the GPU, limits
+    assert 20 * GIB < plain.gpu_bytes < 40 * GIB
+
+
+def test_auto_slots_are_limited_by_the_gpu_memory():
+    cfg = config(gpus_per_job=1, gpu_memory_gb=24)
+    cfg["generation"].update(batch_size="auto", group_size=512, max_prompt_tokens=3600, max_new_tokens=400)
+    planner = Planner(cfg, SHAPES, lambda dataset, split: 100)
+    estimate = planner.generation("meta-llama/Llama-3.1-8B-Instruct", 10, 3600)
+    # weights 16.1 GB; 80% of the 7.9 GB left holds 9 slots of 5,001 positions (0.66 GB each)
+    assert 22e9 < estimate.gpu_bytes < 23e9
+    assert "9 slots" in next(iter(planner.notes.values()))
+
+
+def test_the_plan_table_sums_gpu_hours_and_flags_jobs_over_the_gpu():
+    cfg = config(gpus_per_job=1, gpu_memory_gb=16)
+    cfg["model"]["name_or_path"] = "princeton-nlp/Sheared-LLaMA-1.3B"
+    cfg["prefix_tuning"].update(max_length=2048, batch_size=8)
+    planner = Planner(cfg, SHAPES, lambda dataset, split: 2000)
+    jobs = [DryRunJob("train_adapter", {"dataset": "tab", "method": method, "seed": "1"}, {"mem_mb": "7000"})
+            for method in ("ft", "ft_mask")] + [DryRunJob("ingest", {"dataset": "tab"}, {})]
+    table = plan_table(jobs, planner).set_index("rule")
+    one = planner.train_adapter({"dataset": "tab", "method": "ft"}).hours
+    two = planner.train_adapter({"dataset": "tab", "method": "ft_mask"}).hours
+    assert table.loc["train_adapter", "jobs"] == 2
+    assert table.loc["train_adapter", "device_hours"] == pytest.approx(one + two)
+    assert table.loc["train_adapter", "host_memory_gb"] == 7.0
+    assert table.loc["ingest", "device_hours"] == 0
+    text = render(table.reset_index(), "results/tables/table1.csv", planner, {"tab": "planned"})
+    assert "**Over the GPU's memory (16 GB):** train_adapter" in text
+
+
+def test_sizes_come_from_built_codes_unless_rebuilt_else_from_the_config(tmp_path):
+    import pandas as pd
+
+    (tmp_path / "tab/known/direct").mkdir(parents=True)
+    pd.DataFrame({"split": ["train"] * 3 + ["test"]}).to_parquet(tmp_path / "tab/known/direct/codes.parquet")
+    cfg = config(planned_segments={"tab": {"train": 50, "test": 5}})
+    count, sizes = segment_counter(cfg, [], tmp_path)
+    assert (count("tab", "train"), count("tab", "test")) == (3, 1)
+    rebuilt = [DryRunJob("ingest", {"dataset": "tab"}, {})]
+    count, sizes = segment_counter(cfg, rebuilt, tmp_path)
+    assert count("tab", "train") == 50 and "planned" in sizes["tab"]
+    with pytest.raises(ValueError, match="set resources.planned_segments.mimic.train"):
+        count("mimic", "train")
