@@ -10,7 +10,11 @@ With --with-generate, transformers' own `generate` (nucleus sampling, left-padde
 --batch-size, and one prompt at a time) runs on the same prompts as the baseline of the slot decoder.
 
 The model is the converted embedded model (`results/models/base/smollm2-135m`,
-built by `snakemake results/models/base/smollm2-135m`) unless --model is given.
+built by `snakemake results/models/base/smollm2-135m`) unless --model is given. On a GPU, with the
+paper's architecture in random weights (nothing to download; speed does not depend on the values):
+
+    .venv/bin/python benchmarks/generation.py --device cuda --model-config princeton-nlp/Sheared-LLaMA-1.3B \
+        --prompts 1000 --batch-size 64 --max-new-tokens 400
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ import json
 import time
 from pathlib import Path
 
-from common import demo_tab, peak_rss_mb, run_isolated, write_report
+from common import (add_model_arguments, demo_tab, device_record, load_benchmark_model, model_arguments, peak_rss_mb,
+                    run_isolated, write_report)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -69,10 +74,8 @@ def generate_run(model, tokenizer, requests, args) -> tuple[int, int]:
 def run_mode(args) -> dict:
     import torch
 
-    from plainsight.models import load_model
-
     torch.set_num_threads(args.threads)
-    model, tokenizer = load_model(args.model)
+    model, tokenizer = load_benchmark_model(args)
     requests = build_requests(args.prompts, args.seed)
     decode = generate_run if args.decoder == "generate" else slot_decoder_run
     started = time.perf_counter()
@@ -87,12 +90,13 @@ def run_mode(args) -> dict:
         "seconds": round(elapsed, 2),
         "tokens_per_s": round(new_tokens / elapsed, 2),
         "peak_rss_mb": peak_rss_mb(),
+        **device_record(model),
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", default=str(REPO / "results/models/base/smollm2-135m"))
+    add_model_arguments(parser)
     parser.add_argument("--prompts", type=int, default=32)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--max-new-tokens", type=int, default=400)
@@ -108,7 +112,7 @@ def main() -> None:
         return
     decoders = ("slots", "generate") if args.with_generate else ("slots",)
     rows = run_isolated(__file__, [
-        ["--single-mode", "--decoder", decoder, "--model", args.model, "--prompts", str(args.prompts),
+        ["--single-mode", "--decoder", decoder, *model_arguments(args), "--prompts", str(args.prompts),
          "--batch-size", str(batch_size), "--max-new-tokens", str(args.max_new_tokens), "--threads",
          str(args.threads), "--seed", str(args.seed)]
         for decoder in decoders for batch_size in (1, args.batch_size)])

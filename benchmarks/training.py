@@ -12,7 +12,11 @@ demo TAB examples (known setting, direct identifiers), each in its own process:
     .venv/bin/python benchmarks/training.py --examples 8 --batch-size 4
 
 Throughput counts real (unpadded) tokens. The model is the converted embedded model
-(`results/models/base/smollm2-135m`) unless --model is given.
+(`results/models/base/smollm2-135m`) unless --model is given; --device, --dtype and --model-config
+(an architecture of resources/model_shapes.yaml in random weights) measure it where the paper runs:
+
+    .venv/bin/python benchmarks/training.py --device cuda --model-config princeton-nlp/Sheared-LLaMA-1.3B \
+        --examples 64 --batch-size 8 --max-length 2048
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ import json
 import time
 from pathlib import Path
 
-from common import demo_tab, peak_rss_mb, run_isolated, write_report
+from common import (add_model_arguments, demo_tab, device_record, load_benchmark_model, model_arguments, peak_rss_mb,
+                    run_isolated, write_report)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -67,12 +72,12 @@ def naive_train(model, base_copy, examples, batch_size: int, width: int, learnin
 def run_mode(args) -> dict:
     import torch
 
-    from plainsight.models import load_model
     from plainsight.training.loop import TrainingSettings, train
     from plainsight.training.prefix import prefix_model
 
     torch.set_num_threads(args.threads)
-    model, tokenizer = load_model(args.model)
+    model, tokenizer = load_benchmark_model(args)
+    placement = device_record(model)
     examples = build_examples(tokenizer, args.examples, args.max_length)
     prefix = default_prefix_settings()
     adapter = prefix_model(model, tokenizer, prefix["num_virtual_tokens"], prefix["init_text"])
@@ -81,7 +86,7 @@ def run_mode(args) -> dict:
         settings = TrainingSettings(1, args.learning_rate, args.batch_size, args.max_length)
         train(adapter, examples, settings, masked=True, seed=1, pad_token_id=tokenizer.pad_token_id)
     else:
-        base_copy, _ = load_model(args.model)
+        base_copy, _ = load_benchmark_model(args)
         started = time.perf_counter()
         naive_train(adapter, base_copy, examples, args.batch_size, args.naive_length, args.learning_rate,
                     tokenizer.pad_token_id)
@@ -95,12 +100,13 @@ def run_mode(args) -> dict:
         "seconds": round(elapsed, 2),
         "tokens_per_s": round(tokens / elapsed, 2),
         "peak_rss_mb": peak_rss_mb(),
+        **placement, **{key: value for key, value in device_record(model).items() if key.startswith("peak")},
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", default=str(REPO / "results/models/base/smollm2-135m"))
+    add_model_arguments(parser)
     parser.add_argument("--examples", type=int, default=8)
     parser.add_argument("--batch-size", type=int, default=4)
     parser.add_argument("--max-length", type=int, default=256, help="truncation of each example (both modes)")
@@ -114,7 +120,7 @@ def main() -> None:
         print(json.dumps(run_mode(args)))
         return
     rows = run_isolated(__file__, [
-        ["--mode", mode, "--model", args.model, "--examples", str(args.examples), "--batch-size", str(args.batch_size),
+        ["--mode", mode, *model_arguments(args), "--examples", str(args.examples), "--batch-size", str(args.batch_size),
          "--max-length", str(args.max_length), "--naive-length", str(args.naive_length),
          "--learning-rate", str(args.learning_rate), "--threads", str(args.threads)]
         for mode in ("project", "naive")])

@@ -162,3 +162,18 @@ def load_model(name_or_path: str | Path, device: torch.device = CPU, dtype: torc
     model = AutoModelForCausalLM.from_pretrained(name_or_path, dtype=dtype, device_map=device)
     model.eval()
     return model, tokenizer
+
+
+def random_weight_model(shape: Mapping, vocab_size: int, device: torch.device = CPU,
+                        dtype: torch.dtype = torch.float32):
+    """A causal LM of the architecture `shape` (transformers config keys, as in resources/model_shapes.yaml)
+    with random weights, for speed and memory measurements: what a step costs does not depend on the
+    weights' values, so nothing is downloaded. The vocabulary is `vocab_size` (the tokenizer's that
+    feeds it), so every id it samples can be decoded."""
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    settings = {key: value for key, value in shape.items() if key != "model_type"}
+    config = AutoConfig.for_model(shape["model_type"], **{**settings, "vocab_size": vocab_size})
+    with torch.device(device):
+        model = AutoModelForCausalLM.from_config(config, dtype=dtype)
+    return model.eval()

@@ -206,7 +206,7 @@ MODEL_RULES = ("generate_icl", "generate_trained", "mauve_texts", "train_adapter
 
 def plan_table(jobs: list[DryRunJob], planner: Planner) -> pd.DataFrame:
     """One row per rule: jobs, device-hours (hours x GPUs per job, or CPU hours), the largest job's
-    hours, GPU memory (GiB) and host memory request (GB), in the dry run's order of rules."""
+    hours, GPU memory (GiB) and host memory request (GB); model rules first, the costliest first."""
     gpus = max(1, planner.resources["gpus_per_job"])
     rows: dict[str, dict] = {}
     for job in jobs:
@@ -221,8 +221,11 @@ def plan_table(jobs: list[DryRunJob], planner: Planner) -> pd.DataFrame:
             row["device_hours"] += estimate.hours * gpus
             row["longest_hours"] = max(row["longest_hours"], estimate.hours)
             row["gpu_memory_gib"] = max(row["gpu_memory_gib"], estimate.gpu_bytes / GIB)
-    return pd.DataFrame(list(rows.values()),
-                        columns=["rule", "jobs", "device_hours", "longest_hours", "gpu_memory_gib", "host_memory_gb"])
+    table = pd.DataFrame(list(rows.values()),
+                         columns=["rule", "jobs", "device_hours", "longest_hours", "gpu_memory_gib", "host_memory_gb"])
+    table["loads_model"] = table["rule"].isin(MODEL_RULES)
+    ordered = table.sort_values(["loads_model", "device_hours", "rule"], ascending=[False, False, True])
+    return ordered.drop(columns="loads_model").reset_index(drop=True)
 
 
 def render(table: pd.DataFrame, target: str, planner: Planner, sizes: Mapping[str, str]) -> str:
