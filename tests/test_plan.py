@@ -156,3 +156,18 @@ def test_sizes_come_from_built_codes_unless_rebuilt_else_from_the_config(tmp_pat
     assert count("tab", "train") == 50 and "planned" in sizes["tab"]
     with pytest.raises(ValueError, match="set resources.planned_segments.mimic.train"):
         count("mimic", "train")
+
+
+def test_a_random_weight_model_has_the_shape_it_was_built_from():
+    """The benchmarks' --model-config models: the architecture's weights, the tokenizer's vocabulary."""
+    import torch
+
+    from plainsight.models import random_weight_model
+
+    shape = {"model_type": "llama", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+             "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000, "tie_word_embeddings": False}
+    model = random_weight_model(shape, vocab_size=300, dtype=torch.bfloat16)
+    norms = sum(p.numel() for name, p in model.named_parameters() if "norm" in name)
+    assert model.config.vocab_size == 300 and next(model.parameters()).dtype == torch.bfloat16
+    expected = scheduling.ModelShape.from_config({**shape, "vocab_size": 300}).parameters
+    assert sum(p.numel() for p in model.parameters()) - norms == expected

@@ -25,7 +25,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-
 MB = 2**20
 BYTES_PER_PARAMETER = 4  # float32 weights
 RUNTIME_OVERHEAD_MB = 600  # Python, torch, transformers and pandas loaded, before the model
