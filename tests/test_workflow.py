@@ -379,3 +379,17 @@ def test_the_plan_lists_the_dry_run_jobs_with_gpu_estimates_before_the_data_is_t
     assert {rule: int(jobs) for rule, jobs in rows.items()} == expected
     assert re.search(r"^\| train_adapter \| \d+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|", plan, flags=re.MULTILINE)
     assert "mimic: planned segments" in plan
+
+
+def test_a_bfloat16_icl_pe_corpus_runs_end_to_end_on_the_cpu(tmp_path, tiny_model_dir):
+    workdir = make_workdir(tmp_path / "bf16")
+    write_overlay(workdir, "tiny.yaml", tiny_overlay(tiny_model_dir, {"model": {
+        "name_or_path": str(tiny_model_dir), "device": "cpu", "dtype": "bfloat16"}}))
+    target = "results/tab/known/direct/metrics/icl_pe/seed1.parquet"
+    result = snakemake(workdir, target, "--configfile", "tiny.yaml")
+    assert "model.dtype: bfloat16 on the CPU" in result.stderr + "".join(
+        path.read_text(encoding="utf-8") for path in (workdir / "results/logs").rglob("*.log"))
+    corpus = pd.read_parquet(workdir / "results/tab/known/direct/synthetic/icl_pe/seed1.parquet")
+    assert set(corpus["dtype"]) == {"bfloat16"} and set(corpus["device"]) == {"cpu"}
+    assert len(corpus) == 2 * 2 and (corpus["new_tokens"] > 0).all()  # 2 ranges x 2 generations each
+    assert len(pd.read_parquet(workdir / target)) == len(corpus)
