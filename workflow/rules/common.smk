@@ -35,8 +35,8 @@ def dataset_config(wildcards):
     return config["datasets"][wildcards.dataset]
 
 
-# Set by the plan rule for its dry run (workflow/scripts/plan.py): a user's source file that is not
-# on this machine yet is left out of the DAG's inputs, so a target can be planned before the data arrives.
+# Set for the dry run of a cost plan (plainsight.report.plan): a user's source file that is not on
+# this machine yet is left out of the DAG's inputs, so a target can be planned before the data arrives.
 PLANNING = os.environ.get("PLAINSIGHT_PLANNING") == "1"
 
 

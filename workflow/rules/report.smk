@@ -116,6 +116,7 @@ rule corpus_examples:
 
 
 rule plan:
+    # run by this Snakemake process, which the plan's dry run uses (no conda environment has Snakemake)
     """Cost plan of a target before it runs: results/plan/tables/all.md plans results/tables/all,
     results/plan/tables/table1.csv.md plans results/tables/table1.csv (its jobs per rule from a dry
     run, GPU-hours, GPU and host memory); rebuilt when the config changes."""
@@ -125,7 +126,8 @@ rule plan:
         "results/logs/plan/{target}.log",
     params:
         target="results/{target}",
-        snakefile=workflow.main_snakefile,
         config=config,
-    script:
-        "../scripts/plan.py"
+    run:
+        from plainsight.report.plan import write_plan
+
+        write_plan(config, workflow.main_snakefile, params.target, output[0])

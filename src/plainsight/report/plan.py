@@ -12,14 +12,21 @@ built control codes' where they exist, else `resources.planned_segments`.
 from __future__ import annotations
 
 import math
+import os
 import re
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 from plainsight import scheduling
+from plainsight.errors import InputError
+from plainsight.io import write_text
 from plainsight.generation.memory import AUTO, GIB, kv_cache_bytes, slots_that_fit
 from plainsight.generation.slots import slot_cache_positions
 from plainsight.methods import registry
@@ -283,3 +290,35 @@ def segment_counter(config: Mapping, jobs: list[DryRunJob], results: Path = Path
         return int(planned[dataset][split])
 
     return count, sizes
+
+
+# Set for the dry run only (workflow/rules/common.smk reads it): a user's source file that is not on
+# this machine yet (a credentialed corpus) is planned with `resources.planned_segments` instead of
+# stopping the dry run.
+PLANNING_VARIABLE = "PLAINSIGHT_PLANNING"
+
+
+def dry_run(config: Mapping, snakefile: str, target: str) -> str:
+    """Snakemake's dry-run listing of `target` under exactly this config, by the running Snakemake."""
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as handle:
+        yaml.safe_dump(dict(config), handle)
+    try:
+        completed = subprocess.run(
+            [sys.executable, "-m", "snakemake", target, "--dry-run", "--nolock", "--snakefile", str(snakefile),
+             "--configfile", handle.name],
+            capture_output=True, text=True, env={**os.environ, PLANNING_VARIABLE: "1"})
+    finally:
+        os.unlink(handle.name)
+    if completed.returncode != 0:
+        last = (completed.stderr or completed.stdout).strip().splitlines()[-1:]
+        raise InputError(target, None, f"its dry run failed: {' '.join(last)}")
+    return completed.stdout + completed.stderr
+
+
+def write_plan(config: Mapping, snakefile: str, target: str, path: str) -> None:
+    """The cost plan of `target` under `config`, as Markdown at `path`."""
+    shapes = yaml.safe_load(Path(config["resources"]["model_shapes"]).read_text(encoding="utf-8"))
+    jobs = parse_dry_run(dry_run(config, snakefile, target))
+    count, sizes = segment_counter(config, jobs)
+    planner = Planner(config, shapes, count)
+    write_text(render(plan_table(jobs, planner), target, planner, sizes), path)
