@@ -79,10 +79,10 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     pools = FictionalPools.for_corpus(REPO / "resources/fictional_pools.yaml", spans, codes)
     init_text = settings_block["init_text"]
     if settings_block.get("init_from") == "corpus":
-        init_text = corpus_init_text(codes, texts, pools, 1)
+        init_text = corpus_init_text(codes, texts, pools, args.seed)
     adapter = prefix_model(model, tokenizer, settings_block["num_virtual_tokens"], init_text,
                            settings_block.get("projection_hidden"))
-    fictional = fictional_codes_table(codes, pools, 1)
+    fictional = fictional_codes_table(codes, pools, args.seed)
     probes = trained.plan(fictional, codes, 1000, args.probes)
     document_rates: list[dict] = []
 
@@ -94,20 +94,20 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     started = time.perf_counter()
     rate, _ = sample_documents(adapter, tokenizer, probes, generation, criteria)
     document_rates.append({"step": 0, "documents": rate})
-    history = train(adapter, examples, settings, masked=method.masked_objective, seed=1,
+    history = train(adapter, examples, settings, masked=method.masked_objective, seed=args.seed,
                     pad_token_id=tokenizer.pad_token_id, desc=name, on_step=on_step)
     seconds = time.perf_counter() - started
-    planned = trained.plan(fictional, codes, 1, args.generations)
+    planned = trained.plan(fictional, codes, args.seed, args.generations)
     from plainsight.generation.corpus import generate_corpus
 
-    corpus = generate_corpus(method.name, 1, planned, adapter, tokenizer, generation)
+    corpus = generate_corpus(method.name, args.seed, planned, adapter, tokenizer, generation)
     per_generation = ft_privacy_metrics(corpus, docs, spans, "direct", trained.training_keys(codes),
                                         criteria=criteria)
     summary = summarise(per_generation, "trained")
     averaged = summary[summary["segment"] == -1].iloc[0]
     last = history[-args.last_steps:]
     return {
-        "recipe": name, "method": method.name, "overrides": overrides, "examples": len(examples),
+        "recipe": name, "seed": args.seed, "method": method.name, "overrides": overrides, "examples": len(examples),
         "steps": len(history), "training_seconds": round(seconds, 1),
         "final": {term: sum(h[term] for h in last) / len(last) for term in TERMS if term in history[0]},
         "documents": float(averaged["documents"]), "mean_words": float(averaged["mean_words"]),
@@ -125,7 +125,8 @@ def markdown(rows: list[dict]) -> str:
     for r in rows:
         final = r["final"]
         cells = [f"{final[t]:.3f}" if t in final else "—" for t in TERMS]
-        lines.append(f"| {r['recipe']} | {r['method']} | {r['steps']} | {r['documents']:.1f} | {r['mean_words']:.0f} | "
+        seed = "" if r.get("seed", 1) == 1 else f" (seed {r['seed']})"
+        lines.append(f"| {r['recipe']}{seed} | {r['method']} | {r['steps']} | {r['documents']:.1f} | {r['mean_words']:.0f} | "
                      + " | ".join(cells) + f" | {r['rougeL']:.4f} | {r['pipp']:.1f} | {r['near_leak']:.1f} | "
                      f"{r['training_seconds']:.0f} |")
     return "\n".join(lines) + "\n"
@@ -164,13 +165,15 @@ def main() -> None:
     parser.add_argument("--sample-every", type=int, default=8)
     parser.add_argument("--last-steps", type=int, default=5, help="steps averaged for the final losses")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1, help="training, fictional-code and sampling seed")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     recipes = yaml.safe_load((Path(__file__).with_suffix(".yaml")).read_text(encoding="utf-8"))
     args.out.mkdir(parents=True, exist_ok=True)
     for name in args.recipes:
         result = run_recipe(name, recipes[name], args)
-        (args.out / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        suffix = "" if args.seed == 1 else f"_seed{args.seed}"
+        (args.out / f"{name}{suffix}.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
         print(json.dumps({k: v for k, v in result.items() if k not in ("history", "samples")}))
     rows = [json.loads(p.read_text()) for p in sorted(args.out.glob("*.json"))]
     (args.out / "recipes.md").write_text(markdown(rows), encoding="utf-8")
