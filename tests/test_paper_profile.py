@@ -83,6 +83,12 @@ def test_perplexity_windows_are_the_longest_the_model_takes(paper):
     assert paper["utility"]["perplexity"]["max_length"] == SHEARED_LLAMA_CONTEXT
 
 
+def test_icl_pe_blocks_whole_values_in_one_pass_as_the_paper_reports(paper):
+    default = load_yaml(REPO / "config/config.yaml")["generation"]
+    assert paper["generation"]["blocking"] == "values" and paper["generation"]["max_regenerations"] == 0
+    assert default["blocking"] == "values_and_parts" and default["max_regenerations"] == 3  # the stronger default
+
+
 def test_the_profile_runs_where_users_run_it(paper):
     assert paper["model"]["device"] == paper["model"]["dtype"] == "auto"
     assert paper["generation"]["batch_size"] == "auto"

@@ -125,6 +125,19 @@ def test_auto_slots_are_limited_by_the_gpu_memory():
     assert "9 slots" in next(iter(planner.notes.values()))
 
 
+def test_auto_slots_on_the_cpu_are_the_cpu_default_and_on_a_gpu_need_its_memory():
+    from plainsight.errors import InputError
+    from plainsight.generation.memory import CPU_AUTO_SLOTS
+
+    cfg = config()
+    cfg["generation"]["batch_size"] = "auto"
+    shape = scheduling.model_shape("smollm2-135m", SHAPES)
+    assert Planner(cfg, SHAPES, lambda dataset, split: 1).slots(shape, 1000, "smollm2-135m") == CPU_AUTO_SLOTS
+    cfg["resources"]["gpus_per_job"] = 1
+    with pytest.raises(InputError, match="resources.gpu_memory_gb"):
+        Planner(cfg, SHAPES, lambda dataset, split: 1).slots(shape, 1000, "smollm2-135m")
+
+
 def test_the_plan_table_sums_gpu_hours_and_flags_jobs_over_the_gpu():
     cfg = config(gpus_per_job=1, gpu_memory_gb=16)
     cfg["model"]["name_or_path"] = "princeton-nlp/Sheared-LLaMA-1.3B"

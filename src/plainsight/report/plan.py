@@ -27,7 +27,7 @@ import yaml
 from plainsight import scheduling
 from plainsight.errors import InputError
 from plainsight.io import write_text
-from plainsight.generation.memory import AUTO, GIB, kv_cache_bytes, slots_that_fit
+from plainsight.generation.memory import AUTO, GIB, cpu_slots, kv_cache_bytes, slots_that_fit
 from plainsight.generation.slots import slot_cache_positions
 from plainsight.methods import registry
 
@@ -115,12 +115,12 @@ class Planner:
 
     def slots(self, shape: scheduling.ModelShape, positions: int, model: str) -> int:
         generation = self.config["generation"]
-        if generation["batch_size"] != AUTO:
-            return generation["batch_size"]
+        if generation["batch_size"] != AUTO or not self.on_gpu:
+            return cpu_slots(generation["batch_size"])
         gpu_gb = self.resources["gpu_memory_gb"]
-        if not self.on_gpu or not gpu_gb:
-            raise ValueError("generation.batch_size: auto needs resources.gpus_per_job > 0 and "
-                             "resources.gpu_memory_gb to plan the slots")
+        if not gpu_gb:
+            raise InputError("config", "resources.gpu_memory_gb",
+                             "generation.batch_size: auto on a GPU needs the GPU's memory to plan the slots")
         per_slot = kv_cache_bytes(shape.layers, shape.kv_heads, shape.head_dim, self.dtype_bytes, positions)
         free = gpu_gb * 1e9 - shape.parameters * self.dtype_bytes
         slots = max(1, min(slots_that_fit(free, per_slot), generation["group_size"]))
