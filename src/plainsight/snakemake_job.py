@@ -11,6 +11,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from plainsight.errors import InputError
 from plainsight.logs import run_step
 
 
@@ -52,7 +53,45 @@ def current_job() -> RuleJob:
     return RuleJob.from_snakemake(snakemake)
 
 
+# what decides a model job's GPU memory, among its params (and their nested settings blocks)
+MEMORY_SETTINGS = ("batch_size", "max_length", "max_new_tokens", "max_prompt_tokens")
+
+
+def memory_settings(params: Any) -> dict[str, Any]:
+    """The batch and length settings among a job's params, nested blocks (`generation`) included."""
+    found: dict[str, Any] = {}
+    for name, value in dict(params.items()).items():
+        if name in MEMORY_SETTINGS:
+            found[name] = value
+        elif isinstance(value, dict):
+            found.update({key: value[key] for key in MEMORY_SETTINGS if key in value})
+    return found
+
+
+def gpu_memory_error(job: RuleJob, error: BaseException) -> InputError:
+    """A one-line error for a model job that ran out of GPU memory: the rule, its batch settings and
+    the GPU memory estimated for it (`resources.gpu_mem_mb`, from `plainsight.report.plan`)."""
+    settings = ", ".join(f"{key} {value}" for key, value in memory_settings(job.params).items())
+    estimate = getattr(job.resources, "gpu_mem_mb", 0)
+    estimated = f"estimated {estimate / 1000:.1f} GB" if estimate else "no estimate (set resources.gpu_memory_gb)"
+    wildcards = ", ".join(f"{key}={value}" for key, value in dict(job.wildcards.items()).items())
+    return InputError(f"rule {job.rule}", wildcards or None,
+                      f"out of GPU memory with {settings or 'its settings'} ({estimated}; "
+                      f"{str(error).splitlines()[0] if str(error) else type(error).__name__}): lower the batch "
+                      "size or the lengths, or use a GPU with more memory")
+
+
 def run_rule(main: Callable[[RuleJob], None]) -> None:
-    """Run a rule script's `main` on its job, logging to the rule's log; bad input ends it in one line."""
+    """Run a rule script's `main` on its job, logging to the rule's log; bad input, and running out of
+    GPU memory, end it in one line."""
     job = current_job()
-    run_step(lambda: main(job), job.log_file)
+
+    def step() -> None:
+        try:
+            main(job)
+        except Exception as error:
+            if type(error).__name__ != "OutOfMemoryError":  # torch.cuda.OutOfMemoryError, without importing torch
+                raise
+            raise gpu_memory_error(job, error) from error
+
+    run_step(step, job.log_file)

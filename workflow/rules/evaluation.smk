@@ -40,6 +40,7 @@ rule perplexity:
         mem_mb=perplexity_mem_mb(),
         runtime=perplexity_runtime,
         gpu=GPUS_PER_JOB,
+        gpu_mem_mb=gpu_mem_mb("perplexity"),
     params:
         perplexity=config["utility"]["perplexity"],
         model=lambda wildcards: model_source(BASE_MODEL),
@@ -64,6 +65,7 @@ rule base_perplexity:
         mem_mb=perplexity_mem_mb(),
         runtime=perplexity_runtime,
         gpu=GPUS_PER_JOB,
+        gpu_mem_mb=gpu_mem_mb("base_perplexity"),
     params:
         perplexity=config["utility"]["perplexity"],
         model=lambda wildcards: model_source(BASE_MODEL),
@@ -92,6 +94,7 @@ rule mauve_texts:
         mem_mb=generation_mem_mb(config["generation"]["max_prompt_tokens"]),
         runtime=mauve_texts_runtime,
         gpu=GPUS_PER_JOB,
+        gpu_mem_mb=gpu_mem_mb("mauve_texts"),
     params:
         generation=lambda wildcards: generation_params(
             registry.method(wildcards.method), config["generation"], "mauve"
@@ -119,6 +122,7 @@ rule mauve:
     threads: config["utility"]["threads"]
     resources:
         gpu=GPUS_PER_JOB,
+        gpu_mem_mb=gpu_mem_mb("mauve"),
     params:
         mauve=config["utility"]["mauve"],
         placement=MODEL_PLACEMENT,

@@ -118,8 +118,8 @@ rule corpus_examples:
 rule plan:
     # run by this Snakemake process, which the plan's dry run uses (no conda environment has Snakemake)
     """Cost plan of a target before it runs: results/plan/tables/all.md plans results/tables/all,
-    results/plan/tables/table1.csv.md plans results/tables/table1.csv (its jobs per rule from a dry
-    run, GPU-hours, GPU and host memory); rebuilt when the config changes."""
+results/plan/tables/table1.csv.md plans results/tables/table1.csv (its jobs per rule from a dry
+run, GPU-hours, GPU and host memory); rebuilt when the config changes."""
     output:
         "results/plan/{target}.md",
     log:

@@ -2,11 +2,13 @@
 # the batch shapes and config["resources"]; the estimates live in plainsight.scheduling.
 # Every other rule is cheap and runs on the submit host of a cluster.
 
+import math
 import os
 
 import yaml
 
 from plainsight import scheduling as estimates
+from plainsight.report.plan import DryRunJob, Planner
 from plainsight.generation.memory import cpu_slots
 from plainsight.generation.slots import slot_cache_positions
 
@@ -41,6 +43,26 @@ localrules:
     all_tables,
     plan,
     all,
+
+
+# GPU memory of a model job, the cost plan's estimate (plainsight.report.plan); it does not depend on
+# the corpus sizes, so this planner counts none. Needs resources.gpu_memory_gb with batch_size auto.
+GPU_MEMORY_PLANNER = Planner(config, MODEL_SHAPES, segments=lambda dataset, split: 0)
+PLANS_GPU_MEMORY = GPUS_PER_JOB > 0 and (
+    config["generation"]["batch_size"] != "auto" or JOB_RESOURCES["gpu_memory_gb"]
+)
+
+
+def gpu_mem_mb(rule_name):
+    """`resources.gpu_mem_mb` of a rule's jobs: recorded with each job, and named if it runs out."""
+
+    def estimate(wildcards):
+        if not PLANS_GPU_MEMORY:
+            return 0
+        job = DryRunJob(rule_name, dict(wildcards.items()), {})
+        return math.ceil(GPU_MEMORY_PLANNER.estimate(job).gpu_bytes / estimates.MB)
+
+    return estimate
 
 
 def model_job_mem_mb(
