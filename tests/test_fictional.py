@@ -240,8 +240,23 @@ def test_drawn_values_that_hold_a_real_value_are_drawn_again(pools):
 
 def test_pools_that_lose_nothing_draw_what_they_drew_before(pools):
     real = real_codes()
-    filtered = pools.excluding(RealValues(["Zebulon Quaxley"], ["Zebulon Quaxley"]))
+    filtered = pools.excluding(RealValues(["Mr Zebulon Quaxley"], ["Mr Zebulon Quaxley"]))
     pd.testing.assert_frame_equal(fictional_codes_table(real, filtered, seed=4), fictional_codes_table(real, pools, seed=4))
+
+
+@pytest.mark.parametrize("real_names, titled", [
+    (["Mr Cengiz Polat", "Mrs Satike Dikici", "Ercan Dikici"], True),  # TAB's style: most names titled
+    (["Dean Smith", "Garry Porter", "Mr. Barnett"], False),            # one in three titled
+])
+def test_fictional_names_carry_a_title_when_most_real_names_do(pools, real_names, titled):
+    from plainsight.codes.fictional import titled_share
+
+    filtered = pools.excluding(RealValues(real_names, real_names))
+    names = drawn_values(filtered, "PERSON", 200)
+    titles = set(pools.pools["PERSON"]["titles"])
+    assert all((name.split()[0] in titles) == titled for name in names)
+    assert all(len(name.split()) == (3 if titled else 2) for name in names)
+    assert titled_share(real_names, ["Mr", "Ms", "Mrs"]) == pytest.approx(2 / 3 if titled else 1 / 3)
 
 
 def test_a_pool_emptied_by_real_values_is_an_error_naming_it(pools, tmp_path):

@@ -11,6 +11,10 @@ real name word or a near variant of either ("Germany"; "Hayes" beside a real
 "Hayek"), and rejects a drawn value (a date, an amount, a composed name) that holds
 a real value as whole words ("2004" in "15 October 2004"); both compare case-,
 diacritic- and punctuation-insensitively.
+
+Fictional names follow the corpus's style: they carry a title ("Ms Alex Irwin") only when most of
+its real names do (TAB's "Mr Cengiz Polat"), so that a model that learned to write "Mr" before a
+code's name does not write "Mr Ms Alex Irwin".
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ class RealValues:
 
     def __init__(self, values: Iterable[str], person_values: Iterable[str] = ()):
         self.values = unique_values(values)
+        self.person_values = unique_values(person_values)
         # What the leak metrics look for: the values and the name words, exactly or as near variants.
         self._matcher = NearMatcher([*self.values, *name_words(person_values)])
         self._word_runs = {tuple(folded_words(value)) for value in self.values} - {()}
@@ -83,7 +88,7 @@ class FictionalPools:
         if found:
             log.info("left out %d pool entries that look like real private values: %s", len(found),
                      ", ".join(sorted(found)))
-        return FictionalPools(_without(self.pools, found, path, ""), real)
+        return FictionalPools(_titles_as_in_corpus(_without(self.pools, found, path, ""), real.person_values), real)
 
     def draw(self, entity_type: str, rng: random.Random) -> str:
         return _DRAWERS[entity_type](self.pools[entity_type], rng)
@@ -100,6 +105,26 @@ def corpus_real_values(spans: pd.DataFrame, codes: pd.DataFrame) -> RealValues:
     values = [*gold["text"], *(value for _, value in found)]
     persons = [*gold.loc[gold["entity_type"] == "PERSON", "text"], *(v for t, v in found if t == "PERSON")]
     return RealValues(values, persons)
+
+
+def titled_share(names: Iterable[str], titles: Iterable[str]) -> float:
+    """The share of `names` whose first word is one of `titles` (with or without a full stop)."""
+    known = {title.casefold() for title in titles}
+    first_words = [name.split()[0].rstrip(".").casefold() for name in names if name.split()]
+    return sum(word in known for word in first_words) / len(first_words) if first_words else 1.0
+
+
+def _titles_as_in_corpus(pools: dict[str, Any], person_values: list[str]) -> dict[str, Any]:
+    """The pools, drawing names without a title when fewer than half of the corpus's real names have one."""
+    person = pools.get("PERSON")
+    if not person or not person_values:
+        return pools
+    share = titled_share(person_values, [*person["titles"], *person.get("recognised_titles", [])])
+    if share >= 0.5:
+        return pools
+    log.info("fictional names carry no title: %.0f%% of the corpus's %d real names have one", 100 * share,
+             len(person_values))
+    return {**pools, "PERSON": {**person, "titles": []}}
 
 
 def _string_entries(pool: Any) -> list[str]:
@@ -123,7 +148,8 @@ def _without(pool: Any, found: set[str], path: str | Path, record: str) -> Any:
 
 
 def _person(pool: dict, rng: random.Random) -> str:
-    return f"{rng.choice(pool['titles'])} {rng.choice(pool['first_names'])} {rng.choice(pool['last_names'])}"
+    title = [rng.choice(pool["titles"])] if pool["titles"] else []
+    return " ".join([*title, rng.choice(pool["first_names"]), rng.choice(pool["last_names"])])
 
 
 def _code(pool: dict, rng: random.Random) -> str:
