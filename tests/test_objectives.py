@@ -139,6 +139,23 @@ def test_identical_base_gives_zero_kl_and_log2_contrastive():
     assert out["contrastive"].item() == pytest.approx(math.log(2), abs=1e-6)
 
 
+def test_lm_and_kl_at_equal_weights_settle_halfway_between_the_data_and_the_base():
+    """On a public token, minimising L_LM + L_KL over a free distribution p gives p = (data + P_base) / 2:
+    -sum_v (d_v + q_v) log p_v is smallest there. At the paper's lambdas the masked prefix can at best
+    write half like the corpus and half like the base model."""
+    torch.manual_seed(0)
+    base = torch.tensor([[[2.0, 0.5, -1.0, 0.0, 1.0]] * 2])
+    labels = torch.tensor([[-100, 3]])
+    logits = torch.zeros(1, 2, 5, requires_grad=True)
+    optimizer = torch.optim.Adam([logits], lr=0.05)
+    for _ in range(3000):
+        optimizer.zero_grad()
+        masked_objective(logits, base, labels, torch.zeros(1, 2, dtype=torch.bool), Lambdas())["loss"].backward()
+        optimizer.step()
+    expected = (torch.nn.functional.one_hot(torch.tensor(3), 5) + base[0, 0].softmax(-1)) / 2
+    assert torch.allclose(logits[0, 0].softmax(-1), expected, atol=2e-3)
+
+
 def test_mismatched_shapes_are_rejected():
     logits, base, labels, private = explicit_batch()
     with pytest.raises(ValueError):
