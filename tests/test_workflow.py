@@ -221,7 +221,7 @@ def test_large_variant_jobs_ask_for_the_large_model_memory(tmp_path):
     workdir = make_workdir(tmp_path / "resources")
     corpus = "results/tab/known/direct/synthetic/{}/seed1.parquet"
     output = snakemake(workdir, "--dry-run", corpus.format("icl"), corpus.format("icl.large")).stdout
-    memory = dict(re.findall(r"method=(icl(?:\.large)?), seed=1\n\s+resources: .*?mem_mb=(\d+)", output))
+    memory = dict(re.findall(r"method=(icl(?:\.large)?), seed=1\n\s+resources: .*?[ ,]mem_mb=(\d+)", output))
     # Gemma 3 270M has twice the weights of SmolLM2-135M
     assert int(memory["icl.large"]) > int(memory["icl"]) + 400, memory
 

@@ -70,9 +70,9 @@ def memory_settings(params: Any) -> dict[str, Any]:
 
 def gpu_memory_error(job: RuleJob, error: BaseException) -> InputError:
     """A one-line error for a model job that ran out of GPU memory: the rule, its batch settings and
-    the GPU memory estimated for it (`resources.gpu_mem_mb`, from `plainsight.report.plan`)."""
+    the GPU memory estimated for it (`resources.gpu_memory_mb`, from `plainsight.report.plan`)."""
     settings = ", ".join(f"{key} {value}" for key, value in memory_settings(job.params).items())
-    estimate = getattr(job.resources, "gpu_mem_mb", 0)
+    estimate = getattr(job.resources, "gpu_memory_mb", 0)
     estimated = f"estimated {estimate / 1000:.1f} GB" if estimate else "no estimate (set resources.gpu_memory_gb)"
     wildcards = ", ".join(f"{key}={value}" for key, value in dict(job.wildcards.items()).items())
     return InputError(f"rule {job.rule}", wildcards or None,

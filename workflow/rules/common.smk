@@ -1,6 +1,7 @@
 # Shared wildcard constraints and input helpers; method names come from the method registry.
 
 import os
+import sys
 
 import yaml
 

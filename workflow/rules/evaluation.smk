@@ -40,7 +40,7 @@ rule perplexity:
         mem_mb=perplexity_mem_mb(),
         runtime=perplexity_runtime,
         gpu=GPUS_PER_JOB,
-        gpu_mem_mb=gpu_mem_mb("perplexity"),
+        gpu_memory_mb=gpu_memory_mb("perplexity"),
     params:
         perplexity=config["utility"]["perplexity"],
         model=lambda wildcards: model_source(BASE_MODEL),
@@ -65,7 +65,7 @@ rule base_perplexity:
         mem_mb=perplexity_mem_mb(),
         runtime=perplexity_runtime,
         gpu=GPUS_PER_JOB,
-        gpu_mem_mb=gpu_mem_mb("base_perplexity"),
+        gpu_memory_mb=gpu_memory_mb("base_perplexity"),
     params:
         perplexity=config["utility"]["perplexity"],
         model=lambda wildcards: model_source(BASE_MODEL),
@@ -94,7 +94,7 @@ rule mauve_texts:
         mem_mb=generation_mem_mb(config["generation"]["max_prompt_tokens"]),
         runtime=mauve_texts_runtime,
         gpu=GPUS_PER_JOB,
-        gpu_mem_mb=gpu_mem_mb("mauve_texts"),
+        gpu_memory_mb=gpu_memory_mb("mauve_texts"),
     params:
         generation=lambda wildcards: generation_params(
             registry.method(wildcards.method), config["generation"], "mauve"
@@ -122,7 +122,7 @@ rule mauve:
     threads: config["utility"]["threads"]
     resources:
         gpu=GPUS_PER_JOB,
-        gpu_mem_mb=gpu_mem_mb("mauve"),
+        gpu_memory_mb=gpu_memory_mb("mauve"),
     params:
         mauve=config["utility"]["mauve"],
         placement=MODEL_PLACEMENT,

@@ -24,7 +24,7 @@ rule generate_icl:
         mem_mb=generation_mem_mb(config["generation"]["max_prompt_tokens"]),
         runtime=icl_generation_runtime,
         gpu=GPUS_PER_JOB,
-        gpu_mem_mb=gpu_mem_mb("generate_icl"),
+        gpu_memory_mb=gpu_memory_mb("generate_icl"),
     params:
         generation=lambda wildcards: generation_params(
             registry.method(wildcards.method), config["generation"], "corpus"
@@ -62,7 +62,7 @@ rule generate_trained:
         ),
         runtime=trained_generation_runtime,
         gpu=GPUS_PER_JOB,
-        gpu_mem_mb=gpu_mem_mb("generate_trained"),
+        gpu_memory_mb=gpu_memory_mb("generate_trained"),
     params:
         generation=lambda wildcards: generation_params(
             registry.method(wildcards.method), config["generation"], "corpus"

@@ -116,18 +116,20 @@ rule corpus_examples:
 
 
 rule plan:
-    # run by this Snakemake process, which the plan's dry run uses (no conda environment has Snakemake)
     """Cost plan of a target before it runs: results/plan/tables/all.md plans results/tables/all,
-results/plan/tables/table1.csv.md plans results/tables/table1.csv (its jobs per rule from a dry
-run, GPU-hours, GPU and host memory); rebuilt when the config changes."""
+    results/plan/tables/table1.csv.md plans results/tables/table1.csv (its jobs per rule from a dry
+    run, GPU-hours, GPU and host memory); rebuilt when the config changes."""
     output:
         "results/plan/{target}.md",
     log:
         "results/logs/plan/{target}.log",
+    conda:
+        "../envs/generation.yaml"
     params:
         target="results/{target}",
         config=config,
-    run:
-        from plainsight.report.plan import write_plan
-
-        write_plan(config, workflow.main_snakefile, params.target, output[0])
+        snakefile=workflow.main_snakefile,
+        # the interpreter of this Snakemake: the dry run needs Snakemake, which no rule environment has
+        snakemake_python=sys.executable,
+    script:
+        "../scripts/plan.py"

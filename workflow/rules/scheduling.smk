@@ -53,8 +53,8 @@ PLANS_GPU_MEMORY = GPUS_PER_JOB > 0 and (
 )
 
 
-def gpu_mem_mb(rule_name):
-    """`resources.gpu_mem_mb` of a rule's jobs: recorded with each job, and named if it runs out."""
+def gpu_memory_mb(rule_name):
+    """`resources.gpu_memory_mb` of a rule's jobs: recorded with each job, and named if it runs out."""
 
     def estimate(wildcards):
         if not PLANS_GPU_MEMORY:

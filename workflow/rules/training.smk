@@ -24,7 +24,7 @@ rule train_adapter:
         mem_mb=training_mem_mb(),
         runtime=training_runtime,
         gpu=GPUS_PER_JOB,
-        gpu_mem_mb=gpu_mem_mb("train_adapter"),
+        gpu_memory_mb=gpu_memory_mb("train_adapter"),
     params:
         # Only what the adapter depends on: a setting of another method retrains nothing here.
         training=lambda wildcards: training_params(

@@ -298,13 +298,14 @@ def segment_counter(config: Mapping, jobs: list[DryRunJob], results: Path = Path
 PLANNING_VARIABLE = "PLAINSIGHT_PLANNING"
 
 
-def dry_run(config: Mapping, snakefile: str, target: str) -> str:
-    """Snakemake's dry-run listing of `target` under exactly this config, by the running Snakemake."""
+def dry_run(config: Mapping, snakefile: str, target: str, python: str = sys.executable) -> str:
+    """Snakemake's dry-run listing of `target` under exactly this config, run by `python` (the
+    interpreter of the Snakemake that runs the workflow: a rule's environment may have none)."""
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as handle:
         yaml.safe_dump(dict(config), handle)
     try:
         completed = subprocess.run(
-            [sys.executable, "-m", "snakemake", target, "--dry-run", "--nolock", "--snakefile", str(snakefile),
+            [python, "-m", "snakemake", target, "--dry-run", "--nolock", "--snakefile", str(snakefile),
              "--configfile", handle.name],
             capture_output=True, text=True, env={**os.environ, PLANNING_VARIABLE: "1"})
     finally:
@@ -315,10 +316,10 @@ def dry_run(config: Mapping, snakefile: str, target: str) -> str:
     return completed.stdout + completed.stderr
 
 
-def write_plan(config: Mapping, snakefile: str, target: str, path: str) -> None:
-    """The cost plan of `target` under `config`, as Markdown at `path`."""
+def write_plan(config: Mapping, snakefile: str, target: str, path: str, python: str = sys.executable) -> None:
+    """The cost plan of `target` under `config`, as Markdown at `path`; `python` runs the dry run."""
     shapes = yaml.safe_load(Path(config["resources"]["model_shapes"]).read_text(encoding="utf-8"))
-    jobs = parse_dry_run(dry_run(config, snakefile, target))
+    jobs = parse_dry_run(dry_run(config, snakefile, target, python))
     count, sizes = segment_counter(config, jobs)
     planner = Planner(config, shapes, count)
     write_text(render(plan_table(jobs, planner), target, planner, sizes), path)

@@ -1,0 +1,11 @@
+"""Cost plan of a target: Snakemake's dry run of it, with the GPU-hours and memory of each model job."""
+
+from plainsight.report.plan import write_plan
+from plainsight.snakemake_job import run_rule
+
+
+def main(job):
+    write_plan(job.config, job.params.snakefile, job.params.target, job.output[0], job.params.snakemake_python)
+
+
+run_rule(main)
