@@ -351,7 +351,9 @@ def report_descriptions(report: Path, screenshot: Path) -> dict[tuple[str, str],
             click_text(category)
             for label in [cell.text for cell in browser.find_elements(By.XPATH, "//tr/td[1]")]:
                 info = f"//tr[td[normalize-space(text())='{label}']]//a[@iconname='information-circle']"
-                browser.find_element(By.XPATH, info).click()
+                # dispatched on the button itself: while the list animates in, a neighbouring button can
+                # sit over it for a moment and take a positional click
+                browser.execute_script("arguments[0].click();", browser.find_element(By.XPATH, info))
                 # the panel renders after the click: wait for it rather than read the page at once
                 WebDriverWait(browser, 20).until(
                     lambda page: "DESCRIPTION" in page.find_element(By.TAG_NAME, "body").text)
