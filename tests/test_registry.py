@@ -49,3 +49,13 @@ def test_wildcard_patterns_take_exactly_the_family():
 def test_the_default_config_names_registered_methods():
     config = yaml.safe_load(open(REPO_CONFIG, encoding="utf-8"))
     assert [method(name).name for name in config["methods"]] == list(config["methods"])
+
+
+def test_only_a_method_that_blocks_values_regenerates():
+    from plainsight.methods.registry import method
+
+    generation = {"max_regenerations": 3}
+    assert method("icl_pe").regenerations(generation) == 3
+    assert method("icl_pe.large").regenerations(generation) == 3
+    assert [method(name).regenerations(generation) for name in ("baseline", "icl", "ft", "ft_mask", "dpsgd")] \
+        == [0] * 5

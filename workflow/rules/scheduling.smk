@@ -124,11 +124,7 @@ def icl_generation_runtime(wildcards):
     generations = generation["generations_per_segment"] * len(
         config["datasets"][wildcards.dataset]["segments"]
     )
-    attempts = (
-        1 + generation["max_regenerations"]
-        if registry.method(wildcards.method).blocks_context_values
-        else 1
-    )
+    attempts = 1 + registry.method(wildcards.method).regenerations(generation)
     return generation_runtime(generations * attempts, generation["max_new_tokens"])
 
 
@@ -185,9 +181,5 @@ def mauve_texts_runtime(wildcards):
     """One generation per sampled test segment (at most 100 assumed when all are used), maybe regenerated."""
     generation = config["generation"]
     samples = config["utility"]["mauve"]["samples"] or 100
-    attempts = (
-        1 + generation["max_regenerations"]
-        if registry.method(wildcards.method).blocks_context_values
-        else 1
-    )
+    attempts = 1 + registry.method(wildcards.method).regenerations(generation)
     return generation_runtime(samples * attempts, generation["max_new_tokens"])

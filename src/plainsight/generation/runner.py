@@ -51,9 +51,8 @@ class SamplingSettings:
     @classmethod
     def from_config(cls, generation: dict, method: Method) -> "SamplingSettings":
         """The `generation` config block; only a method that blocks values regenerates."""
-        regenerations = generation["max_regenerations"] if method.blocks_context_values else 0
         return cls(generation["max_new_tokens"], generation["temperature"], generation["top_p"],
-                   generation["batch_size"], regenerations, generation["group_size"])
+                   generation["batch_size"], method.regenerations(generation), generation["group_size"])
 
 
 @dataclass

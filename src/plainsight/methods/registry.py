@@ -12,6 +12,7 @@ so paths, metrics and tables need nothing new.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -50,6 +51,11 @@ class Method:
     @property
     def differentially_private(self) -> bool:
         return self.training == "dp_prefix"
+
+    def regenerations(self, generation: Mapping) -> int:
+        """How many times a generation may be written again under the `generation` config block:
+        `max_regenerations` for a method that blocks values, else none."""
+        return generation["max_regenerations"] if self.blocks_context_values else 0
 
 
 METHODS: dict[str, Method] = {m.name: m for m in (

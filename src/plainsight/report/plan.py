@@ -129,8 +129,7 @@ class Planner:
         return slots
 
     def attempts(self, method: str) -> int:
-        blocks = registry.method(method).blocks_context_values
-        return 1 + self.config["generation"]["max_regenerations"] if blocks else 1
+        return 1 + registry.method(method).regenerations(self.config["generation"])
 
     def model_of(self, method: str) -> str:
         return self.config[registry.model_config_key(method)]["name_or_path"]
@@ -277,12 +276,20 @@ def segment_counter(config: Mapping, jobs: list[DryRunJob], results: Path = Path
     rebuilt = {job.wildcards.get("dataset") for job in jobs if job.rule in ("ingest", "control_codes")}
     sizes: dict[str, str] = {}
 
+    built_splits: dict[str, pd.Series | None] = {}  # each dataset's codes are looked for once, not once per job
+
+    def splits(dataset: str) -> pd.Series | None:
+        if dataset not in built_splits:
+            built = sorted((results / dataset).glob("*/*/codes.parquet"))
+            built_splits[dataset] = None
+            if built and dataset not in rebuilt:
+                built_splits[dataset] = pd.read_parquet(built[0], columns=["split"])["split"]
+                sizes[dataset] = f"segments from {built[0]}"
+        return built_splits[dataset]
+
     def count(dataset: str, split: str) -> int:
-        built = sorted((results / dataset).glob("*/*/codes.parquet"))
-        if built and dataset not in rebuilt:
-            codes = pd.read_parquet(built[0], columns=["split"])
-            sizes[dataset] = f"segments from {built[0]}"
-            return int((codes["split"] == split).sum())
+        if splits(dataset) is not None:
+            return int((splits(dataset) == split).sum())
         if dataset not in planned or split not in planned[dataset]:
             raise ValueError(f"no control codes of {dataset} built yet: set resources.planned_segments."
                              f"{dataset}.{split} (segments of the {split} split) to plan it")
