@@ -8,7 +8,7 @@ CORES ?= all
 .PHONY: run all setup browser lint test clean
 
 run: $(STAMP)
-	$(BIN)/snakemake --cores $(CORES) results/tables/table1.csv
+	$(BIN)/snakemake --cores $(CORES)
 
 all: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES) results/tables/all
