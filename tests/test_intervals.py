@@ -23,9 +23,18 @@ def test_wilson_interval_hand_computed():
         wilson_interval(3, 2)
 
 
-def test_wilson_agrees_with_scipy():
-    result = stats.binomtest(7, 40).proportion_ci(confidence_level=0.95, method="wilson")
-    assert wilson_interval(7, 40) == pytest.approx((result.low, result.high))
+def test_wilson_interval_hand_computed_to_the_last_digits():
+    # 1 of 12, z = 1.959963984540054, z^2 = 3.8414588: centre (1/12 + z^2/24) / (1 + z^2/12)
+    # = 0.24339412 / 1.32012157 = 0.18437250; half-width z sqrt(1/12 x 11/12 / 12 + z^2 / 576) / (1 + z^2/12)
+    # = 1.95996398 x sqrt(0.00636574 + 0.00666920) / 1.32012157 = 0.16950741
+    low, high = wilson_interval(1, 12)
+    assert low == pytest.approx(0.18437250 - 0.16950741, abs=2e-8)
+    assert high == pytest.approx(0.18437250 + 0.16950741, abs=2e-8)
+    z2 = 1.959963984540054 ** 2
+    centre, half = (1 / 12 + z2 / 24) / (1 + z2 / 12), \
+        math.sqrt(z2) * math.sqrt(11 / 144 / 12 + z2 / 576) / (1 + z2 / 12)
+    assert (low, high) == pytest.approx((centre - half, centre + half), rel=1e-12)  # the formula itself
+    assert wilson_interval(7, 40, level=0.9)[1] < wilson_interval(7, 40)[1]
 
 
 def generations(values_by_seed: dict[int, list[float]]) -> pd.DataFrame:

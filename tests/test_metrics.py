@@ -24,7 +24,7 @@ from plainsight.evaluation.privacy import (
     summarise,
 )
 from plainsight.evaluation.quality import DocumentCriteria
-from plainsight.evaluation.rouge import max_rouge, rouge, rouge_text
+from plainsight.evaluation.rouge import lcs_length, max_rouge, rouge, rouge_text
 from plainsight.matching import leaked_values, name_words, partial_leak, value_pattern
 
 # --- matching ----------------------------------------------------------------------------------
@@ -135,6 +135,27 @@ def test_rouge_equals_rouge_score():
         expected = scorer.score(reference, prediction)
         assert rouge(prediction, reference) == pytest.approx(
             (expected["rouge2"].fmeasure, expected["rougeL"].fmeasure)), (prediction, reference)
+
+
+@pytest.mark.parametrize("prediction, reference, length", [
+    ("", "", 0), ("a b", "", 0), ("a", "a", 1),
+    ("a b c d", "a x b x c x d", 4),  # a b c d, in order, with x between
+    ("a b c", "c b a", 1),  # reversed: any one token
+    ("a b a b a", "b a b", 3),  # repeats: b a b
+    ("the cat sat on the mat", "the mat sat on the cat", 4),  # the sat on the
+])
+def test_lcs_length_hand_computed(prediction, reference, length):
+    assert lcs_length(rouge_text(prediction), rouge_text(reference)) == length
+
+
+def test_max_rouge_over_many_references_equals_rouge_score_pair_by_pair():
+    scorer = RougeScorer(["rouge2", "rougeL"], use_stemmer=True)
+    pairs = rouge_pairs()
+    prediction, references = pairs[5][0], [reference for _, reference in pairs]  # the long text, every reference
+    scores = [scorer.score(reference, prediction) for reference in references]
+    assert max_rouge(rouge_text(prediction), [rouge_text(r) for r in references]) == pytest.approx(
+        (max(s["rouge2"].fmeasure for s in scores), max(s["rougeL"].fmeasure for s in scores)))
+    assert max_rouge(rouge_text(""), [rouge_text("a b"), rouge_text("")]) == (0.0, 0.0)
 
 
 # --- a tiny dataset ----------------------------------------------------------------------------

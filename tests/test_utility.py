@@ -141,6 +141,18 @@ def test_mauve_of_a_set_against_itself_is_one_and_lower_when_shifted():
     assert same_distribution > 0.9 and shifted < 0.1
 
 
+@pytest.mark.parametrize("p_samples, q_samples, buckets", [
+    (20, 30, 2), (25, 90, 2),  # 2.5 rounds half to even
+    (155, 200, 16),  # 15.5 rounds to 16 (one per ten samples, floored, would give 15)
+    (176, 176, 18),
+    (9, 9, 2),  # never fewer than 2
+])
+def test_mauve_buckets_are_mauve_texts_auto(p_samples, q_samples, buckets):
+    rng = np.random.default_rng(1)
+    result = mauve_from_features(rng.normal(size=(p_samples, 4)), rng.normal(size=(q_samples, 4)), MauveSettings())
+    assert result.buckets == buckets
+
+
 def test_mauve_on_embedded_sentence_features():
     court = [f"The applicant number {i} was born in {1950 + i} and lives in town {i % 7}." for i in range(20)]
     clinic = [f"Patient {i} was admitted with chest pain and given {i} mg of aspirin." for i in range(20)]

@@ -22,20 +22,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-Z_95 = 1.959963984540054  # the standard normal's 97.5% quantile
-
-
-def wilson_interval(events: int, trials: int, z: float = Z_95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion, as fractions; (nan, nan) without trials."""
+def wilson_interval(events: int, trials: int, level: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion, as fractions (scipy's); (nan, nan) without trials."""
     if trials <= 0:
         return math.nan, math.nan
     if not 0 <= events <= trials:
         raise ValueError(f"{events} events in {trials} trials")
-    share = events / trials
-    denominator = 1 + z * z / trials
-    centre = (share + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(share * (1 - share) / trials + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    interval = stats.binomtest(events, trials).proportion_ci(confidence_level=level, method="wilson")
+    return float(interval.low), float(interval.high)
 
 
 def bootstrap_interval(generations: pd.DataFrame, statistic: Callable[[pd.DataFrame], float], seed: int = 0,

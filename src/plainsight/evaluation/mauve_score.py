@@ -97,15 +97,15 @@ def featurize(texts: Sequence[str], settings: MauveSettings) -> np.ndarray:
 
 
 def mauve_from_features(p_features: np.ndarray, q_features: np.ndarray, settings: MauveSettings) -> MauveResult:
-    """MAUVE of p (generated) against q (real); buckets as mauve-text's `auto`: one per ten samples."""
+    """MAUVE of p (generated) against q (real), with mauve-text's `auto` bucket count: one per ten
+    samples of the smaller set, rounded (half to even), at least 2."""
     import mauve
 
-    samples = min(len(p_features), len(q_features))
-    buckets = max(2, samples // 10)
-    result = mauve.compute_mauve(p_features=p_features, q_features=q_features, num_buckets=buckets,
+    result = mauve.compute_mauve(p_features=p_features, q_features=q_features, num_buckets="auto",
                                  mauve_scaling_factor=settings.scaling_factor, seed=settings.seed, verbose=False)
     return MauveResult(float(result.mauve), settings.featurizer, len(p_features), len(q_features),
-                       settings.scaling_factor, buckets, str(settings.device), dtype_name(settings.dtype))
+                       settings.scaling_factor, int(result.num_buckets), str(settings.device),
+                       dtype_name(settings.dtype))
 
 
 def mauve_score(generated: Sequence[str], real: Sequence[str], settings: MauveSettings) -> MauveResult:
