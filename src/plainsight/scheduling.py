@@ -1,4 +1,7 @@
-"""Memory and run-time estimates of the model jobs, for the scheduler (local or SLURM).
+"""The cost model of the model jobs: one estimate per rule of the work (tokens), the host memory,
+the run time and the GPU memory, read by the scheduler (the rules' `resources`,
+workflow/rules/scheduling.smk) and by the cost plan (`plainsight.report.plan`). Free of torch and
+transformers, so that the Snakefile parses on a login node without them.
 
 Memory: the Python and torch runtime, the weights (float32, as `plainsight.models.load_model`
 loads them; twice where CPU decoding packs a copy, `plainsight.generation.packed_linear`) and, when the
@@ -9,7 +12,7 @@ with layers x hidden size, which across causal LMs from 135M to 8B parameters st
 
 Run time: tokens to produce or train on, divided by a measured throughput, times a margin.
 
-GPU memory (the cost plan, `plainsight.report.plan`): the weights in the job's dtype, plus per job kind
+GPU memory (`resources.gpu_memory_mb` and the cost plan): the weights in the job's dtype, plus per job kind
 the KV cache of the decoding slots, or the activations a training step keeps for backward
 (about 34 bytes per token, hidden unit and layer in 16-bit precision with fused attention, after
 Korthikanti et al. 2022), the float32 logits of the loss, and the float32 trainable parameters
@@ -21,11 +24,15 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
+
+from plainsight.errors import InputError
 
 MB = 2**20
+GIB = 2**30
 BYTES_PER_PARAMETER = 4  # float32 weights
 RUNTIME_OVERHEAD_MB = 600  # Python, torch, transformers and pandas loaded, before the model
 LAYER_WIDTH_PER_SQRT_PARAMETER = 1.45  # layers x hidden size ~ 1.45 x sqrt(parameters)
@@ -35,6 +42,9 @@ STARTUP_MINUTES = 2  # imports, loading the model, reading the inputs
 # Parquet bytes of one control-code row are at least this many (96-100 on the demo data),
 # so a codes file's size bounds its number of segments from above.
 MIN_CODE_PARQUET_BYTES_PER_SEGMENT = 64
+# The scheduler's count of a split's segments before any control codes of the dataset exist and
+# without resources.planned_segments (the cost plan asks for planned_segments instead).
+ASSUMED_SEGMENTS = 100
 
 _SIZE_IN_NAME = re.compile(r"(\d+(?:\.\d+)?)([mb])(?![a-z])", re.IGNORECASE)
 
@@ -43,6 +53,13 @@ _SIZE_IN_NAME = re.compile(r"(\d+(?:\.\d+)?)([mb])(?![a-z])", re.IGNORECASE)
 _CONFIG_ALIASES = {"n_embd": "hidden_size", "n_layer": "num_hidden_layers", "n_head": "num_attention_heads"}
 ACTIVATION_BYTES_PER_TOKEN_UNIT = 34  # saved for backward, per token x hidden unit x layer (16-bit)
 TRAINABLE_COPIES = 4  # float32 trainable parameter, gradient and two Adam moments
+LORA_WIDTHS_PER_LAYER = 18  # in + out widths of every linear layer of a block, in hidden sizes (gated MLP)
+DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+
+# Decoding slots (`plainsight.generation.slots` preallocates every layer's keys and values per slot).
+AUTO = "auto"
+CPU_AUTO_SLOTS = 4  # `batch_size: auto` on the CPU, where a step is bound by reading the weights
+FREE_MEMORY_MARGIN = 0.2  # share of the free GPU memory kept out of the KV cache
 
 
 @dataclass(frozen=True)
@@ -116,6 +133,29 @@ def runtime_minutes(tokens: float, tokens_per_second: float, margin: float) -> i
     return math.ceil(STARTUP_MINUTES + margin * tokens / tokens_per_second / 60)
 
 
+def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, bytes_per_value: int, tokens: int) -> int:
+    """Bytes of the keys and values of `tokens` cache positions of one sequence."""
+    return layers * kv_heads * head_dim * 2 * bytes_per_value * tokens
+
+
+def slots_that_fit(free_bytes: int, bytes_per_slot: int, margin: float = FREE_MEMORY_MARGIN) -> int:
+    """How many slots of `bytes_per_slot` fit in `free_bytes` less the `margin` share of it."""
+    return int(free_bytes * (1 - margin)) // bytes_per_slot
+
+
+def cpu_slots(batch_size: int | str) -> int:
+    """The slots of a job on the CPU: the configured number, or `CPU_AUTO_SLOTS` for `auto`."""
+    return CPU_AUTO_SLOTS if batch_size == AUTO else batch_size
+
+
+def slot_cache_positions(longest_prompt: int, max_new_tokens: int) -> int:
+    """Positions per batch slot of the generation KV cache: a live row spans at most the longest prompt
+    plus the new tokens; a quarter more lets the window run on for a while before it is copied back
+    to the front."""
+    span = longest_prompt + max_new_tokens
+    return span + span // 4 + 1
+
+
 def segments_upper_bound(codes_mb: float) -> int:
     """At most this many segments in a control-code Parquet file of this size."""
     return max(1, math.ceil(codes_mb * MB / MIN_CODE_PARQUET_BYTES_PER_SEGMENT))
@@ -137,6 +177,15 @@ def gpu_training_bytes(shape: ModelShape, dtype_bytes: int, sequences: int, toke
     return weights + trainable + activations + logits
 
 
+def gpu_generation_bytes(shape: ModelShape, dtype_bytes: int, slots: int, positions: int,
+                         prefill_tokens: int) -> int:
+    """Decoding: weights, the slots' KV cache, and the transient activations and float32 logits
+    of one prompt's prefill."""
+    kv = slots * kv_cache_bytes(shape.layers, shape.kv_heads, shape.head_dim, dtype_bytes, positions)
+    prefill = prefill_tokens * shape.hidden * 16 * dtype_bytes + slots * shape.vocab * 4 * 2
+    return shape.parameters * dtype_bytes + kv + prefill
+
+
 def prefix_parameters(shape: ModelShape, virtual_tokens: int, projection_hidden: int | None) -> int:
     """Trainable parameters of a prefix: its key/value rows, or the embedding and MLP that make them."""
     rows = shape.layers * 2 * shape.kv_width
@@ -145,3 +194,205 @@ def prefix_parameters(shape: ModelShape, virtual_tokens: int, projection_hidden:
     # the embedding (peft's token_dim: the key/value width), then Linear(token_dim, H), Tanh, Linear(H, rows)
     return (virtual_tokens * shape.kv_width + shape.kv_width * projection_hidden + projection_hidden
             + projection_hidden * rows + rows)
+
+
+# --- the model jobs of the workflow, rule by rule ------------------------------------------------
+
+GENERATION_RULES = ("generate_icl", "generate_trained", "mauve_texts")
+TRAINING_RULES = ("train_adapter", "perplexity", "base_perplexity")
+MODEL_RULES = (*GENERATION_RULES, *TRAINING_RULES, "mauve")
+
+
+class MethodTraits(Protocol):
+    """What the estimates need of a method (`plainsight.methods.registry.Method`)."""
+
+    masked_objective: bool
+    differentially_private: bool
+
+    def regenerations(self, generation: Mapping) -> int: ...
+
+
+class MethodRegistry(Protocol):
+    """`plainsight.methods.registry` (the module), which this shared module may not import."""
+
+    def method(self, name: str) -> MethodTraits: ...
+
+    def model_config_key(self, name: str) -> str: ...
+
+
+@dataclass
+class CostModel:
+    """Estimates of the model jobs of one config, by rule and wildcards: the work (tokens at the
+    configured throughput), the host memory request and the GPU memory. `segments(dataset, split)`
+    counts (or bounds) the segments of a split; `methods` is the method registry."""
+
+    config: Mapping
+    shapes: Mapping[str, Mapping]
+    segments: Callable[[str, str], int]
+    methods: MethodRegistry
+    notes: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.resources = self.config["resources"]
+        self.on_gpu = self.resources["gpus_per_job"] > 0
+        self.base_model = self.config["model"]["name_or_path"]
+        self.dtype_bytes = DTYPE_BYTES.get(self.config["model"]["dtype"], 2 if self.on_gpu else 4)  # auto: 16-bit on a GPU
+
+    # --- shared pieces ---
+
+    def shape(self, name_or_path: str) -> ModelShape:
+        shape = model_shape(name_or_path, self.shapes)
+        if shape is None:
+            raise ValueError(f"no shape for model {name_or_path!r}: add it to resources.model_shapes "
+                             f"({self.resources['model_shapes']}) or give a folder with its config.json")
+        return shape
+
+    def parameters(self, name_or_path: str) -> int:
+        """`resources.model_parameters` for `model` when set, else `model_parameters`."""
+        if name_or_path == self.base_model and self.resources["model_parameters"]:
+            return self.resources["model_parameters"]
+        return model_parameters(name_or_path, self.shapes)
+
+    def attempts(self, method: str) -> int:
+        return 1 + self.methods.method(method).regenerations(self.config["generation"])
+
+    def model_of(self, method: str) -> str:
+        return self.config[self.methods.model_config_key(method)]["name_or_path"]
+
+    def shards(self, wildcards: Mapping[str, str]) -> int:
+        return self.config["generation"]["shards"] if "shard" in wildcards else 1
+
+    def slots(self, shape: ModelShape, positions: int, model: str) -> int:
+        """Decoding slots: the configured number, or what `batch_size: auto` takes (on a GPU: as many
+        as fit the memory the weights leave, at most a group's prompts)."""
+        generation = self.config["generation"]
+        if generation["batch_size"] != AUTO or not self.on_gpu:
+            return cpu_slots(generation["batch_size"])
+        gpu_gb = self.resources["gpu_memory_gb"]
+        if not gpu_gb:
+            raise InputError("config", "resources.gpu_memory_gb",
+                             "generation.batch_size: auto on a GPU needs the GPU's memory to plan the slots")
+        per_slot = kv_cache_bytes(shape.layers, shape.kv_heads, shape.head_dim, self.dtype_bytes, positions)
+        free = gpu_gb * 1e9 - shape.parameters * self.dtype_bytes
+        slots = max(1, min(slots_that_fit(free, per_slot), generation["group_size"]))
+        self.notes[f"slots {model}"] = (f"`batch_size: auto` takes {slots} slots for {model} on a "
+                                        f"{gpu_gb} GB GPU ({per_slot / GIB:.2f} GiB of KV cache each)")
+        return slots
+
+    # --- what each rule's job does ---
+
+    def generation_job(self, rule: str, w: Mapping[str, str]) -> tuple[str, int]:
+        """(model, longest prompt in tokens) of a generate job; a trained method's prompt is its prefix and code."""
+        if rule == "generate_trained":
+            prefix = self.config["prefix_tuning"]
+            return self.base_model, prefix["num_virtual_tokens"] + prefix["max_length"]
+        return self.model_of(w["method"]), self.config["generation"]["max_prompt_tokens"]
+
+    def generations(self, rule: str, w: Mapping[str, str]) -> int:
+        """Texts a generate job writes, regenerations included (a bound: each may be regenerated)."""
+        generation = self.config["generation"]
+        if rule == "generate_icl":
+            per_corpus = generation["generations_per_segment"] * len(self.config["datasets"][w["dataset"]]["segments"])
+            return math.ceil(per_corpus / self.shards(w)) * self.attempts(w["method"])
+        if rule == "generate_trained":
+            per_corpus = self.config["prefix_tuning"]["generations"] or self.segments(w["dataset"], "train")
+            return math.ceil(per_corpus / self.shards(w))
+        samples = self.config["utility"]["mauve"]["samples"] or self.segments(w["dataset"], "test")
+        return samples * self.attempts(w["method"])
+
+    def training_batch(self, rule: str) -> tuple[int, int]:
+        """(sequences, tokens per sequence) of a training or scoring step."""
+        if rule == "train_adapter":
+            prefix = self.config["prefix_tuning"]
+            return prefix["batch_size"], prefix["num_virtual_tokens"] + prefix["max_length"]
+        perplexity = self.config["utility"]["perplexity"]
+        return perplexity["batch_size"], perplexity["max_length"]
+
+    def training_tokens(self, rule: str, w: Mapping[str, str]) -> float:
+        """Tokens a training job trains on or scores: the adapter's epochs over the fine-tuning segments;
+        perplexity's fine-tuning on one corpus (bounded by its generations' tokens), then the test split."""
+        dataset = w["dataset"]
+        sequences_tokens = self.training_batch(rule)[1]
+        if rule == "train_adapter":
+            return self.segments(dataset, "train") * self.config["prefix_tuning"]["epochs"] * sequences_tokens
+        scoring = self.segments(dataset, "test") * sequences_tokens
+        if rule == "base_perplexity":
+            return scoring
+        generation = self.config["generation"]
+        generations = max(generation["generations_per_segment"] * len(self.config["datasets"][dataset]["segments"]),
+                          self.config["prefix_tuning"]["generations"] or self.segments(dataset, "train"))
+        return self.config["utility"]["perplexity"]["epochs"] * generations * generation["max_new_tokens"] + scoring
+
+    # --- the estimates ---
+
+    def work(self, rule: str, w: Mapping[str, str]) -> tuple[float, float]:
+        """(tokens, tokens per second) of a model job."""
+        if rule in GENERATION_RULES:
+            tokens = self.generations(rule, w) * self.config["generation"]["max_new_tokens"]
+            return tokens, self.resources["generation_tokens_per_second"]
+        if rule in TRAINING_RULES:
+            tokens = self.training_tokens(rule, w)
+        else:  # mauve: the featurizer's forward passes over the generated and the real texts
+            mauve = self.config["utility"]["mauve"]
+            texts = 2 * (mauve["samples"] or self.segments(w["dataset"], "test"))
+            tokens = 0 if mauve["featurizer"] == "minilm" else texts * mauve["max_tokens"]
+        return tokens, self.resources["training_tokens_per_second"]
+
+    def runtime_minutes(self, rule: str, w: Mapping[str, str], margin: float | None = None) -> int:
+        """The scheduler's run time: the work at the throughput, times `resources.runtime_margin`."""
+        tokens, tokens_per_second = self.work(rule, w)
+        return runtime_minutes(tokens, tokens_per_second,
+                               self.resources["runtime_margin"] if margin is None else margin)
+
+    def hours(self, rule: str, w: Mapping[str, str]) -> float:
+        """The plan's hours: the work at the throughput, with no margin."""
+        return self.runtime_minutes(rule, w, margin=1.0) / 60
+
+    def host_mb(self, rule: str, w: Mapping[str, str]) -> int:
+        """Host memory of a job (`memory_mb`): the batch slots of a generate job (with the packed
+        weights on a CPU), or a training step (full fine-tuning also holds gradients and Adam moments)."""
+        headroom = self.resources["memory_headroom"]
+        if rule in GENERATION_RULES:
+            model, prompt = self.generation_job(rule, w)
+            positions = slot_cache_positions(prompt, self.config["generation"]["max_new_tokens"])
+            return memory_mb(self.parameters(model), cpu_slots(self.config["generation"]["batch_size"]), positions,
+                             GENERATION_ACTIVATION_FACTOR, self.on_gpu, headroom, 1 if self.on_gpu else 2)
+        if rule not in TRAINING_RULES:
+            raise ValueError(f"rule {rule} requests no host memory of its own")
+        full = rule != "train_adapter" and self.config["utility"]["perplexity"]["finetune"] == "full"
+        sequences, tokens = self.training_batch(rule)
+        return memory_mb(self.parameters(self.base_model), sequences, tokens, TRAINING_ACTIVATION_FACTOR,
+                         self.on_gpu, headroom, TRAINABLE_COPIES if full else 1)
+
+    def gpu_bytes(self, rule: str, w: Mapping[str, str]) -> int:
+        """GPU memory of a job in the job's dtype; 0 for MAUVE's sentence embedder (small, on the CPU)."""
+        if rule in GENERATION_RULES:
+            model, prompt = self.generation_job(rule, w)
+            shape = self.shape(model)
+            positions = slot_cache_positions(prompt, self.config["generation"]["max_new_tokens"])
+            return gpu_generation_bytes(shape, self.dtype_bytes, self.slots(shape, positions, model), positions,
+                                        prompt)
+        if rule in TRAINING_RULES:
+            return self.training_gpu_bytes(rule, w)
+        mauve = self.config["utility"]["mauve"]
+        if mauve["featurizer"] == "minilm":
+            return 0
+        shape = self.shape(mauve["featurizer"])
+        return shape.parameters * self.dtype_bytes + mauve["max_tokens"] * shape.hidden * 16 * self.dtype_bytes
+
+    def training_gpu_bytes(self, rule: str, w: Mapping[str, str]) -> int:
+        shape = self.shape(self.base_model)
+        sequences, tokens = self.training_batch(rule)
+        if rule == "train_adapter":
+            prefix = self.config["prefix_tuning"]
+            method = self.methods.method(w["method"])
+            trainable = prefix_parameters(shape, prefix["num_virtual_tokens"], prefix["projection_hidden"])
+            return gpu_training_bytes(shape, self.dtype_bytes, sequences, tokens, trainable,
+                                      logits_passes=2 if method.masked_objective else 1,
+                                      per_sample_gradients=method.differentially_private)
+        if rule == "base_perplexity":
+            return gpu_training_bytes(shape, self.dtype_bytes, sequences, tokens, 0)
+        settings = self.config["utility"]["perplexity"]
+        full = settings["finetune"] == "full"
+        lora = 0 if full else settings["lora_rank"] * shape.layers * LORA_WIDTHS_PER_LAYER * shape.hidden
+        return gpu_training_bytes(shape, self.dtype_bytes, sequences, tokens, lora, frozen_weights=not full)

@@ -5,10 +5,11 @@ import sys
 
 import yaml
 
-from plainsight.generation.corpus import generation_params
+# Only modules free of torch and transformers: the Snakefile parses on a login node without them.
+from plainsight.generation.params import generation_params
 from plainsight.methods import registry
-from plainsight.models import is_embedded, resolve_placement
-from plainsight.training.loop import training_params
+from plainsight.model_settings import check_placement, is_embedded
+from plainsight.training.params import training_params
 
 for method_name in config["methods"]:
     registry.method(
@@ -85,8 +86,10 @@ def variant_model(wildcards):
 # Where every model job runs, as configured: each job resolves `auto` on its own machine, so a job
 # reruns when the setting changes, not when it runs on another machine.
 MODEL_PLACEMENT = {key: config["model"][key] for key in ("device", "dtype")}
-if config["resources"]["gpus_per_job"] == 0:
-    # the jobs run here: a CUDA device that is not visible stops the run now
+if check_placement(MODEL_PLACEMENT) and config["resources"]["gpus_per_job"] == 0:
+    # the jobs run here on a named CUDA device: one that is not visible stops the run now
+    from plainsight.models import resolve_placement
+
     resolve_placement(MODEL_PLACEMENT)
 
 

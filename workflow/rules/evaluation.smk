@@ -37,8 +37,8 @@ rule perplexity:
         "../envs/generation.yaml"
     threads: config["utility"]["threads"]
     resources:
-        mem_mb=perplexity_mem_mb(),
-        runtime=perplexity_runtime,
+        mem_mb=mem_mb("perplexity"),
+        runtime=runtime("perplexity"),
         gpu=GPUS_PER_JOB,
         gpu_memory_mb=gpu_memory_mb("perplexity"),
     params:
@@ -62,8 +62,8 @@ rule base_perplexity:
         "../envs/generation.yaml"
     threads: config["utility"]["threads"]
     resources:
-        mem_mb=perplexity_mem_mb(),
-        runtime=perplexity_runtime,
+        mem_mb=mem_mb("base_perplexity"),
+        runtime=runtime("base_perplexity"),
         gpu=GPUS_PER_JOB,
         gpu_memory_mb=gpu_memory_mb("base_perplexity"),
     params:
@@ -91,8 +91,8 @@ rule mauve_texts:
         "../envs/generation.yaml"
     threads: config["generation"]["threads"]
     resources:
-        mem_mb=generation_mem_mb(config["generation"]["max_prompt_tokens"]),
-        runtime=mauve_texts_runtime,
+        mem_mb=mem_mb("mauve_texts"),
+        runtime=runtime("mauve_texts"),
         gpu=GPUS_PER_JOB,
         gpu_memory_mb=gpu_memory_mb("mauve_texts"),
     params:

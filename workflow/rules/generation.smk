@@ -21,8 +21,8 @@ rule generate_icl:
         "../envs/generation.yaml"
     threads: config["generation"]["threads"]
     resources:
-        mem_mb=generation_mem_mb(config["generation"]["max_prompt_tokens"]),
-        runtime=icl_generation_runtime,
+        mem_mb=mem_mb("generate_icl"),
+        runtime=runtime("generate_icl"),
         gpu=GPUS_PER_JOB,
         gpu_memory_mb=gpu_memory_mb("generate_icl"),
     params:
@@ -56,11 +56,8 @@ rule generate_trained:
         "../envs/generation.yaml"
     threads: config["generation"]["threads"]
     resources:
-        mem_mb=generation_mem_mb(
-            config["prefix_tuning"]["num_virtual_tokens"]
-            + config["prefix_tuning"]["max_length"]
-        ),
-        runtime=trained_generation_runtime,
+        mem_mb=mem_mb("generate_trained"),
+        runtime=runtime("generate_trained"),
         gpu=GPUS_PER_JOB,
         gpu_memory_mb=gpu_memory_mb("generate_trained"),
     params:

@@ -21,8 +21,8 @@ rule train_adapter:
         "../envs/generation.yaml"
     threads: config["prefix_tuning"]["threads"]
     resources:
-        mem_mb=training_mem_mb(),
-        runtime=training_runtime,
+        mem_mb=mem_mb("train_adapter"),
+        runtime=runtime("train_adapter"),
         gpu=GPUS_PER_JOB,
         gpu_memory_mb=gpu_memory_mb("train_adapter"),
     params:

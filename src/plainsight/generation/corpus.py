@@ -24,10 +24,6 @@ from plainsight.models import model_placement
 
 log = logging.getLogger(__name__)
 
-# The `generation` config keys every method's decoding reads; the others are read by some methods
-# only (`generation_params`), and `threads` and `shards` only lay out the jobs.
-SAMPLING_KEYS = ("max_new_tokens", "temperature", "top_p", "batch_size", "group_size")
-
 CORPUS_COLUMNS = (
     "generation_id", "method", "seed", "segment", "text", "context_doc_ids", "context_segments",
     "context_codes", "fictional_code", "fictional_entities", "regenerations", "hit_max_regenerations",
@@ -70,23 +66,6 @@ def join_shards(shards: Sequence[pd.DataFrame]) -> pd.DataFrame:
     if frame["generation_id"].duplicated().any():
         raise ValueError("the shards repeat generation ids; were they written with different settings?")
     return frame.sort_values("generation_id", kind="stable", ignore_index=True)
-
-
-def generation_params(method: registry.Method, generation: Mapping, purpose: str) -> dict:
-    """The `generation` settings a generate job of `method` reads, and only those: the rule's params,
-    so that changing a setting reruns the jobs it changes and no others.
-
-    `purpose` is "corpus" (the method's synthetic corpus) or "mauve" (one text per sampled test
-    segment, whose count is the MAUVE setting's).
-    """
-    keys = list(SAMPLING_KEYS)
-    if method.in_context:
-        keys += ["context_documents", "max_prompt_tokens"]
-        if purpose == "corpus":
-            keys.append("generations_per_segment")
-    if method.blocks_context_values:
-        keys += ["max_regenerations", "blocking"]
-    return {key: generation[key] for key in keys}
 
 
 def method_prompts(method: registry.Method, planned: Sequence[PlannedGeneration], tokenizer, generation: Mapping,

@@ -6,7 +6,8 @@ positions. On a GPU, `auto` takes as many slots as fit the memory left after the
 `FREE_MEMORY_MARGIN` for the prefill's and the steps' activations and the allocator's
 fragmentation, and never more than a group's prompts (a batch holds no more rows than that). On the
 CPU, where a step is bound by reading the weights, it takes `CPU_AUTO_SLOTS`, the embedded
-default's slots.
+default's slots. The arithmetic is the cost model's (`plainsight.scheduling`, free of torch), which
+the scheduler and the cost plan use too.
 """
 
 from __future__ import annotations
@@ -16,18 +17,9 @@ import logging
 import torch
 
 from plainsight.errors import InputError
+from plainsight.scheduling import AUTO, FREE_MEMORY_MARGIN, GIB, cpu_slots, kv_cache_bytes, slots_that_fit
 
 log = logging.getLogger(__name__)
-
-AUTO = "auto"
-CPU_AUTO_SLOTS = 4
-FREE_MEMORY_MARGIN = 0.2  # share of the free GPU memory kept out of the KV cache
-GIB = 2**30
-
-
-def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, bytes_per_value: int, tokens: int) -> int:
-    """Bytes of the keys and values of `tokens` cache positions of one sequence."""
-    return layers * kv_heads * head_dim * 2 * bytes_per_value * tokens
 
 
 def kv_geometry(config) -> tuple[int, int, int]:
@@ -36,16 +28,6 @@ def kv_geometry(config) -> tuple[int, int, int]:
     kv_heads = getattr(config, "num_key_value_heads", None) or heads
     head_dim = getattr(config, "head_dim", None) or config.hidden_size // heads
     return config.num_hidden_layers, kv_heads, head_dim
-
-
-def slots_that_fit(free_bytes: int, bytes_per_slot: int, margin: float = FREE_MEMORY_MARGIN) -> int:
-    """How many slots of `bytes_per_slot` fit in `free_bytes` less the `margin` share of it."""
-    return int(free_bytes * (1 - margin)) // bytes_per_slot
-
-
-def cpu_slots(batch_size: int | str) -> int:
-    """The slots of a job on the CPU: the configured number, or `CPU_AUTO_SLOTS` for `auto`."""
-    return CPU_AUTO_SLOTS if batch_size == AUTO else batch_size
 
 
 def free_gpu_bytes(device: torch.device) -> int:

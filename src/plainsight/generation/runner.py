@@ -30,11 +30,12 @@ from tqdm import tqdm
 from plainsight.generation.blocking import ValueBlocker, Vocabulary
 from plainsight.generation.memory import batch_slots
 from plainsight.generation.sampling import NucleusSampler
-from plainsight.generation.slots import Row, SlotDecoder, base_model, prefix_tokens, slot_cache_positions
+from plainsight.generation.slots import Row, SlotDecoder, base_model, prefix_tokens
 from plainsight.matching import NearMatcher
 from plainsight.methods.prompts import BOUNDARY, cut_at_boundary
 from plainsight.methods.registry import Method
 from plainsight.rng import stable_rng
+from plainsight.scheduling import slot_cache_positions
 
 log = logging.getLogger(__name__)
 

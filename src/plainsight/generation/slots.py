@@ -44,6 +44,7 @@ from transformers.cache_utils import Cache, DynamicCache, DynamicLayer
 from plainsight.generation.blocking import ValueBlocker
 from plainsight.generation.packed_linear import packed_linears
 from plainsight.generation.sampling import NucleusSampler, mask_banned
+from plainsight.scheduling import slot_cache_positions
 
 
 @dataclass
@@ -275,11 +276,3 @@ class _Batch:
         self.mask[:, length:] = False
         self.starts = [start - shift for start in self.starts]
         self.end = length
-
-
-def slot_cache_positions(longest_prompt: int, max_new_tokens: int) -> int:
-    """Positions per batch slot of the generation KV cache (`plainsight.generation.slots`): a live row spans
-    at most the longest prompt plus the new tokens; a quarter more lets the window run on for a
-    while before it is copied back to the front."""
-    span = longest_prompt + max_new_tokens
-    return span + span // 4 + 1

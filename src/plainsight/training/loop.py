@@ -25,7 +25,6 @@ from plainsight.codes.control import records_to_entities
 from plainsight.codes.fictional import FictionalPools
 from plainsight.matching import value_pattern
 from plainsight.methods.prompts import render
-from plainsight.methods.registry import Method
 from plainsight.methods.trained import training_keys
 from plainsight.rng import stable_rng
 from plainsight.training.checkpoints import (
@@ -60,26 +59,6 @@ class TrainingExample:
     private: list[bool]
 
 
-# `prefix_tuning` keys that decide nothing about an adapter: how many documents it writes, and how
-# its job runs.
-NOT_TRAINING_KEYS = ("generations", "threads", "checkpoint_every_steps")
-LAMBDA_KEYS = ("lambda_lm", "lambda_contrastive", "lambda_kl")
-# What DP-SGD does not read: its prefix starts from the public init text, at a constant learning rate.
-NOT_DP_KEYS = ("init_from", "warmup_steps", "lr_schedule")
-
-
-def training_params(method: Method, prefix_tuning: Mapping, dpsgd: Mapping) -> dict:
-    """The settings a trained method's adapter depends on, and only those: the rule's params, so that
-    changing a setting retrains the adapters it changes (the lambdas only the masked objective's,
-    the `dpsgd` block, as `dp`, only DP-SGD's)."""
-    params = {key: value for key, value in prefix_tuning.items()
-              if key not in NOT_TRAINING_KEYS and (method.masked_objective or key not in LAMBDA_KEYS)
-              and not (method.differentially_private and key in NOT_DP_KEYS)}
-    if method.differentially_private:
-        params["dp"] = dict(dpsgd)
-    return params
-
-
 LR_SCHEDULES = ("constant", "linear", "cosine")
 
 
@@ -99,7 +78,8 @@ class TrainingSettings:
 
     @classmethod
     def from_params(cls, params: Mapping, masked: bool) -> "TrainingSettings":
-        """The settings of a `prefix_tuning` block (or `training_params`); the lambdas only when `masked`."""
+        """The settings of a `prefix_tuning` block (or its rule's params, `plainsight.training.params`);
+        the lambdas only when `masked`."""
         lambdas = Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"]) \
             if masked else Lambdas()
         return cls(params["epochs"], params["learning_rate"], params["batch_size"], params["max_length"],
