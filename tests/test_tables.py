@@ -265,3 +265,32 @@ def test_paired_methods_must_be_listed(tmp_path, specs):
     path.write_text(yaml.safe_dump(broken), encoding="utf-8")
     with pytest.raises(InputError, match="paired"):
         load_table_specs(path)
+
+
+def test_make_table_from_the_runs_files(specs, tmp_path):
+    """Rule `table`'s function: one summary file per run (a model variant shows as its method), their
+    generations, and the outputs as the parts build them."""
+    from plainsight.report.paper_table import TableOutputs, TableRuns, TableSettings, make_table
+
+    rows = summaries().assign(documents=100.0)
+    rows.loc[rows["method"] == "icl", "method"] = "icl.large"
+    generations = pd.concat([per_generation("icl.large", {1: [True, False], 2: [False] * 2, 3: [False] * 2}),
+                             per_generation("ft", {1: [False] * 2, 2: [False] * 2, 3: [False] * 2})])
+    runs = []
+    for (method, seed), frame in rows.groupby(["method", "seed"]):
+        runs.append(str(tmp_path / f"{method}_{seed}_summary.parquet"))
+        frame.to_parquet(runs[-1])
+    generation_files = []
+    for (method, seed), frame in generations.groupby(["method", "seed"]):
+        generation_files.append(str(tmp_path / f"{method}_{seed}.parquet"))
+        frame.to_parquet(generation_files[-1])
+    outputs = TableOutputs(*(str(tmp_path / name) for name in ("t.csv", "t.md", "t_vs_paper.csv")))
+    make_table(PAPER_TABLES, "table1", TableRuns(runs, generation_files), TableSettings(["icl.large", "ft"], 3, 80.0),
+               outputs)
+    expected = build_table(specs["tables"]["table1"], rows.assign(method=rows["method"].str.replace(".large", "")),
+                           specs["methods"], generations.assign(method=generations["method"].str.replace(".large", "")))
+    written = pd.read_csv(outputs.csv)
+    assert written["Method"].tolist() == ["ICL", "Fine-tuning"]
+    assert written["PIPP (%)"].tolist() == pytest.approx(expected["PIPP (%)"].tolist())
+    markdown = (tmp_path / "t.md").read_text(encoding="utf-8")
+    assert markdown.startswith("### ") and "Wilson score" in markdown
