@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -28,7 +29,8 @@ log = logging.getLogger(__name__)
 
 
 def convert_embedded(name: str, out_dir: str | Path) -> None:
-    """De-quantise an embedded GGUF model once and save it as a plain model folder."""
+    """De-quantise an embedded GGUF model once and save it as a plain model folder (all or nothing:
+    written beside `out_dir`, then renamed to it)."""
     from safetensors.torch import save_model
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -36,15 +38,18 @@ def convert_embedded(name: str, out_dir: str | Path) -> None:
     with embedded.gguf_folder() as folder:
         tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=embedded.gguf_file)
         model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=embedded.gguf_file, dtype=torch.float32)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    target = Path(out_dir)
+    out = target.with_name(target.name + ".part")
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
     config = model.config.to_dict()
     config.pop("quantization_config", None)  # the weights are plain fp32 now
     (out / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
     model.generation_config.save_pretrained(out)
     save_model(model, str(out / "model.safetensors"))  # handles the tied embedding/output weights
     tokenizer.save_pretrained(out)
-    log.info("converted %s (%s) into %s", name, embedded.gguf_file, out)
+    out.rename(target)
+    log.info("converted %s (%s) into %s", name, embedded.gguf_file, target)
 
 
 DTYPES: dict[str, torch.dtype] = {name: getattr(torch, name) for name in DTYPE_NAMES}

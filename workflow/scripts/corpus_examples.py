@@ -3,15 +3,15 @@
 import pandas as pd
 
 from plainsight.io import write_text
-from plainsight.report.samples import examples_markdown
+from plainsight.report.samples import corpus_examples
 from plainsight.snakemake_job import RuleJob, run_rule
 
 
 def main(job: RuleJob) -> None:
     w = job.wildcards
-    corpus = pd.read_parquet(job.input[0])
-    title = f"{w.method}, seed {w.seed}: {w.dataset}, private entities {w.setting}, {w.idset} identifiers"
-    write_text(examples_markdown(corpus, job.params.shown, title), job.output[0])
+    text = corpus_examples(pd.read_parquet(job.input[0]), job.params.shown, w.dataset, w.setting, w.idset, w.method,
+                           w.seed)
+    write_text(text, job.output[0])
 
 
 run_rule(main)

@@ -73,3 +73,9 @@ def entities_to_records(entities: Entities) -> list[dict[str, str]]:
 
 def records_to_entities(records: Iterable[dict[str, str]]) -> Entities:
     return [(r["type"], r["value"]) for r in records]
+
+
+def setting_codes(docs: pd.DataFrame, values: pd.DataFrame, identifier_set: str) -> pd.DataFrame:
+    """Rule `control_codes`: one real control code per segment, from the setting's values (gold spans or
+    Presidio's findings) of one identifier set."""
+    return codes_table(docs, select_spans(values, identifier_set))

@@ -223,3 +223,9 @@ def fictional_codes_table(codes: pd.DataFrame, pools: FictionalPools, seed: int)
         rows.append({"doc_id": row.doc_id, "segment": row.segment, "split": row.split, "seed": seed,
                      "code": format_code(entities), "entities": entities_to_records(entities)})
     return pd.DataFrame(rows, columns=["doc_id", "segment", "split", "seed", "code", "entities"])
+
+
+def seeded_fictional_codes(codes: pd.DataFrame, spans: pd.DataFrame, pools_path: str | Path, seed: int) -> pd.DataFrame:
+    """Rule `fictional_codes`: a fictional code per segment for one seed, drawn from the pools at
+    `pools_path` as fitted to the corpus's spans and codes."""
+    return fictional_codes_table(codes, FictionalPools.for_corpus(pools_path, spans, codes), seed)

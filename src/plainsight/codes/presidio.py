@@ -6,7 +6,7 @@ import logging
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
 import yaml
@@ -105,3 +105,14 @@ def detect_spans(docs: pd.DataFrame, analyzer, entity_map: EntityMap, score_thre
         log.info("ignored Presidio types without a TAB category: %s", dict(ignored))
     return pd.DataFrame(rows, columns=["doc_id", "segment", "start", "end", "text", "entity_type",
                                        "identifier_type", "score"])
+
+
+def detect_corpus(docs: pd.DataFrame, entity_map_path: str | Path, settings: Mapping) -> pd.DataFrame:
+    """Rule `detect_presidio`: every segment's findings with the `codes.presidio` settings (spaCy model,
+    extra recognizers, score threshold), mapped by the entity map at `entity_map_path`."""
+    from tqdm import tqdm
+
+    entity_map = EntityMap.from_yaml(entity_map_path)
+    analyzer = build_analyzer(settings["spacy_model"], entity_map, settings["extra_recognizers"])
+    progress = tqdm(docs.itertuples(index=False), total=len(docs), desc="presidio", unit="segment")
+    return detect_spans(docs, analyzer, entity_map, settings["score_threshold"], progress)

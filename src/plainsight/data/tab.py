@@ -6,6 +6,8 @@ deterministically: the first quality-checked annotator, else the first listed.
 
 from __future__ import annotations
 
+import logging
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ from plainsight.data.builder import CorpusBuilder
 from plainsight.data.problems import ProblemPolicy
 from plainsight.entities import ENTITY_TYPES, IDENTIFIER_TYPES, Span
 from plainsight.errors import InputError
-from plainsight.io import read_json
+from plainsight.io import atomic_path, read_json
 
 SPLITS = ("train", "dev", "test")
 TAB_FILES = {split: f"echr_{split}.json" for split in SPLITS}
@@ -89,3 +91,12 @@ def ingest_tab(paths: list[str | Path], builder: CorpusBuilder, policy: ProblemP
                     policy.report(error, "invalid mention")
             # One court case per document: the document is the privacy unit.
             builder.add(path, doc_id, document["dataset_type"], text, annotator, spans, unit_id=doc_id)
+
+
+def download_tab(url: str, target: str | Path) -> None:
+    """Rule `download_tab`: fetch one official TAB file to `target`, kept only if it parses."""
+    log = logging.getLogger(__name__)
+    with atomic_path(target) as tmp:
+        log.info("downloading %s", url)
+        urllib.request.urlretrieve(url, tmp)
+        log.info("%s: %d documents", target, len(read_tab_file(tmp)))

@@ -11,14 +11,18 @@ The featurizer runs on `model.device` in `model.dtype`; the features go to the h
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 import torch
 
-from plainsight.models import CPU, dtype_name
+from plainsight.data.segments import segment_texts
+from plainsight.models import CPU, dtype_name, resolve_placement
 
 EMBEDDED_FEATURIZER = "minilm"
 
@@ -110,3 +114,21 @@ def mauve_from_features(p_features: np.ndarray, q_features: np.ndarray, settings
 
 def mauve_score(generated: Sequence[str], real: Sequence[str], settings: MauveSettings) -> MauveResult:
     return mauve_from_features(featurize(generated, settings), featurize(real, settings), settings)
+
+
+def mauve_record(generated: pd.DataFrame, docs: pd.DataFrame, mauve: Mapping, placement: Mapping[str, str],
+                 threads: int) -> dict:
+    """Rule `mauve`: MAUVE of a method's texts against the real test segments they were written for
+    (`target_doc_id`, `segment`), with the `utility.mauve` settings on the `model` block's placement;
+    the record adds how many generations were empty."""
+    torch.set_num_threads(threads)
+    texts = segment_texts(docs)
+    real = [texts[(str(doc_id), int(segment))]
+            for doc_id, segment in zip(generated["target_doc_id"], generated["segment"])]
+    device, dtype = resolve_placement(placement)
+    settings = MauveSettings(mauve["featurizer"], mauve["scaling_factor"], mauve["max_tokens"], device=device,
+                             dtype=dtype)
+    result = mauve_score(generated["text"].tolist(), real, settings)
+    logging.getLogger(__name__).info("MAUVE %.4f (%s features, %d generated vs %d real, %d buckets)", result.mauve,
+                                     result.featurizer, result.p_samples, result.q_samples, result.buckets)
+    return {**dataclasses.asdict(result), "empty_generations": int(generated["text"].str.strip().eq("").sum())}

@@ -44,7 +44,8 @@ from plainsight.evaluation.intervals import bootstrap_interval, wilson_interval
 from plainsight.evaluation.quality import QUALITY_COLUMNS, DocumentCriteria, document_quality
 from plainsight.evaluation.rouge import RougeText, max_rouge, rouge_scores, rouge_text
 from plainsight.matching import NearMatcher, leaked_values, name_words, partial_leak, public_words, unique_values
-from plainsight.methods.registry import Family
+from plainsight.methods.registry import Family, method
+from plainsight.methods.trained import training_keys
 
 # The segment index of the summary row that averages a run's segment rows.
 AVERAGED_SEGMENT = -1
@@ -294,3 +295,17 @@ def pooled_interval(generations: pd.DataFrame, metric: str, family: Family, seed
         column = MEAN_COLUMNS[metric]
         return bootstrap_interval(generations, lambda g: float(g[column].mean()), seed)
     raise ValueError(f"no pooled interval for metric {metric!r}")
+
+
+def run_privacy_metrics(method_name: str, corpus: pd.DataFrame, docs: pd.DataFrame, spans: pd.DataFrame,
+                        codes: pd.DataFrame, idset: str, metrics: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rule `privacy_metrics`: the per-generation metrics of one corpus, by its method family's
+    definitions (a trained method against its fine-tuning segments, from `codes`), and their summary."""
+    min_letters = metrics["partial_leak_min_letters"]
+    criteria = DocumentCriteria.from_config(metrics["document"])
+    spec = method(method_name)
+    if spec.trained:
+        per_generation = ft_privacy_metrics(corpus, docs, spans, idset, training_keys(codes), min_letters, criteria)
+    else:
+        per_generation = icl_privacy_metrics(corpus, docs, spans, idset, min_letters, criteria)
+    return per_generation, summarise(per_generation, spec.family)

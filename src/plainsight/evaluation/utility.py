@@ -54,3 +54,12 @@ def summary_rows(paths: Iterable[str | Path], settings: Iterable[str]) -> pd.Dat
                          "segment": AVERAGED_SEGMENT,
                          **{metric: record.get(metric, float("nan")) for metric in UTILITY_METRICS}})
     return pd.DataFrame(rows, columns=["method", "seed", "setting", "segment", *UTILITY_METRICS])
+
+
+def corpus_utility_record(method: str, seed: int, setting: str, perplexity: Mapping[str, Any],
+                          mauve: Mapping[str, Any]) -> dict[str, Any]:
+    """Rule `utility`: one corpus's perplexity record (less the run's keys, given once) and MAUVE record
+    (its keys prefixed `mauve_`) in one record."""
+    perplexity = {key: value for key, value in perplexity.items() if key not in ("method", "seed", "setting")}
+    mauve = {("mauve" if key == "mauve" else f"mauve_{key}"): value for key, value in mauve.items()}
+    return utility_record(method, seed, setting, perplexity, mauve)

@@ -10,14 +10,15 @@ the paper.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT, pooled_interval
+from plainsight.evaluation.utility import summary_rows
 from plainsight.io import atomic_path
 from plainsight.methods import registry
-from plainsight.report.tables import confidence_half_width, mean_over_seeds
+from plainsight.report.tables import confidence_half_width, load_table_specs, mean_over_seeds
 
 # (x metric, y metric, x label, y label, log-scale y) of each panel. Perplexity is on a log scale:
 # a small demo model and the paper's 1.3B model differ by orders of magnitude.
@@ -129,3 +130,16 @@ def _bar(row: Mapping[str, Any], metric: str) -> list[list[float]] | None:
     if pd.isna(low) or pd.isna(high):
         return None
     return [[max(0.0, row[metric] - low)], [max(0.0, high - row[metric])]]
+
+
+def dataset_privacy_utility_plot(paper_specs: str | Path, summaries: Sequence[str], utility: Sequence[str],
+                                 generations: Sequence[str], dataset: str, setting: str, idset: str,
+                                 path: str | Path) -> None:
+    """Rule `privacy_utility_plot`: one dataset's methods (privacy summaries, utility records and
+    per-generation metrics of their runs) beside the paper's points."""
+    specs = load_table_specs(paper_specs)
+    privacy = pd.concat([pd.read_parquet(p) for p in summaries], ignore_index=True)
+    per_generation = pd.concat([pd.read_parquet(p) for p in generations], ignore_index=True)
+    ours = method_points(run_rows(privacy, summary_rows(utility, [setting])), specs["methods"], per_generation)
+    title = f"{dataset.upper()}, private entities {setting}, {idset} identifiers: privacy against utility"
+    plot_privacy_utility(ours, paper_points(specs, dataset, setting, idset), title, path)

@@ -18,3 +18,10 @@ def examples_markdown(corpus: pd.DataFrame, count: int, title: str) -> str:
         lines += [f"> {line}" if line else ">" for line in text.splitlines()] if text else ["*(empty generation)*"]
         lines.append("")
     return "\n".join(lines)
+
+
+def corpus_examples(corpus: pd.DataFrame, count: int, dataset: str, setting: str, idset: str, method: str,
+                    seed: int | str) -> str:
+    """Rule `corpus_examples`: the sample of one run's corpus, titled with the run."""
+    title = f"{method}, seed {seed}: {dataset}, private entities {setting}, {idset} identifiers"
+    return examples_markdown(corpus, count, title)
