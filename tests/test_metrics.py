@@ -390,6 +390,22 @@ def test_ft_summary(docs, spans):
     assert summary["elp"].tolist() == pytest.approx([40.0, 20.0, 60.0])
 
 
+def test_a_run_is_measured_by_its_method_familys_definitions(docs, spans):
+    from plainsight.evaluation.privacy import run_privacy_metrics
+
+    metrics = {"partial_leak_min_letters": 4, "document": {"min_words": 40, "max_code_copy_share": 0.5,
+                                                            "max_repeated_4gram_share": 0.5}}
+    criteria = DocumentCriteria.from_config(metrics["document"])
+    codes = pd.DataFrame({"doc_id": [d for d, _ in TRAIN_KEYS] + ["D"], "segment": [s for _, s in TRAIN_KEYS] + [1],
+                          "split": ["train"] * len(TRAIN_KEYS) + ["test"]})
+    per_generation, summary = run_privacy_metrics("ft_mask", ft_corpus(), docs, spans, codes, "direct", metrics)
+    pd.testing.assert_frame_equal(per_generation, ft_privacy_metrics(ft_corpus(), docs, spans, "direct",
+                                                                     sorted(TRAIN_KEYS), 4, criteria))
+    pd.testing.assert_frame_equal(summary, summarise(per_generation, "trained"))
+    per_generation, _ = run_privacy_metrics("icl_pe", icl_corpus(), docs, spans, codes, "direct", metrics)
+    pd.testing.assert_frame_equal(per_generation, icl_privacy_metrics(icl_corpus(), docs, spans, "direct", 4, criteria))
+
+
 def test_ft_needs_fine_tuning_segments(docs, spans):
     with pytest.raises(ValueError, match="no fine-tuning segments"):
         ft_privacy_metrics(ft_corpus(), docs, spans, "direct", [])

@@ -14,7 +14,7 @@ from conftest import RESOURCES
 from plainsight.evaluation.mauve_score import MauveSettings, featurize, mauve_from_features, mauve_score
 from plainsight.evaluation.perplexity import FinetuneSettings, corpus_perplexity, finetune, text_examples, windows
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
-from plainsight.evaluation.utility import BASE_MODEL, mauve_targets, summary_rows
+from plainsight.evaluation.utility import BASE_MODEL, mauve_targets, summary_rows, utility_record
 from plainsight.report.tables import build_table, load_table_specs, versus_paper
 
 
@@ -214,3 +214,12 @@ def test_utility_table_reads_each_setting_and_shows_the_base_model(tmp_path):
     versus = versus_paper(table, spec, methods).set_index("Method")
     assert versus.loc["ICL", "Perplexity (unknown) paper"] == 13.5
     assert versus.loc["ICL", "Perplexity (unknown) ours"] == 12.0
+
+
+def test_the_utility_record_gives_the_run_once_and_prefixes_mauve_keys():
+    perplexity = {"method": "icl", "seed": 1, "setting": "known", "perplexity": 12.5, "device": "cpu"}
+    mauve = {"mauve": 0.8, "buckets": 2, "device": "cpu"}
+    assert utility_record("icl", 1, "known", perplexity, mauve) == {
+        "method": "icl", "seed": 1, "setting": "known", "perplexity": 12.5, "device": "cpu",
+        "mauve": 0.8, "mauve_buckets": 2, "mauve_device": "cpu"}
+

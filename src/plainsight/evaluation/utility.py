@@ -36,11 +36,6 @@ def mauve_targets(docs: pd.DataFrame, samples: int | None) -> list[SegmentKey]:
     return keys
 
 
-def utility_record(method: str, seed: int, setting: str, perplexity: Mapping[str, Any],
-                   mauve: Mapping[str, Any]) -> dict[str, Any]:
-    return {"method": method, "seed": seed, "setting": setting, **perplexity, **mauve}
-
-
 def summary_rows(paths: Iterable[str | Path], settings: Iterable[str]) -> pd.DataFrame:
     """Utility records as summary rows (the table builder's shape): one averaged row per run.
 
@@ -56,10 +51,10 @@ def summary_rows(paths: Iterable[str | Path], settings: Iterable[str]) -> pd.Dat
     return pd.DataFrame(rows, columns=["method", "seed", "setting", "segment", *UTILITY_METRICS])
 
 
-def corpus_utility_record(method: str, seed: int, setting: str, perplexity: Mapping[str, Any],
-                          mauve: Mapping[str, Any]) -> dict[str, Any]:
+def utility_record(method: str, seed: int, setting: str, perplexity: Mapping[str, Any],
+                   mauve: Mapping[str, Any]) -> dict[str, Any]:
     """Rule `utility`: one corpus's perplexity record (less the run's keys, given once) and MAUVE record
     (its keys prefixed `mauve_`) in one record."""
     perplexity = {key: value for key, value in perplexity.items() if key not in ("method", "seed", "setting")}
     mauve = {("mauve" if key == "mauve" else f"mauve_{key}"): value for key, value in mauve.items()}
-    return utility_record(method, seed, setting, perplexity, mauve)
+    return {"method": method, "seed": seed, "setting": setting, **perplexity, **mauve}
