@@ -51,7 +51,11 @@ def job_segments(input):
         missing = [path for path in input if not os.path.exists(path)]
         if missing:  # Snakemake shows <TBD> and asks again when the job's inputs exist
             raise FileNotFoundError(errno.ENOENT, "not built yet", missing[0])
-        codes = [input.codes] if "codes" in input.keys() else glob.glob(f"results/{dataset}/*/*/codes.parquet")
+        codes = (
+            [input.codes]
+            if "codes" in input.keys()
+            else glob.glob(f"results/{dataset}/*/*/codes.parquet")
+        )
         if codes:
             largest = max(os.path.getsize(path) for path in codes)
             return scheduling.segments_upper_bound(largest / scheduling.MB)
@@ -62,12 +66,16 @@ def job_segments(input):
 
 
 def job_costs(input=None):
-    return scheduling.CostModel(config, MODEL_SHAPES, job_segments(input or {}), registry)
+    return scheduling.CostModel(
+        config, MODEL_SHAPES, job_segments(input or {}), registry
+    )
 
 
 def runtime(rule_name):
     """`resources.runtime` of a rule's jobs (minutes); evaluated once the job's inputs exist."""
-    return lambda wildcards, input: job_costs(input).runtime_minutes(rule_name, dict(wildcards.items()))
+    return lambda wildcards, input: job_costs(input).runtime_minutes(
+        rule_name, dict(wildcards.items())
+    )
 
 
 def mem_mb(rule_name):
@@ -81,6 +89,8 @@ def gpu_memory_mb(rule_name):
     def estimate(wildcards):
         if not PLANS_GPU_MEMORY:
             return 0
-        return math.ceil(job_costs().gpu_bytes(rule_name, dict(wildcards.items())) / scheduling.MB)
+        return math.ceil(
+            job_costs().gpu_bytes(rule_name, dict(wildcards.items())) / scheduling.MB
+        )
 
     return estimate
