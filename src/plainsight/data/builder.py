@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from pathlib import Path
+from typing import Sequence
 
 import pandas as pd
+import pyarrow as pa
 
 from plainsight.data.problems import ProblemPolicy
 from plainsight.data.segments import min_paragraphs, paragraph_bounds, segment_document
@@ -28,8 +30,9 @@ class CorpusBuilder:
         self._seen: set[str] = set()
 
     def add(self, path: str | Path, doc_id: str, split: str, text: str, annotator: str, spans: list[Span],
-            unit_id: str) -> None:
-        """Segment one document; `unit_id` is its privacy unit (its own id, or its patient's)."""
+            unit_id: str, labels: Sequence[str] = (), group: str | None = None) -> None:
+        """Segment one document; `unit_id` is its privacy unit (its own id, or its patient's); every
+        segment carries the document's `labels` and `group`."""
         record = f"document {doc_id}"
         if doc_id in self._seen:
             raise InputError(path, record, "duplicate document id")
@@ -46,7 +49,8 @@ class CorpusBuilder:
         for segment in segment_document(text, spans, self.ranges):
             self.counts["crossing spans dropped"] += segment.crossing_spans
             self.doc_rows.append({"doc_id": doc_id, "split": split, "segment": segment.index,
-                                  "text": segment.text, "annotator": annotator, "unit_id": unit_id})
+                                  "text": segment.text, "annotator": annotator, "unit_id": unit_id,
+                                  "labels": list(labels), "group": group})
             for span in segment.spans:
                 self.span_rows.append({"doc_id": doc_id, "segment": segment.index, "start": span.start,
                                        "end": span.end, "text": span.text, "entity_type": span.entity_type,
@@ -58,9 +62,12 @@ class CorpusBuilder:
         if not self.doc_rows:
             raise InputError("corpus", None, "no valid document left after ingestion")
         docs = pd.DataFrame(self.doc_rows, columns=list(DOC_COLUMNS))
+        # list<string> in Parquet even when no document has a label (pyarrow would infer list<null>)
+        docs["labels"] = pd.Series(docs["labels"].tolist(), index=docs.index,
+                                   dtype=pd.ArrowDtype(pa.list_(pa.string())))
         spans = pd.DataFrame(self.span_rows, columns=list(SPAN_COLUMNS))
         spans = spans.astype({"start": "int64", "end": "int64", "segment": "int64", "raw_label": "string"})
-        docs = docs.astype({"segment": "int64"})
+        docs = docs.astype({"segment": "int64", "group": pd.ArrowDtype(pa.string())})
         summary = dict(self.counts) | {f"dropped {k}": v for k, v in self.policy.dropped.items()}
         log.info("corpus: %d segments, %d spans; %s", len(docs), len(spans), summary)
         return docs, spans
