@@ -87,7 +87,7 @@ def frechet_distance(first: np.ndarray, second: np.ndarray) -> float:
         raise ValueError("the Fréchet distance needs at least two samples on each side")
     first, second = np.asarray(first, dtype=np.float64), np.asarray(second, dtype=np.float64)
     mean_gap = first.mean(axis=0) - second.mean(axis=0)
-    cov_first, cov_second = np.cov(first, rowvar=False), np.cov(second, rowvar=False)
+    cov_first, cov_second = (np.atleast_2d(np.cov(features, rowvar=False)) for features in (first, second))
     root = linalg.sqrtm(cov_first @ cov_second)
     # sqrtm of a product of singular covariances (fewer samples than dimensions) has tiny
     # imaginary parts from rounding; the distance is the real part.
