@@ -265,3 +265,14 @@ def test_paired_methods_must_be_listed(tmp_path, specs):
     path.write_text(yaml.safe_dump(broken), encoding="utf-8")
     with pytest.raises(InputError, match="paired"):
         load_table_specs(path)
+
+
+def test_adherence_note_per_method(specs):
+    from plainsight.report.tables import adherence_notes
+
+    generations = pd.DataFrame({"method": ["icl", "icl", "baseline"], "adherence_exact": [1.0, 0.5, math.nan],
+                                "adherence_near": [1.0, 0.75, math.nan], "adherence_types": [1.0, 1.0, math.nan]})
+    [note] = adherence_notes(generations, {"baseline": "Baseline", "icl": "ICL"})
+    assert note.endswith("ICL 75% / 88% / 100%.")
+    assert "Baseline" not in note
+    assert adherence_notes(generations.drop(columns=["adherence_exact"]), {"icl": "ICL"}) == []

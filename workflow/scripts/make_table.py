@@ -8,6 +8,7 @@ from plainsight.evaluation.utility import summary_rows
 from plainsight.io import read_json
 from plainsight.methods.registry import base_method
 from plainsight.report.tables import (
+    adherence_notes,
     build_table,
     document_warnings,
     dp_notes,
@@ -46,6 +47,7 @@ def main(job: RuleJob) -> None:
              *leak_definitions_note(table),
              *(regeneration_notes(generations, methods, job.params.max_regenerations)
                if generations is not None else []),
+             *(adherence_notes(generations, methods) if generations is not None else []),
              *document_warnings(table, job.params.documents_warn_below),
              *(paired_notes(generations, spec.get("paired", []), methods) if generations is not None else []),
              *dp_notes([read_json(Path(adapter) / "training.json") for adapter in job.input.dp_adapters]),
