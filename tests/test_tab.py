@@ -478,11 +478,16 @@ def test_documents_without_meta_articles_have_no_labels_and_no_group(tab_files):
 def test_labels_and_group_are_written_as_list_of_string_and_string(tab_files, tmp_path):
     import pyarrow.parquet as pq
 
-    docs, _ = ingest(tab_files)
-    docs.to_parquet(tmp_path / "docs.parquet", index=False)
+    from plainsight.data.builder import DOC_TYPES
+    from plainsight.io import write_parquet
+
+    docs, _ = ingest(tab_files)  # no document has a label or a group
+    write_parquet(docs, tmp_path / "docs.parquet", DOC_TYPES)
     schema = pq.read_schema(tmp_path / "docs.parquet")
-    assert str(schema.field("labels").type) == "list<element: string>"
+    assert str(schema.field("labels").type) in ("list<element: string>", "list<item: string>")
     assert str(schema.field("group").type) == "string"
+    back = pd.read_parquet(tmp_path / "docs.parquet")
+    assert back["group"].isna().all() and all(len(labels) == 0 for labels in back["labels"])
 
 
 def test_every_segment_carries_its_case_articles(tmp_path):

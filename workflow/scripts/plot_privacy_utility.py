@@ -14,9 +14,11 @@ def main(job: RuleJob) -> None:
     privacy = pd.concat([pd.read_parquet(p) for p in job.input.summaries], ignore_index=True)
     utility = summary_rows(job.input.utility, [setting])
     generations = pd.concat([pd.read_parquet(p) for p in job.input.generations], ignore_index=True)
-    ours = method_points(run_rows(privacy, utility), specs["methods"], generations)
+    downstream = pd.read_parquet(job.input.measures) if job.input.get("measures") else None
+    ours = method_points(run_rows(privacy, utility, downstream), specs["methods"], generations)
     title = f"{dataset.upper()}, private entities {setting}, {idset} identifiers: privacy against utility"
-    plot_privacy_utility(ours, paper_points(specs, dataset, setting, idset), title, job.output[0])
+    plot_privacy_utility(ours, paper_points(specs, dataset, setting, idset), title, job.output[0],
+                         job.params.utility_axis)
 
 
 run_rule(main)

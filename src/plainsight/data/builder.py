@@ -17,6 +17,10 @@ from plainsight.errors import InputError
 
 log = logging.getLogger(__name__)
 
+# The Parquet types of docs columns whose values may not show them: every document without a label
+# (an empty list each) or without a group (all null). `plainsight.io.write_parquet(docs, path, DOC_TYPES)`.
+DOC_TYPES = {"labels": pa.list_(pa.string()), "group": pa.string()}
+
 
 class CorpusBuilder:
     """Collects documents, segments them, and yields the docs and spans tables."""
@@ -62,12 +66,9 @@ class CorpusBuilder:
         if not self.doc_rows:
             raise InputError("corpus", None, "no valid document left after ingestion")
         docs = pd.DataFrame(self.doc_rows, columns=list(DOC_COLUMNS))
-        # list<string> in Parquet even when no document has a label (pyarrow would infer list<null>)
-        docs["labels"] = pd.Series(docs["labels"].tolist(), index=docs.index,
-                                   dtype=pd.ArrowDtype(pa.list_(pa.string())))
         spans = pd.DataFrame(self.span_rows, columns=list(SPAN_COLUMNS))
         spans = spans.astype({"start": "int64", "end": "int64", "segment": "int64", "raw_label": "string"})
-        docs = docs.astype({"segment": "int64", "group": pd.ArrowDtype(pa.string())})
+        docs = docs.astype({"segment": "int64"})
         summary = dict(self.counts) | {f"dropped {k}": v for k, v in self.policy.dropped.items()}
         log.info("corpus: %d segments, %d spans; %s", len(docs), len(spans), summary)
         return docs, spans
