@@ -318,6 +318,29 @@ def test_utility_table_plot_examples_and_report(workflow_dir):
     assert (workflow_dir / "report.png").read_bytes().startswith(b"\x89PNG")
 
 
+def test_utility_measures_table_and_plots(workflow_dir):
+    """The utility table of the Table 1 run: the real row and every method, downstream scores within
+    [0, 1], adherence only where a code was shown; both plots; a rare label stops naming it."""
+    targets = ("results/tables/utility.csv", "results/tables/utility.md",
+               "results/plots/utility_lengths_tab_known_direct.png", "results/plots/downstream_f1_tab_known_direct.png")
+    snakemake(workflow_dir, *targets, "--configfile", "tiny.yaml")
+    table = pd.read_csv(workflow_dir / "results/tables/utility.csv")
+    assert table["display"].tolist() == ["Real training data (ceiling)", "Baseline", "DP-SGD", "ICL",
+                                         "ICL w/ privacy enhancement", "Fine-tuning", "Fine-tuning w/ masking"]
+    assert table[["macro_f1", "accuracy"]].apply(lambda c: c.between(0, 1)).all().all()
+    assert table.loc[0, "macro_f1"] > 0.3 and (table["labels"] == table.loc[0, "labels"]).all()
+    shown = table.set_index("method")
+    assert pd.isna(shown.loc["baseline", "adherence_exact"]) and shown.loc["icl", "adherence_exact"] >= 0
+    markdown = (workflow_dir / "results/tables/utility.md").read_text(encoding="utf-8")
+    assert "## TAB, private entities known, direct identifiers" in markdown and "| Downstream macro-F1 |" in markdown
+    for plot in targets[2:]:
+        assert (workflow_dir / plot).read_bytes().startswith(b"\x89PNG")
+    write_overlay(workflow_dir, "rare.yaml", {"utility": {"downstream": {"on_rare_label": "error", "min_documents": 3}}})
+    result = snakemake(workflow_dir, targets[0], "--configfile", "tiny.yaml", "rare.yaml", check=False)
+    assert result.returncode != 0
+    assert "dataset tab: label '3': 0 documents in the test split" in result.stdout + result.stderr
+
+
 def report_descriptions(report: Path, screenshot: Path) -> dict[tuple[str, str], str]:
     """Open Snakemake's HTML report in headless Chromium as a reader would: in each result category,
     click every result's information button and read the description shown; screenshot the last one."""

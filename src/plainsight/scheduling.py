@@ -64,7 +64,8 @@ class ModelShape:
         head_dim = config.get("head_dim") or hidden // heads
         kv_heads = config.get("num_key_value_heads") or heads
         attention = hidden * heads * head_dim * 2 + hidden * kv_heads * head_dim * 2
-        gated = config.get("model_type") != "gpt2"  # gate, up and down projections; gpt2: up and down
+        # gate, up and down projections; gpt2 and the BERT family: up and down
+        gated = config.get("model_type") not in ("gpt2", "bert", "roberta")
         mlp = (3 if gated else 2) * hidden * (config.get("intermediate_size") or 4 * hidden)
         embeddings = (config["vocab_size"] + config.get("n_positions", 0)) * hidden \
             * (1 if config.get("tie_word_embeddings", True) else 2)

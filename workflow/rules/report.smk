@@ -38,7 +38,7 @@ rule table:
 
 
 rule all_tables:
-    """Every table of the paper, and the privacy-utility plots; the file lists what was built."""
+    """Every table of the paper, the utility table, and the plots; the file lists what was built."""
     input:
         tables=expand("results/tables/{table}.csv", table=PAPER_TABLES),
         plots=expand(
@@ -46,6 +46,8 @@ rule all_tables:
             dataset=config["plots"]["datasets"],
         ),
         examples=table_examples,
+        utility="results/tables/utility.csv",
+        utility_plots=UTILITY_PLOTS,
     output:
         "results/tables/all",
     log:

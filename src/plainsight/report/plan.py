@@ -176,11 +176,32 @@ class Planner:
         lora = 0 if full else settings["lora_rank"] * shape.layers * LORA_WIDTHS_PER_LAYER * shape.hidden
         gpu = scheduling.gpu_training_bytes(shape, self.dtype_bytes, settings["batch_size"], settings["max_length"],
                                             lora, frozen_weights=not full)
-        generations = max(self.config["generation"]["generations_per_segment"]
-                          * len(self.config["datasets"][w["dataset"]]["segments"]),
-                          self.config["prefix_tuning"]["generations"] or self.segments(w["dataset"], "train"))
+        generations = self.corpus_generations(w["dataset"])
         work = (settings["epochs"] * generations * self.config["generation"]["max_new_tokens"]
                 + self.segments(w["dataset"], "test") * settings["max_length"])
+        return JobEstimate(self.hours(work, self.resources["training_tokens_per_second"]), gpu)
+
+    def corpus_generations(self, dataset: str) -> int:
+        """Generations of the larger corpus kind: an in-context method's, or a trained method's."""
+        return max(self.config["generation"]["generations_per_segment"] * len(self.config["datasets"][dataset]["segments"]),
+                   self.config["prefix_tuning"]["generations"] or self.segments(dataset, "train"))
+
+    def utility_measures(self, w: Mapping[str, str]) -> JobEstimate:
+        """MiniLM features (seconds); with `classifier: encoder`, the encoder fine-tuned on the real training
+        split and on each corpus (methods x utility seeds), predicting the test split (and, for silver
+        labels, each corpus); at the training throughput of `model`, an upper bound for a smaller encoder."""
+        downstream = self.config["utility"]["downstream"]
+        if downstream["classifier"] != "encoder":
+            return JobEstimate(self.hours(0, 1))
+        encoder = downstream["encoder"]
+        shape = self.shape(encoder["model"])
+        corpora = len(self.config["methods"]) * len(self.config["utility"]["seeds"])
+        generations = corpora * self.corpus_generations(w["dataset"])
+        trained = self.segments(w["dataset"], "train") + generations
+        predicted = (1 + corpora) * self.segments(w["dataset"], "test") + generations
+        work = (encoder["epochs"] * trained + predicted) * encoder["max_length"]
+        gpu = scheduling.gpu_training_bytes(shape, self.dtype_bytes, encoder["batch_size"], encoder["max_length"], 0,
+                                            logits_passes=0, frozen_weights=False)
         return JobEstimate(self.hours(work, self.resources["training_tokens_per_second"]), gpu)
 
     def base_perplexity(self, w: Mapping[str, str]) -> JobEstimate:
@@ -207,7 +228,7 @@ class Planner:
 
 
 MODEL_RULES = ("generate_icl", "generate_trained", "mauve_texts", "train_adapter", "perplexity",
-               "base_perplexity", "mauve")
+               "base_perplexity", "mauve", "utility_measures")
 
 
 def plan_table(jobs: list[DryRunJob], planner: Planner) -> pd.DataFrame:
