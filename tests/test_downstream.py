@@ -12,6 +12,7 @@ from sklearn.metrics import f1_score
 
 from plainsight.evaluation.downstream import (
     REAL,
+    REAL_SAMPLE,
     DownstreamSettings,
     EncoderSettings,
     LabelTask,
@@ -177,6 +178,16 @@ def test_inherited_labels_follow_the_sample_or_the_context_majority():
     assert inherited_labels(corpus, labels_of) == [["8"], ["6"], []]
 
 
+def test_a_real_sample_as_large_as_the_largest_corpus_is_scored_too():
+    docs = topic_docs({"train": 20, "test": 10})
+    corpus = pd.DataFrame({"text": docs["text"].head(6), "context_doc_ids": [[d] for d in docs["doc_id"].head(6)]})
+    rows = downstream_scores(docs, {("icl", 1): corpus, ("ft", 1): corpus.head(4)}, SETTINGS, "topics")
+    assert rows["method"].tolist() == [REAL, REAL_SAMPLE, "icl", "ft"]
+    assert rows.set_index("method")["train_texts"].to_dict() == {REAL: 40, REAL_SAMPLE: 6, "icl": 6, "ft": 4}
+    full = downstream_scores(docs, {("icl", 1): docs[docs["split"] == "train"]}, SETTINGS, "topics")
+    assert REAL_SAMPLE not in set(full["method"])  # a corpus as large as the real split: no sample row
+
+
 def test_scores_are_deterministic():
     docs = topic_docs({"train": 10, "test": 10})
     corpus = pd.DataFrame({"text": docs["text"].head(8), "context_doc_ids": [[d] for d in docs["doc_id"].head(8)]})
@@ -207,7 +218,7 @@ def test_encoder_classifier_trains_and_predicts_on_the_cpu(tiny_encoder_dir):
                                                           max_length=48))
     corpus = pd.DataFrame({"text": docs["text"].head(6), "context_doc_ids": [[d] for d in docs["doc_id"].head(6)]})
     rows = downstream_scores(docs, {("ft", 1): corpus}, settings, "topics", {"device": "cpu", "dtype": "float32"})
-    assert rows["method"].tolist() == [REAL, "ft"]
+    assert rows["method"].tolist() == [REAL, REAL_SAMPLE, "ft"]
     assert rows["macro_f1"].between(0, 1).all() and rows["accuracy"].between(0, 1).all()
     again = downstream_scores(docs, {("ft", 1): corpus}, settings, "topics", {"device": "cpu", "dtype": "float32"})
     pd.testing.assert_frame_equal(rows, again)  # seeded

@@ -9,6 +9,7 @@ import pytest
 
 from plainsight.report.utility_table import (
     REAL_DISPLAY,
+    REAL_SAMPLE_DISPLAY,
     markdown_utility_table,
     utility_notes,
     utility_plots,
@@ -26,12 +27,13 @@ def measures() -> pd.DataFrame:
         {**base, "method": "ft", "seed": 2, "label_source": "silver", "macro_f1": 0.6, "adherence_exact": 0.7},
         {**base, "method": "real", "seed": 0, "label_source": "real", "macro_f1": 0.8},
         {**base, "method": "icl.large", "seed": 1, "label_source": "silver", "macro_f1": 0.3},
+        {**base, "method": "real_sample", "seed": 0, "label_source": "real", "macro_f1": 0.5, "train_texts": 24},
     ])
 
 
 def test_rows_are_means_over_seeds_with_the_real_row_first():
     table = utility_table(measures(), METHODS)
-    assert table["display"].tolist() == [REAL_DISPLAY, "ICL", "Fine-tuning"]
+    assert table["display"].tolist() == [REAL_DISPLAY, REAL_SAMPLE_DISPLAY, "ICL", "Fine-tuning"]
     ft = table.set_index("method").loc["ft"]
     assert ft["macro_f1"] == pytest.approx(0.5) and ft["adherence_exact"] == pytest.approx(0.6)
     assert ft["seeds"] == 2 and table.set_index("method").loc["real", "seeds"] == 0

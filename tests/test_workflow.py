@@ -325,7 +325,8 @@ def test_utility_measures_table_and_plots(workflow_dir):
                "results/plots/utility_lengths_tab_known_direct.png", "results/plots/downstream_f1_tab_known_direct.png")
     snakemake(workflow_dir, *targets, "--configfile", "tiny.yaml")
     table = pd.read_csv(workflow_dir / "results/tables/utility.csv")
-    assert table["display"].tolist() == ["Real training data (ceiling)", "Baseline", "DP-SGD", "ICL",
+    assert table["display"].tolist() == ["Real training data (ceiling)", "Real training data, as many texts as a corpus",
+                                         "Baseline", "DP-SGD", "ICL",
                                          "ICL w/ privacy enhancement", "Fine-tuning", "Fine-tuning w/ masking"]
     assert table[["macro_f1", "accuracy"]].apply(lambda c: c.between(0, 1)).all().all()
     assert table.loc[0, "macro_f1"] > 0.3 and (table["labels"] == table.loc[0, "labels"]).all()

@@ -34,10 +34,14 @@ import numpy as np
 import pandas as pd
 
 from plainsight.errors import InputError
+from plainsight.rng import stable_rng
 
 log = logging.getLogger(__name__)
 
 REAL = "real"  # the method key of the ceiling row: trained on the real training split
+# trained on a seeded sample of real training segments as large as the largest corpus: at the demo's
+# size a corpus has far fewer texts than the real split, and this row tells size from text
+REAL_SAMPLE = "real_sample"
 LABEL_MODES = ("silver", "inherited")
 RARE_LABEL_POLICIES = ("error", "drop")
 CLASSIFIERS = ("tfidf_logreg", "encoder")
@@ -293,13 +297,21 @@ def synthetic_targets(corpus: pd.DataFrame, task: LabelTask, labels_of: Mapping[
 def downstream_scores(docs: pd.DataFrame, corpora: Mapping[tuple[str, int], pd.DataFrame],
                       settings: DownstreamSettings, dataset: str,
                       placement: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """One row for the real-trained ceiling (method `real`, seed 0) and one per synthetic corpus,
-    keyed (method, seed): training texts, labels, their source, and the scores on the real test split."""
+    """One row for the real-trained ceiling (method `real`, seed 0), one for real training segments as
+    many as the largest corpus has texts (`real_sample`, where that is fewer), and one per synthetic
+    corpus, keyed (method, seed): training texts, labels, their source, the scores on the real test split."""
     task = label_task(docs, settings, dataset)
     train, test = real_split(docs, "train", task), real_split(docs, "test", task)
     ceiling = make_classifier(task, settings, placement).fit(train.texts, train.targets)
     rows = [{"method": REAL, "seed": 0, "train_texts": len(train.texts), "label_source": "real",
              **scores(test, ceiling.predict(test.texts), settings)}]
+    size = max((len(corpus) for corpus in corpora.values()), default=len(train.texts))
+    if size < len(train.texts):
+        chosen = sorted(stable_rng("downstream real sample").sample(range(len(train.texts)), size))
+        texts = [train.texts[i] for i in chosen]
+        sampled = make_classifier(task, settings, placement).fit(texts, train.targets[chosen])
+        rows.append({"method": REAL_SAMPLE, "seed": 0, "train_texts": size, "label_source": "real",
+                     **scores(test, sampled.predict(test.texts), settings)})
     labels_of = document_labels(docs)
     for (method, seed), corpus in corpora.items():
         targets = synthetic_targets(corpus, task, labels_of, ceiling, settings.synthetic_labels)

@@ -31,7 +31,7 @@ from plainsight.evaluation.diversity import (
     type_distance,
     words,
 )
-from plainsight.evaluation.downstream import REAL, DownstreamSettings, downstream_scores
+from plainsight.evaluation.downstream import REAL, REAL_SAMPLE, DownstreamSettings, downstream_scores
 from plainsight.evaluation.mauve_score import MauveSettings, featurize
 from plainsight.evaluation.utility import mauve_targets
 from plainsight.rng import stable_rng
@@ -104,4 +104,6 @@ def utility_measures(docs: pd.DataFrame, codes: pd.DataFrame, corpora: Mapping[t
                      "seed": key[1], "texts": len(texts), **scores.loc[key].to_dict(), **adherence,
                      **diversity_row(texts, real_texts, types, real_types,
                                      features[offsets[number]:offsets[number + 1]], target_features)})
+    if (REAL_SAMPLE, 0) in scores.index:  # downstream scores only: its texts' measures are the real row's
+        rows.insert(1, {**run.__dict__, "method": REAL_SAMPLE, "seed": 0, **scores.loc[(REAL_SAMPLE, 0)].to_dict()})
     return pd.DataFrame(rows)

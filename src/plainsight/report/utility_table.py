@@ -15,11 +15,13 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from plainsight.evaluation.diversity import words
-from plainsight.evaluation.downstream import REAL
+from plainsight.evaluation.downstream import REAL, REAL_SAMPLE
 from plainsight.io import atomic_path, write_text
 from plainsight.methods.registry import base_method
 
 REAL_DISPLAY = "Real training data (ceiling)"
+REAL_SAMPLE_DISPLAY = "Real training data, as many texts as a corpus"
+REAL_ROWS = (REAL, REAL_SAMPLE)
 RUN_KEYS: tuple[str, ...] = ("dataset", "setting", "idset")
 # (column, Markdown label, decimals, percent); a column with `_low`/`_high` shows its interval.
 COLUMNS: tuple[tuple[str, str, int, bool], ...] = (
@@ -43,8 +45,8 @@ TEXT_COLUMNS: tuple[str, ...] = ("label_source", "labels")
 
 def utility_table(measures: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
     """Means over seeds per (run, method): the real row first in each run, then `methods`' order."""
-    measures = measures.assign(method=measures["method"].map(lambda m: m if m == REAL else base_method(m)))
-    order = {REAL: -1, **{method: n for n, method in enumerate(methods)}}
+    measures = measures.assign(method=measures["method"].map(lambda m: m if m in REAL_ROWS else base_method(m)))
+    order = {REAL: -2, REAL_SAMPLE: -1, **{method: n for n, method in enumerate(methods)}}
     unknown = sorted(set(measures["method"]) - set(order))
     if unknown:
         raise ValueError(f"utility measures for methods without a display name: {', '.join(unknown)}")
@@ -52,10 +54,10 @@ def utility_table(measures: pd.DataFrame, methods: Mapping[str, str]) -> pd.Data
     grouped = measures.groupby([*RUN_KEYS, "method"], sort=False)
     table = grouped[numeric].mean().join(grouped["seed"].nunique().rename("seeds"))
     table = table.join(grouped[list(TEXT_COLUMNS)].first()).reset_index()
-    table["seeds"] = table["seeds"].where(table["method"] != REAL, 0)
+    table["seeds"] = table["seeds"].where(~table["method"].isin(REAL_ROWS), 0)
     table["order"] = table["method"].map(order)
     table = table.sort_values([*RUN_KEYS, "order"], kind="stable").drop(columns="order")
-    table.insert(3, "display", table["method"].map({REAL: REAL_DISPLAY, **methods}))
+    table.insert(3, "display", table["method"].map({REAL: REAL_DISPLAY, REAL_SAMPLE: REAL_SAMPLE_DISPLAY, **methods}))
     return table.reset_index(drop=True)
 
 
@@ -71,13 +73,18 @@ def _cell(row: Mapping, column: str, decimals: int, percent: bool) -> str:
     return cell
 
 
+def _synthetic_label_source(run: pd.DataFrame) -> str:
+    synthetic = run[~run["method"].isin(REAL_ROWS)]
+    return str(synthetic["label_source"].iloc[0]) if not synthetic.empty else "—"
+
+
 def markdown_utility_table(table: pd.DataFrame, notes: Sequence[str]) -> str:
     """One Markdown table per run, then the notes."""
     lines = ["# Utility of the synthetic corpora", ""]
     for (dataset, setting, idset), run in table.groupby(list(RUN_KEYS), sort=False):
         lines += [f"## {dataset.upper()}, private entities {setting}, {idset} identifiers", "",
                   f"Downstream labels: {run['labels'].iloc[0]}; synthetic texts labelled "
-                  f"{run.loc[run['method'] != REAL, 'label_source'].iloc[0] if (run['method'] != REAL).any() else '—'}.",
+                  f"{_synthetic_label_source(run)}.",
                   ""]
         header = ["Method", *(label for _, label, _, _ in COLUMNS), "Seeds"]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -96,7 +103,9 @@ def utility_notes(classifier: str) -> list[str]:
         f"Downstream: a {classifier} classifier trained on the corpus, scored on the real test split (macro-F1 over "
         "the labels; accuracy: the label set exactly right), 95% bootstrap intervals over test documents; the real "
         "row is trained on the real training split. EO gap: the equalised-odds gap by group (largest difference "
-        "in true- or false-positive rate between groups, mean over labels); groups of a few documents make it noisy.",
+        "in true- or false-positive rate between groups, mean over labels); groups of a few documents make it noisy. "
+        "The second real row trains on a seeded sample of real training segments as large as the largest corpus, "
+        "so that a corpus's gap to the ceiling can be told apart from its smaller size.",
         "Adherence: mean share of a generation's fictional values in its text, exactly and with near variants, and "
         "of its code's entity types present; — for a method that shows no code.",
         "Self-BLEU: BLEU-4 of each text against the others (1: all the same); distinct-n over the corpus's pooled "
@@ -145,8 +154,8 @@ def plot_lengths(texts: Mapping[str, Sequence[str]], title: str, path: str | Pat
 def plot_downstream_f1(table: pd.DataFrame, title: str, path: str | Path) -> None:
     """One bar per method (downstream macro-F1 with its interval), the real ceiling as a line."""
     plt = _pyplot()
-    real = table[table["method"] == REAL]
-    rows = table[table["method"] != REAL]
+    real, matched = table[table["method"] == REAL], table[table["method"] == REAL_SAMPLE]
+    rows = table[~table["method"].isin(REAL_ROWS)]
     figure, axis = plt.subplots(figsize=(8, 4.5), constrained_layout=True)
     errors = [(rows["macro_f1"] - rows["macro_f1_low"]).clip(lower=0), (rows["macro_f1_high"] - rows["macro_f1"]).clip(lower=0)]
     axis.bar(rows["display"], rows["macro_f1"], yerr=errors, capsize=4, color="tab:blue")
@@ -154,6 +163,11 @@ def plot_downstream_f1(table: pd.DataFrame, title: str, path: str | Path) -> Non
         ceiling = real.iloc[0]
         axis.axhline(ceiling["macro_f1"], color="black", linestyle="--", label=f"{REAL_DISPLAY}: {ceiling['macro_f1']:.2f}")
         axis.axhspan(ceiling["macro_f1_low"], ceiling["macro_f1_high"], color="grey", alpha=0.2)
+    if not matched.empty:
+        same_size = matched.iloc[0]
+        axis.axhline(same_size["macro_f1"], color="tab:orange", linestyle=":",
+                     label=f"real, {int(same_size['train_texts'])} texts: {same_size['macro_f1']:.2f}")
+    if not (real.empty and matched.empty):
         axis.legend(fontsize=8)
     axis.set_ylim(0, 1)
     axis.set_ylabel("macro-F1 on the real test split")
