@@ -18,6 +18,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from plainsight.evaluation.diversity import frechet_distance
 from plainsight.models import CPU, dtype_name
 
 EMBEDDED_FEATURIZER = "minilm"
@@ -43,6 +44,7 @@ class MauveResult:
     buckets: int
     device: str  # where the featurizer ran, and its dtype
     dtype: str
+    fid: float  # the Fréchet distance of the same two feature sets (plainsight.evaluation.diversity)
 
 
 def embedded_featurizer_folder() -> str:
@@ -97,7 +99,8 @@ def featurize(texts: Sequence[str], settings: MauveSettings) -> np.ndarray:
 
 
 def mauve_from_features(p_features: np.ndarray, q_features: np.ndarray, settings: MauveSettings) -> MauveResult:
-    """MAUVE of p (generated) against q (real); buckets as mauve-text's `auto`: one per ten samples."""
+    """MAUVE of p (generated) against q (real); buckets as mauve-text's `auto`: one per ten samples. FID
+    on the same features beside it."""
     import mauve
 
     samples = min(len(p_features), len(q_features))
@@ -105,7 +108,8 @@ def mauve_from_features(p_features: np.ndarray, q_features: np.ndarray, settings
     result = mauve.compute_mauve(p_features=p_features, q_features=q_features, num_buckets=buckets,
                                  mauve_scaling_factor=settings.scaling_factor, seed=settings.seed, verbose=False)
     return MauveResult(float(result.mauve), settings.featurizer, len(p_features), len(q_features),
-                       settings.scaling_factor, buckets, str(settings.device), dtype_name(settings.dtype))
+                       settings.scaling_factor, buckets, str(settings.device), dtype_name(settings.dtype),
+                       frechet_distance(p_features, q_features))
 
 
 def mauve_score(generated: Sequence[str], real: Sequence[str], settings: MauveSettings) -> MauveResult:
