@@ -262,9 +262,7 @@ def utility_corpus_keys():
 
 
 def utility_corpora(wildcards):
-    return [
-        CORPUS.format(**wildcards, **key) for key in utility_corpus_keys()
-    ]
+    return [CORPUS.format(**wildcards, **key) for key in utility_corpus_keys()]
 
 
 def privacy_utility_measures(wildcards):

@@ -162,7 +162,11 @@ rule utility_measures:
         "../envs/mauve.yaml"
     threads: config["utility"]["threads"]
     resources:
-        gpu=GPUS_PER_JOB if config["utility"]["downstream"]["classifier"] == "encoder" else 0,
+        gpu=(
+            GPUS_PER_JOB
+            if config["utility"]["downstream"]["classifier"] == "encoder"
+            else 0
+        ),
         gpu_memory_mb=gpu_memory_mb("utility_measures"),
     params:
         corpus_keys=utility_corpus_keys(),
