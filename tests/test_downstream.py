@@ -150,8 +150,10 @@ def test_top_labels_by_training_documents_and_multi_label_detection():
 
 def test_rare_label_stops_naming_dataset_and_label():
     docs = topic_docs({"train": 8, "test": 4})
-    docs.loc[docs["doc_id"] == "test1", "labels"] = pd.Series([["detention"]] * 2, index=docs.index[docs["doc_id"] == "test1"])
-    docs.loc[docs["doc_id"] == "test3", "labels"] = pd.Series([["detention"]] * 2, index=docs.index[docs["doc_id"] == "test3"])
+    # both property documents of the test split become detention cases: property has none left there
+    for doc_id in ("test1", "test3"):
+        rows = docs.index[docs["doc_id"] == doc_id]
+        docs.loc[rows, "labels"] = pd.Series([["detention"]] * len(rows), index=rows)
     settings = DownstreamSettings(on_rare_label="error")
     with pytest.raises(InputError, match=r"dataset topics: label 'property': 0 documents in the test split"):
         label_task(docs, settings, "topics")

@@ -325,7 +325,8 @@ def test_utility_measures_table_and_plots(workflow_dir):
                "results/plots/utility_lengths_tab_known_direct.png", "results/plots/downstream_f1_tab_known_direct.png")
     snakemake(workflow_dir, *targets, "--configfile", "tiny.yaml")
     table = pd.read_csv(workflow_dir / "results/tables/utility.csv")
-    assert table["display"].tolist() == ["Real training data (ceiling)", "Real training data, as many texts as a corpus",
+    assert table["display"].tolist() == ["Real training data (ceiling)",
+                                         "Real training data, as many texts as a corpus",
                                          "Baseline", "DP-SGD", "ICL",
                                          "ICL w/ privacy enhancement", "Fine-tuning", "Fine-tuning w/ masking"]
     assert table[["macro_f1", "accuracy"]].apply(lambda c: c.between(0, 1)).all().all()
@@ -336,7 +337,8 @@ def test_utility_measures_table_and_plots(workflow_dir):
     assert "## TAB, private entities known, direct identifiers" in markdown and "| Downstream macro-F1 |" in markdown
     for plot in targets[2:]:
         assert (workflow_dir / plot).read_bytes().startswith(b"\x89PNG")
-    write_overlay(workflow_dir, "rare.yaml", {"utility": {"downstream": {"on_rare_label": "error", "min_documents": 3}}})
+    rare = {"utility": {"downstream": {"on_rare_label": "error", "min_documents": 3}}}
+    write_overlay(workflow_dir, "rare.yaml", rare)
     result = snakemake(workflow_dir, targets[0], "--configfile", "tiny.yaml", "rare.yaml", check=False)
     assert result.returncode != 0
     assert "dataset tab: label '3': 0 documents in the test split" in result.stdout + result.stderr

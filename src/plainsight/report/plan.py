@@ -183,8 +183,9 @@ class Planner:
 
     def corpus_generations(self, dataset: str) -> int:
         """Generations of the larger corpus kind: an in-context method's, or a trained method's."""
-        return max(self.config["generation"]["generations_per_segment"] * len(self.config["datasets"][dataset]["segments"]),
-                   self.config["prefix_tuning"]["generations"] or self.segments(dataset, "train"))
+        in_context = (self.config["generation"]["generations_per_segment"]
+                      * len(self.config["datasets"][dataset]["segments"]))
+        return max(in_context, self.config["prefix_tuning"]["generations"] or self.segments(dataset, "train"))
 
     def utility_measures(self, w: Mapping[str, str]) -> JobEstimate:
         """MiniLM features (seconds); with `classifier: encoder`, the encoder fine-tuned on the real training

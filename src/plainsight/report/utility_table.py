@@ -89,7 +89,8 @@ def markdown_utility_table(table: pd.DataFrame, notes: Sequence[str]) -> str:
         header = ["Method", *(label for _, label, _, _ in COLUMNS), "Seeds"]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for row in run.to_dict("records"):
-            cells = [row["display"], *(_cell(row, column, decimals, percent) for column, _, decimals, percent in COLUMNS),
+            cells = [row["display"],
+                     *(_cell(row, column, decimals, percent) for column, _, decimals, percent in COLUMNS),
                      str(row["seeds"] or "—")]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
@@ -157,11 +158,13 @@ def plot_downstream_f1(table: pd.DataFrame, title: str, path: str | Path) -> Non
     real, matched = table[table["method"] == REAL], table[table["method"] == REAL_SAMPLE]
     rows = table[~table["method"].isin(REAL_ROWS)]
     figure, axis = plt.subplots(figsize=(8, 4.5), constrained_layout=True)
-    errors = [(rows["macro_f1"] - rows["macro_f1_low"]).clip(lower=0), (rows["macro_f1_high"] - rows["macro_f1"]).clip(lower=0)]
+    errors = [(rows["macro_f1"] - rows["macro_f1_low"]).clip(lower=0),
+              (rows["macro_f1_high"] - rows["macro_f1"]).clip(lower=0)]
     axis.bar(rows["display"], rows["macro_f1"], yerr=errors, capsize=4, color="tab:blue")
     if not real.empty:
         ceiling = real.iloc[0]
-        axis.axhline(ceiling["macro_f1"], color="black", linestyle="--", label=f"{REAL_DISPLAY}: {ceiling['macro_f1']:.2f}")
+        axis.axhline(ceiling["macro_f1"], color="black", linestyle="--",
+                     label=f"{REAL_DISPLAY}: {ceiling['macro_f1']:.2f}")
         axis.axhspan(ceiling["macro_f1_low"], ceiling["macro_f1_high"], color="grey", alpha=0.2)
     if not matched.empty:
         same_size = matched.iloc[0]
