@@ -137,6 +137,8 @@ def test_table1_and_a_metric_setting_reruns_no_generation(workflow_dir):
     assert (table["Seeds"] == len(SEEDS)).all()
     versus = pd.read_csv(workflow_dir / "results" / "tables" / "table1_vs_paper.csv")
     assert versus.loc[versus["Method"] == "Baseline", "PIPP (%) paper"].item() == 50.0
+    notes = (workflow_dir / "results" / "tables" / "table1.md").read_text(encoding="utf-8")
+    assert "Control-code adherence" in notes and "ICL w/ privacy enhancement " in notes.split("Control-code")[1]
     snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "--report", "report.html")
     report = (workflow_dir / "report.html").read_text(encoding="utf-8")
     assert "table1_vs_paper.csv" in report and "beside the numbers the paper reports" in report
