@@ -440,3 +440,15 @@ def test_pooled_elp_of_trained_runs_is_the_mean_of_each_run(docs, spans):
     per_generation = ft_privacy_metrics(corpus, docs, spans, "direct", TRAIN_KEYS)
     # seed 1 leaks 3 of the 5 values, seed 2 (only its first generation) 1 of 5
     assert pooled_elp(per_generation, "trained") == pytest.approx((60.0 + 20.0) / 2)
+
+
+def test_per_generation_adherence_to_the_fictional_code(docs, spans):
+    shown = {**generation(1, 0, "Ms Ada Moss lodged application no. 12345/99 in Oslo.", [("A", 0)]),
+             "fictional_code": "PERSON: Ms Ada Moss\nCODE: 12345/99\nLOC: Bergen",
+             "fictional_entities": [{"type": "PERSON", "value": "Ms Ada Moss"}, {"type": "CODE", "value": "12345/99"},
+                                    {"type": "LOC", "value": "Bergen"}]}
+    hidden = generation(2, 0, "Nothing here.", [("A", 0)])  # no code shown: no adherence
+    per_generation = icl_privacy_metrics(pd.DataFrame([shown, hidden]), docs, spans, "direct")
+    assert per_generation.loc[0, ["adherence_exact", "adherence_near", "adherence_types"]].tolist() == pytest.approx(
+        [2 / 3, 2 / 3, 2 / 3])
+    assert per_generation.loc[1, ["adherence_exact", "adherence_near", "adherence_types"]].isna().all()

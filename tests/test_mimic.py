@@ -183,7 +183,7 @@ def test_notes_of_one_patient_share_a_split(notes_csv):
 
 def test_the_patient_is_the_privacy_unit(notes_csv):
     docs, _ = ingest(notes_csv)
-    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id"]
+    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id", "labels", "group"]
     assert pd.api.types.is_string_dtype(docs["unit_id"])
     units = docs.drop_duplicates("doc_id").set_index("doc_id")["unit_id"].to_dict()
     assert units == {"101": "7", "102": "15", "103": "7", "104": "20"}  # SUBJECT_ID, not ROW_ID
@@ -264,3 +264,11 @@ def test_short_note_is_an_error(tmp_path):
     with pytest.raises(InputError) as error:
         ingest(path)
     assert_one_line(error, path, "document 106", "2 paragraphs")
+
+
+def test_label_is_the_category_and_there_is_no_group(tmp_path):
+    rows = [note("101", "7"), note("102", "15") | {"CATEGORY": "Physician "}, note("103", "7") | {"CATEGORY": ""}]
+    docs, _ = ingest(write_notes(tmp_path / "NOTEEVENTS.csv", rows))
+    labels = {row.doc_id: list(row.labels) for row in docs.itertuples(index=False)}
+    assert labels == {"101": ["Discharge summary"], "102": ["Physician"], "103": []}
+    assert docs["group"].isna().all()  # NOTEEVENTS holds no gender

@@ -57,6 +57,7 @@ def test_the_dry_run_gives_each_job_with_its_rule_wildcards_and_resources():
     ("gpt2-large", 774e6),
     ("smollm2-135m", 135e6),
     ("gemma3-270m", 270e6),
+    ("FacebookAI/roberta-base", 125e6),
 ])
 def test_shapes_give_the_published_parameter_counts(name, published):
     assert scheduling.model_shape(name, SHAPES).parameters == pytest.approx(published, rel=0.04)
@@ -191,3 +192,22 @@ def test_a_random_weight_model_has_the_shape_it_was_built_from():
     assert model.config.vocab_size == 300 and next(model.parameters()).dtype == torch.bfloat16
     expected = scheduling.ModelShape.from_config({**shape, "vocab_size": 300}).parameters
     assert sum(p.numel() for p in model.parameters()) - norms == expected
+
+
+def test_the_downstream_encoder_jobs_are_planned_with_gpu_hours():
+    cfg = config(gpus_per_job=1, gpu_memory_gb=80, training_tokens_per_second=1000)
+    cfg["utility"]["downstream"].update(classifier="encoder")
+    cfg["utility"]["downstream"]["encoder"].update(epochs=2, max_length=100)
+    cfg["prefix_tuning"]["generations"] = None
+    cfg["methods"], cfg["utility"]["seeds"] = ["icl", "ft"], [1]
+    costs = cost_model(cfg, SHAPES, lambda dataset, split: {"train": 50, "test": 10}[split])
+    wildcards = {"dataset": "tab", "setting": "known", "idset": "direct"}
+    # 2 corpora of max(12 x 2, 50) = 50 generations; trained on 50 real + 100 synthetic texts twice,
+    # predicting 3 x 10 test texts and the 100 synthetic ones: 430 texts x 100 tokens at 1000 tokens/s
+    assert costs.hours("utility_measures", wildcards) == pytest.approx(
+        scheduling.runtime_minutes(430 * 100, 1000, 1.0) / 60)
+    assert 125e6 * 4 * 4 < costs.gpu_bytes("utility_measures", wildcards) < 80e9  # float32 weights, grads, Adam
+    table = plan_table([DryRunJob("utility_measures", wildcards, {})], costs).set_index("rule")
+    assert table.loc["utility_measures", "device_hours"] == pytest.approx(costs.hours("utility_measures", wildcards))
+    cfg["utility"]["downstream"]["classifier"] = "tfidf_logreg"
+    assert cost_model(cfg, SHAPES, lambda d, s: 1).gpu_bytes("utility_measures", {"dataset": "tab"}) == 0

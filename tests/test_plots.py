@@ -77,3 +77,22 @@ def test_examples_markdown_shows_codes_contexts_and_texts():
     assert "Context documents: b (segment 0), c (segment 1)" in markdown
     assert "> The applicant, Mr Jon Berg,\n>\n> lives in Oslo." in markdown
     assert "(none: the baseline has no code)" in markdown and "*(empty generation)*" in markdown
+
+
+def test_downstream_f1_axis_joins_the_utility_measures(tmp_path):
+    from plainsight.report.plots import DOWNSTREAM_PANEL, panels
+
+    privacy = pd.DataFrame({"method": ["icl", "ft"], "seed": [1, 1], "segment": AVERAGED_SEGMENT,
+                            "pipp": [10.0, 0.0], "rougeL": [0.3, 0.1]})
+    utility = pd.DataFrame({"method": ["icl", "ft"], "seed": [1, 1], "mauve": [0.8, 0.6], "perplexity": [12.0, 11.0]})
+    measures = pd.DataFrame({"method": ["real", "icl", "ft"], "seed": [0, 1, 1], "macro_f1": [0.9, 0.5, 0.2]})
+    points = method_points(run_rows(privacy, utility, measures), METHODS).set_index("method")
+    assert points.loc["ICL", "downstream_f1"] == 0.5 and points.loc["Fine-tuning", "downstream_f1"] == 0.2
+    assert panels("downstream_f1")[0] == DOWNSTREAM_PANEL and panels("mauve")[0][1] == "mauve"
+    with pytest.raises(ValueError, match="utility_axis"):
+        panels("bleu")
+    specs = load_table_specs(RESOURCES / "paper_tables.yaml")
+    path = tmp_path / "plot.png"
+    plot_privacy_utility(points.reset_index(), paper_points(specs, "tab", "known", "direct"), "T", path,
+                         "downstream_f1")
+    assert path.read_bytes().startswith(b"\x89PNG")

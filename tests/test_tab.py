@@ -160,7 +160,7 @@ def test_choose_annotator_directly():
 
 def test_table_schemas(tab_files):
     docs, spans = ingest(tab_files)
-    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id"]
+    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id", "labels", "group"]
     assert (docs["unit_id"] == docs["doc_id"]).all()  # the document is TAB's privacy unit
     assert list(spans.columns) == ["doc_id", "segment", "start", "end", "text", "entity_type",
                                    "identifier_type", "entity_id", "mention_id", "raw_label"]
@@ -458,3 +458,49 @@ def test_sample_segments_are_unchanged_slices_of_the_unicode_text(tab_sample):
     guler = docs[docs["doc_id"] == "001-126979"]["text"]
     assert guler.str.contains("İbrahim Güler").any()
     assert "Mr İbrahim Güler" in spans[spans["doc_id"] == "001-126979"]["text"].tolist()
+
+
+def test_sample_labels_are_the_case_articles_and_group_the_respondent_state(tab_sample):
+    _, docs, _ = tab_sample
+    row = docs[docs["doc_id"] == "001-83927"].iloc[0]
+    assert list(row["labels"]) == ["6", "5"]  # meta.articles [6, 5], in order, as strings
+    assert row["group"] == "TUR"
+
+
+# --- labels and group ---------------------------------------------------------------------------
+
+def test_documents_without_meta_articles_have_no_labels_and_no_group(tab_files):
+    docs, _ = ingest(tab_files)
+    assert all(len(labels) == 0 for labels in docs["labels"])
+    assert docs["group"].isna().all()
+
+
+def test_labels_and_group_are_written_as_list_of_string_and_string(tab_files, tmp_path):
+    import pyarrow.parquet as pq
+
+    from plainsight.data.builder import DOC_TYPES
+    from plainsight.io import write_parquet
+
+    docs, _ = ingest(tab_files)  # no document has a label or a group
+    write_parquet(docs, tmp_path / "docs.parquet", DOC_TYPES)
+    schema = pq.read_schema(tmp_path / "docs.parquet")
+    assert str(schema.field("labels").type) in ("list<element: string>", "list<item: string>")
+    assert str(schema.field("group").type) == "string"
+    back = pd.read_parquet(tmp_path / "docs.parquet")
+    assert back["group"].isna().all() and all(len(labels) == 0 for labels in back["labels"])
+
+
+def test_every_segment_carries_its_case_articles(tmp_path):
+    document = make_tab_document("A1", numbered_paragraphs("A1", 12), [], split="train")
+    document["meta"] |= {"articles": [3, 13, 3], "countries": "POL"}
+    docs, _ = ingest([write_json([document], tmp_path / "echr_train.json")])
+    assert [list(labels) for labels in docs["labels"]] == [["3", "13"], ["3", "13"]]
+    assert docs["group"].tolist() == ["POL", "POL"]
+
+
+def test_articles_that_are_not_a_list_name_the_document(tmp_path):
+    document = make_tab_document("A2", numbered_paragraphs("A2", 12), [], split="train")
+    document["meta"]["articles"] = "6"
+    path = write_json([document], tmp_path / "echr_train.json")
+    with pytest.raises(InputError, match=r"echr_train\.json.*document A2.*meta\.articles"):
+        ingest([path])

@@ -294,3 +294,14 @@ def test_make_table_from_the_runs_files(specs, tmp_path):
     assert written["PIPP (%)"].tolist() == pytest.approx(expected["PIPP (%)"].tolist())
     markdown = (tmp_path / "t.md").read_text(encoding="utf-8")
     assert markdown.startswith("### ") and "Wilson score" in markdown
+
+
+def test_adherence_note_per_method(specs):
+    from plainsight.report.tables import adherence_notes
+
+    generations = pd.DataFrame({"method": ["icl", "icl", "baseline"], "adherence_exact": [1.0, 0.5, math.nan],
+                                "adherence_near": [1.0, 0.75, math.nan], "adherence_types": [1.0, 1.0, math.nan]})
+    [note] = adherence_notes(generations, {"baseline": "Baseline", "icl": "ICL"})
+    assert note.endswith("ICL 75% / 88% / 100%.")
+    assert "Baseline" not in note
+    assert adherence_notes(generations.drop(columns=["adherence_exact"]), {"icl": "ICL"}) == []

@@ -139,6 +139,8 @@ def test_mauve_of_a_set_against_itself_is_one_and_lower_when_shifted():
     same_distribution = mauve_from_features(p, rng.normal(size=(60, 16)), settings).mauve
     shifted = mauve_from_features(p, rng.normal(size=(60, 16)) + 3.0, settings).mauve
     assert same_distribution > 0.9 and shifted < 0.1
+    assert mauve_from_features(p, p, settings).fid == pytest.approx(0.0, abs=1e-6)
+    assert mauve_from_features(p, p + 3.0, settings).fid == pytest.approx(16 * 9.0, rel=1e-6)
 
 
 @pytest.mark.parametrize("p_samples, q_samples, buckets", [

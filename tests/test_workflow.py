@@ -96,7 +96,7 @@ def test_parquet_schemas(workflow_dir):
     spans = pd.read_parquet(results / "tab" / "spans.parquet")
     codes = pd.read_parquet(results / "tab" / "known" / "direct" / "codes.parquet")
     fictional = pd.read_parquet(results / "tab" / "known" / "direct" / "fictional" / "seed1.parquet")
-    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id"]
+    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id", "labels", "group"]
     assert list(spans.columns) == ["doc_id", "segment", "start", "end", "text", "entity_type",
                                    "identifier_type", "entity_id", "mention_id", "raw_label"]
     assert list(codes.columns) == ["doc_id", "segment", "split", "code", "entities"]
@@ -137,6 +137,8 @@ def test_table1_and_a_metric_setting_reruns_no_generation(workflow_dir):
     assert (table["Seeds"] == len(SEEDS)).all()
     versus = pd.read_csv(workflow_dir / "results" / "tables" / "table1_vs_paper.csv")
     assert versus.loc[versus["Method"] == "Baseline", "PIPP (%) paper"].item() == 50.0
+    notes = (workflow_dir / "results" / "tables" / "table1.md").read_text(encoding="utf-8")
+    assert "Control-code adherence" in notes and "ICL w/ privacy enhancement " in notes.split("Control-code")[1]
     snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "--report", "report.html")
     report = (workflow_dir / "report.html").read_text(encoding="utf-8")
     assert "table1_vs_paper.csv" in report and "beside the numbers the paper reports" in report
@@ -316,6 +318,32 @@ def test_utility_table_plot_examples_and_report(workflow_dir):
     assert "Result table table4 beside the numbers the paper reports" in descriptions[("Tables", "table4")]
     assert "PIPP (share of generations that leak a private value" in descriptions[("Plots", "tab")]
     assert (workflow_dir / "report.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_utility_measures_table_and_plots(workflow_dir):
+    """The utility table of the Table 1 run: the real row and every method, downstream scores within
+    [0, 1], adherence only where a code was shown; both plots; a rare label stops naming it."""
+    targets = ("results/tables/utility.csv", "results/tables/utility.md",
+               "results/plots/utility_lengths_tab_known_direct.png", "results/plots/downstream_f1_tab_known_direct.png")
+    snakemake(workflow_dir, *targets, "--configfile", "tiny.yaml")
+    table = pd.read_csv(workflow_dir / "results/tables/utility.csv")
+    assert table["display"].tolist() == ["Real training data (ceiling)",
+                                         "Real training data, as many texts as a corpus",
+                                         "Baseline", "DP-SGD", "ICL",
+                                         "ICL w/ privacy enhancement", "Fine-tuning", "Fine-tuning w/ masking"]
+    assert table[["macro_f1", "accuracy"]].apply(lambda c: c.between(0, 1)).all().all()
+    assert table.loc[0, "macro_f1"] > 0.3 and (table["labels"] == table.loc[0, "labels"]).all()
+    shown = table.set_index("method")
+    assert pd.isna(shown.loc["baseline", "adherence_exact"]) and shown.loc["icl", "adherence_exact"] >= 0
+    markdown = (workflow_dir / "results/tables/utility.md").read_text(encoding="utf-8")
+    assert "## TAB, private entities known, direct identifiers" in markdown and "| Downstream macro-F1 |" in markdown
+    for plot in targets[2:]:
+        assert (workflow_dir / plot).read_bytes().startswith(b"\x89PNG")
+    rare = {"utility": {"downstream": {"on_rare_label": "error", "min_documents": 3}}}
+    write_overlay(workflow_dir, "rare.yaml", rare)
+    result = snakemake(workflow_dir, targets[0], "--configfile", "tiny.yaml", "rare.yaml", check=False)
+    assert result.returncode != 0
+    assert "dataset tab: label '3': 0 documents in the test split" in result.stdout + result.stderr
 
 
 def report_descriptions(report: Path, screenshot: Path) -> dict[tuple[str, str], str]:

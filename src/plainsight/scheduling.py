@@ -81,7 +81,8 @@ class ModelShape:
         head_dim = config.get("head_dim") or hidden // heads
         kv_heads = config.get("num_key_value_heads") or heads
         attention = hidden * heads * head_dim * 2 + hidden * kv_heads * head_dim * 2
-        gated = config.get("model_type") != "gpt2"  # gate, up and down projections; gpt2: up and down
+        # gate, up and down projections; gpt2 and the BERT family: up and down
+        gated = config.get("model_type") not in ("gpt2", "bert", "roberta")
         mlp = (3 if gated else 2) * hidden * (config.get("intermediate_size") or 4 * hidden)
         embeddings = (config["vocab_size"] + config.get("n_positions", 0)) * hidden \
             * (1 if config.get("tie_word_embeddings", True) else 2)
@@ -200,7 +201,9 @@ def prefix_parameters(shape: ModelShape, virtual_tokens: int, projection_hidden:
 
 GENERATION_RULES = ("generate_icl", "generate_trained", "mauve_texts")
 TRAINING_RULES = ("train_adapter", "perplexity", "base_perplexity")
-MODEL_RULES = (*GENERATION_RULES, *TRAINING_RULES, "mauve")
+# featurizer and classifier jobs: MAUVE's, and the downstream task's (a fine-tuned encoder, or seconds of TF-IDF)
+SCORING_RULES = ("mauve", "utility_measures")
+MODEL_RULES = (*GENERATION_RULES, *TRAINING_RULES, *SCORING_RULES)
 
 
 class MethodTraits(Protocol):
@@ -318,10 +321,8 @@ class CostModel:
         scoring = self.segments(dataset, "test") * sequences_tokens
         if rule == "base_perplexity":
             return scoring
-        generation = self.config["generation"]
-        generations = max(generation["generations_per_segment"] * len(self.config["datasets"][dataset]["segments"]),
-                          self.config["prefix_tuning"]["generations"] or self.segments(dataset, "train"))
-        return self.config["utility"]["perplexity"]["epochs"] * generations * generation["max_new_tokens"] + scoring
+        return (self.config["utility"]["perplexity"]["epochs"] * self.corpus_generations(dataset)
+                * self.config["generation"]["max_new_tokens"] + scoring)
 
     # --- the estimates ---
 
@@ -332,11 +333,34 @@ class CostModel:
             return tokens, self.resources["generation_tokens_per_second"]
         if rule in TRAINING_RULES:
             tokens = self.training_tokens(rule, w)
+        elif rule == "utility_measures":
+            tokens = self.downstream_tokens(w)
         else:  # mauve: the featurizer's forward passes over the generated and the real texts
             mauve = self.config["utility"]["mauve"]
             texts = 2 * (mauve["samples"] or self.segments(w["dataset"], "test"))
             tokens = 0 if mauve["featurizer"] == "minilm" else texts * mauve["max_tokens"]
         return tokens, self.resources["training_tokens_per_second"]
+
+    def corpus_generations(self, dataset: str) -> int:
+        """Generations of the larger corpus kind: an in-context method's, or a trained method's."""
+        generation = self.config["generation"]
+        return max(generation["generations_per_segment"] * len(self.config["datasets"][dataset]["segments"]),
+                   self.config["prefix_tuning"]["generations"] or self.segments(dataset, "train"))
+
+    def downstream_tokens(self, w: Mapping[str, str]) -> float:
+        """The downstream encoder's tokens (0 for TF-IDF + logistic regression, seconds on the CPU): fine-tuned
+        on the real training split and on each corpus (methods x utility seeds), predicting the test split
+        after each (and, for silver labels, every corpus); at `model`'s training throughput, an upper bound
+        for a smaller encoder."""
+        downstream = self.config["utility"]["downstream"]
+        if downstream["classifier"] != "encoder":
+            return 0
+        encoder = downstream["encoder"]
+        corpora = len(self.config["methods"]) * len(self.config["utility"]["seeds"])
+        generations = corpora * self.corpus_generations(w["dataset"])
+        trained = self.segments(w["dataset"], "train") + generations
+        predicted = (1 + corpora) * self.segments(w["dataset"], "test") + generations
+        return (encoder["epochs"] * trained + predicted) * encoder["max_length"]
 
     def runtime_minutes(self, rule: str, w: Mapping[str, str], margin: float | None = None) -> int:
         """The scheduler's run time: the work at the throughput, times `resources.runtime_margin`."""
@@ -374,6 +398,13 @@ class CostModel:
                                         prompt)
         if rule in TRAINING_RULES:
             return self.training_gpu_bytes(rule, w)
+        if rule == "utility_measures":
+            downstream = self.config["utility"]["downstream"]
+            if downstream["classifier"] != "encoder":
+                return 0
+            encoder = downstream["encoder"]
+            return gpu_training_bytes(self.shape(encoder["model"]), self.dtype_bytes, encoder["batch_size"],
+                                      encoder["max_length"], 0, logits_passes=0, frozen_weights=False)
         mauve = self.config["utility"]["mauve"]
         if mauve["featurizer"] == "minilm":
             return 0

@@ -239,3 +239,41 @@ def table_examples(_wildcards):
                 seed=table_seeds(table),
             )
     return sorted(set(paths))
+
+
+# Utility table: its runs, and the synthetic corpora of one run
+
+UTILITY_RUNS = config["utility"]["runs"]
+UTILITY_MEASURES = [
+    "results/{dataset}/{setting}/{idset}/utility/measures.parquet".format(**run)
+    for run in UTILITY_RUNS
+]
+UTILITY_PLOTS = [
+    f"results/plots/{plot}_{run['dataset']}_{run['setting']}_{run['idset']}.png"
+    for run in UTILITY_RUNS
+    for plot in ("utility_lengths", "downstream_f1")
+]
+
+
+def utility_corpus_keys():
+    """(method, seed) of every corpus a utility run reads, in the config's order."""
+    return [
+        {"method": method, "seed": seed}
+        for method in config["methods"]
+        for seed in config["utility"]["seeds"]
+    ]
+
+
+def utility_corpora(wildcards):
+    return [CORPUS.format(**wildcards, **key) for key in utility_corpus_keys()]
+
+
+def privacy_utility_measures(wildcards):
+    """The utility measures of the plotted run, where the plot's utility axis is the downstream F1."""
+    if config["plots"]["utility_axis"] != "downstream_f1":
+        return []
+    return "results/{dataset}/{setting}/{idset}/utility/measures.parquet".format(
+        dataset=wildcards.dataset,
+        setting=config["plots"]["setting"],
+        idset=config["plots"]["idset"],
+    )

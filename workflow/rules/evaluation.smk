@@ -143,3 +143,35 @@ rule utility:
         "../envs/metrics.yaml"
     script:
         "../scripts/utility.py"
+
+
+rule utility_measures:
+    """Downstream task (train on synthetic, test on real), control-code adherence, diversity and FID
+    of every synthetic corpus of one run, beside the real corpus."""
+    input:
+        corpora=utility_corpora,
+        docs="results/{dataset}/docs.parquet",
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+    output:
+        "results/{dataset}/{setting}/{idset}/utility/measures.parquet",
+    log:
+        "results/logs/utility_measures/{dataset}_{setting}_{idset}.log",
+    benchmark:
+        "results/benchmarks/utility_measures/{dataset}_{setting}_{idset}.tsv"
+    conda:
+        "../envs/mauve.yaml"
+    threads: config["utility"]["threads"]
+    resources:
+        gpu=(
+            GPUS_PER_JOB
+            if config["utility"]["downstream"]["classifier"] == "encoder"
+            else 0
+        ),
+        gpu_memory_mb=gpu_memory_mb("utility_measures"),
+    params:
+        corpus_keys=utility_corpus_keys(),
+        downstream=config["utility"]["downstream"],
+        mauve=config["utility"]["mauve"],
+        placement=MODEL_PLACEMENT,
+    script:
+        "../scripts/utility_measures.py"

@@ -38,7 +38,7 @@ rule table:
 
 
 rule all_tables:
-    """Every table of the paper, and the privacy-utility plots; the file lists what was built."""
+    """Every table of the paper, the utility table, and the plots; the file lists what was built."""
     input:
         tables=expand("results/tables/{table}.csv", table=PAPER_TABLES),
         plots=expand(
@@ -46,6 +46,8 @@ rule all_tables:
             dataset=config["plots"]["datasets"],
         ),
         examples=table_examples,
+        utility="results/tables/utility.csv",
+        utility_plots=UTILITY_PLOTS,
     output:
         "results/tables/all",
     log:
@@ -81,6 +83,7 @@ rule privacy_utility_plot:
             seed=config["utility"]["seeds"],
         ),
         paper=config["tables"]["paper"],
+        measures=privacy_utility_measures,
     output:
         report(
             "results/plots/privacy_utility_{dataset}.png",
@@ -95,6 +98,7 @@ rule privacy_utility_plot:
     params:
         setting=config["plots"]["setting"],
         idset=config["plots"]["idset"],
+        utility_axis=config["plots"]["utility_axis"],
     script:
         "../scripts/plot_privacy_utility.py"
 
@@ -133,3 +137,64 @@ rule plan:
         snakemake_python=sys.executable,
     script:
         "../scripts/plan.py"
+
+
+rule utility_table:
+    """Utility of every synthetic corpus of the configured runs: downstream scores against the real
+    ceiling, control-code adherence, diversity and FID."""
+    input:
+        measures=UTILITY_MEASURES,
+        paper=config["tables"]["paper"],
+    output:
+        csv=report(
+            "results/tables/utility.csv",
+            caption="../report/utility_table.rst",
+            category="Tables",
+            labels={"table": "utility", "content": "ours"},
+        ),
+        markdown=report(
+            "results/tables/utility.md",
+            caption="../report/utility_table.rst",
+            category="Tables",
+            labels={"table": "utility", "content": "Markdown with notes"},
+        ),
+    log:
+        "results/logs/utility_table.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        methods=config["methods"],
+        classifier=config["utility"]["downstream"]["classifier"],
+    script:
+        "../scripts/make_utility_table.py"
+
+
+rule utility_plots:
+    """Length distributions of one run's corpora and the real text; downstream macro-F1 per method
+    against the real ceiling."""
+    input:
+        measures="results/{dataset}/{setting}/{idset}/utility/measures.parquet",
+        corpora=utility_corpora,
+        docs="results/{dataset}/docs.parquet",
+        paper=config["tables"]["paper"],
+    output:
+        lengths=report(
+            "results/plots/utility_lengths_{dataset}_{setting}_{idset}.png",
+            caption="../report/utility_lengths.rst",
+            category="Plots",
+            labels={"plot": "lengths", "run": "{dataset} {setting} {idset}"},
+        ),
+        downstream=report(
+            "results/plots/downstream_f1_{dataset}_{setting}_{idset}.png",
+            caption="../report/downstream_f1.rst",
+            category="Plots",
+            labels={"plot": "downstream F1", "run": "{dataset} {setting} {idset}"},
+        ),
+    log:
+        "results/logs/utility_plots/{dataset}_{setting}_{idset}.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        methods=config["methods"],
+    script:
+        "../scripts/plot_utility.py"

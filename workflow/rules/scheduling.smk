@@ -31,6 +31,8 @@ localrules:
     utility,
     privacy_utility_plot,
     corpus_examples,
+    utility_table,
+    utility_plots,
     all_tables,
     plan,
     all,

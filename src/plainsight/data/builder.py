@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from pathlib import Path
+from typing import Sequence
 
 import pandas as pd
+import pyarrow as pa
 
 from plainsight.data.problems import ProblemPolicy
 from plainsight.data.segments import min_paragraphs, paragraph_bounds, segment_document
@@ -14,6 +16,10 @@ from plainsight.entities import DOC_COLUMNS, SPAN_COLUMNS, Span
 from plainsight.errors import InputError
 
 log = logging.getLogger(__name__)
+
+# The Parquet types of docs columns whose values may not show them: every document without a label
+# (an empty list each) or without a group (all null). `plainsight.io.write_parquet(docs, path, DOC_TYPES)`.
+DOC_TYPES = {"labels": pa.list_(pa.string()), "group": pa.string()}
 
 
 class CorpusBuilder:
@@ -28,8 +34,9 @@ class CorpusBuilder:
         self._seen: set[str] = set()
 
     def add(self, path: str | Path, doc_id: str, split: str, text: str, annotator: str, spans: list[Span],
-            unit_id: str) -> None:
-        """Segment one document; `unit_id` is its privacy unit (its own id, or its patient's)."""
+            unit_id: str, labels: Sequence[str] = (), group: str | None = None) -> None:
+        """Segment one document; `unit_id` is its privacy unit (its own id, or its patient's); every
+        segment carries the document's `labels` and `group`."""
         record = f"document {doc_id}"
         if doc_id in self._seen:
             raise InputError(path, record, "duplicate document id")
@@ -46,7 +53,8 @@ class CorpusBuilder:
         for segment in segment_document(text, spans, self.ranges):
             self.counts["crossing spans dropped"] += segment.crossing_spans
             self.doc_rows.append({"doc_id": doc_id, "split": split, "segment": segment.index,
-                                  "text": segment.text, "annotator": annotator, "unit_id": unit_id})
+                                  "text": segment.text, "annotator": annotator, "unit_id": unit_id,
+                                  "labels": list(labels), "group": group})
             for span in segment.spans:
                 self.span_rows.append({"doc_id": doc_id, "segment": segment.index, "start": span.start,
                                        "end": span.end, "text": span.text, "entity_type": span.entity_type,

@@ -101,5 +101,7 @@ def ingest_mimic(path: str | Path, builder: CorpusBuilder, policy: ProblemPolicy
         subject_id = row["SUBJECT_ID"].strip()
         # The patient is the privacy unit: one patient's notes share identifiers, so protecting one
         # note (ROW_ID) at a time would let the others reveal them.
+        # NOTEEVENTS holds no gender (MIMIC keeps it in PATIENTS.csv), so the note has no group.
+        category = (row.get("CATEGORY") or "").strip()
         builder.add(path, row_id, split_of(subject_id, fractions), row["TEXT"], "deid-placeholders", spans,
-                    unit_id=subject_id)
+                    unit_id=subject_id, labels=[category] if category else [], group=None)

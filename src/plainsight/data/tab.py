@@ -77,12 +77,28 @@ def mention_to_span(path: str | Path, doc_id: str, text: str, mention: Any) -> S
                 mention["entity_id"], mention["entity_mention_id"])
 
 
+def case_labels(path: str | Path, document: dict[str, Any]) -> tuple[list[str], str | None]:
+    """The case's ECHR articles (`meta.articles`, as strings) and its respondent state
+    (`meta.countries`); no labels and no group where the document has no `meta`."""
+    meta = document.get("meta") or {}
+    record = f"document {document['doc_id']}"
+    articles = meta.get("articles") or []
+    if not isinstance(articles, list) or not all(isinstance(a, (int, str)) and not isinstance(a, bool)
+                                                 for a in articles):
+        raise InputError(path, record, f"meta.articles {articles!r} is not a list of article numbers")
+    country = meta.get("countries")
+    if country is not None and not isinstance(country, str):
+        raise InputError(path, record, f"meta.countries {country!r} is not a country code")
+    return list(dict.fromkeys(str(a).strip() for a in articles)), (country or None)
+
+
 def ingest_tab(paths: list[str | Path], builder: CorpusBuilder, policy: ProblemPolicy) -> None:
     """Add every document of the given TAB files to `builder`."""
     for path in paths:
         for document in read_tab_file(path):
             doc_id, text = document["doc_id"], document["text"]
             annotator = choose_annotator(document)
+            labels, group = case_labels(path, document)
             spans = []
             for mention in document["annotations"][annotator]["entity_mentions"]:
                 try:
@@ -90,7 +106,8 @@ def ingest_tab(paths: list[str | Path], builder: CorpusBuilder, policy: ProblemP
                 except InputError as error:
                     policy.report(error, "invalid mention")
             # One court case per document: the document is the privacy unit.
-            builder.add(path, doc_id, document["dataset_type"], text, annotator, spans, unit_id=doc_id)
+            builder.add(path, doc_id, document["dataset_type"], text, annotator, spans, unit_id=doc_id,
+                        labels=labels, group=group)
 
 
 def download_tab(url: str, target: str | Path) -> None:

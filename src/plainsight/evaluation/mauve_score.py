@@ -22,6 +22,7 @@ import pandas as pd
 import torch
 
 from plainsight.data.segments import segment_texts
+from plainsight.evaluation.diversity import frechet_distance
 from plainsight.models import CPU, dtype_name, resolve_placement
 
 EMBEDDED_FEATURIZER = "minilm"
@@ -47,6 +48,7 @@ class MauveResult:
     buckets: int
     device: str  # where the featurizer ran, and its dtype
     dtype: str
+    fid: float  # the Fréchet distance of the same two feature sets (plainsight.evaluation.diversity)
 
 
 def embedded_featurizer_folder() -> str:
@@ -102,14 +104,14 @@ def featurize(texts: Sequence[str], settings: MauveSettings) -> np.ndarray:
 
 def mauve_from_features(p_features: np.ndarray, q_features: np.ndarray, settings: MauveSettings) -> MauveResult:
     """MAUVE of p (generated) against q (real), with mauve-text's `auto` bucket count: one per ten
-    samples of the smaller set, rounded (half to even), at least 2."""
+    samples of the smaller set, rounded (half to even), at least 2. FID on the same features beside it."""
     import mauve
 
     result = mauve.compute_mauve(p_features=p_features, q_features=q_features, num_buckets="auto",
                                  mauve_scaling_factor=settings.scaling_factor, seed=settings.seed, verbose=False)
     return MauveResult(float(result.mauve), settings.featurizer, len(p_features), len(q_features),
                        settings.scaling_factor, int(result.num_buckets), str(settings.device),
-                       dtype_name(settings.dtype))
+                       dtype_name(settings.dtype), frechet_distance(p_features, q_features))
 
 
 def mauve_score(generated: Sequence[str], real: Sequence[str], settings: MauveSettings) -> MauveResult:

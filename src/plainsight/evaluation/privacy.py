@@ -40,6 +40,7 @@ from plainsight.codes.control import build_entities, select_spans
 from plainsight.codes.fictional import EXCLUDED_TYPES
 from plainsight.data.segments import segment_texts
 from plainsight.entities import SegmentKey
+from plainsight.evaluation.adherence import ADHERENCE_COLUMNS, code_adherence, fictional_pairs
 from plainsight.evaluation.intervals import bootstrap_interval, wilson_interval
 from plainsight.evaluation.quality import QUALITY_COLUMNS, DocumentCriteria, document_quality
 from plainsight.evaluation.rouge import RougeText, max_rouge, rouge_scores, rouge_text
@@ -54,7 +55,7 @@ GENERATION_COLUMNS: tuple[str, ...] = (
     "generation_id", "method", "seed", "segment", "n_private_values", "n_leaked",
     "leaked_values", "leaked", "elp", "partial_leak", "near_leak", "near_leaked_values",
     "rouge2", "rougeL", "rouge2_last", "rougeL_last", "new_tokens", "regenerations", "hit_max_regenerations",
-    *QUALITY_COLUMNS,
+    *QUALITY_COLUMNS, *ADHERENCE_COLUMNS,
 )
 # Per corpus: documents (%) and the mean length and distinct-2 of its generations.
 QUALITY_METRICS: tuple[str, ...] = ("documents", "mean_words", "distinct2")
@@ -156,6 +157,7 @@ def _generation_row(corpus_row: Mapping[str, Any], private: list[str], persons: 
         "regenerations": int(corpus_row.get("regenerations", 0)),
         "hit_max_regenerations": bool(corpus_row.get("hit_max_regenerations", False)),
         **document_quality(corpus_row["text"], criteria),
+        **code_adherence(corpus_row["text"], fictional_pairs(corpus_row)),
     }
 
 

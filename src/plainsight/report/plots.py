@@ -27,7 +27,12 @@ PANELS: tuple[tuple[str, str, str, str, bool], ...] = (
     ("rougeL", "perplexity", "ROUGE-L against the source text (lower: more synthetic)",
      "Perplexity on real test text (lower: more useful)", True),
 )
-PLOTTED_METRICS: tuple[str, ...] = ("pipp", "mauve", "rougeL", "perplexity")
+# `plots.utility_axis: downstream_f1` puts this panel first: the downstream macro-F1 of a classifier
+# trained on the corpus and tested on real text (plainsight.evaluation.downstream), against PIPP.
+DOWNSTREAM_PANEL: tuple[str, str, str, str, bool] = (
+    "pipp", "downstream_f1", "PIPP (%): generations leaking a private value",
+    "Downstream macro-F1 (train on synthetic, test on real)", False)
+PLOTTED_METRICS: tuple[str, ...] = ("pipp", "mauve", "rougeL", "perplexity", "downstream_f1")
 POOLED_METRICS: tuple[str, ...] = ("pipp", "rougeL")  # per-generation metrics: intervals over all generations
 
 
@@ -58,10 +63,25 @@ def method_points(runs: pd.DataFrame, methods: Mapping[str, str],
     return pd.DataFrame(rows)
 
 
-def run_rows(privacy_summaries: pd.DataFrame, utility: pd.DataFrame) -> pd.DataFrame:
-    """One row per (method, seed): the segment-averaged privacy summary joined with its utility record."""
+def panels(utility_axis: str = "mauve") -> tuple[tuple[str, str, str, str, bool], ...]:
+    """The plot's panels: PANELS, with the downstream panel first for `utility_axis: downstream_f1`."""
+    if utility_axis == "mauve":
+        return PANELS
+    if utility_axis == "downstream_f1":
+        return (DOWNSTREAM_PANEL, *PANELS[1:])
+    raise ValueError(f"plots.utility_axis {utility_axis!r} is not mauve or downstream_f1")
+
+
+def run_rows(privacy_summaries: pd.DataFrame, utility: pd.DataFrame,
+             downstream: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per (method, seed): the segment-averaged privacy summary joined with its utility record
+    and, where given, the downstream macro-F1 of the utility measures (`measures.parquet` rows)."""
     privacy = privacy_summaries[privacy_summaries["segment"] == AVERAGED_SEGMENT][["method", "seed", "pipp", "rougeL"]]
-    return privacy.merge(utility[["method", "seed", "mauve", "perplexity"]], on=["method", "seed"], how="outer")
+    rows = privacy.merge(utility[["method", "seed", "mauve", "perplexity"]], on=["method", "seed"], how="outer")
+    if downstream is not None:
+        f1 = downstream[["method", "seed", "macro_f1"]].rename(columns={"macro_f1": "downstream_f1"})
+        rows = rows.merge(f1, on=["method", "seed"], how="left")
+    return rows
 
 
 def paper_points(specs: Mapping[str, Any], dataset: str, setting: str, idset: str) -> pd.DataFrame:
@@ -82,8 +102,10 @@ def paper_points(specs: Mapping[str, Any], dataset: str, setting: str, idset: st
     return pd.DataFrame(rows, columns=["method", *PLOTTED_METRICS])
 
 
-def plot_privacy_utility(ours: pd.DataFrame, paper: pd.DataFrame, title: str, path: str | Path) -> None:
-    """Two panels (see PANELS), one colour per method; written atomically as PNG."""
+def plot_privacy_utility(ours: pd.DataFrame, paper: pd.DataFrame, title: str, path: str | Path,
+                         utility_axis: str = "mauve") -> None:
+    """Two panels (see `panels`), one colour per method; written atomically as PNG."""
+    shown = panels(utility_axis)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -91,10 +113,10 @@ def plot_privacy_utility(ours: pd.DataFrame, paper: pd.DataFrame, title: str, pa
 
     names = list(dict.fromkeys([*ours.get("method", []), *paper.get("method", [])]))
     colours = {name: plt.get_cmap("tab10")(i % 10) for i, name in enumerate(names)}
-    figure, axes = plt.subplots(1, len(PANELS), figsize=(13, 5.5), constrained_layout=True)
-    for axis, (x, y, x_label, y_label, log_y) in zip(axes, PANELS):
+    figure, axes = plt.subplots(1, len(shown), figsize=(13, 5.5), constrained_layout=True)
+    for axis, (x, y, x_label, y_label, log_y) in zip(axes, shown):
         for row in ours.to_dict("records"):
-            if pd.isna(row[x]) or pd.isna(row[y]):
+            if pd.isna(row.get(x)) or pd.isna(row.get(y)):
                 continue
             axis.errorbar(row[x], row[y], xerr=_bar(row, x), yerr=_bar(row, y),
                           fmt="o", markersize=8, capsize=3, color=colours[row["method"]], label=row["method"])
@@ -134,12 +156,15 @@ def _bar(row: Mapping[str, Any], metric: str) -> list[list[float]] | None:
 
 def dataset_privacy_utility_plot(paper_specs: str | Path, summaries: Sequence[str], utility: Sequence[str],
                                  generations: Sequence[str], dataset: str, setting: str, idset: str,
-                                 path: str | Path) -> None:
+                                 path: str | Path, measures: str | Path | None = None,
+                                 utility_axis: str = "perplexity") -> None:
     """Rule `privacy_utility_plot`: one dataset's methods (privacy summaries, utility records and
     per-generation metrics of their runs) beside the paper's points."""
     specs = load_table_specs(paper_specs)
     privacy = pd.concat([pd.read_parquet(p) for p in summaries], ignore_index=True)
     per_generation = pd.concat([pd.read_parquet(p) for p in generations], ignore_index=True)
-    ours = method_points(run_rows(privacy, summary_rows(utility, [setting])), specs["methods"], per_generation)
+    downstream = pd.read_parquet(measures) if measures else None
+    ours = method_points(run_rows(privacy, summary_rows(utility, [setting]), downstream), specs["methods"],
+                         per_generation)
     title = f"{dataset.upper()}, private entities {setting}, {idset} identifiers: privacy against utility"
-    plot_privacy_utility(ours, paper_points(specs, dataset, setting, idset), title, path)
+    plot_privacy_utility(ours, paper_points(specs, dataset, setting, idset), title, path, utility_axis)

@@ -292,6 +292,22 @@ def regeneration_notes(generations: pd.DataFrame, methods: Mapping[str, str], ma
     return notes
 
 
+def adherence_notes(generations: pd.DataFrame, methods: Mapping[str, str]) -> list[str]:
+    """How much of its fictional code each method's generations use (methods that show a code)."""
+    if "adherence_exact" not in generations.columns:
+        return []
+    parts = []
+    for method, display in methods.items():
+        runs = generations[(generations["method"] == method) & generations["adherence_exact"].notna()]
+        if not runs.empty:
+            parts.append(f"{display} {100 * runs['adherence_exact'].mean():.0f}% / "
+                         f"{100 * runs['adherence_near'].mean():.0f}% / {100 * runs['adherence_types'].mean():.0f}%")
+    if not parts:
+        return []
+    return ["Control-code adherence (mean share of a generation's fictional values in its text, exact / with near "
+            "variants / share of its code's entity types present): " + "; ".join(parts) + "."]
+
+
 def document_warnings(table: pd.DataFrame, threshold: float) -> list[str]:
     """A warning for each row whose corpus is mostly not documents: its leak rates measure little."""
     label = DOCUMENTS_COLUMN["label"]

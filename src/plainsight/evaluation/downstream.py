@@ -1,0 +1,325 @@
+"""Train on synthetic, test on real: does a classifier trained on a synthetic corpus work on real text?
+
+The task is the corpus's document labels (docs.parquet `labels`: TAB the case's ECHR articles,
+multi-label; MIMIC the note's category, one label). Its labels are the `top_labels` most frequent
+in the real training split; a label with fewer than `min_documents` documents in the training or
+the test split stops the job (`on_rare_label: error`) or is dropped with a logged count (`drop`).
+
+Classifiers (`classifier`): TF-IDF + logistic regression (scikit-learn, one-vs-rest, balanced
+class weights; seconds on a CPU), or an encoder fine-tuned with Hugging Face's Trainer
+(`plainsight.evaluation.encoder_classifier`). One is trained on the real training segments (the
+ceiling) and one on each synthetic corpus, and all are scored on the real test segments:
+macro-F1 and accuracy (exact match of the label set) with seeded bootstrap intervals that resample
+test documents (a document's segments share its labels), and the equalised-odds gap by `group`.
+
+Labels of synthetic texts (`synthetic_labels`):
+- `silver` (default): the real-trained classifier's prediction on each synthetic text, as
+  SynthTextEval labels its synthetic notes. The default because the control codes carry entity
+  values, not the document's labels: a trained method's generation has no channel to its source
+  sample's labels, so inherited labels would measure the label noise, not the text.
+- `inherited`: a trained method's generation takes the labels of the fine-tuning sample whose
+  fictional code prompted it; an in-context generation those carried by more than half of its
+  context documents.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Protocol, Sequence
+
+import numpy as np
+import pandas as pd
+
+from plainsight.errors import InputError
+from plainsight.rng import stable_rng
+
+log = logging.getLogger(__name__)
+
+REAL = "real"  # the method key of the ceiling row: trained on the real training split
+# trained on a seeded sample of real training segments as large as the largest corpus: at the demo's
+# size a corpus has far fewer texts than the real split, and this row tells size from text
+REAL_SAMPLE = "real_sample"
+LABEL_MODES = ("silver", "inherited")
+RARE_LABEL_POLICIES = ("error", "drop")
+CLASSIFIERS = ("tfidf_logreg", "encoder")
+SCORE_COLUMNS: tuple[str, ...] = ("macro_f1", "macro_f1_low", "macro_f1_high", "accuracy", "accuracy_low",
+                                  "accuracy_high", "equalised_odds_gap")
+
+
+@dataclass(frozen=True)
+class EncoderSettings:
+    model: str = "prajjwal1/bert-tiny"
+    epochs: float = 3.0
+    batch_size: int = 16
+    learning_rate: float = 5e-5
+    max_length: int = 256
+
+
+@dataclass(frozen=True)
+class DownstreamSettings:
+    classifier: str = "tfidf_logreg"
+    top_labels: int = 5
+    min_documents: int = 2
+    synthetic_labels: str = "silver"
+    on_rare_label: str = "drop"
+    bootstrap_resamples: int = 1000
+    seed: int = 0
+    encoder: EncoderSettings = field(default_factory=EncoderSettings)
+
+    def __post_init__(self):
+        for name, value, allowed in (("classifier", self.classifier, CLASSIFIERS),
+                                     ("synthetic_labels", self.synthetic_labels, LABEL_MODES),
+                                     ("on_rare_label", self.on_rare_label, RARE_LABEL_POLICIES)):
+            if value not in allowed:
+                raise ValueError(f"downstream.{name} {value!r} is not one of {allowed}")
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> "DownstreamSettings":
+        """The `utility.downstream` config block."""
+        encoder = config.get("encoder") or {}
+        return cls(config["classifier"], config["top_labels"], config["min_documents"], config["synthetic_labels"],
+                   config["on_rare_label"], config["bootstrap_resamples"], config.get("seed", 0),
+                   EncoderSettings(**encoder))
+
+
+# --- the task ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LabelTask:
+    labels: tuple[str, ...]
+    multi_label: bool
+
+    def matrix(self, label_lists: Sequence[Sequence[str]]) -> np.ndarray:
+        """A 0/1 indicator matrix (texts x labels); labels outside the task are ignored."""
+        index = {label: column for column, label in enumerate(self.labels)}
+        matrix = np.zeros((len(label_lists), len(self.labels)), dtype=np.int64)
+        for row, labels in enumerate(label_lists):
+            for label in labels:
+                if label in index:
+                    matrix[row, index[label]] = 1
+        return matrix
+
+
+def document_labels(docs: pd.DataFrame) -> dict[str, list[str]]:
+    """Each document's labels (every segment of a document carries the same)."""
+    first = docs.drop_duplicates("doc_id")
+    return {str(doc_id): [str(label) for label in labels] for doc_id, labels in zip(first["doc_id"], first["labels"])}
+
+
+def _split_counts(docs: pd.DataFrame, split: str) -> Counter:
+    labels = document_labels(docs[docs["split"] == split])
+    return Counter(label for doc_labels in labels.values() for label in set(doc_labels))
+
+
+def label_task(docs: pd.DataFrame, settings: DownstreamSettings, dataset: str) -> LabelTask:
+    """The task's labels: the most frequent in the training split that every split has enough of."""
+    train, test = _split_counts(docs, "train"), _split_counts(docs, "test")
+    top = [label for label, _ in sorted(train.items(), key=lambda item: (-item[1], item[0]))[:settings.top_labels]]
+    kept = []
+    for label in top:
+        short = {split: counts[label] for split, counts in (("train", train), ("test", test))
+                 if counts[label] < settings.min_documents}
+        if not short:
+            kept.append(label)
+        elif settings.on_rare_label == "error":
+            split, count = next(iter(short.items()))
+            raise InputError(f"dataset {dataset}", f"label {label!r}",
+                             f"{count} documents in the {split} split, fewer than downstream.min_documents "
+                             f"({settings.min_documents}); set downstream.on_rare_label: drop to leave it out")
+        else:
+            log.info("label %r dropped: %s documents, fewer than %d", label,
+                     ", ".join(f"{count} in {split}" for split, count in short.items()), settings.min_documents)
+    multi_label = any(len(labels) > 1 for labels in document_labels(docs).values())
+    if len(kept) < (1 if multi_label else 2):
+        raise InputError(f"dataset {dataset}", "labels",
+                         f"{len(kept)} label(s) left with at least {settings.min_documents} documents in the training "
+                         f"and the test split; a downstream task needs {1 if multi_label else 2}")
+    log.info("downstream task: %s labels %s", "multi-label" if multi_label else "single-label", kept)
+    return LabelTask(tuple(kept), multi_label)
+
+
+@dataclass(frozen=True)
+class RealSplit:
+    texts: list[str]
+    targets: np.ndarray
+    doc_ids: np.ndarray
+    groups: np.ndarray  # object: a group name or None
+
+
+def real_split(docs: pd.DataFrame, split: str, task: LabelTask) -> RealSplit:
+    """A split's segments; a single-label task keeps only the segments with one of its labels."""
+    rows = docs[docs["split"] == split]
+    targets = task.matrix([list(labels) for labels in rows["labels"]])
+    if not task.multi_label:
+        keep = targets.sum(axis=1) > 0
+        rows, targets = rows[keep], targets[keep]
+    groups = rows["group"].astype(object).where(rows["group"].notna(), None) if "group" in rows else None
+    return RealSplit(rows["text"].astype(str).tolist(), targets, rows["doc_id"].astype(str).to_numpy(),
+                     np.asarray(groups if groups is not None else [None] * len(rows), dtype=object))
+
+
+# --- classifiers ---------------------------------------------------------------------------------
+
+class TextClassifier(Protocol):
+    def fit(self, texts: Sequence[str], targets: np.ndarray) -> "TextClassifier": ...
+
+    def predict(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def one_hot_argmax(scores: np.ndarray) -> np.ndarray:
+    predicted = np.zeros(scores.shape, dtype=np.int64)
+    predicted[np.arange(len(scores)), scores.argmax(axis=1)] = 1
+    return predicted
+
+
+class TfidfLogisticRegression:
+    """TF-IDF of word uni- and bigrams, one balanced logistic regression per label."""
+
+    def __init__(self, task: LabelTask, seed: int = 0):
+        self.task, self.seed = task, seed
+
+    def fit(self, texts: Sequence[str], targets: np.ndarray) -> "TfidfLogisticRegression":
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.multiclass import OneVsRestClassifier
+        from sklearn.pipeline import make_pipeline
+
+        regression = LogisticRegression(class_weight="balanced", max_iter=1000, random_state=self.seed)
+        self.pipeline = make_pipeline(TfidfVectorizer(sublinear_tf=True, ngram_range=(1, 2)),
+                                      OneVsRestClassifier(regression))
+        # one-vs-rest keeps a label that no training text has as a constant "no" (it warns)
+        self.pipeline.fit(list(texts), targets)
+        return self
+
+    def predict(self, texts: Sequence[str]) -> np.ndarray:
+        if self.task.multi_label:
+            return np.asarray(self.pipeline.predict(list(texts)), dtype=np.int64)
+        return one_hot_argmax(self.pipeline.decision_function(list(texts)))
+
+
+def make_classifier(task: LabelTask, settings: DownstreamSettings, placement: Mapping[str, str] | None = None
+                    ) -> TextClassifier:
+    if settings.classifier == "encoder":
+        from plainsight.evaluation.encoder_classifier import EncoderClassifier
+
+        return EncoderClassifier(task.multi_label, settings.encoder, settings.seed, placement or {})
+    return TfidfLogisticRegression(task, settings.seed)
+
+
+# --- scores --------------------------------------------------------------------------------------
+
+def macro_f1(targets: np.ndarray, predicted: np.ndarray) -> float:
+    """Macro-F1 of 0/1 indicator matrices (texts x labels); a label with no true and no predicted
+    positive scores 0 (scikit-learn's zero_division=0)."""
+    true_pos = (targets & predicted).sum(axis=0)
+    false_pos = ((1 - targets) & predicted).sum(axis=0)
+    false_neg = (targets & (1 - predicted)).sum(axis=0)
+    denominator = 2 * true_pos + false_pos + false_neg
+    f1 = np.divide(2 * true_pos, denominator, out=np.zeros(denominator.shape, dtype=float), where=denominator > 0)
+    return float(f1.mean())
+
+
+def exact_match(targets: np.ndarray, predicted: np.ndarray) -> float:
+    """Accuracy: the share of texts whose predicted label set is their true one."""
+    return float((targets == predicted).all(axis=1).mean())
+
+
+def document_resamples(doc_ids: np.ndarray, resamples: int, seed: int) -> list[np.ndarray]:
+    """Row indices of `resamples` bootstrap samples that draw whole documents with replacement."""
+    groups = [np.flatnonzero(doc_ids == doc_id) for doc_id in dict.fromkeys(doc_ids)]
+    draws = np.random.default_rng(seed).integers(0, len(groups), size=(resamples, len(groups)))
+    return [np.concatenate([groups[g] for g in draw]) for draw in draws]
+
+
+def percentile_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def equalised_odds_gap(targets: np.ndarray, predicted: np.ndarray, groups: np.ndarray) -> float:
+    """Per label, the largest difference between groups in true-positive rate or in false-positive
+    rate (a rate only over groups that have positives, resp. negatives); the mean over labels.
+    NaN without two groups to compare."""
+    present = np.array([group is not None for group in groups])
+    names = sorted({group for group in groups[present]})
+    gaps = []
+    for column in range(targets.shape[1]):
+        truth, guess = targets[present, column], predicted[present, column]
+        tpr, fpr = [], []
+        for name in names:
+            rows = groups[present] == name
+            if truth[rows].sum():
+                tpr.append(guess[rows & (truth == 1)].mean())
+            if (1 - truth[rows]).sum():
+                fpr.append(guess[rows & (truth == 0)].mean())
+        spreads = [max(rates) - min(rates) for rates in (tpr, fpr) if len(rates) >= 2]
+        if spreads:
+            gaps.append(max(spreads))
+    return float(np.mean(gaps)) if gaps else math.nan
+
+
+def scores(test: RealSplit, predicted: np.ndarray, settings: DownstreamSettings) -> dict[str, float]:
+    """Macro-F1, accuracy (with bootstrap intervals over test documents) and the equalised-odds gap."""
+    samples = document_resamples(test.doc_ids, settings.bootstrap_resamples, settings.seed)
+    f1_low, f1_high = percentile_interval(np.array([macro_f1(test.targets[r], predicted[r]) for r in samples]))
+    accuracy_low, accuracy_high = percentile_interval(
+        np.array([exact_match(test.targets[r], predicted[r]) for r in samples]))
+    return {"macro_f1": float(macro_f1(test.targets, predicted)), "macro_f1_low": f1_low, "macro_f1_high": f1_high,
+            "accuracy": float(exact_match(test.targets, predicted)), "accuracy_low": accuracy_low,
+            "accuracy_high": accuracy_high,
+            "equalised_odds_gap": equalised_odds_gap(test.targets, predicted, test.groups)}
+
+
+# --- labels of synthetic texts -------------------------------------------------------------------
+
+def inherited_labels(corpus: pd.DataFrame, labels_of: Mapping[str, Sequence[str]]) -> list[list[str]]:
+    """A generation's labels from the documents that prompted it: the one fine-tuning sample whose
+    code it was written from, or the labels more than half of its context documents carry."""
+    result = []
+    for doc_ids in corpus["context_doc_ids"]:
+        doc_ids = [str(d) for d in doc_ids]
+        counts = Counter(label for doc_id in doc_ids for label in set(labels_of.get(doc_id, [])))
+        result.append(sorted(label for label, count in counts.items() if count > len(doc_ids) / 2))
+    return result
+
+
+def synthetic_targets(corpus: pd.DataFrame, task: LabelTask, labels_of: Mapping[str, Sequence[str]],
+                      ceiling: TextClassifier, mode: str) -> np.ndarray:
+    if mode == "silver":
+        return ceiling.predict(corpus["text"].astype(str).tolist())
+    return task.matrix(inherited_labels(corpus, labels_of))
+
+
+def downstream_scores(docs: pd.DataFrame, corpora: Mapping[tuple[str, int], pd.DataFrame],
+                      settings: DownstreamSettings, dataset: str,
+                      placement: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """One row for the real-trained ceiling (method `real`, seed 0), one for real training segments as
+    many as the largest corpus has texts (`real_sample`, where that is fewer), and one per synthetic
+    corpus, keyed (method, seed): training texts, labels, their source, the scores on the real test split."""
+    task = label_task(docs, settings, dataset)
+    train, test = real_split(docs, "train", task), real_split(docs, "test", task)
+    ceiling = make_classifier(task, settings, placement).fit(train.texts, train.targets)
+    rows = [{"method": REAL, "seed": 0, "train_texts": len(train.texts), "label_source": "real",
+             **scores(test, ceiling.predict(test.texts), settings)}]
+    size = max((len(corpus) for corpus in corpora.values()), default=len(train.texts))
+    if size < len(train.texts):
+        chosen = sorted(stable_rng("downstream real sample").sample(range(len(train.texts)), size))
+        texts = [train.texts[i] for i in chosen]
+        sampled = make_classifier(task, settings, placement).fit(texts, train.targets[chosen])
+        rows.append({"method": REAL_SAMPLE, "seed": 0, "train_texts": size, "label_source": "real",
+                     **scores(test, sampled.predict(test.texts), settings)})
+    labels_of = document_labels(docs)
+    for (method, seed), corpus in corpora.items():
+        targets = synthetic_targets(corpus, task, labels_of, ceiling, settings.synthetic_labels)
+        texts = corpus["text"].astype(str).tolist()
+        classifier = make_classifier(task, settings, placement).fit(texts, targets)
+        rows.append({"method": method, "seed": seed, "train_texts": len(texts),
+                     "label_source": settings.synthetic_labels,
+                     **scores(test, classifier.predict(test.texts), settings)})
+    frame = pd.DataFrame(rows)
+    frame["labels"] = ", ".join(task.labels)
+    return frame
