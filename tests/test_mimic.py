@@ -183,7 +183,7 @@ def test_notes_of_one_patient_share_a_split(notes_csv):
 
 def test_the_patient_is_the_privacy_unit(notes_csv):
     docs, _ = ingest(notes_csv)
-    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id"]
+    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id", "labels", "group"]
     assert pd.api.types.is_string_dtype(docs["unit_id"])
     units = docs.drop_duplicates("doc_id").set_index("doc_id")["unit_id"].to_dict()
     assert units == {"101": "7", "102": "15", "103": "7", "104": "20"}  # SUBJECT_ID, not ROW_ID

@@ -160,7 +160,7 @@ def test_choose_annotator_directly():
 
 def test_table_schemas(tab_files):
     docs, spans = ingest(tab_files)
-    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id"]
+    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id", "labels", "group"]
     assert (docs["unit_id"] == docs["doc_id"]).all()  # the document is TAB's privacy unit
     assert list(spans.columns) == ["doc_id", "segment", "start", "end", "text", "entity_type",
                                    "identifier_type", "entity_id", "mention_id", "raw_label"]

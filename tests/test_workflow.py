@@ -96,7 +96,7 @@ def test_parquet_schemas(workflow_dir):
     spans = pd.read_parquet(results / "tab" / "spans.parquet")
     codes = pd.read_parquet(results / "tab" / "known" / "direct" / "codes.parquet")
     fictional = pd.read_parquet(results / "tab" / "known" / "direct" / "fictional" / "seed1.parquet")
-    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id"]
+    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id", "labels", "group"]
     assert list(spans.columns) == ["doc_id", "segment", "start", "end", "text", "entity_type",
                                    "identifier_type", "entity_id", "mention_id", "raw_label"]
     assert list(codes.columns) == ["doc_id", "segment", "split", "code", "entities"]

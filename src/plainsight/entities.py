@@ -40,4 +40,6 @@ SPAN_COLUMNS: tuple[str, ...] = (
 # `unit_id` is the privacy unit DP-SGD protects (plainsight.training.dp): all rows that share it
 # are added or removed together. A document (TAB) yields one row per paragraph range, and one
 # patient (MIMIC) may have many notes, so neither a row nor, for MIMIC, a document is the unit.
-DOC_COLUMNS: tuple[str, ...] = ("doc_id", "split", "segment", "text", "annotator", "unit_id")
+# `labels` are the document's classes for a downstream task (empty when none) and `group` a subgroup
+# of documents (null when none); both are the same on every segment of a document.
+DOC_COLUMNS: tuple[str, ...] = ("doc_id", "split", "segment", "text", "annotator", "unit_id", "labels", "group")

@@ -5,6 +5,7 @@ import sys
 
 import yaml
 
+from plainsight.data.generic import check_known_setting
 from plainsight.generation.corpus import generation_params
 from plainsight.methods import registry
 from plainsight.models import is_embedded, resolve_placement
@@ -21,6 +22,9 @@ DATASETS = list(config["datasets"])
 SETTINGS = config["settings"]
 IDENTIFIER_SETS = config["identifier_sets"]
 SEEDS = config["seeds"]
+
+# a generic corpus without spans has no known private values: `known` on it stops here
+check_known_setting(config["datasets"], SETTINGS)
 
 
 wildcard_constraints:
