@@ -56,6 +56,11 @@ class RealValues:
         """The pool entries in which a real value or name word occurs, exactly or as a near variant."""
         return {entry for entry in entries if self._matcher.found(entry)}
 
+    def looks_real(self, value: str) -> bool:
+        """Whether `value` holds a real value as whole words, or a real value or name word occurs in it
+        exactly or as a near variant ("40593/03" beside a real "40593/02")."""
+        return self.held_in(value) or bool(self._matcher.found(value))
+
     def held_in(self, value: str) -> bool:
         """Whether a real value occurs in `value` as whole words ("2004" in "15 October 2004")."""
         words = folded_words(value)
@@ -214,12 +219,17 @@ def fictional_entities(counts: dict[str, int], pools: FictionalPools, rng: rando
     return entities
 
 
-def fictional_codes_table(codes: pd.DataFrame, pools: FictionalPools, seed: int) -> pd.DataFrame:
-    """One fictional code per segment of `codes`, replacing its real code."""
+def fictional_codes_table(codes: pd.DataFrame, pools: FictionalPools, seed: int,
+                          draw: Callable[[Entities, random.Random], Entities] | None = None) -> pd.DataFrame:
+    """One fictional code per segment of `codes`, replacing its real code.
+
+    `draw` makes a segment's fictional entities from its real ones; by default values are drawn from
+    the pools, as many of each type as the real code has.
+    """
+    draw = draw or (lambda real, rng: fictional_entities(type_counts(real), pools, rng))
     rows = []
     for row in codes.itertuples(index=False):
-        counts = type_counts(records_to_entities(row.entities))
-        entities = fictional_entities(counts, pools, stable_rng(seed, row.doc_id, row.segment))
+        entities = draw(records_to_entities(row.entities), stable_rng(seed, row.doc_id, row.segment))
         rows.append({"doc_id": row.doc_id, "segment": row.segment, "split": row.split, "seed": seed,
                      "code": format_code(entities), "entities": entities_to_records(entities)})
     return pd.DataFrame(rows, columns=["doc_id", "segment", "split", "seed", "code", "entities"])
