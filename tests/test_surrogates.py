@@ -25,7 +25,8 @@ def lists() -> SurrogateLists:
 
 SHAPES = [
     ("CODE", "40593/02", r"[1-9]\d{4}/\d{2}"),
-    ("CODE", "AB-1234-x", r"[A-Z]{2}-[1-9]\d{3}-[a-z]"),
+    ("CODE", "AB-1234-x", r"AB-[1-9]\d{3}-[a-z]"),
+    ("CODE", "7AB-1234", r"[1-9][A-Z]{2}-[1-9]\d{3}"),
     ("CODE", "no. 12345/06", r"no\. [1-9]\d{4}/\d{2}"),
     ("DATETIME", "3 May 2001", rf"\d{{1,2}} ({'|'.join(['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'])}) \d{{4}}"),
     ("DATETIME", "03 May 2001", r"\d{2} [A-Z][a-z]+ \d{4}"),

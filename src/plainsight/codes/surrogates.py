@@ -1,7 +1,7 @@
 """Format-preserving surrogates (`codes.surrogates: format_preserving`).
 
 Each fictional value keeps the shape of the real value it stands for: a code its digit and letter
-groups and separators ("40593/02" -> "81726/45"), a date its format ("3 May 2001" -> "17 June
+groups, separators and letter prefix ("40593/02" -> "81726/45", "SC-10442" -> "SC-58213"), a date its format ("3 May 2001" -> "17 June
 1984", "2001-05-03" -> "1984-06-17"), a name its title and number of given names ("Mr Cengiz
 Polat" -> "Mr Teodor Lindqvist"), a country a country, an address a house number and street, an
 organisation its kind ("Leeds City Council" -> "Bramley City Council"). Values are drawn with the
@@ -88,15 +88,17 @@ def shaped_value(entity_type: str, real_value: str, lists: SurrogateLists, rng: 
 
 def shaped_characters(value: str, rng: random.Random, letters: bool = False) -> str:
     """Each digit a random digit (a leading one never 0 unless it was); with `letters`, each ASCII
-    letter of a word that holds a digit a random letter of its case ("AB-1234"). Separators, spaces,
-    currency signs and plain words stay."""
+    letter after the leading letters of a word that holds a digit a random letter of its case
+    ("AB-1234-x" -> "AB-5817-q"). Separators, spaces, currency signs and plain words stay."""
     words = re.split(r"(\s+)", value)
     return "".join(_shaped_word(word, rng, letters and any(c.isdigit() for c in word)) for word in words)
 
 
 def _shaped_word(word: str, rng: random.Random, letters: bool) -> str:
-    out = []
-    for index, char in enumerate(word):
+    # A code's leading letters are its scheme ("SC-10442", "AB-1234-x"), shared by every code of the corpus.
+    prefix = re.match(r"[A-Za-z]*", word).group(0)
+    out = [prefix]
+    for index, char in enumerate(word[len(prefix):], start=len(prefix)):
         leading = index == 0 or not word[index - 1].isdigit()
         if char.isdigit():
             out.append(str(rng.randint(0 if char == "0" or not leading else 1, 9)))
