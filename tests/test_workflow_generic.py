@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -61,3 +62,20 @@ def test_known_on_a_corpus_without_spans_stops_before_any_job(tmp_path):
     assert not (workdir / "results").exists()
     write_overlay(workdir, "unknown.yaml", {"settings": ["unknown"]})
     snakemake(workdir, "--dry-run", "results/tables/table2.csv", "--configfile", EXAMPLE, "plain.yaml", "unknown.yaml")
+
+
+def test_release_bundle_of_icl_pe_holds_no_real_value(example_dir):
+    bundle_dir = "results/release/casenotes/known/direct/icl_pe"
+    snakemake(example_dir, f"{bundle_dir}/synthetic.jsonl", "--configfile", EXAMPLE, "tiny.yaml")
+    rows = [json.loads(line) for line in (example_dir / bundle_dir / "synthetic.jsonl").read_text().splitlines()]
+    sheet = (example_dir / bundle_dir / "DATASHEET.md").read_text()
+    corpus = pd.read_parquet(example_dir / "results/casenotes/known/direct/synthetic/icl_pe/seed1.parquet")
+    assert all(set(row) == {"text", "fictional_code", "method", "seed"} for row in rows)
+    assert f"{len(rows)} of {len(corpus)} generations" in sheet and "## Known limits" in sheet
+    spans = pd.read_parquet(example_dir / "results/casenotes/spans.parquet")
+    real = set(spans.loc[spans["identifier_type"].isin(["DIRECT", "QUASI"]), "text"])
+    docs = pd.read_parquet(example_dir / "results/casenotes/docs.parquet")
+    patterns = [re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE) for value in real]
+    for row in rows:
+        assert not [p.pattern for p in patterns if p.search(" ".join(row["text"].split()))], row["text"]
+        assert row["text"] not in set(docs["text"])

@@ -240,3 +240,24 @@ def table_examples(_wildcards):
                 seed=table_seeds(table),
             )
     return sorted(set(paths))
+
+
+# Release bundles
+
+
+def release_runs(pattern):
+    """`pattern` filled for every seed of a bundle's dataset, setting, identifier set and method."""
+
+    def runs(wildcards):
+        return expand(pattern, seed=SEEDS, **wildcards)
+
+    return runs
+
+
+def release_dp_adapters(wildcards):
+    """The adapters of a differentially private method's seeds: their training.json holds the guarantee."""
+    if not registry.method(wildcards.method).differentially_private:
+        return []
+    return release_runs(
+        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"
+    )(wildcards)
