@@ -104,3 +104,10 @@ def test_paper_default_is_unchanged():
     from plainsight.codes.fictional import fictional_codes_table
     expected = fictional_codes_table(codes, pools, 1)
     pd.testing.assert_frame_equal(fictional_codes(codes, spans, POOLS, 1), expected)
+
+
+def test_near_variants_as_the_leak_metrics_count_them():
+    real = RealValues(["40593/02", "14 square metres", "Hasslund"])
+    assert real.looks_real("40593/03") and real.looks_real("14 square metres") and real.looks_real("Haslund")
+    assert not real.looks_real("94 square metres") and not real.looks_real("71526/02")
+    assert not real.looks_real("Hansen")

@@ -28,11 +28,14 @@ from typing import Any, Callable, Iterable
 
 import pandas as pd
 import yaml
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
 
 from plainsight.codes.control import Entities, entities_to_records, format_code, records_to_entities, type_counts
 from plainsight.entities import ENTITY_TYPES, IDENTIFIER_SETS
 from plainsight.errors import InputError
-from plainsight.matching import NearMatcher, folded_words, name_words, unique_values
+from plainsight.matching import (CODE_DIGITS_FOR_A_CHANGE, NearMatcher, allowed_edits, fold, folded_words,
+                                 name_words, unique_values)
 from plainsight.rng import stable_rng
 
 log = logging.getLogger(__name__)
@@ -51,15 +54,29 @@ class RealValues:
         self._matcher = NearMatcher([*self.values, *name_words(person_values)])
         self._word_runs = {tuple(folded_words(value)) for value in self.values} - {()}
         self._longest = max((len(run) for run in self._word_runs), default=0)
+        self._folded = [fold(value) for value in self.values]
 
     def entries_found(self, entries: Iterable[str]) -> set[str]:
         """The pool entries in which a real value or name word occurs, exactly or as a near variant."""
         return {entry for entry in entries if self._matcher.found(entry)}
 
     def looks_real(self, value: str) -> bool:
-        """Whether `value` holds a real value as whole words, or a real value or name word occurs in it
-        exactly or as a near variant ("40593/03" beside a real "40593/02")."""
-        return self.held_in(value) or bool(self._matcher.found(value))
+        """Whether `value` holds a real value as whole words, or is a near variant of one, as the leak
+        metrics count them: letters within their allowed edits, and the same digits, or one changed digit of
+        a number of at least five ("40593/03" beside a real "40593/02"; "94 square metres" is not near "14
+        square metres").
+
+        Whole values compared by rapidfuzz against every real value at once, not the leak metrics'
+        word-window matcher: a drawn value is checked up to 50 times per code value.
+        """
+        if self.held_in(value):
+            return True
+        folded = fold(value)
+        edits = allowed_edits(sum(char.isalpha() for char in folded))
+        # candidates within the letter edits and one digit; then letters and digits are judged apart
+        candidates = process.extract(folded, self._folded, scorer=Levenshtein.distance, score_cutoff=edits + 1,
+                                     limit=None)
+        return any(_near_variant(folded, candidate) for candidate, _, _ in candidates)
 
     def held_in(self, value: str) -> bool:
         """Whether a real value occurs in `value` as whole words ("2004" in "15 October 2004")."""
@@ -67,6 +84,15 @@ class RealValues:
         return any(tuple(words[start:start + size]) in self._word_runs
                    for size in range(1, min(self._longest, len(words)) + 1)
                    for start in range(len(words) - size + 1))
+
+
+def _near_variant(a: str, b: str) -> bool:
+    """Two folded values: letters within the allowed edits, digits equal or one changed in five or more."""
+    digits_a, digits_b = [c for c in a if c.isdigit()], [c for c in b if c.isdigit()]
+    letters_a, letters_b = "".join(c for c in a if c.isalpha()), "".join(c for c in b if c.isalpha())
+    digits_near = digits_a == digits_b or (len(digits_a) == len(digits_b) >= CODE_DIGITS_FOR_A_CHANGE
+                                           and sum(x != y for x, y in zip(digits_a, digits_b)) <= 1)
+    return digits_near and Levenshtein.distance(letters_a, letters_b) <= allowed_edits(len(letters_a))
 
 
 @dataclass(frozen=True)
