@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "resources" / "demo"
 TAB_DIR = DEMO / "tab"
 NOTEEVENTS = DEMO / "mimic" / "NOTEEVENTS.csv"
+CASENOTES = DEMO / "casenotes.jsonl"
 GENERATOR_DIR = ROOT / "tools" / "demo_corpora"
 GENERATOR = GENERATOR_DIR / "make_demo_corpora.py"
 
@@ -221,10 +222,48 @@ def test_mimic_placeholders_are_varied(notes):
 
 
 # ---------------------------------------------------------------------------
-# Both corpora
+# Social-services case notes (generic JSONL)
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", [*(TAB_DIR / f"echr_{s}.json" for s in SPLITS), NOTEEVENTS], ids=lambda p: p.name)
+CASENOTE_LABELS = {"CLIENT", "WORKER", "CASE_NUMBER", "DATE", "DATE_OF_BIRTH", "ADDRESS", "TOWN", "AGENCY", "AGE",
+                   "AMOUNT"}
+
+
+@pytest.fixture(scope="module")
+def casenotes() -> list[dict]:
+    return [json.loads(line) for line in CASENOTES.read_text(encoding="utf-8").splitlines()]
+
+
+def test_casenotes_records(casenotes):
+    assert len(casenotes) == 80
+    assert len({note["doc_id"] for note in casenotes}) == 80
+    for note in casenotes:
+        assert set(note) == {"doc_id", "unit_id", "split", "label", "group", "text", "spans"}
+        assert len(paragraphs(note["text"])) == 9
+        for span in note["spans"]:
+            assert span["label"] in CASENOTE_LABELS and 0 <= span["start"] < span["end"] <= len(note["text"])
+    assert Counter(note["split"] for note in casenotes).keys() == {"train", "dev", "test"}
+    assert {note["group"] for note in casenotes} == {"north", "south", "east", "west"}
+    assert len({note["label"] for note in casenotes}) == 5
+    assert {span["label"] for note in casenotes for span in note["spans"]} == CASENOTE_LABELS
+
+
+def test_casenotes_clients_are_units_within_one_split(casenotes):
+    notes_per_client = Counter(note["unit_id"] for note in casenotes)
+    assert len(notes_per_client) == 30 and set(notes_per_client.values()) == {2, 3}
+    splits = {(note["unit_id"], note["split"]) for note in casenotes}
+    assert len(splits) == 30
+    for note in casenotes:  # the client's name is annotated in the first paragraph of each of their notes
+        first = paragraphs(note["text"])[0]
+        assert any(s["label"] == "CLIENT" and s["end"] <= len(first) for s in note["spans"]), note["doc_id"]
+
+
+# ---------------------------------------------------------------------------
+# All corpora
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", [*(TAB_DIR / f"echr_{s}.json" for s in SPLITS), NOTEEVENTS, CASENOTES],
+                         ids=lambda p: p.name)
 def test_no_values_from_the_fictional_pools(path):
     raw = path.read_text(encoding="utf-8")
     for term in FICTIONAL_POOLS:
@@ -239,7 +278,7 @@ def test_fictional_pool_terms_cover_names_places_and_organisations():
 def test_generator_regenerates_the_shipped_files_byte_for_byte(tmp_path):
     run = subprocess.run([sys.executable, str(GENERATOR), "--out", str(tmp_path)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    shipped = sorted(p.relative_to(DEMO) for p in DEMO.rglob("*") if p.suffix in {".json", ".csv"})
+    shipped = sorted(p.relative_to(DEMO) for p in DEMO.rglob("*") if p.suffix in {".json", ".csv", ".jsonl"})
     regenerated = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     assert shipped == regenerated
     for rel in shipped:

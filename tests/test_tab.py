@@ -478,11 +478,11 @@ def test_documents_without_meta_articles_have_no_labels_and_no_group(tab_files):
 def test_labels_and_group_are_written_as_list_of_string_and_string(tab_files, tmp_path):
     import pyarrow.parquet as pq
 
-    from plainsight.data.builder import DOC_TYPES
-    from plainsight.io import write_parquet
+    from plainsight.data.ingest import write_dataset
 
-    docs, _ = ingest(tab_files)  # no document has a label or a group
-    write_parquet(docs, tmp_path / "docs.parquet", DOC_TYPES)
+    # no document has a label or a group
+    write_dataset([str(p) for p in tab_files], TAB_CONFIG, "error", str(PLACEHOLDER_TYPES),
+                  tmp_path / "docs.parquet", tmp_path / "spans.parquet")
     schema = pq.read_schema(tmp_path / "docs.parquet")
     assert str(schema.field("labels").type) in ("list<element: string>", "list<item: string>")
     assert str(schema.field("group").type) == "string"

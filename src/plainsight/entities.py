@@ -40,6 +40,7 @@ SPAN_COLUMNS: tuple[str, ...] = (
 # `unit_id` is the privacy unit DP-SGD protects (plainsight.training.dp): all rows that share it
 # are added or removed together. A document (TAB) yields one row per paragraph range, and one
 # patient (MIMIC) may have many notes, so neither a row nor, for MIMIC, a document is the unit.
-# `labels` and `group` are the document's downstream-task labels (TAB: its ECHR articles; MIMIC: the
-# note's CATEGORY) and its group for fairness measures (TAB: the respondent state; MIMIC: none).
+# `labels` are the document's classes for a downstream task (TAB: its ECHR articles; MIMIC: the note's
+# CATEGORY; a generic record's `label`; empty when none) and `group` a subgroup of documents for fairness
+# measures (TAB: the respondent state; MIMIC: none); both are the same on every segment of a document.
 DOC_COLUMNS: tuple[str, ...] = ("doc_id", "split", "segment", "text", "annotator", "unit_id", "labels", "group")

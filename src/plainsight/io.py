@@ -7,7 +7,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 import pandas as pd
 
@@ -46,18 +46,9 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         tmp_path.unlink(missing_ok=True)
 
 
-def write_parquet(frame: pd.DataFrame, path: str | Path, types: Mapping[str, Any] | None = None) -> None:
-    """`frame` as Parquet; `types` (column -> pyarrow type) fixes columns whose type pyarrow cannot infer
-    from the values (a list column whose lists are all empty, a string column that is all null)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    for name, arrow_type in (types or {}).items():
-        position = table.schema.get_field_index(name)
-        table = table.set_column(position, pa.field(name, arrow_type), table.column(name).cast(arrow_type))
+def write_parquet(frame: pd.DataFrame, path: str | Path) -> None:
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp)
+        frame.to_parquet(tmp, index=False)
 
 
 def write_text(text: str, path: str | Path) -> None:

@@ -1,14 +1,16 @@
 #!/usr/bin/env python
 """Generate the small FICTIONAL demo corpora shipped in ``resources/demo``.
 
-Two corpora are written, each in the exact on-disk format of a real dataset:
+Three corpora are written; the first two in the exact on-disk format of a real dataset:
 
 * ``tab/echr_{train,dev,test}.json`` -- documents in the format of the Text
   Anonymization Benchmark (TAB, ECHR court cases), with character-offset
   entity annotations;
 * ``mimic/NOTEEVENTS.csv`` -- clinical notes in the format of MIMIC-III
   ``NOTEEVENTS.csv``, whose identifiers are (as in the real data) replaced by
-  ``[** ... **]`` de-identification placeholders.
+  ``[** ... **]`` de-identification placeholders;
+* ``casenotes.jsonl`` -- social-services case notes in the generic format (one
+  JSON object a line, with spans, a label, a group and the client as privacy unit).
 
 Every person, case, organisation and clinical story is invented. The words are
 in the YAML files of this directory (templates, word lists, storylines); the
@@ -32,20 +34,23 @@ from itertools import combinations
 from pathlib import Path
 from typing import Sequence
 
+from casenotes_corpus import make_casenotes, write_casenotes
 from mimic_corpus import make_mimic_notes, write_mimic_notes
 from tab_corpus import N_TAB_DOCS, make_tab_corpus, write_tab_corpus
 
 SEED = 20240611
+CASENOTES_SEED = 20261125  # a generator of its own: the older corpora keep their draws
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "resources" / "demo"
 
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write both corpora under ``out_dir`` (``tab/`` and ``mimic/``)."""
+    """Write the corpora under ``out_dir`` (``tab/``, ``mimic/`` and ``casenotes.jsonl``)."""
     out_dir = Path(out_dir)
     # One generator for both corpora: the MIMIC notes continue the TAB corpus's draws.
     rng = random.Random(SEED)
     write_tab_corpus(make_tab_corpus(rng), out_dir / "tab")
     write_mimic_notes(make_mimic_notes(rng), out_dir / "mimic")
+    write_casenotes(make_casenotes(random.Random(CASENOTES_SEED), CASENOTES_SEED), out_dir)
 
 
 def mean_pairwise_rouge_l(texts: list[str], n_pairs: int, seed: int = 0) -> tuple[float, int]:

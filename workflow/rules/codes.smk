@@ -34,17 +34,21 @@ rule control_codes:
 
 
 rule fictional_codes:
-    """A fictional code per segment: same types and counts, values from the pools that look like no real value."""
+    """A fictional code per segment: same types and counts, values that look like no real value (paper pools, or
+    format-preserving surrogates)."""
     input:
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
         spans="results/{dataset}/spans.parquet",
         pools=config["codes"]["fictional_pools"],
+        lists=config["codes"]["surrogate_lists"],
     output:
         "results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",
     log:
         "results/logs/fictional_codes/{dataset}_{setting}_{idset}_{seed}.log",
     conda:
         "../envs/data.yaml"
+    params:
+        surrogates=config["codes"]["surrogates"],
     script:
         "../scripts/fictional_codes.py"
 

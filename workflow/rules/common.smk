@@ -7,6 +7,7 @@ import yaml
 
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
 from plainsight.generation.params import generation_params
+from plainsight.data.generic import check_known_setting
 from plainsight.methods import registry
 from plainsight.model_settings import check_placement, is_embedded
 from plainsight.training.params import training_params
@@ -22,6 +23,9 @@ DATASETS = list(config["datasets"])
 SETTINGS = config["settings"]
 IDENTIFIER_SETS = config["identifier_sets"]
 SEEDS = config["seeds"]
+
+# a generic corpus without spans has no known private values: `known` on it stops here
+check_known_setting(config["datasets"], SETTINGS)
 
 
 wildcard_constraints:
@@ -277,3 +281,24 @@ def privacy_utility_measures(wildcards):
         setting=config["plots"]["setting"],
         idset=config["plots"]["idset"],
     )
+
+
+# Release bundles
+
+
+def release_runs(pattern):
+    """`pattern` filled for every seed of a bundle's dataset, setting, identifier set and method."""
+
+    def runs(wildcards):
+        return expand(pattern, seed=SEEDS, **wildcards)
+
+    return runs
+
+
+def release_dp_adapters(wildcards):
+    """The adapters of a differentially private method's seeds: their training.json holds the guarantee."""
+    if not registry.method(wildcards.method).differentially_private:
+        return []
+    return release_runs(
+        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"
+    )(wildcards)

@@ -198,3 +198,31 @@ rule utility_plots:
         methods=config["methods"],
     script:
         "../scripts/plot_utility.py"
+
+
+rule release_bundle:
+    """A method's synthetic texts alone (no real text, no context ids) and its datasheet."""
+    input:
+        corpora=release_runs(CORPUS),
+        metrics=release_runs(
+            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet"
+        ),
+        summaries=release_runs(
+            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet"
+        ),
+        spans="results/{dataset}/spans.parquet",
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        dp_adapters=release_dp_adapters,
+    output:
+        bundle="results/release/{dataset}/{setting}/{idset}/{method}/synthetic.jsonl",
+        datasheet="results/release/{dataset}/{setting}/{idset}/{method}/DATASHEET.md",
+    log:
+        "results/logs/release_bundle/{dataset}_{setting}_{idset}_{method}.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        drop_leaking=config["release"]["drop_leaking"],
+        model=variant_model,
+        generation=config["generation"],
+    script:
+        "../scripts/release_bundle.py"

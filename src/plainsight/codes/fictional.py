@@ -28,11 +28,14 @@ from typing import Any, Callable, Iterable
 
 import pandas as pd
 import yaml
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
 
 from plainsight.codes.control import Entities, entities_to_records, format_code, records_to_entities, type_counts
 from plainsight.entities import ENTITY_TYPES, IDENTIFIER_SETS
 from plainsight.errors import InputError
-from plainsight.matching import NearMatcher, folded_words, name_words, unique_values
+from plainsight.matching import (CODE_DIGITS_FOR_A_CHANGE, NearMatcher, allowed_edits, fold, folded_words,
+                                 name_words, unique_values)
 from plainsight.rng import stable_rng
 
 log = logging.getLogger(__name__)
@@ -51,10 +54,29 @@ class RealValues:
         self._matcher = NearMatcher([*self.values, *name_words(person_values)])
         self._word_runs = {tuple(folded_words(value)) for value in self.values} - {()}
         self._longest = max((len(run) for run in self._word_runs), default=0)
+        self._folded = [fold(value) for value in self.values]
 
     def entries_found(self, entries: Iterable[str]) -> set[str]:
         """The pool entries in which a real value or name word occurs, exactly or as a near variant."""
         return {entry for entry in entries if self._matcher.found(entry)}
+
+    def looks_real(self, value: str) -> bool:
+        """Whether `value` holds a real value as whole words, or is a near variant of one, as the leak
+        metrics count them: letters within their allowed edits, and the same digits, or one changed digit of
+        a number of at least five ("40593/03" beside a real "40593/02"; "94 square metres" is not near "14
+        square metres").
+
+        Whole values compared by rapidfuzz against every real value at once, not the leak metrics'
+        word-window matcher: a drawn value is checked up to 50 times per code value.
+        """
+        if self.held_in(value):
+            return True
+        folded = fold(value)
+        edits = allowed_edits(sum(char.isalpha() for char in folded))
+        # candidates within the letter edits and one digit; then letters and digits are judged apart
+        candidates = process.extract(folded, self._folded, scorer=Levenshtein.distance, score_cutoff=edits + 1,
+                                     limit=None)
+        return any(_near_variant(folded, candidate) for candidate, _, _ in candidates)
 
     def held_in(self, value: str) -> bool:
         """Whether a real value occurs in `value` as whole words ("2004" in "15 October 2004")."""
@@ -62,6 +84,15 @@ class RealValues:
         return any(tuple(words[start:start + size]) in self._word_runs
                    for size in range(1, min(self._longest, len(words)) + 1)
                    for start in range(len(words) - size + 1))
+
+
+def _near_variant(a: str, b: str) -> bool:
+    """Two folded values: letters within the allowed edits, digits equal or one changed in five or more."""
+    digits_a, digits_b = [c for c in a if c.isdigit()], [c for c in b if c.isdigit()]
+    letters_a, letters_b = "".join(c for c in a if c.isalpha()), "".join(c for c in b if c.isalpha())
+    digits_near = digits_a == digits_b or (len(digits_a) == len(digits_b) >= CODE_DIGITS_FOR_A_CHANGE
+                                           and sum(x != y for x, y in zip(digits_a, digits_b)) <= 1)
+    return digits_near and Levenshtein.distance(letters_a, letters_b) <= allowed_edits(len(letters_a))
 
 
 @dataclass(frozen=True)
@@ -214,18 +245,17 @@ def fictional_entities(counts: dict[str, int], pools: FictionalPools, rng: rando
     return entities
 
 
-def fictional_codes_table(codes: pd.DataFrame, pools: FictionalPools, seed: int) -> pd.DataFrame:
-    """One fictional code per segment of `codes`, replacing its real code."""
+def fictional_codes_table(codes: pd.DataFrame, pools: FictionalPools, seed: int,
+                          draw: Callable[[Entities, random.Random], Entities] | None = None) -> pd.DataFrame:
+    """One fictional code per segment of `codes`, replacing its real code.
+
+    `draw` makes a segment's fictional entities from its real ones; by default values are drawn from
+    the pools, as many of each type as the real code has.
+    """
+    draw = draw or (lambda real, rng: fictional_entities(type_counts(real), pools, rng))
     rows = []
     for row in codes.itertuples(index=False):
-        counts = type_counts(records_to_entities(row.entities))
-        entities = fictional_entities(counts, pools, stable_rng(seed, row.doc_id, row.segment))
+        entities = draw(records_to_entities(row.entities), stable_rng(seed, row.doc_id, row.segment))
         rows.append({"doc_id": row.doc_id, "segment": row.segment, "split": row.split, "seed": seed,
                      "code": format_code(entities), "entities": entities_to_records(entities)})
     return pd.DataFrame(rows, columns=["doc_id", "segment", "split", "seed", "code", "entities"])
-
-
-def seeded_fictional_codes(codes: pd.DataFrame, spans: pd.DataFrame, pools_path: str | Path, seed: int) -> pd.DataFrame:
-    """Rule `fictional_codes`: a fictional code per segment for one seed, drawn from the pools at
-    `pools_path` as fitted to the corpus's spans and codes."""
-    return fictional_codes_table(codes, FictionalPools.for_corpus(pools_path, spans, codes), seed)

@@ -1,7 +1,14 @@
-"""Shared corpus assembly: validated documents -> segment rows and span rows."""
+"""Shared corpus assembly: validated documents -> segment rows and span rows.
+
+Every reader (TAB, MIMIC, generic) hands its documents to one `CorpusBuilder`, so all three write the
+same Parquet schema. Rows are kept as Arrow record batches of `BATCH_ROWS` rows: in memory for
+`tables()`, or streamed into Parquet files by `write()`, so that ingesting a large corpus holds
+one batch of rows at a time, not the corpus.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections import Counter
 from pathlib import Path
@@ -9,34 +16,73 @@ from typing import Sequence
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from plainsight.data.problems import ProblemPolicy
 from plainsight.data.segments import min_paragraphs, paragraph_bounds, segment_document
 from plainsight.entities import DOC_COLUMNS, SPAN_COLUMNS, Span
 from plainsight.errors import InputError
+from plainsight.io import atomic_path
 
 log = logging.getLogger(__name__)
 
-# The Parquet types of docs columns whose values may not show them: every document without a label
-# (an empty list each) or without a group (all null). `plainsight.io.write_parquet(docs, path, DOC_TYPES)`.
-DOC_TYPES = {"labels": pa.list_(pa.string()), "group": pa.string()}
+BATCH_ROWS = 2048
+_TYPED_COLUMNS = {"segment": pa.int64(), "start": pa.int64(), "end": pa.int64(), "labels": pa.list_(pa.string())}
+DOCS_SCHEMA = pa.schema([(name, _TYPED_COLUMNS.get(name, pa.string())) for name in DOC_COLUMNS])
+SPANS_SCHEMA = pa.schema([(name, _TYPED_COLUMNS.get(name, pa.string())) for name in SPAN_COLUMNS])
+
+
+class _Rows:
+    """Rows of one table, turned into Arrow batches as they fill; kept, or written to `writer`."""
+
+    def __init__(self, schema: pa.Schema):
+        self.schema = schema
+        self.pending: list[dict] = []
+        self.batches: list[pa.RecordBatch] = []
+        self.writer: pq.ParquetWriter | None = None
+        self.count = 0
+
+    def append(self, row: dict) -> None:
+        self.pending.append(row)
+        self.count += 1
+        if len(self.pending) >= BATCH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        batch = pa.RecordBatch.from_pylist(self.pending, schema=self.schema)
+        self.pending = []
+        if self.writer is None:
+            self.batches.append(batch)
+        else:
+            self.writer.write_batch(batch)
+
+    def table(self) -> pa.Table:
+        self.flush()
+        return pa.Table.from_batches(self.batches, schema=self.schema)
 
 
 class CorpusBuilder:
-    """Collects documents, segments them, and yields the docs and spans tables."""
+    """Collects documents, segments them, and yields (or writes) the docs and spans tables."""
 
-    def __init__(self, ranges: list[tuple[int, int]], policy: ProblemPolicy):
+    def __init__(self, ranges: list[tuple[int, int]], policy: ProblemPolicy, paragraph_break: str = "blank_line"):
         self.ranges = [tuple(r) for r in ranges]
         self.policy = policy
-        self.doc_rows: list[dict] = []
-        self.span_rows: list[dict] = []
+        self.paragraph_break = paragraph_break
+        self.docs = _Rows(DOCS_SCHEMA)
+        self.spans = _Rows(SPANS_SCHEMA)
         self.counts: Counter = Counter()
+        self.split_documents: Counter = Counter()
         self._seen: set[str] = set()
 
     def add(self, path: str | Path, doc_id: str, split: str, text: str, annotator: str, spans: list[Span],
             unit_id: str, labels: Sequence[str] = (), group: str | None = None) -> None:
-        """Segment one document; `unit_id` is its privacy unit (its own id, or its patient's); every
-        segment carries the document's `labels` and `group`."""
+        """Segment one document; `unit_id` is its privacy unit (its own id, or its patient's).
+
+        `labels` (the downstream task's classes) and `group` (a subgroup such as a country or a
+        gender) are copied to every segment of the document.
+        """
         record = f"document {doc_id}"
         if doc_id in self._seen:
             raise InputError(path, record, "duplicate document id")
@@ -45,30 +91,47 @@ class CorpusBuilder:
             self.policy.report(InputError(path, record, "document text is empty"), "empty document")
             return
         needed = min_paragraphs(self.ranges)
-        found = len(paragraph_bounds(text))
+        found = len(paragraph_bounds(text, self.paragraph_break))
         if found < needed:
             problem = f"document has {found} paragraphs, segmentation needs at least {needed}"
             self.policy.report(InputError(path, record, problem), "short document")
             return
-        for segment in segment_document(text, spans, self.ranges):
+        for segment in segment_document(text, spans, self.ranges, self.paragraph_break):
             self.counts["crossing spans dropped"] += segment.crossing_spans
-            self.doc_rows.append({"doc_id": doc_id, "split": split, "segment": segment.index,
-                                  "text": segment.text, "annotator": annotator, "unit_id": unit_id,
-                                  "labels": list(labels), "group": group})
+            self.docs.append({"doc_id": doc_id, "split": split, "segment": segment.index, "text": segment.text,
+                              "annotator": annotator, "unit_id": unit_id, "labels": list(labels), "group": group})
             for span in segment.spans:
-                self.span_rows.append({"doc_id": doc_id, "segment": segment.index, "start": span.start,
-                                       "end": span.end, "text": span.text, "entity_type": span.entity_type,
-                                       "identifier_type": span.identifier_type, "entity_id": span.entity_id,
-                                       "mention_id": span.mention_id, "raw_label": span.raw_label})
+                self.spans.append({"doc_id": doc_id, "segment": segment.index, "start": span.start,
+                                   "end": span.end, "text": span.text, "entity_type": span.entity_type,
+                                   "identifier_type": span.identifier_type, "entity_id": span.entity_id,
+                                   "mention_id": span.mention_id, "raw_label": span.raw_label})
         self.counts["documents"] += 1
+        self.split_documents[split] += 1
+
+    @contextlib.contextmanager
+    def writing(self, docs_path: str | Path, spans_path: str | Path):
+        """Stream the rows added inside the block into the two Parquet files, written all-or-nothing."""
+        with atomic_path(docs_path) as docs_tmp, atomic_path(spans_path) as spans_tmp:
+            with pq.ParquetWriter(docs_tmp, DOCS_SCHEMA) as docs_writer, \
+                    pq.ParquetWriter(spans_tmp, SPANS_SCHEMA) as spans_writer:
+                self.docs.writer, self.spans.writer = docs_writer, spans_writer
+                yield self
+                self.docs.flush()
+                self.spans.flush()
+                self._check_not_empty()
+                self._log_summary()
 
     def tables(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        if not self.doc_rows:
-            raise InputError("corpus", None, "no valid document left after ingestion")
-        docs = pd.DataFrame(self.doc_rows, columns=list(DOC_COLUMNS))
-        spans = pd.DataFrame(self.span_rows, columns=list(SPAN_COLUMNS))
-        spans = spans.astype({"start": "int64", "end": "int64", "segment": "int64", "raw_label": "string"})
-        docs = docs.astype({"segment": "int64"})
-        summary = dict(self.counts) | {f"dropped {k}": v for k, v in self.policy.dropped.items()}
-        log.info("corpus: %d segments, %d spans; %s", len(docs), len(spans), summary)
+        self._check_not_empty()
+        docs = self.docs.table().to_pandas()
+        spans = self.spans.table().to_pandas().astype({"raw_label": "string"})
+        self._log_summary()
         return docs, spans
+
+    def _check_not_empty(self) -> None:
+        if not self.docs.count:
+            raise InputError("corpus", None, "no valid document left after ingestion")
+
+    def _log_summary(self) -> None:
+        summary = dict(self.counts) | {f"dropped {k}": v for k, v in self.policy.dropped.items()}
+        log.info("corpus: %d segments, %d spans; %s", self.docs.count, self.spans.count, summary)

@@ -15,6 +15,10 @@ import pandas as pd
 from plainsight.entities import SegmentKey, Span
 
 _BLANK_LINE = re.compile(r"[ \t\r\f\v]*\n[ \t\r\f\v]*\n\s*")
+_LINE_BREAK = re.compile(r"[ \t\r\f\v]*\n\s*")
+# What separates two paragraphs: a blank line (TAB, MIMIC) or, for corpora written one paragraph a
+# line, a single line break.
+PARAGRAPH_BREAKS: dict[str, re.Pattern] = {"blank_line": _BLANK_LINE, "line_break": _LINE_BREAK}
 
 
 @dataclass(frozen=True)
@@ -27,11 +31,11 @@ class Segment:
     crossing_spans: int  # spans cut by the segment boundary, dropped
 
 
-def paragraph_bounds(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of the non-empty paragraphs, split on blank lines."""
+def paragraph_bounds(text: str, paragraph_break: str = "blank_line") -> list[tuple[int, int]]:
+    """(start, end) offsets of the non-empty paragraphs, split on blank lines (or single line breaks)."""
     bounds = []
     position = 0
-    for separator in _BLANK_LINE.finditer(text):
+    for separator in PARAGRAPH_BREAKS[paragraph_break].finditer(text):
         bounds.append((position, separator.start()))
         position = separator.end()
     bounds.append((position, len(text)))
@@ -43,13 +47,14 @@ def min_paragraphs(ranges: list[tuple[int, int]]) -> int:
     return max(first for first, _ in ranges)
 
 
-def segment_document(text: str, spans: list[Span], ranges: list[tuple[int, int]]) -> list[Segment]:
+def segment_document(text: str, spans: list[Span], ranges: list[tuple[int, int]],
+                     paragraph_break: str = "blank_line") -> list[Segment]:
     """Cut `text` into the configured 1-based inclusive paragraph ranges.
 
     A range that runs past the last paragraph is shortened to it. The caller
     checks `min_paragraphs` first; a range starting past the end raises.
     """
-    paragraphs = paragraph_bounds(text)
+    paragraphs = paragraph_bounds(text, paragraph_break)
     segments = []
     for index, (first, last) in enumerate(ranges):
         if first > len(paragraphs):

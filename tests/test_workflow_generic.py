@@ -1,0 +1,81 @@
+"""The generic worked example (config/examples/generic.yaml) end to end with the tiny model."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pytest
+from test_workflow import REPO, make_workdir, snakemake, tiny_overlay, write_overlay
+
+pytestmark = pytest.mark.workflow
+
+EXAMPLE = "config/examples/generic.yaml"
+METHODS = ["Baseline", "DP-SGD", "ICL", "ICL w/ privacy enhancement", "Fine-tuning", "Fine-tuning w/ masking"]
+
+
+@pytest.fixture(scope="module")
+def example_dir(tmp_path_factory, tiny_model_dir):
+    workdir = make_workdir(tmp_path_factory.mktemp("generic"))
+    write_overlay(workdir, "tiny.yaml", tiny_overlay(tiny_model_dir, {
+        "seeds": [1], "tables": {"seeds": {"table1": [1], "table2": [1]}}}))
+    snakemake(workdir, "results/tables/table1.csv", "results/tables/table2.csv", "--configfile", EXAMPLE, "tiny.yaml")
+    return workdir
+
+
+def test_known_and_unknown_tables_of_the_case_notes(example_dir):
+    for table in ("table1", "table2"):
+        frame = pd.read_csv(example_dir / "results" / "tables" / f"{table}.csv")
+        assert list(frame["Method"]) == METHODS
+        assert (frame["Seeds"] == 1).all()
+
+
+def test_case_notes_ingested_with_labels_groups_and_units(example_dir):
+    docs = pd.read_parquet(example_dir / "results/casenotes/docs.parquet")
+    spans = pd.read_parquet(example_dir / "results/casenotes/spans.parquet")
+    assert docs["doc_id"].nunique() == 80 and set(docs["segment"]) == {0, 1}
+    assert docs["unit_id"].nunique() == 30 and (docs.groupby("unit_id")["split"].nunique() == 1).all()
+    assert docs["labels"].map(len).eq(1).all() and set(docs["group"]) == {"north", "south", "east", "west"}
+    assert set(spans["entity_type"]) == {"PERSON", "CODE", "DATETIME", "LOC", "ORG", "DEM", "QUANTITY"}
+    codes = pd.read_parquet(example_dir / "results/casenotes/known/direct/codes.parquet")
+    assert codes["code"].str.contains("PERSON: ").all()
+
+
+def test_format_preserving_codes_keep_the_case_number_shape(example_dir):
+    real = pd.read_parquet(example_dir / "results/casenotes/known/direct/codes.parquet")
+    fictional = pd.read_parquet(example_dir / "results/casenotes/known/direct/fictional/seed1.parquet")
+    real_codes = {r["value"] for records in real["entities"] for r in records if r["type"] == "CODE"}
+    drawn = [r["value"] for records in fictional["entities"] for r in records if r["type"] == "CODE"]
+    assert drawn and all(pd.Series(drawn).str.fullmatch(r"SC-\d{5}")) and not set(drawn) & real_codes
+
+
+def test_known_on_a_corpus_without_spans_stops_before_any_job(tmp_path):
+    workdir = make_workdir(tmp_path / "plain")
+    plain = workdir / "plain.jsonl"
+    notes = [json.loads(line) for line in (REPO / "resources/demo/casenotes.jsonl").read_text().splitlines()]
+    plain.write_text("".join(json.dumps({k: v for k, v in n.items() if k != "spans"}) + "\n" for n in notes))
+    write_overlay(workdir, "plain.yaml", {"datasets": {"casenotes": {"path": str(plain)}}})
+    result = snakemake(workdir, "results/tables/table1.csv", "--configfile", EXAMPLE, "plain.yaml", check=False)
+    assert result.returncode != 0
+    assert "dataset casenotes" in result.stderr and "only the unknown setting (Presidio) runs" in result.stderr
+    assert not (workdir / "results").exists()
+    write_overlay(workdir, "unknown.yaml", {"settings": ["unknown"]})
+    snakemake(workdir, "--dry-run", "results/tables/table2.csv", "--configfile", EXAMPLE, "plain.yaml", "unknown.yaml")
+
+
+def test_release_bundle_of_icl_pe_holds_no_real_value(example_dir):
+    bundle_dir = "results/release/casenotes/known/direct/icl_pe"
+    snakemake(example_dir, f"{bundle_dir}/synthetic.jsonl", "--configfile", EXAMPLE, "tiny.yaml")
+    rows = [json.loads(line) for line in (example_dir / bundle_dir / "synthetic.jsonl").read_text().splitlines()]
+    sheet = (example_dir / bundle_dir / "DATASHEET.md").read_text()
+    corpus = pd.read_parquet(example_dir / "results/casenotes/known/direct/synthetic/icl_pe/seed1.parquet")
+    assert all(set(row) == {"text", "fictional_code", "method", "seed"} for row in rows)
+    assert f"{len(rows)} of {len(corpus)} generations" in sheet and "## Known limits" in sheet
+    spans = pd.read_parquet(example_dir / "results/casenotes/spans.parquet")
+    real = set(spans.loc[spans["identifier_type"].isin(["DIRECT", "QUASI"]), "text"])
+    docs = pd.read_parquet(example_dir / "results/casenotes/docs.parquet")
+    patterns = [re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE) for value in real]
+    for row in rows:
+        assert not [p.pattern for p in patterns if p.search(" ".join(row["text"].split()))], row["text"]
+        assert row["text"] not in set(docs["text"])
