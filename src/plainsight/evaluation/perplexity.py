@@ -23,12 +23,12 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 import torch
 import torch.nn.functional as F
-from tqdm.auto import tqdm
 
 from plainsight.data.segments import segment_texts
 from plainsight.evaluation.utility import BASE_MODEL, test_segments
 from plainsight.io import write_json
 from plainsight.models import load_model, model_placement, resolve_placement
+from plainsight.progress import Progress
 from plainsight.rng import cuda_indices, seeded_torch
 from plainsight.training.loop import TrainingExample, TrainingSettings, fit
 from plainsight.training.objectives import IGNORE_INDEX
@@ -90,7 +90,8 @@ def corpus_perplexity(model, tokenizer, texts: Sequence[str], max_length: int, b
     device = next(model.parameters()).device
     nll_sum, tokens = 0.0, 0
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    for start in tqdm(range(0, len(pieces), batch_size), desc=desc, unit="batch"):
+    progress = Progress(-(-len(pieces) // batch_size), desc, "batches")
+    for start in range(0, len(pieces), batch_size):
         batch = pieces[start:start + batch_size]
         width = max(len(p) for p in batch)
         input_ids = torch.tensor([p + [pad] * (width - len(p)) for p in batch], device=device)
@@ -101,6 +102,8 @@ def corpus_perplexity(model, tokenizer, texts: Sequence[str], max_length: int, b
         nll_sum += F.cross_entropy(logits[:, :-1].float().reshape(-1, logits.shape[-1]), targets.reshape(-1),
                                    ignore_index=IGNORE_INDEX, reduction="sum").item()
         tokens += int((targets != IGNORE_INDEX).sum())
+        progress.update(1, int(attention.sum()))
+    progress.close()
     return Perplexity(math.exp(nll_sum / tokens), nll_sum, tokens)
 
 

@@ -49,6 +49,8 @@ from plainsight.training.checkpoints import (
 )
 from plainsight.training.objectives import (
     IGNORE_INDEX,
+    OBJECTIVES,
+    REFERENCE_CODE_LAMBDAS,
     Lambdas,
     lm_loss,
     masked_objective,
@@ -71,16 +73,20 @@ class TrainingExample:
 # its job runs.
 NOT_TRAINING_KEYS = ("generations", "threads", "checkpoint_every_steps")
 LAMBDA_KEYS = ("lambda_lm", "lambda_contrastive", "lambda_kl")
+MASKED_KEYS = ("objective", *LAMBDA_KEYS)  # what only the masked objective reads
 # What DP-SGD does not read: its prefix starts from the public init text, at a constant learning rate.
 NOT_DP_KEYS = ("init_from", "warmup_steps", "lr_schedule")
 
 
 def training_params(method: Method, prefix_tuning: Mapping, dpsgd: Mapping) -> dict:
     """The settings a trained method's adapter depends on, and only those: the rule's params, so that
-    changing a setting retrains the adapters it changes (the lambdas only the masked objective's,
-    the `dpsgd` block, as `dp`, only DP-SGD's)."""
+    changing a setting retrains the adapters it changes (the objective and its lambdas only the masked
+    objective's, the lambdas not under `reference_code`'s fixed weights; the `dpsgd` block, as `dp`,
+    only DP-SGD's)."""
+    fixed_weights = prefix_tuning.get("objective", "paper") == "reference_code"
     params = {key: value for key, value in prefix_tuning.items()
-              if key not in NOT_TRAINING_KEYS and (method.masked_objective or key not in LAMBDA_KEYS)
+              if key not in NOT_TRAINING_KEYS and (method.masked_objective or key not in MASKED_KEYS)
+              and not (fixed_weights and key in LAMBDA_KEYS)
               and not (method.differentially_private and key in NOT_DP_KEYS)}
     if method.differentially_private:
         params["dp"] = dict(dpsgd)
@@ -100,19 +106,26 @@ class TrainingSettings:
     warmup_steps: int = 0  # the learning rate rises linearly from 0 over these steps
     schedule: str = "constant"  # then stays, or decays to 0 at the last step (linear, cosine)
     masked: bool = False  # `Backprop`: the privacy-masked objective (ft_mask) instead of the LM loss
+    objective: str = "paper"  # of the masked objective: paper | reference_code (objectives.OBJECTIVES)
     weight_decay: float = 0.01  # AdamW's (its default); DP-SGD trains without
 
     def __post_init__(self):
         if self.schedule not in LR_SCHEDULES:
             raise ValueError(f"unknown learning-rate schedule {self.schedule!r}: expected one of {LR_SCHEDULES}")
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"unknown objective {self.objective!r}: expected one of {OBJECTIVES}")
 
     @classmethod
     def from_params(cls, params: Mapping, masked: bool) -> "TrainingSettings":
-        """The settings of a `prefix_tuning` block (or `training_params`); the lambdas only when `masked`."""
-        lambdas = Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"]) \
-            if masked else Lambdas()
+        """The settings of a `prefix_tuning` block (or `training_params`); the objective and its weights
+        only when `masked` (`reference_code` with the reference implementation's fixed weights)."""
+        objective = params.get("objective", "paper") if masked else "paper"
+        lambdas = Lambdas()
+        if masked:
+            lambdas = REFERENCE_CODE_LAMBDAS if objective == "reference_code" else \
+                Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"])
         return cls(params["epochs"], params["learning_rate"], params["batch_size"], params["max_length"],
-                   lambdas, params["warmup_steps"], params["lr_schedule"], masked)
+                   lambdas, params["warmup_steps"], params["lr_schedule"], masked, objective)
 
 
 def learning_rate_factor(step: int, total_steps: int, warmup_steps: int, schedule: str) -> float:
@@ -205,7 +218,8 @@ def private_share(batch: dict[str, torch.Tensor]) -> float:
     return float((batch["private"] & document).sum()) / max(1, int(document.sum()))
 
 
-def batch_loss(model, batch: dict[str, torch.Tensor], masked: bool, lambdas: Lambdas) -> dict[str, torch.Tensor]:
+def batch_loss(model, batch: dict[str, torch.Tensor], masked: bool, lambdas: Lambdas,
+               objective: str = "paper") -> dict[str, torch.Tensor]:
     """The training loss of one batch: plain LM loss, or the privacy-masked objective.
 
     The base model's distribution comes from the same weights with the adapter
@@ -216,7 +230,7 @@ def batch_loss(model, batch: dict[str, torch.Tensor], masked: bool, lambdas: Lam
         return {"loss": lm_loss(logits, batch["labels"])}
     with torch.no_grad(), model.disable_adapter():
         base_logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
-    return masked_objective(logits, base_logits, batch["labels"], batch["private"], lambdas)
+    return masked_objective(logits, base_logits, batch["labels"], batch["private"], lambdas, objective)
 
 
 # --- the loop ------------------------------------------------------------------------------------
@@ -261,7 +275,7 @@ class Backprop:
             yield {name: tensor.to(self.device) for name, tensor in collate(batch, self.pad_token_id).items()}
 
     def backward(self, model, batch: dict[str, torch.Tensor]) -> dict[str, float]:
-        terms = batch_loss(model, batch, self.settings.masked, self.settings.lambdas)
+        terms = batch_loss(model, batch, self.settings.masked, self.settings.lambdas, self.settings.objective)
         terms["loss"].backward()
         return {**{name: value.item() for name, value in terms.items()}, "private_share": private_share(batch),
                 "tokens": int(batch["attention_mask"].sum())}
@@ -360,7 +374,8 @@ def _epochs(run: _Run, epochs: int, desc: str, on_step) -> None:
                 record = _step(run, batch, epoch)
                 if on_step is not None:
                     on_step(len(run.history), record)
-                progress.update(1, int(record.get("tokens", 0)), loss=f"{record.get('loss') or float('nan'):.3f}")
+                loss = record.get("loss")  # None for a DP-SGD step on an empty Poisson batch
+                progress.update(1, int(record.get("tokens", 0)), loss="-" if loss is None else f"{loss:.3f}")
                 run.position = run.position.after_step(steps_per_epoch)
                 if run.checkpoints is not None and run.position.is_due(run.checkpoints.every_steps):
                     run.save()
