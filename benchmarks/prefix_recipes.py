@@ -60,7 +60,7 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     from plainsight.methods import trained
     from plainsight.methods.registry import method as registered
     from plainsight.models import load_model
-    from plainsight.training.loop import TrainingSettings, corpus_init_text, train, training_examples
+    from plainsight.training.loop import TrainingSettings, corpus_init_text, fit, training_examples
     from plainsight.training.prefix import prefix_model
 
     settings_block = {**config()["prefix_tuning"], **overrides}
@@ -81,7 +81,7 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     if settings_block.get("init_from") == "corpus":
         init_text = corpus_init_text(codes, texts, pools, args.seed)
     adapter = prefix_model(model, tokenizer, settings_block["num_virtual_tokens"], init_text,
-                           settings_block.get("projection_hidden"))
+                           settings_block.get("projection_hidden"), args.seed)
     fictional = fictional_codes_table(codes, pools, args.seed)
     probes = trained.plan(fictional, codes, 1000, args.probes)
     document_rates: list[dict] = []
@@ -94,8 +94,8 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     started = time.perf_counter()
     rate, _ = sample_documents(adapter, tokenizer, probes, generation, criteria)
     document_rates.append({"step": 0, "documents": rate})
-    history = train(adapter, examples, settings, masked=method.masked_objective, seed=args.seed,
-                    pad_token_id=tokenizer.pad_token_id, desc=name, on_step=on_step)
+    history = fit(adapter, examples, settings, seed=args.seed, pad_token_id=tokenizer.pad_token_id, desc=name,
+                  on_step=on_step)
     seconds = time.perf_counter() - started
     planned = trained.plan(fictional, codes, args.seed, args.generations)
     from plainsight.generation.corpus import generate_corpus

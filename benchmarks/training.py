@@ -72,7 +72,7 @@ def naive_train(model, base_copy, examples, batch_size: int, width: int, learnin
 def run_mode(args) -> dict:
     import torch
 
-    from plainsight.training.loop import TrainingSettings, train
+    from plainsight.training.loop import TrainingSettings, fit
     from plainsight.training.prefix import prefix_model
 
     torch.set_num_threads(args.threads)
@@ -83,8 +83,8 @@ def run_mode(args) -> dict:
     adapter = prefix_model(model, tokenizer, prefix["num_virtual_tokens"], prefix["init_text"])
     started = time.perf_counter()
     if args.mode == "project":
-        settings = TrainingSettings(1, args.learning_rate, args.batch_size, args.max_length)
-        train(adapter, examples, settings, masked=True, seed=1, pad_token_id=tokenizer.pad_token_id)
+        settings = TrainingSettings(1, args.learning_rate, args.batch_size, args.max_length, masked=True)
+        fit(adapter, examples, settings, seed=1, pad_token_id=tokenizer.pad_token_id)
     else:
         base_copy, _ = load_benchmark_model(args)
         started = time.perf_counter()

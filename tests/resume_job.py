@@ -13,7 +13,7 @@ import torch
 from plainsight.logs import configure_logging
 from plainsight.models import load_model
 from plainsight.training.checkpoints import Checkpoints, remove_checkpoint
-from plainsight.training.loop import TrainingSettings, build_example, train
+from plainsight.training.loop import TrainingSettings, build_example, fit
 from plainsight.training.prefix import prefix_model, save_adapter
 
 TEXT = "The applicant, Mr Cengiz Polat, lives in Ankara. Polat appealed."
@@ -26,8 +26,7 @@ def run_job(model_dir: str, output_dir: str, checkpoint_dir: str) -> None:
     adapter = prefix_model(model, tokenizer, 4, TEXT)
     settings = TrainingSettings(epochs=20, learning_rate=1e-2, batch_size=1, max_length=48)
     checkpoints = Checkpoints(Path(checkpoint_dir), every_steps=1, method="ft")
-    history = train(adapter, examples, settings, masked=False, seed=11, pad_token_id=tokenizer.pad_token_id,
-                    checkpoints=checkpoints)
+    history = fit(adapter, examples, settings, seed=11, pad_token_id=tokenizer.pad_token_id, checkpoints=checkpoints)
     save_adapter(adapter, output_dir, {"training.json": {"history": history}})
     remove_checkpoint(checkpoint_dir)
 

@@ -272,3 +272,59 @@ def test_private_tokens_of_a_real_tokenizer_decode_to_the_values(tiny_tokenizer)
     text = "The judge met Cengiz\npolat and CENGIZ POLAT."
     runs = private_runs(tiny_tokenizer, text, ["Cengiz Polat"])
     assert [" ".join(run.split()) for run in runs] == ["Cengiz polat", "CENGIZ POLAT"]
+
+
+# --- the reference implementation's variant -------------------------------------------------------
+
+def two_objectives_case():
+    """Vocabulary of 2. Row 0: two prompt tokens, then a public and a private document token; row 1:
+    padding only. The adapted model is uniform everywhere (p = 1/2); the base model puts 3/4 on token 1
+    at the public token's position and at every position of the padding row, 1/2 elsewhere."""
+    skewed, flat = [0.0, math.log(3.0)], [0.0, 0.0]
+    logits = torch.zeros(2, 4, 2, requires_grad=True)
+    base = torch.tensor([[flat, skewed, flat, flat], [skewed, skewed, skewed, skewed]])
+    labels = torch.tensor([[-100, -100, 1, 0], [-100, -100, -100, -100]])
+    private = torch.tensor([[False, False, False, True], [False] * 4])
+    return logits, base, labels, private
+
+
+def test_reference_code_objective_differs_from_the_paper_in_the_kl_term_and_the_weights_only():
+    logits, base, labels, private = two_objectives_case()
+    kl_skewed = 0.25 * math.log(0.25 / 0.5) + 0.75 * math.log(0.75 / 0.5)  # KL(base || uniform) = 0.1308
+    paper = masked_objective(logits, base, labels, private, Lambdas())
+    reference = masked_objective(logits, base, labels, private, Lambdas(1.0, 4.0, 1.6), "reference_code")
+    # LM over the two document tokens, contrastive on the private one (p = q = 1/2): both log 2, in both.
+    for terms in (paper, reference):
+        assert terms["lm"].item() == pytest.approx(math.log(2))
+        assert terms["contrastive"].item() == pytest.approx(math.log(2))
+    # The paper: KL on the one public document token. The reference code: over all 2 x 3 shifted
+    # positions, the prompt's, the private token's and the padding row's included (4 of them skewed).
+    assert paper["kl"].item() == pytest.approx(kl_skewed)
+    assert reference["kl"].item() == pytest.approx(4 * kl_skewed / 6)
+    assert paper["loss"].item() == pytest.approx(2 * math.log(2) + kl_skewed)
+    assert reference["loss"].item() == pytest.approx(math.log(2) + 4 * math.log(2) + 1.6 * 4 * kl_skewed / 6)
+    reference["loss"].backward()
+    assert logits.grad[1].abs().sum() > 0  # the padding row takes a gradient: its KL counts
+    with pytest.raises(ValueError, match="objective"):
+        masked_objective(logits, base, labels, private, Lambdas(), "sum")
+
+
+def test_reference_code_objective_takes_its_fixed_weights_and_retrains_only_ft_mask():
+    from plainsight.methods.registry import method
+    from plainsight.training.loop import TrainingSettings
+    from plainsight.training.params import training_params
+
+    block = {"epochs": 1, "learning_rate": 1e-3, "batch_size": 2, "max_length": 32, "warmup_steps": 0,
+             "lr_schedule": "constant", "lambda_lm": 1.0, "lambda_contrastive": 0.5, "lambda_kl": 2.0}
+    reference = {**block, "objective": "reference_code"}
+    assert TrainingSettings.from_params(reference, masked=True).lambdas == Lambdas(1.0, 4.0, 1.6)
+    assert TrainingSettings.from_params(reference, masked=True).objective == "reference_code"
+    assert TrainingSettings.from_params({**block, "objective": "paper"}, masked=True).lambdas == Lambdas(1.0, 0.5, 2.0)
+    assert TrainingSettings.from_params(reference, masked=False).objective == "paper"
+    # Under the fixed weights the lambdas decide nothing; the objective decides nothing for ft.
+    assert training_params(method("ft_mask"), reference, {}) == {**{k: v for k, v in block.items()
+                                                                   if not k.startswith("lambda_")},
+                                                                "objective": "reference_code"}
+    assert "objective" not in training_params(method("ft"), reference, {})
+    with pytest.raises(ValueError, match="objective"):
+        TrainingSettings(1, 1e-3, 2, 32, objective="sum")

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,7 @@ from plainsight.training.checkpoints import (
     remove_checkpoint,
     trainable_state,
 )
-from plainsight.training.loop import TrainingSettings, build_example, train
+from plainsight.training.loop import TrainingSettings, build_example, fit
 from plainsight.training.prefix import prefix_model
 
 TEXT = "The applicant, Mr Cengiz Polat, lives in Ankara. Polat appealed."
@@ -55,8 +56,8 @@ def examples_for(tokenizer, count=5):
 def run(model_dir, settings, masked=True, checkpoints=None, seed=7):
     model, tokenizer = load_model(model_dir)
     adapter = prefix_model(model, tokenizer, 4, TEXT)
-    history = train(adapter, examples_for(tokenizer), settings, masked, seed, tokenizer.pad_token_id,
-                    checkpoints=checkpoints)
+    history = fit(adapter, examples_for(tokenizer), replace(settings, masked=masked), seed, tokenizer.pad_token_id,
+                  checkpoints=checkpoints)
     return trainable_state(adapter), history
 
 

@@ -16,8 +16,8 @@ from plainsight.training.loop import (
     collate,
     learning_rate_factor,
     length_batches,
+    fit,
     private_share,
-    train,
 )
 from plainsight.training.objectives import IGNORE_INDEX, Lambdas
 
@@ -90,8 +90,9 @@ def test_training_lowers_the_loss_and_only_moves_the_adapter(tiny_model_dir, mas
     base_state = {name: p.detach().clone() for name, p in model.named_parameters()}
     examples = [build_example((f"d{i}", 0), CODE, TEXT, ["Cengiz Polat"], tokenizer, 64) for i in range(4)]
     adapter = prefix_model(model, tokenizer, 4, TEXT)
-    settings = TrainingSettings(epochs=8, learning_rate=1e-2, batch_size=2, max_length=64, lambdas=Lambdas())
-    history = train(adapter, examples, settings, masked=masked, seed=3, pad_token_id=tokenizer.pad_token_id)
+    settings = TrainingSettings(epochs=8, learning_rate=1e-2, batch_size=2, max_length=64, lambdas=Lambdas(),
+                                masked=masked)
+    history = fit(adapter, examples, settings, seed=3, pad_token_id=tokenizer.pad_token_id)
     assert len(history) == 16
     assert history[-1]["lm" if masked else "loss"] < history[0]["lm" if masked else "loss"]
     if masked:
@@ -109,8 +110,8 @@ def test_training_is_deterministic(tiny_model_dir):
         model, tokenizer = load_model(tiny_model_dir)
         examples = [build_example((f"d{i}", 0), CODE, TEXT, ["Polat"], tokenizer, 48) for i in range(3)]
         adapter = prefix_model(model, tokenizer, 4, TEXT)
-        settings = TrainingSettings(epochs=2, learning_rate=1e-2, batch_size=2, max_length=48)
-        losses.append([h["loss"] for h in train(adapter, examples, settings, True, 5, tokenizer.pad_token_id)])
+        settings = TrainingSettings(epochs=2, learning_rate=1e-2, batch_size=2, max_length=48, masked=True)
+        losses.append([h["loss"] for h in fit(adapter, examples, settings, 5, tokenizer.pad_token_id)])
     assert losses[0] == losses[1]
 
 

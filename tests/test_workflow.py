@@ -181,7 +181,7 @@ RERUNS_BY_SETTING = {
     **{("prefix_tuning", key): (0, 2 * ONE_METHOD_RUNS, 2 * ONE_METHOD_RUNS)  # ft and ft_mask, not DP-SGD
        for key in ("init_from", "warmup_steps", "lr_schedule")},
     **{("prefix_tuning", key): (0, ONE_METHOD_RUNS, ONE_METHOD_RUNS)  # the masked objective's
-       for key in ("lambda_lm", "lambda_contrastive", "lambda_kl")},
+       for key in ("objective", "lambda_lm", "lambda_contrastive", "lambda_kl")},
     ("prefix_tuning", "generations"): (0, 0, TRAINED_RUNS),
     ("prefix_tuning", "threads"): (0, 0, 0),
     ("prefix_tuning", "checkpoint_every_steps"): (0, 0, 0),
@@ -190,7 +190,8 @@ RERUNS_BY_SETTING = {
 }
 # Settings whose changed value is not derived from the old one by `changed`.
 OTHER_VALUES = {("dpsgd", "privacy_unit"): "sequence", ("dpsgd", "delta"): 1e-6, ("generation", "blocking"): "values",
-                ("prefix_tuning", "init_from"): "corpus", ("prefix_tuning", "lr_schedule"): "linear"}
+                ("prefix_tuning", "init_from"): "corpus", ("prefix_tuning", "lr_schedule"): "linear",
+                ("prefix_tuning", "objective"): "reference_code"}
 
 
 def changed(value):

@@ -13,16 +13,24 @@ utility table is scored in the same precision.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from pathlib import Path
+from typing import Any, Mapping, Sequence
 
+import pandas as pd
 import torch
 import torch.nn.functional as F
-from tqdm.auto import tqdm
 
-from plainsight.training.loop import TrainingExample, TrainingSettings, train
+from plainsight.data.segments import segment_texts
+from plainsight.evaluation.utility import BASE_MODEL, test_segments
+from plainsight.io import write_json
+from plainsight.models import load_model, model_placement, resolve_placement
+from plainsight.progress import Progress
+from plainsight.rng import cuda_indices, seeded_torch
+from plainsight.training.loop import TrainingExample, TrainingSettings, fit
 from plainsight.training.objectives import IGNORE_INDEX
 
 log = logging.getLogger(__name__)
@@ -42,6 +50,12 @@ class FinetuneSettings:
     def __post_init__(self):
         if self.mode not in FINETUNE_MODES:
             raise ValueError(f"fine-tuning mode {self.mode!r} is not one of {FINETUNE_MODES}")
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> "FinetuneSettings":
+        """The settings of the config's `utility.perplexity` block."""
+        return cls(params["finetune"], params["epochs"], params["learning_rate"], params["batch_size"],
+                   params["max_length"], params["lora_rank"])
 
     def weights_dtype(self, dtype: torch.dtype) -> torch.dtype:
         """The dtype to load the model in, given `model.dtype`: float32 when every weight is trained."""
@@ -76,7 +90,8 @@ def corpus_perplexity(model, tokenizer, texts: Sequence[str], max_length: int, b
     device = next(model.parameters()).device
     nll_sum, tokens = 0.0, 0
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    for start in tqdm(range(0, len(pieces), batch_size), desc=desc, unit="batch"):
+    progress = Progress(-(-len(pieces) // batch_size), desc, "batches")
+    for start in range(0, len(pieces), batch_size):
         batch = pieces[start:start + batch_size]
         width = max(len(p) for p in batch)
         input_ids = torch.tensor([p + [pad] * (width - len(p)) for p in batch], device=device)
@@ -87,6 +102,8 @@ def corpus_perplexity(model, tokenizer, texts: Sequence[str], max_length: int, b
         nll_sum += F.cross_entropy(logits[:, :-1].float().reshape(-1, logits.shape[-1]), targets.reshape(-1),
                                    ignore_index=IGNORE_INDEX, reduction="sum").item()
         tokens += int((targets != IGNORE_INDEX).sum())
+        progress.update(1, int(attention.sum()))
+    progress.close()
     return Perplexity(math.exp(nll_sum / tokens), nll_sum, tokens)
 
 
@@ -125,8 +142,50 @@ def finetune(model, tokenizer, texts: Sequence[str], settings: FinetuneSettings,
     if not examples:
         log.warning("%s: no non-empty text to fine-tune on; the model stays as it is", desc)
         return model, []
-    tuned = trainable(model, settings)
-    history = train(tuned, examples, TrainingSettings(settings.epochs, settings.learning_rate,
-                                                      settings.batch_size, settings.max_length),
-                    masked=False, seed=seed, pad_token_id=tokenizer.pad_token_id, desc=desc)
+    # LoRA's A matrices start random: drawn from generators seeded here, not from the process's.
+    with seeded_torch(seed, "lora init", devices=cuda_indices(next(model.parameters()).device)):
+        tuned = trainable(model, settings)
+    history = fit(tuned, examples, TrainingSettings(settings.epochs, settings.learning_rate, settings.batch_size,
+                                                    settings.max_length),
+                  seed=seed, pad_token_id=tokenizer.pad_token_id, desc=desc)
     return tuned, history
+
+
+@dataclass(frozen=True)
+class PerplexityJob:
+    """One perplexity record: of a copy of the model fine-tuned on a synthetic corpus, or (no `corpus`)
+    of the model untouched, the reference row."""
+    docs: Path
+    settings: FinetuneSettings
+    model: str  # a model folder or id
+    placement: Mapping[str, str]  # the config's `model` block: device and dtype
+    output: Path
+    corpus: Path | None = None
+    method: str | None = None
+    seed: int | None = None
+    setting: str | None = None
+    threads: int = 1
+
+
+def write_perplexity(job: PerplexityJob) -> None:
+    """Fine-tune (with a corpus) and score the real test split; write the record as JSON."""
+    torch.set_num_threads(job.threads)
+    docs = pd.read_parquet(job.docs)
+    texts = segment_texts(docs)
+    test_texts = [texts[key] for key in test_segments(docs)]
+    device, dtype = resolve_placement(job.placement)
+    model, tokenizer = load_model(job.model, device, job.settings.weights_dtype(dtype))
+    record: dict[str, Any] = {"method": BASE_MODEL}
+    if job.corpus is not None:
+        synthetic = pd.read_parquet(job.corpus)["text"].tolist()
+        model, history = finetune(model, tokenizer, synthetic, job.settings, job.seed,
+                                  desc=f"fine-tune on {job.method} seed {job.seed}")
+        record = {"method": job.method, "seed": job.seed, "setting": job.setting,
+                  "training_texts": sum(1 for t in synthetic if t.strip()), "training_steps": len(history),
+                  "final_loss": history[-1]["loss"] if history else None}
+    scored = corpus_perplexity(model, tokenizer, test_texts, job.settings.max_length, job.settings.batch_size)
+    log.info("perplexity %.3f over %d test tokens (%d test segments)", scored.perplexity, scored.tokens,
+             len(test_texts))
+    write_json({**record, "perplexity": scored.perplexity, "test_tokens": scored.tokens,
+                "test_segments": len(test_texts), "finetune": dataclasses.asdict(job.settings),
+                **model_placement(model)}, job.output)

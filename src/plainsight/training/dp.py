@@ -31,29 +31,17 @@ could move more than its own clipped term.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import math
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
-from tqdm import tqdm
 
-from plainsight.training.checkpoints import (
-    Checkpoints,
-    Owner,
-    Position,
-    fingerprint,
-    global_rng_state,
-    load_checkpoint,
-    load_trainable_state,
-    save_checkpoint,
-    set_global_rng_state,
-    trainable_state,
-)
-from plainsight.training.loop import TrainingExample, collate
+from plainsight.training.checkpoints import Checkpoints
+from plainsight.training.loop import TrainingExample, TrainingSettings, collate, fit
 from plainsight.training.objectives import IGNORE_INDEX
 
 log = logging.getLogger(__name__)
@@ -84,13 +72,14 @@ class DPSettings:
 
 
 def dp_adapter_model(base_model, num_virtual_tokens: int, tokenizer=None, init_text: str | None = None,
-                     projection_hidden: int | None = None):
+                     projection_hidden: int | None = None, seed: int = 0):
     """Wrap `base_model` in a trainable prefix-tuning adapter (base weights frozen).
 
     With `tokenizer` and `init_text` the prefix starts as the non-private method's does
     (`plainsight.training.prefix.prefix_model`, with its reparametrising MLP when
     `projection_hidden` is given: Opacus's Embedding and Linear grad samplers give each sequence
-    its own gradient of it, as a test checks); otherwise it starts at peft's random init. The
+    its own gradient of it, as a test checks, its random layers seeded with `seed`); otherwise it starts
+    at peft's random init. The
     initialisation is outside the DP guarantee, so `init_text` must be public text, never
     a training document.
     """
@@ -99,7 +88,7 @@ def dp_adapter_model(base_model, num_virtual_tokens: int, tokenizer=None, init_t
     if init_text is not None:
         from plainsight.training.prefix import prefix_model
 
-        return prefix_model(base_model, tokenizer, num_virtual_tokens, init_text, projection_hidden)
+        return prefix_model(base_model, tokenizer, num_virtual_tokens, init_text, projection_hidden, seed)
     from peft import PrefixTuningConfig, TaskType, get_peft_model
 
     config = PrefixTuningConfig(task_type=TaskType.CAUSAL_LM, num_virtual_tokens=num_virtual_tokens,
@@ -203,21 +192,98 @@ def _noise_only_grads(params: list[torch.nn.Parameter]) -> None:
         p.grad_sample = torch.zeros((0, *p.shape), dtype=p.dtype, device=p.device)
 
 
-def train_dp(model, examples: Sequence[TrainingExample], pad_token_id: int, batch_size: int, epochs: int, lr: float,
-             settings: DPSettings, seed: int, loss_fn, checkpoints: Checkpoints | None = None,
-             units: Sequence[str] | None = None) -> dict:
-    """Train the adapter of peft `model` in place with DP-SGD; returns the privacy spent and the losses.
+class PrivateSteps:
+    """DP-SGD as a `plainsight.training.loop.StepStrategy` of `fit`: Opacus makes the model, the
+    optimizer and a Poisson loader of privacy units private, each step sums the per-sequence
+    gradients per unit before Opacus clips and noises them, and an empty Poisson batch still takes
+    a noise-only step. Its checkpoint state is the accountant's history and the sampling and noise
+    generators (the sampler's at the epoch's start mid-epoch, so a resumed epoch draws its batches again).
 
-    `units` gives each example's privacy unit (parallel to `examples`: the document, or the
+    `units` gives each example's privacy unit (parallel to the examples: the document, or the
     patient); None takes each example's document, `example.key[0]`. They count with
     `settings.privacy_unit="document"` only; "sequence" makes every sequence its own unit.
-    `batch_size` is the expected number of units per batch.
-
-    With `checkpoints` the run resumes from its last checkpoint exactly as it would have
-    gone on: the accountant's history, the optimizer, the noise and global generators
-    are restored, and the Poisson sampler restarts the epoch from its state at the
-    epoch's start, its batches already done drawn again and skipped.
     """
+
+    def __init__(self, settings: DPSettings, loss_fn: Callable, units: Sequence[str] | None = None):
+        self.settings, self.loss_fn, self.units = settings, loss_fn, units
+
+    def prepare(self, model, optimizer, examples, training: TrainingSettings, seed: int, pad_token_id: int):
+        usable, self.groups = _usable_units(examples, self.units, self.settings.privacy_unit)
+        self.delta = self.settings.delta if self.settings.delta is not None else default_delta(len(self.groups))
+        self.params = [p for p in model.parameters() if p.requires_grad]
+        self.device = self.params[0].device
+        self.sampling_generator = torch.Generator().manual_seed(seed)
+        # Noise is drawn on the parameters' device, so its generator must live there too.
+        self.noise_generator = torch.Generator(device=self.device).manual_seed(seed + 1)
+        loader = example_loader(usable, pad_token_id, training.batch_size, self.sampling_generator, self.groups)
+        self.engine, self.private_model, private_optimizer, self.loader = make_private(
+            model, optimizer, loader, self.settings, training.epochs, self.delta, self.noise_generator)
+        self.sequences = len(usable)
+        log.info("DP training: privacy unit %s, %d units of %d sequences, %d epochs x %d steps, sample rate %.4f, "
+                 "noise multiplier %.4f, clip %.3g, target epsilon %.3g, delta %.3g", self.settings.privacy_unit,
+                 len(self.groups), len(usable), training.epochs, len(self.loader), self.loader.sample_rate,
+                 private_optimizer.noise_multiplier, self.settings.max_grad_norm, self.settings.epsilon, self.delta)
+        self.noise_multiplier = private_optimizer.noise_multiplier
+        return private_optimizer
+
+    def steps_per_epoch(self) -> int:
+        return len(self.loader)
+
+    def fingerprint(self) -> tuple:
+        return self.settings, self.groups
+
+    def batches(self, epoch: int) -> Iterator[Any]:
+        self.epoch_sampling_rng = self.sampling_generator.get_state()
+        return iter(self.loader)
+
+    def backward(self, model, batch) -> dict[str, float]:
+        if _is_empty(batch):
+            _noise_only_grads(self.params)
+            log.info("DP step: empty Poisson batch, noise-only update")
+            return {"loss": None, "units": 0, "sequences": 0, "tokens": 0}
+        loss = _backward(self.private_model, batch, self.device, self.loss_fn)
+        log.debug("DP step: loss %.4f (batch: %d units, %d sequences)", loss, int(batch["unit"].max()) + 1,
+                  batch["input_ids"].shape[0])
+        return {"loss": loss, "units": int(batch["unit"].max()) + 1, "sequences": int(batch["input_ids"].shape[0]),
+                "tokens": int(batch["attention_mask"].sum())}
+
+    def state(self, epoch_done: bool) -> dict[str, Any]:
+        # Mid-epoch the sampler restarts the epoch; at an epoch's end the next one starts here.
+        sampling = self.sampling_generator.get_state() if epoch_done else self.epoch_sampling_rng
+        return {"accountant": self.engine.accountant.state_dict(), "epoch_sampling_rng": sampling,
+                "noise_rng": self.noise_generator.get_state()}
+
+    def load_state(self, state: Mapping[str, Any]) -> None:
+        self.engine.accountant.load_state_dict(state["accountant"])
+        self.sampling_generator.set_state(state["epoch_sampling_rng"])
+        self.noise_generator.set_state(state["noise_rng"])
+
+    def finish(self, model) -> None:
+        """Leave the caller a plain peft model: no Opacus hooks or per-sample attributes."""
+        self.private_model.cleanup()
+        for p in self.params:
+            if hasattr(p, "summed_grad"):
+                del p.summed_grad
+        model.zero_grad(set_to_none=True)
+
+    def report(self, history: Sequence[Mapping[str, Any]]) -> dict:
+        """The privacy spent over the run's steps (`history`, `fit`'s), and its losses."""
+        losses = [record["loss"] for record in history if record["loss"] is not None]
+        steps, empty, epsilon = len(history), len(history) - len(losses), self.engine.get_epsilon(self.delta)
+        if empty:
+            log.info("DP training: %d of %d Poisson batches were empty", empty, steps)
+        log.info("DP training done: epsilon %.3f at delta %.3g after %d steps", epsilon, self.delta, steps)
+        if not math.isfinite(epsilon) or epsilon > self.settings.epsilon * 1.01:
+            log.warning("DP training: spent epsilon %.3f exceeds the target %.3g", epsilon, self.settings.epsilon)
+        return {"privacy_unit": self.settings.privacy_unit, "units": len(self.groups), "sequences": self.sequences,
+                "epsilon": float(epsilon), "delta": float(self.delta), "noise_multiplier": float(self.noise_multiplier),
+                "sample_rate": float(self.loader.sample_rate), "steps": steps, "empty_batches": empty,
+                "losses": losses, "adapter": ADAPTER}
+
+
+def _usable_units(examples: Sequence[TrainingExample], units: Sequence[str] | None, privacy_unit: str
+                  ) -> tuple[list[TrainingExample], list[list[int]]]:
+    """The examples with label tokens, and the indices of each privacy unit's among them."""
     if units is None:
         units = [example.key[0] for example in examples]
     elif len(units) != len(examples):
@@ -227,97 +293,22 @@ def train_dp(model, examples: Sequence[TrainingExample], pad_token_id: int, batc
         log.warning("DP training: dropped %d sequences without label tokens", len(examples) - len(kept))
     if not kept:
         raise ValueError("DP training needs at least one sequence with label tokens")
-    usable = [examples[index] for index in kept]
-    unit_of = [str(units[index]) for index in kept] if settings.privacy_unit == "document" \
-        else [str(index) for index in range(len(usable))]
-    groups = unit_groups(unit_of)
-    n = len(groups)
-    delta = settings.delta if settings.delta is not None else default_delta(n)
+    unit_of = [str(units[index]) for index in kept] if privacy_unit == "document" \
+        else [str(index) for index in range(len(kept))]
+    return [examples[index] for index in kept], unit_groups(unit_of)
 
-    params = [p for p in model.parameters() if p.requires_grad]
-    device = params[0].device
-    owner = None if checkpoints is None else Owner(checkpoints.method, seed, fingerprint(
-        settings, batch_size, epochs, lr, usable, groups, *trainable_state(model).values()))
-    sampling_generator = torch.Generator().manual_seed(seed)
-    # Noise is drawn on the parameters' device, so its generator must live there too.
-    noise_generator = torch.Generator(device=device).manual_seed(seed + 1)
-    loader = example_loader(usable, pad_token_id, batch_size, sampling_generator, groups)
-    optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
-    engine, private_model, private_optimizer, private_loader = make_private(
-        model, optimizer, loader, settings, epochs, delta, noise_generator)
-    noise_multiplier = private_optimizer.noise_multiplier
-    sample_rate = private_loader.sample_rate
-    steps_per_epoch = len(private_loader)
-    log.info("DP training: privacy unit %s, %d units of %d sequences, %d epochs x %d steps, sample rate %.4f, "
-             "noise multiplier %.4f, clip %.3g, target epsilon %.3g, delta %.3g", settings.privacy_unit, n,
-             len(usable), epochs, steps_per_epoch, sample_rate, noise_multiplier, settings.max_grad_norm,
-             settings.epsilon, delta)
 
-    position, losses, empty, rng = Position(), [], 0, None
-    resumed = None if checkpoints is None else load_checkpoint(checkpoints.directory, owner)
-    if resumed is not None:
-        position, state = resumed
-        load_trainable_state(model, state["adapter"])
-        private_optimizer.load_state_dict(state["optimizer"])
-        engine.accountant.load_state_dict(state["accountant"])
-        sampling_generator.set_state(state["epoch_sampling_rng"])
-        noise_generator.set_state(state["noise_rng"])
-        losses, empty, rng = state["losses"], state["empty_batches"], state["rng"]
+def train_dp(model, examples: Sequence[TrainingExample], pad_token_id: int, batch_size: int, epochs: int, lr: float,
+             settings: DPSettings, seed: int, loss_fn, checkpoints: Checkpoints | None = None,
+             units: Sequence[str] | None = None, desc: str = "DP-SGD") -> dict:
+    """Train the adapter of peft `model` in place with DP-SGD (`fit` with `PrivateSteps`, AdamW without
+    weight decay at a constant learning rate); returns the privacy spent, the losses and the history.
 
-    was_training = model.training
-    model.train()
-    devices = [device.index or 0] if device.type == "cuda" else []
-    try:
-        # Dropout and any other global-RNG draws repeat with the seed without disturbing the caller's RNG.
-        with torch.random.fork_rng(devices=devices):
-            torch.manual_seed(seed)
-            if rng is not None:
-                set_global_rng_state(rng)
-            progress = tqdm(total=epochs * steps_per_epoch, initial=position.step, desc="DP-SGD", unit="step")
-            for epoch in range(position.epoch, epochs):
-                epoch_sampling_rng = sampling_generator.get_state()
-                done = position.batch
-                for batch in itertools.islice(private_loader, done, None):
-                    private_optimizer.zero_grad(set_to_none=True)
-                    if _is_empty(batch):
-                        _noise_only_grads(params)
-                        empty += 1
-                        log.info("DP epoch %d step %d: empty Poisson batch, noise-only update", epoch + 1,
-                                 position.step + 1)
-                    else:
-                        losses.append(_backward(private_model, batch, device, loss_fn))
-                        log.info("DP epoch %d step %d: loss %.4f (batch: %d units, %d sequences)", epoch + 1,
-                                 position.step + 1, losses[-1], int(batch["unit"].max()) + 1,
-                                 batch["input_ids"].shape[0])
-                        progress.set_postfix(loss=f"{losses[-1]:.3f}")
-                    private_optimizer.step()
-                    position = position.after_step(steps_per_epoch)
-                    progress.update(1)
-                    if checkpoints is not None and position.is_due(checkpoints.every_steps):
-                        # Mid-epoch the sampler restarts the epoch; at an epoch's end the next one starts here.
-                        sampling_rng = epoch_sampling_rng if position.batch else sampling_generator.get_state()
-                        save_checkpoint(checkpoints.directory, owner, position, {
-                            "adapter": trainable_state(model), "optimizer": private_optimizer.state_dict(),
-                            "accountant": engine.accountant.state_dict(), "epoch_sampling_rng": sampling_rng,
-                            "noise_rng": noise_generator.get_state(), "rng": global_rng_state(),
-                            "losses": losses, "empty_batches": empty})
-            progress.close()
-    finally:
-        # Leave the caller a plain peft model: no Opacus hooks or per-sample attributes.
-        private_model.cleanup()
-        for p in params:
-            if hasattr(p, "summed_grad"):
-                del p.summed_grad
-        model.zero_grad(set_to_none=True)
-        model.train(was_training)
-
-    steps = position.step
-    epsilon = engine.get_epsilon(delta)
-    if empty:
-        log.info("DP training: %d of %d Poisson batches were empty", empty, steps)
-    log.info("DP training done: epsilon %.3f at delta %.3g after %d steps", epsilon, delta, steps)
-    if not math.isfinite(epsilon) or epsilon > settings.epsilon * 1.01:
-        log.warning("DP training: spent epsilon %.3f exceeds the target %.3g", epsilon, settings.epsilon)
-    return {"privacy_unit": settings.privacy_unit, "units": n, "sequences": len(usable), "epsilon": float(epsilon),
-            "delta": float(delta), "noise_multiplier": float(noise_multiplier), "sample_rate": float(sample_rate),
-            "steps": steps, "empty_batches": empty, "losses": losses, "adapter": ADAPTER}
+    `batch_size` is the expected number of units per batch. With `checkpoints` the run resumes
+    from its last checkpoint exactly as it would have gone on, the accountant's history included.
+    """
+    strategy = PrivateSteps(settings, loss_fn, units)
+    longest = max((len(example.input_ids) for example in examples), default=0)
+    training = TrainingSettings(epochs, lr, batch_size, longest, weight_decay=0.0)
+    history = fit(model, examples, training, seed, pad_token_id, strategy, desc=desc, checkpoints=checkpoints)
+    return {**strategy.report(history), "history": history}

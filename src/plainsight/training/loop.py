@@ -1,4 +1,11 @@
-"""Training data and the training loop of the prefix-tuned methods (ft, ft_mask).
+"""Training data and the one training loop, `fit`, of every trained model in the project.
+
+`fit` owns the step, the learning-rate schedule, checkpoints and resume, seeding, the history and
+the progress lines. What a step computes is a `StepStrategy`: `Backprop` (the default) runs the
+plain or privacy-masked objective over length batches; DP-SGD (`plainsight.training.dp.PrivateSteps`)
+makes the model, optimizer and loader private with Opacus and sums per-unit gradients; the
+perplexity fine-tuning (`plainsight.evaluation.perplexity`) runs `fit` with `Backprop` on a copy of
+the model.
 
 A training example is a real control code followed by its document: the prompt
 the model sees at generation time, then the text it should write. The loss
@@ -12,21 +19,21 @@ longest example of the batch, never to a fixed length.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
-import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 import torch
-from tqdm.auto import tqdm
 
 from plainsight.codes.control import records_to_entities
 from plainsight.codes.fictional import FictionalPools
 from plainsight.matching import value_pattern
 from plainsight.methods.prompts import render
 from plainsight.methods.trained import training_keys
-from plainsight.rng import stable_rng
+from plainsight.progress import Progress
+from plainsight.rng import cuda_indices, seeded_torch, stable_rng
 from plainsight.training.checkpoints import (
     Checkpoints,
     Owner,
@@ -41,6 +48,8 @@ from plainsight.training.checkpoints import (
 )
 from plainsight.training.objectives import (
     IGNORE_INDEX,
+    OBJECTIVES,
+    REFERENCE_CODE_LAMBDAS,
     Lambdas,
     lm_loss,
     masked_objective,
@@ -71,19 +80,27 @@ class TrainingSettings:
     lambdas: Lambdas = field(default_factory=Lambdas)
     warmup_steps: int = 0  # the learning rate rises linearly from 0 over these steps
     schedule: str = "constant"  # then stays, or decays to 0 at the last step (linear, cosine)
+    masked: bool = False  # `Backprop`: the privacy-masked objective (ft_mask) instead of the LM loss
+    objective: str = "paper"  # of the masked objective: paper | reference_code (objectives.OBJECTIVES)
+    weight_decay: float = 0.01  # AdamW's (its default); DP-SGD trains without
 
     def __post_init__(self):
         if self.schedule not in LR_SCHEDULES:
             raise ValueError(f"unknown learning-rate schedule {self.schedule!r}: expected one of {LR_SCHEDULES}")
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"unknown objective {self.objective!r}: expected one of {OBJECTIVES}")
 
     @classmethod
     def from_params(cls, params: Mapping, masked: bool) -> "TrainingSettings":
-        """The settings of a `prefix_tuning` block (or its rule's params, `plainsight.training.params`);
-        the lambdas only when `masked`."""
-        lambdas = Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"]) \
-            if masked else Lambdas()
+        """The settings of a `prefix_tuning` block (or its rule's params, `plainsight.training.params`); the objective and its weights
+        only when `masked` (`reference_code` with the reference implementation's fixed weights)."""
+        objective = params.get("objective", "paper") if masked else "paper"
+        lambdas = Lambdas()
+        if masked:
+            lambdas = REFERENCE_CODE_LAMBDAS if objective == "reference_code" else \
+                Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"])
         return cls(params["epochs"], params["learning_rate"], params["batch_size"], params["max_length"],
-                   lambdas, params["warmup_steps"], params["lr_schedule"])
+                   lambdas, params["warmup_steps"], params["lr_schedule"], masked, objective)
 
 
 def learning_rate_factor(step: int, total_steps: int, warmup_steps: int, schedule: str) -> float:
@@ -176,7 +193,8 @@ def private_share(batch: dict[str, torch.Tensor]) -> float:
     return float((batch["private"] & document).sum()) / max(1, int(document.sum()))
 
 
-def batch_loss(model, batch: dict[str, torch.Tensor], masked: bool, lambdas: Lambdas) -> dict[str, torch.Tensor]:
+def batch_loss(model, batch: dict[str, torch.Tensor], masked: bool, lambdas: Lambdas,
+               objective: str = "paper") -> dict[str, torch.Tensor]:
     """The training loss of one batch: plain LM loss, or the privacy-masked objective.
 
     The base model's distribution comes from the same weights with the adapter
@@ -187,69 +205,168 @@ def batch_loss(model, batch: dict[str, torch.Tensor], masked: bool, lambdas: Lam
         return {"loss": lm_loss(logits, batch["labels"])}
     with torch.no_grad(), model.disable_adapter():
         base_logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
-    return masked_objective(logits, base_logits, batch["labels"], batch["private"], lambdas)
+    return masked_objective(logits, base_logits, batch["labels"], batch["private"], lambdas, objective)
 
 
-def train(model, examples: Sequence[TrainingExample], settings: TrainingSettings, masked: bool, seed: int,
-          pad_token_id: int, desc: str = "train", checkpoints: Checkpoints | None = None,
-          on_step: Callable[[int, dict[str, float]], None] | None = None) -> list[dict[str, float]]:
-    """Train the trainable parameters of `model` (the adapter); returns the per-step losses, learning
-    rate and share of private tokens.
+# --- the loop ------------------------------------------------------------------------------------
 
-    With `checkpoints`, the run saves its state as it goes and, started again, resumes
-    from its last checkpoint: the batches of an epoch are a function of seed and epoch,
-    so the ones already done are recomputed and skipped. `on_step(step, record)` is called
-    after each step (monitoring: samples during training).
+class StepStrategy(Protocol):
+    """What one step of `fit` computes, and the state it adds to a checkpoint.
+
+    `prepare` is called once, before any checkpoint is read, and returns the optimizer to step
+    (the given one, or one wrapping it); `batches(epoch)` gives the epoch's batches from its start
+    (a resumed run skips those done); `backward` computes a batch's gradients and returns its
+    history record (numbers, `tokens` among them); `finish` runs however the loop ends.
     """
-    torch.manual_seed(stable_rng(seed, "train").getrandbits(63))
+
+    def prepare(self, model, optimizer, examples: Sequence[TrainingExample], settings: "TrainingSettings",
+                seed: int, pad_token_id: int) -> torch.optim.Optimizer: ...
+    def steps_per_epoch(self) -> int: ...
+    def fingerprint(self) -> tuple: ...
+    def batches(self, epoch: int) -> Iterator[Any]: ...
+    def backward(self, model, batch) -> dict[str, float]: ...
+    def state(self, epoch_done: bool) -> dict[str, Any]: ...
+    def load_state(self, state: Mapping[str, Any]) -> None: ...
+    def finish(self, model) -> None: ...
+
+
+class Backprop:
+    """Ordinary back-propagation of the LM loss, or of the masked objective with `settings.masked`,
+    over length batches (`length_batches`) in a seeded order that changes per epoch."""
+
+    def prepare(self, model, optimizer, examples, settings, seed, pad_token_id):
+        self.examples, self.settings, self.seed, self.pad_token_id = examples, settings, seed, pad_token_id
+        self.device = next(p for p in model.parameters() if p.requires_grad).device
+        return optimizer
+
+    def steps_per_epoch(self) -> int:
+        return -(-len(self.examples) // self.settings.batch_size)
+
+    def fingerprint(self) -> tuple:
+        return (self.settings.masked,)
+
+    def batches(self, epoch: int) -> Iterator[dict[str, torch.Tensor]]:
+        for batch in length_batches(self.examples, self.settings.batch_size, self.seed, epoch):
+            yield {name: tensor.to(self.device) for name, tensor in collate(batch, self.pad_token_id).items()}
+
+    def backward(self, model, batch: dict[str, torch.Tensor]) -> dict[str, float]:
+        terms = batch_loss(model, batch, self.settings.masked, self.settings.lambdas, self.settings.objective)
+        terms["loss"].backward()
+        return {**{name: value.item() for name, value in terms.items()}, "private_share": private_share(batch),
+                "tokens": int(batch["attention_mask"].sum())}
+
+    def state(self, epoch_done: bool) -> dict[str, Any]:
+        return {}  # its batches are a function of seed and epoch
+
+    def load_state(self, state: Mapping[str, Any]) -> None:
+        pass
+
+    def finish(self, model) -> None:
+        pass
+
+
+@dataclass
+class _Run:
+    """What `fit` carries from step to step, and saves in a checkpoint."""
+    model: Any
+    strategy: StepStrategy
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LRScheduler
+    checkpoints: Checkpoints | None
+    owner: Owner | None
+    position: Position = field(default_factory=Position)
+    history: list[dict[str, float]] = field(default_factory=list)
+
+    def save(self) -> None:
+        save_checkpoint(self.checkpoints.directory, self.owner, self.position, {
+            "adapter": trainable_state(self.model), "optimizer": self.optimizer.state_dict(),
+            "scheduler": self.scheduler.state_dict(), "rng": global_rng_state(), "history": self.history,
+            "strategy": self.strategy.state(epoch_done=self.position.batch == 0)})
+
+    def resume(self) -> None:
+        """Continue from the run's checkpoint, if it left one."""
+        resumed = None if self.checkpoints is None else load_checkpoint(self.checkpoints.directory, self.owner)
+        if resumed is None:
+            return
+        self.position, state = resumed
+        load_trainable_state(self.model, state["adapter"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        set_global_rng_state(state["rng"])
+        self.history = state["history"]
+        self.strategy.load_state(state["strategy"])
+
+
+def _start(model, examples, settings: TrainingSettings, seed: int, pad_token_id: int, strategy: StepStrategy,
+           checkpoints: Checkpoints | None) -> _Run:
+    """The optimizer (AdamW), the strategy prepared, the schedule, and the checkpoint's owner."""
     parameters = [p for p in model.parameters() if p.requires_grad]
-    device = parameters[0].device
-    optimizer = torch.optim.AdamW(parameters, lr=settings.learning_rate)
-    steps_per_epoch = -(-len(examples) // settings.batch_size)
-    total_steps = steps_per_epoch * settings.epochs
+    optimizer = torch.optim.AdamW(parameters, lr=settings.learning_rate, weight_decay=settings.weight_decay)
+    optimizer = strategy.prepare(model, optimizer, examples, settings, seed, pad_token_id)
+    # Before the first step, so that it names the starting weights: a checkpoint of other settings,
+    # data or starting weights is ignored.
+    owner = None if checkpoints is None else Owner(checkpoints.method, seed, fingerprint(
+        settings, examples, *strategy.fingerprint(), *trainable_state(model).values()))
+    total_steps = strategy.steps_per_epoch() * settings.epochs
     # A function of the step alone, so a resumed run continues the schedule where it stopped.
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: learning_rate_factor(
         step, total_steps, settings.warmup_steps, settings.schedule))
-    position, history = Position(), []
-    if checkpoints is not None:
-        owner = Owner(checkpoints.method, seed,
-                      fingerprint(settings, masked, examples, *trainable_state(model).values()))
-        resumed = load_checkpoint(checkpoints.directory, owner)
-        if resumed is not None:
-            position, state = resumed
-            load_trainable_state(model, state["adapter"])
-            optimizer.load_state_dict(state["optimizer"])
-            scheduler.load_state_dict(state["scheduler"])
-            set_global_rng_state(state["rng"])
-            history = state["history"]
-    model.train()
-    tokens, started = 0, time.perf_counter()
-    for epoch in range(position.epoch, settings.epochs):
-        batches = length_batches(examples, settings.batch_size, seed, epoch)
-        progress = tqdm(batches[position.batch:], desc=f"{desc} epoch {epoch + 1}/{settings.epochs}", unit="batch",
-                        initial=position.batch, total=len(batches))
-        for batch_examples in progress:
-            batch = {name: tensor.to(device) for name, tensor in collate(batch_examples, pad_token_id).items()}
-            terms = batch_loss(model, batch, masked, settings.lambdas)
-            terms["loss"].backward()
-            learning_rate = scheduler.get_last_lr()[0]
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad(set_to_none=True)
-            tokens += int(batch["attention_mask"].sum())
-            step = {name: value.item() for name, value in terms.items()}
-            history.append({"epoch": epoch, **step, "learning_rate": learning_rate,
-                            "private_share": private_share(batch)})
-            if on_step is not None:
-                on_step(len(history), history[-1])
-            progress.set_postfix(loss=f"{step['loss']:.3f}", tokens_per_s=f"{tokens / (time.perf_counter() - started):.0f}")
-            position = position.after_step(len(batches))
-            if checkpoints is not None and position.is_due(checkpoints.every_steps):
-                save_checkpoint(checkpoints.directory, owner, position, {
-                    "adapter": trainable_state(model), "optimizer": optimizer.state_dict(),
-                    "scheduler": scheduler.state_dict(), "rng": global_rng_state(), "history": history})
-        epoch_losses = [h["loss"] for h in history if h["epoch"] == epoch]
-        log.info("%s epoch %d: mean loss %.4f over %d steps, %.0f tokens/s", desc, epoch + 1,
-                 sum(epoch_losses) / len(epoch_losses), len(epoch_losses), tokens / (time.perf_counter() - started))
-    model.eval()
-    return history
+    return _Run(model, strategy, optimizer, scheduler, checkpoints, owner)
+
+
+def fit(model, examples: Sequence[TrainingExample], settings: TrainingSettings, seed: int, pad_token_id: int,
+        strategy: StepStrategy | None = None, desc: str = "train", checkpoints: Checkpoints | None = None,
+        on_step: Callable[[int, dict[str, float]], None] | None = None) -> list[dict[str, float]]:
+    """Train the trainable parameters of `model` in place; returns the history, one record per step
+    (the strategy's numbers, its loss terms among them, with the epoch and the learning rate).
+
+    The global torch generators (dropout, any other sampling in the model) are seeded from `seed` inside
+    a fork, so the run repeats without disturbing the caller's. With `checkpoints` the run saves its
+    state as it goes and, started again, resumes from its last checkpoint exactly as it would have
+    gone on: the batches done of the epoch are drawn again and skipped. `on_step(step, record)` is
+    called after each step (monitoring: samples during training).
+    """
+    strategy = Backprop() if strategy is None else strategy
+    run = _start(model, examples, settings, seed, pad_token_id, strategy, checkpoints)
+    devices = cuda_indices(*{p.device for p in model.parameters() if p.requires_grad})
+    was_training = model.training
+    try:
+        with seeded_torch(seed, "train", devices=devices):
+            run.resume()
+            model.train()
+            _epochs(run, settings.epochs, desc, on_step)
+    finally:
+        strategy.finish(model)
+        model.train(was_training)
+    return run.history
+
+
+def _epochs(run: _Run, epochs: int, desc: str, on_step) -> None:
+    steps_per_epoch = run.strategy.steps_per_epoch()
+    with Progress(epochs * steps_per_epoch, desc, "steps", initial=run.position.step) as progress:
+        for epoch in range(run.position.epoch, epochs):
+            for batch in itertools.islice(run.strategy.batches(epoch), run.position.batch, None):
+                record = _step(run, batch, epoch)
+                if on_step is not None:
+                    on_step(len(run.history), record)
+                loss = record.get("loss")  # None for a DP-SGD step on an empty Poisson batch
+                progress.update(1, int(record.get("tokens", 0)), loss="-" if loss is None else f"{loss:.3f}")
+                run.position = run.position.after_step(steps_per_epoch)
+                if run.checkpoints is not None and run.position.is_due(run.checkpoints.every_steps):
+                    run.save()
+            losses = [h["loss"] for h in run.history if h["epoch"] == epoch and h.get("loss") is not None]
+            if losses:
+                log.info("%s epoch %d: mean loss %.4f over %d steps", desc, epoch + 1, sum(losses) / len(losses),
+                         len(losses))
+
+
+def _step(run: _Run, batch, epoch: int) -> dict[str, float]:
+    """One optimizer step: the strategy's backward, then the update at the schedule's learning rate."""
+    run.optimizer.zero_grad(set_to_none=True)
+    record = run.strategy.backward(run.model, batch)
+    learning_rate = run.scheduler.get_last_lr()[0]
+    run.optimizer.step()
+    run.scheduler.step()
+    run.optimizer.zero_grad(set_to_none=True)
+    run.history.append({"epoch": epoch, **record, "learning_rate": learning_rate})
+    return run.history[-1]

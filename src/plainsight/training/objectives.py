@@ -20,6 +20,13 @@ count, L_LM by the number of document tokens, L_contrastive by the number of pri
 tokens and L_KL by the number of non-private document tokens, so that the lambdas weigh
 per-token averages whatever the share of private tokens in a batch. A term with no tokens is
 exactly 0 and still supports backward.
+
+Two variants (`prefix_tuning.objective`): `paper` (the above, with the configured lambdas) and
+`reference_code`, as the reference implementation's code computes it: fixed weights 1 / 4 / 1.6
+for (LM, contrastive, KL), and the KL term averaged over every position of the padded batch
+(B x (T - 1) shifted positions: prompt, private and padding positions included), not over the
+public document tokens. (That code also clamps the base probabilities at 1e-10; here a zero base
+probability adds exactly 0, a difference below 1e-9 per position.)
 """
 
 from __future__ import annotations
@@ -42,6 +49,11 @@ class Lambdas:
     lm: float = 1.0
     contrastive: float = 1.0
     kl: float = 1.0
+
+
+OBJECTIVES = ("paper", "reference_code")
+# The reference implementation's weights of (LM, contrastive, KL).
+REFERENCE_CODE_LAMBDAS = Lambdas(1.0, 4.0, 1.6)
 
 
 # --- losses ------------------------------------------------------------------------------------
@@ -78,13 +90,22 @@ def lm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     return _mean(-target_lp)
 
 
+def _kl_rows(log_q: torch.Tensor, log_p: torch.Tensor) -> torch.Tensor:
+    """KL(base || theta) of each row of log-probabilities [N, V]; a zero base probability adds 0, not NaN."""
+    q = log_q.exp()
+    return torch.where(q > 0, q * (log_q - log_p), torch.zeros_like(q)).sum(dim=-1)
+
+
 def masked_objective(logits: torch.Tensor, base_logits: torch.Tensor, labels: torch.Tensor,
-                     private: torch.Tensor, lambdas: Lambdas) -> dict[str, torch.Tensor]:
+                     private: torch.Tensor, lambdas: Lambdas, objective: str = "paper") -> dict[str, torch.Tensor]:
     """The weighted total ("loss") and its normalised, unweighted terms ("lm", "contrastive", "kl").
 
     `base_logits` are a fixed reference (the model without its adapter): they are detached, so
-    they may come from a no_grad forward pass.
+    they may come from a no_grad forward pass. `objective="reference_code"` takes the KL term over
+    every position of the padded batch (`lambdas` are the caller's: `REFERENCE_CODE_LAMBDAS` there).
     """
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}: expected one of {OBJECTIVES}")
     if base_logits.shape != logits.shape:
         raise ValueError(f"base_logits {tuple(base_logits.shape)} differ from logits {tuple(logits.shape)}")
     if private.shape != labels.shape:
@@ -101,11 +122,12 @@ def masked_objective(logits: torch.Tensor, base_logits: torch.Tensor, labels: to
     priv_lp, priv_lq = target_lp[is_private], target_lq[is_private]
     contrastive = _mean(torch.logaddexp(priv_lp, priv_lq) - priv_lp)
 
-    # KL(base || theta) per non-private token; a zero base probability contributes 0, not NaN.
-    public_lp, public_lq = log_p[~is_private], log_q[~is_private]
-    q = public_lq.exp()
-    kl_terms = torch.where(q > 0, q * (public_lq - public_lp), torch.zeros_like(q))
-    kl = _mean(kl_terms.sum(dim=-1))
+    if objective == "paper":
+        kl = _mean(_kl_rows(log_q[~is_private], log_p[~is_private]))
+    else:
+        every_p = logits[:, :-1].float().log_softmax(dim=-1).flatten(0, 1)
+        every_q = base_logits.detach()[:, :-1].float().log_softmax(dim=-1).flatten(0, 1)
+        kl = _mean(_kl_rows(every_q, every_p))
 
     loss = lambdas.lm * lm + lambdas.contrastive * contrastive + lambdas.kl * kl
     return {"loss": loss, "lm": lm, "contrastive": contrastive, "kl": kl}

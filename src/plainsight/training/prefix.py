@@ -46,6 +46,8 @@ from typing import Any
 
 import torch
 
+from plainsight.rng import cuda_indices, seeded_torch
+
 log = logging.getLogger(__name__)
 
 
@@ -104,11 +106,14 @@ class ReparametrisedPrefix(torch.nn.Module):
         return self.initial_rows[prefix_tokens] + self.transform(self.embedding(prefix_tokens))
 
 
-def prefix_model(base_model, tokenizer, num_virtual_tokens: int, init_text: str, projection_hidden: int | None = None):
+def prefix_model(base_model, tokenizer, num_virtual_tokens: int, init_text: str, projection_hidden: int | None = None,
+                 seed: int = 0):
     """Wrap `base_model` (in place) with a trainable prefix initialised from `init_text`; only the prefix trains.
 
     With `projection_hidden`, the prefix trains through a reparametrising MLP of that width
-    (`ReparametrisedPrefix`), which saving folds away.
+    (`ReparametrisedPrefix`), which saving folds away. Its random layers are drawn from generators
+    seeded with `seed`, never from the process's: the MLP's zero output layer leaves the first step's
+    loss alone, but its other layers set the direction of the first update.
     """
     from peft import PrefixTuningConfig, TaskType, get_peft_model
 
@@ -116,7 +121,9 @@ def prefix_model(base_model, tokenizer, num_virtual_tokens: int, init_text: str,
         raise ValueError("num_virtual_tokens must be at least 1")
     config = PrefixTuningConfig(task_type=TaskType.CAUSAL_LM, num_virtual_tokens=num_virtual_tokens,
                                 prefix_projection=False)
-    model = get_peft_model(base_model, config)
+    # peft's random embedding init, overwritten below, draws from seeded generators: the caller's stay as they were.
+    with seeded_torch(seed, "prefix", devices=cuda_indices(next(base_model.parameters()).device)):
+        model = get_peft_model(base_model, config)
     config = model.active_peft_config  # now holds num_layers, token_dim and (for GQA) the key/value heads
     kv_heads = config.num_attention_heads
     head_dim = config.token_dim // kv_heads
@@ -129,7 +136,8 @@ def prefix_model(base_model, tokenizer, num_virtual_tokens: int, init_text: str,
     with torch.no_grad():
         embedding.weight.copy_(rows.to(embedding.weight.dtype))
     if projection_hidden is not None:
-        encoder = ReparametrisedPrefix(embedding.weight, config.token_dim, projection_hidden)
+        with seeded_torch(seed, "prefix projection"):  # built on the CPU, then moved
+            encoder = ReparametrisedPrefix(embedding.weight, config.token_dim, projection_hidden)
         model.prompt_encoder[model.active_adapter] = encoder.to(embedding.weight.device)
     trainable, total = model.get_nb_trainable_parameters()
     log.info("prefix of %d virtual tokens: %d trainable parameters of %d (%.4f%%)",
