@@ -147,6 +147,20 @@ def test_table1_and_a_metric_setting_reruns_no_generation(workflow_dir):
     assert planned == {"privacy_metrics": 6 * len(SEEDS), "table": 1}
 
 
+def test_nearest_documents_of_a_corpus_are_its_training_segments(workflow_dir):
+    target = "results/tab/known/direct/audit/icl_pe/seed1_nearest.parquet"
+    snakemake(workflow_dir, target, "--configfile", "tiny.yaml")
+    nearest = pd.read_parquet(workflow_dir / target)
+    corpus = pd.read_parquet(workflow_dir / "results/tab/known/direct/synthetic/icl_pe/seed1.parquet")
+    codes = pd.read_parquet(workflow_dir / "results/tab/known/direct/codes.parquet")
+    assert list(nearest.columns) == ["generation", "rank", "doc_id", "segment", "cosine", "longest_shared_ngram"]
+    assert nearest["generation"].tolist() == [g for g in range(len(corpus)) for _ in range(3)]
+    assert nearest["rank"].tolist() == [1, 2, 3] * len(corpus)
+    train = set(zip(codes.loc[codes["split"] == "train", "doc_id"], codes.loc[codes["split"] == "train", "segment"]))
+    assert set(zip(nearest["doc_id"], nearest["segment"])) <= train
+    assert nearest["cosine"].between(-1, 1.0001).all() and (nearest["longest_shared_ngram"] >= 0).all()
+
+
 def test_trained_corpus_is_regenerated_from_the_cached_adapter(workflow_dir):
     snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml")
     method_dir = workflow_dir / "results/tab/known/direct"
