@@ -316,10 +316,12 @@ def near_spans(text: str, value: str, common_words: frozenset[str] = frozenset()
     folded = [fold(word.group()) for word in words]
     found: list[tuple[int, int]] = []
     for size in target.window_sizes():
-        for first in range(len(words) - size + 1):
-            window = " ".join(folded[first:first + size])
-            if Levenshtein.distance(window, wanted, score_cutoff=_LOCATE_PREFILTER_EDITS) > _LOCATE_PREFILTER_EDITS:
-                continue
+        windows = [" ".join(folded[first:first + size]) for first in range(len(words) - size + 1)]
+        if not windows:
+            continue
+        distances = process.cdist([wanted], windows, scorer=Levenshtein.distance,
+                                  score_cutoff=_LOCATE_PREFILTER_EDITS, dtype=np.int32)[0]
+        for first in np.nonzero(distances <= _LOCATE_PREFILTER_EDITS)[0]:
             start, end = words[first].start(), words[first + size - 1].end()
             if matcher.found(text[start:end]):
                 found.append((start, end))

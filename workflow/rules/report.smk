@@ -7,6 +7,7 @@ rule table:
         summaries=table_inputs,
         generations=table_generations,
         dp_adapters=table_dp_adapters,
+        comments=table_review_comments,
         paper=config["tables"]["paper"],
     output:
         csv=report(
@@ -46,6 +47,7 @@ rule all_tables:
             dataset=config["plots"]["datasets"],
         ),
         examples=table_examples,
+        review=review_pages,
     output:
         "results/tables/all",
     log:
@@ -133,3 +135,53 @@ rule plan:
         snakemake_python=sys.executable,
     script:
         "../scripts/plan.py"
+
+
+rule review_page:
+    """The review page of one dataset, setting and identifier set: every corpus of its tables with its
+    flags, highlighted values, nearest real segments, an entity lookup and comments (static, file://).
+    """
+    input:
+        corpora=review_files(CORPUS),
+        metrics=review_files(
+            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet"
+        ),
+        nearest=review_files(
+            "results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_nearest.parquet"
+        ),
+        docs="results/{dataset}/docs.parquet",
+        spans="results/{dataset}/spans.parquet",
+        paper=config["tables"]["paper"],
+    output:
+        index="results/review/{dataset}/{setting}/{idset}/index.html",
+        data=directory("results/review/{dataset}/{setting}/{idset}/data"),
+    log:
+        "results/logs/review_page/{dataset}_{setting}_{idset}.log",
+    benchmark:
+        "results/benchmarks/review_page/{dataset}_{setting}_{idset}.tsv"
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        runs=review_runs,
+        partial_leak_min_letters=config["metrics"]["partial_leak_min_letters"],
+    script:
+        "../scripts/review_page.py"
+
+
+rule review_comments:
+    """Comment files exported from a review page ({comments_dir}/{dataset}/{setting}/{idset}/*.json)
+    -> one table; a file for other corpora, or a malformed one, stops the job naming it.
+    """
+    input:
+        comments=review_comment_files,
+        corpora=review_files(CORPUS),
+    output:
+        "results/review/{dataset}/{setting}/{idset}/comments.parquet",
+    log:
+        "results/logs/review_comments/{dataset}_{setting}_{idset}.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        runs=review_runs,
+    script:
+        "../scripts/review_comments.py"

@@ -7,6 +7,7 @@ import pandas as pd
 from plainsight.evaluation.utility import summary_rows
 from plainsight.io import read_json
 from plainsight.methods.registry import base_method
+from plainsight.report.review_comments import review_notes
 from plainsight.report.tables import (
     build_table,
     document_warnings,
@@ -49,9 +50,20 @@ def main(job: RuleJob) -> None:
              *document_warnings(table, job.params.documents_warn_below),
              *(paired_notes(generations, spec.get("paired", []), methods) if generations is not None else []),
              *dp_notes([read_json(Path(adapter) / "training.json") for adapter in job.input.dp_adapters]),
-             *presidio_note(spec["setting"], job.params.presidio_extra_recognizers)]
+             *presidio_note(spec["setting"], job.params.presidio_extra_recognizers),
+             *review_notes(reviewed(job), methods)]
     write_table(table, markdown_table(table, spec, notes), versus_paper(table, spec, methods),
                 job.output.csv, job.output.markdown, job.output.versus)
+
+
+def reviewed(job: RuleJob) -> pd.DataFrame:
+    """Reviewers' comments on the table's corpora, a model variant shown as its method."""
+    paths = [job.input.comments] if isinstance(job.input.comments, str) else list(job.input.comments)
+    if not paths:
+        return pd.DataFrame(columns=["method"])
+    comments = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
+    comments = comments[comments["method"].isin(job.params.methods)]
+    return comments.assign(method=comments["method"].map(base_method))
 
 
 run_rule(main)

@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import pandas as pd
+import pyarrow.parquet as pq
 
 from plainsight.errors import InputError
-from plainsight.io import read_json
+from plainsight.io import read_json, write_parquet
+from plainsight.report.review_data import corpus_fingerprint
 from plainsight.report.review_site import COMMENTS_FORMAT, VERDICTS, ReviewSubject
 
 COMMENT_COLUMNS: tuple[str, ...] = ("dataset", "setting", "idset", "method", "seed", "generation", "verdict",
@@ -81,3 +83,14 @@ def review_notes(comments: pd.DataFrame, methods: Mapping[str, str]) -> list[str
     per_method = [f"{display} {_counts(comments[comments['method'] == key])}"
                   for key, display in methods.items() if (comments["method"] == key).any()]
     return [f"Review page: {_counts(comments)} ({'; '.join(per_method)})."]
+
+
+def write_comments_table(paths: Sequence[str | Path], subject: ReviewSubject,
+                         corpora: Sequence[tuple[str, int, str | Path]], output: str | Path) -> pd.DataFrame:
+    """The comments of `paths` for the page of `corpora` ((method, seed, corpus file), in page order),
+    written to `output` (an empty table when no file is there)."""
+    fingerprint = corpus_fingerprint([path for *_, path in corpora])
+    sizes = {(method, int(seed)): pq.ParquetFile(path).metadata.num_rows for method, seed, path in corpora}
+    table = comments_table(paths, subject, fingerprint, sizes)
+    write_parquet(table, output)
+    return table

@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
 
 from plainsight.codes.control import select_spans
 from plainsight.evaluation.privacy import context_keys
@@ -40,6 +43,8 @@ FLAG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("exact", "leaked"), ("partial", "partial_leak"), ("near", "near_leak"), ("any", "any_identifier_leak"),
 )
 _WORD = re.compile(r"\w+")
+# Real values this many edits apart or fewer are checked as near variants of each other.
+_VARIANT_EDITS = 3
 
 Spans = list[tuple[int, int]]
 
@@ -164,9 +169,9 @@ def real_highlights(text: str, exact: Iterable[str], near: Iterable[str], real: 
 
 
 def fictional_highlights(text: str, values: Iterable[str], taken: Spans) -> list[list[Any]]:
-    """[start, end, "fictional", value, []] of the fictional code's values and their near variants,
-    where no real value is highlighted already."""
-    found = [(s, e, value) for value in unique_values(values) for s, e in near_spans(text, value)]
+    """[start, end, "fictional", value, []] where the fictional code's values occur (as `leaked_values`
+    matches them) and no real value is highlighted already."""
+    found = [(s, e, value) for value in unique_values(values) for s, e in value_spans(text, value)]
     spans = without_overlaps([(s, e) for s, e, _ in found])
     value_of = {(s, e): value for s, e, value in found}
     free = [span for span in spans if not any(s < span[1] and span[0] < e for s, e in taken)]
@@ -237,13 +242,15 @@ def _entry(index: dict[str, dict[str, Any]], label: str, kind: str, entity_type:
 
 
 def _real_near_variants(real: RealCorpus) -> Iterable[tuple[str, str]]:
-    """(key, other key) for real values whose text holds the other as a near variant."""
+    """(key, other key) of real values that are near variants of each other: whole folded values
+    within a few edits (compared in C), confirmed by `NearMatcher`'s rules."""
     keys = list(real.labels)
-    matcher = NearMatcher([real.labels[key] for key in keys], real.common_words)
-    for key in keys:
-        for other in matcher.found(real.labels[key]):
-            if fold(other) != key:
-                yield key, fold(other)
+    if len(keys) < 2:
+        return
+    distances = process.cdist(keys, keys, scorer=Levenshtein.distance, score_cutoff=_VARIANT_EDITS, dtype=np.int32)
+    for row, column in zip(*np.nonzero(distances <= _VARIANT_EDITS)):
+        if row < column and NearMatcher([real.labels[keys[column]]], real.common_words).found(real.labels[keys[row]]):
+            yield keys[row], keys[column]
 
 
 def entity_index(real: RealCorpus, corpora: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, dict[str, Any]]:
