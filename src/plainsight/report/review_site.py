@@ -122,6 +122,7 @@ def write_site(index_html: str, data_files: Mapping[str, str], index_path: Path,
     """The data folder and then index.html, each replaced whole: a failed build leaves the old site."""
     data_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".data.", dir=data_dir.parent))
+    staging.chmod(0o755)  # mkdtemp's 0700 would hide the data from others who open the copied page
     try:
         for name, text in data_files.items():
             (staging / f"{name}.js").write_text(text, encoding="utf-8")
