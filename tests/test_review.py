@@ -257,7 +257,6 @@ def wait_for(condition, seconds: float = 10):
 
 def test_the_page_filters_looks_up_comments_exports_and_imports(tmp_path):
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
 
     site = build_fixture_site(tmp_path)
     downloads = tmp_path / "downloads"
@@ -292,32 +291,44 @@ def test_the_page_filters_looks_up_comments_exports_and_imports(tmp_path):
         entry = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#lookup-results .lookup-entry"))[0]
         assert "A#0" in entry.find_element(By.CLASS_NAME, "lookup-real").text
         assert "ICL seed 1 #0 (near)" in entry.find_element(By.CLASS_NAME, "lookup-synthetic").text
-        # a comment, exported
-        Select(browser.find_element(By.ID, "verdict")).select_by_visible_text("leaks")
-        browser.find_element(By.ID, "comment").send_keys("names the applicant")
-        browser.find_element(By.ID, "save-comment").click()
-        browser.find_element(By.ID, "export").click()
-        exported_file = wait_for(lambda: next(downloads.glob("review-tab-known-direct*.json"), None))
-        content = json.loads(wait_for(lambda: exported_file.read_text() or None))
-        assert content["fingerprint"] == corpus_fingerprint([tmp_path / "runs/icl/seed1.parquet",
-                                                             tmp_path / "runs/ft/seed1.parquet"])
-        assert [(c["method"], c["generation"], c["verdict"], c["comment"]) for c in content["comments"]] == [
-            ("icl", 0, "leaks", "names the applicant")]
-        # the rule reads what the page wrote
-        table = comments_table([exported_file], SUBJECT, content["fingerprint"], SIZES)
-        assert table["verdict"].tolist() == ["leaks"]
-        # imported into a fresh browser store, it shows again; a file for another corpus is refused
-        browser.execute_script("localStorage.clear()")
-        browser.refresh()
-        wait_for(lambda: browser.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "icl/1")
-        browser.find_element(By.ID, "import").send_keys(str(exported_file))
-        wait_for(lambda: "Imported 1 comments" in browser.find_element(By.ID, "message").text)
-        assert browser.find_elements(By.CSS_SELECTOR, "#generations tbody tr td.verdict")[0].text == "leaks"
-        other = tmp_path / "other.json"
-        other.write_text(json.dumps({**content, "idset": "quasi"}))
-        browser.find_element(By.ID, "import").send_keys(str(other))
-        message = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#message.error").text)
-        assert message.startswith("other.json: written for tab/known/quasi")
+        comment_export_and_import(browser, tmp_path, downloads)
         browser.save_screenshot(str(tmp_path / "review.png"))
     finally:
         browser.quit()
+
+
+def comment_export_and_import(browser, tmp_path: Path, downloads: Path) -> None:
+    """Write a comment on the open generation, export it, read it as the rule does, import it into a
+    fresh browser store; a file for another corpus is refused with one line."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find_element(By.ID, "verdict")).select_by_visible_text("leaks")
+    browser.find_element(By.ID, "comment").send_keys("names the applicant")
+    browser.find_element(By.ID, "save-comment").click()
+    browser.find_element(By.ID, "export").click()
+    exported_file = wait_for(lambda: next(downloads.glob("review-tab-known-direct*.json"), None))
+    content = json.loads(wait_for(lambda: exported_file.read_text() or None))
+    assert content["fingerprint"] == corpus_fingerprint([tmp_path / "runs/icl/seed1.parquet",
+                                                         tmp_path / "runs/ft/seed1.parquet"])
+    assert [(c["method"], c["generation"], c["verdict"], c["comment"]) for c in content["comments"]] == [
+        ("icl", 0, "leaks", "names the applicant")]
+    # the rule reads what the page wrote
+    table = comments_table([exported_file], SUBJECT, content["fingerprint"], SIZES)
+    assert table["verdict"].tolist() == ["leaks"]
+    # imported into a fresh browser store, it shows again; a file for another corpus is refused
+    browser.execute_script("localStorage.clear()")
+    browser.refresh()
+    wait_for(lambda: browser.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "icl/1")
+    browser.find_element(By.ID, "import").send_keys(str(exported_file))
+    wait_for(lambda: "Imported 1 comments" in browser.find_element(By.ID, "message").text)
+    assert browser.find_elements(By.CSS_SELECTOR, "#generations tbody tr td.verdict")[0].text == "leaks"
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**content, "idset": "quasi"}))
+    browser.find_element(By.ID, "import").send_keys(str(other))
+    message = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#message.error").text)
+    assert message.startswith("other.json: written for tab/known/quasi")
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    browser.find_element(By.ID, "import").send_keys(str(broken))
+    wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#message.error").text == "broken.json: malformed JSON")
