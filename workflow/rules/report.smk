@@ -39,7 +39,7 @@ rule table:
 
 
 rule all_tables:
-    """Every table of the paper, and the privacy-utility plots; the file lists what was built."""
+    """Every table of the paper, the privacy-utility plots and the review pages; the file lists what was built."""
     input:
         tables=expand("results/tables/{table}.csv", table=PAPER_TABLES),
         plots=expand(
