@@ -149,6 +149,51 @@ def test_table1_and_a_metric_setting_reruns_no_generation(workflow_dir):
     assert planned == {"privacy_metrics": 6 * len(SEEDS), "table": 1}
 
 
+def test_nearest_documents_of_a_corpus_are_its_training_segments(workflow_dir):
+    target = "results/tab/known/direct/audit/icl_pe/seed1_nearest.parquet"
+    snakemake(workflow_dir, target, "--configfile", "tiny.yaml")
+    nearest = pd.read_parquet(workflow_dir / target)
+    corpus = pd.read_parquet(workflow_dir / "results/tab/known/direct/synthetic/icl_pe/seed1.parquet")
+    codes = pd.read_parquet(workflow_dir / "results/tab/known/direct/codes.parquet")
+    assert list(nearest.columns) == ["generation", "rank", "doc_id", "segment", "cosine", "longest_shared_ngram"]
+    assert nearest["generation"].tolist() == [g for g in range(len(corpus)) for _ in range(3)]
+    assert nearest["rank"].tolist() == [1, 2, 3] * len(corpus)
+    train = set(zip(codes.loc[codes["split"] == "train", "doc_id"], codes.loc[codes["split"] == "train", "segment"]))
+    assert set(zip(nearest["doc_id"], nearest["segment"])) <= train
+    assert nearest["cosine"].between(-1, 1.0001).all() and (nearest["longest_shared_ngram"] >= 0).all()
+
+
+def test_review_page_of_table1_and_its_comments_in_the_table_notes(workflow_dir):
+    """The page of Table 1's corpora; an exported comment file counts in the notes, another corpus's stops."""
+    page = workflow_dir / "results/review/tab/known/direct/index.html"
+    snakemake(workflow_dir, str(page.relative_to(workflow_dir)), "--configfile", "tiny.yaml")
+    html = page.read_text(encoding="utf-8")
+    manifest = json.loads(html.split('<script id="manifest" type="application/json">')[1].split("</script>")[0])
+    assert [(c["method"], c["seed"]) for c in manifest["corpora"]] == [
+        (m, s) for m in ("baseline", "dpsgd", "icl", "icl_pe", "ft", "ft_mask") for s in SEEDS]
+    assert {p.name for p in (page.parent / "data").iterdir()} >= {"real.js", "entities.js", "corpus_icl_seed1.js"}
+    folder = workflow_dir / "review/tab/known/direct"
+    folder.mkdir(parents=True, exist_ok=True)
+    exported = {"format": "plainsight-review-comments", "version": 1, "dataset": "tab", "setting": "known",
+                "idset": "direct", "fingerprint": manifest["fingerprint"], "comments": [
+                    {"method": "icl", "seed": 1, "generation": 0, "verdict": "leaks", "comment": "a name",
+                     "updated": "2026-01-01T00:00:00Z"},
+                    {"method": "ft", "seed": 2, "generation": 1, "verdict": "fine", "comment": "",
+                     "updated": "2026-01-01T00:00:00Z"}]}
+    (folder / "reviewer.json").write_text(json.dumps(exported), encoding="utf-8")
+    snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml")
+    notes = (workflow_dir / "results/tables/table1.md").read_text(encoding="utf-8")
+    assert "Review page: 2 reviewed, 1 marked as leaking (ICL 1 reviewed, 1 marked as leaking; " \
+           "Fine-tuning 1 reviewed, 0 marked as leaking)." in notes
+    (folder / "other.json").write_text(json.dumps({**exported, "idset": "quasi"}), encoding="utf-8")
+    failed = snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", check=False)
+    assert failed.returncode != 0
+    error_lines = [line for line in failed.stderr.splitlines() if line.startswith("error: ")]
+    assert len(error_lines) == 1 and "review/tab/known/direct/other.json: written for tab/known/quasi" in error_lines[0]
+    (folder / "other.json").unlink()
+    (folder / "reviewer.json").unlink()
+
+
 def test_trained_corpus_is_regenerated_from_the_cached_adapter(workflow_dir):
     snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml")
     method_dir = workflow_dir / "results/tab/known/direct"
@@ -213,7 +258,8 @@ def test_every_generation_and_training_setting_reruns_only_the_jobs_that_read_it
         write_overlay(workflow_dir, "changed.yaml", {block: {key: value}})
         planned = planned_rules(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "changed.yaml")
         expected = {"generate_icl": icl, "train_adapter": train, "generate_trained": trained,
-                    "privacy_metrics": icl + trained, "table": int(icl + trained > 0)}
+                    "privacy_metrics": icl + trained, "table": int(icl + trained > 0),
+                    "review_comments": int(icl + trained > 0)}  # its file check reads the corpora
         expected = {rule: count for rule, count in expected.items() if count}
         if planned != expected:
             wrong[f"{block}.{key}"] = planned

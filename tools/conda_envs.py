@@ -30,7 +30,8 @@ ENVIRONMENTS = {
                                  "# plan). generation.post-deploy.sh adds the project package and the embedded models.\n"
                                  "# On GPUs, install torch's CUDA build of the same version (docs/cluster-and-gpu.md)."),
     "metrics": ("metrics", "Metrics, tables and plots (rules privacy_metrics, utility, table, all_tables,\n"
-                           "# privacy_utility_plot, corpus_examples, utility_table, utility_plots). metrics.post-deploy.sh\n"
+                           "# privacy_utility_plot, corpus_examples, utility_table, utility_plots, release_bundle, review_page,\n"
+                           "# review_comments, nearest_documents). metrics.post-deploy.sh\n"
                            "# adds the project package."),
     "mauve": ("mauve", "MAUVE scores (rule mauve) and the utility measures (rule utility_measures): sentence\n"
                        "# embeddings, mauve-text's clustering, the downstream classifiers.\n"

@@ -288,3 +288,53 @@ def private_parts(entities: Iterable[tuple[str, str]], common_words: frozenset[s
     """The distinctive words of a set of (type, value) pairs, without repeats."""
     return list(dict.fromkeys(word for entity_type, value in entities
                               for word in distinctive_words(entity_type, value, common_words)))
+
+
+# --- where a value occurs: character spans for display -------------------------------------------
+
+# A window is compared exactly (by `NearMatcher.found`) only when its folded words are this close to
+# the value: a cheap filter in C before the exact rules.
+_LOCATE_PREFILTER_EDITS = 3
+
+
+def value_spans(text: str, value: str) -> list[tuple[int, int]]:
+    """The character spans of every exact occurrence of `value` (as `leaked_values` matches it)."""
+    if not value.split():
+        return []
+    return [(m.start(), m.end()) for m in value_pattern(normalise_value(value)).finditer(text)]
+
+
+def near_spans(text: str, value: str, common_words: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
+    """The character spans of the runs of words of `text` that hold `value` or a near variant of it
+    (by `NearMatcher`'s rules), without overlaps, earliest and longest first."""
+    matcher = NearMatcher([value], common_words)
+    if not matcher.targets:
+        return []
+    target = matcher.targets[0]
+    wanted = " ".join(target.words)
+    words = list(_WORD.finditer(text))
+    folded = [fold(word.group()) for word in words]
+    found: list[tuple[int, int]] = []
+    for size in target.window_sizes():
+        windows = [" ".join(folded[first:first + size]) for first in range(len(words) - size + 1)]
+        if not windows:
+            continue
+        distances = process.cdist([wanted], windows, scorer=Levenshtein.distance,
+                                  score_cutoff=_LOCATE_PREFILTER_EDITS, dtype=np.int32)[0]
+        for first in np.nonzero(distances <= _LOCATE_PREFILTER_EDITS)[0]:
+            start, end = words[first].start(), words[first + size - 1].end()
+            if matcher.found(text[start:end]):
+                found.append((start, end))
+    # a window holding a shorter match ("Mr Tomas Berg" around "Tomas Berg") is not the variant itself
+    innermost = [span for span in found if not any(
+        other != span and span[0] <= other[0] and other[1] <= span[1] for other in found)]
+    return without_overlaps(innermost)
+
+
+def without_overlaps(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans in text order with any span that overlaps an earlier (or, at one start, longer) one left out."""
+    kept: list[tuple[int, int]] = []
+    for start, end in sorted(spans, key=lambda span: (span[0], -span[1])):
+        if not kept or start >= kept[-1][1]:
+            kept.append((start, end))
+    return kept

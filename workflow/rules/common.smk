@@ -2,6 +2,7 @@
 
 import os
 import sys
+from pathlib import Path
 
 import yaml
 
@@ -302,3 +303,78 @@ def release_dp_adapters(wildcards):
     return release_runs(
         "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"
     )(wildcards)
+
+
+# Review pages
+
+
+def review_subjects():
+    """(dataset, setting, idset) of every privacy table: each gets a review page."""
+    subjects = {
+        (spec["dataset"], spec["setting"], spec["idset"])
+        for table, spec in PAPER_TABLES.items()
+        if is_privacy_table(table)
+    }
+    return sorted(subjects)
+
+
+def review_runs(wildcards):
+    """(method, seed) of the corpora a review page shows: those the privacy tables of its dataset,
+    setting and identifier set read, without model variants; else every method and seed.
+    """
+    runs = set()
+    for table, spec in PAPER_TABLES.items():
+        subject = (spec["dataset"], spec["setting"], spec["idset"])
+        if is_privacy_table(table) and subject == (
+            wildcards.dataset,
+            wildcards.setting,
+            wildcards.idset,
+        ):
+            methods = [m for m in table_methods(table) if registry.base_method(m) == m]
+            runs.update((m, int(s)) for m in methods for s in table_seeds(table))
+    if not runs:
+        runs = {(m, int(s)) for m in config["methods"] for s in SEEDS}
+    order = {m: n for n, m in enumerate(config["methods"])}
+    return sorted(runs, key=lambda run: (order.get(run[0], len(order)), run[1]))
+
+
+def review_files(pattern):
+    """An input function: `pattern` (with {method} and {seed}) for every corpus of a review page."""
+
+    def files(wildcards):
+        return [
+            pattern.format(
+                dataset=wildcards.dataset,
+                setting=wildcards.setting,
+                idset=wildcards.idset,
+                method=method,
+                seed=seed,
+            )
+            for method, seed in review_runs(wildcards)
+        ]
+
+    return files
+
+
+def review_pages(_wildcards=None):
+    return [
+        f"results/review/{dataset}/{setting}/{idset}/index.html"
+        for dataset, setting, idset in review_subjects()
+    ]
+
+
+def review_comment_files(wildcards):
+    """The comment files reviewers placed for one page."""
+    folder = Path(config["review"]["comments_dir"]) / wildcards.dataset
+    return sorted(
+        str(path)
+        for path in (folder / wildcards.setting / wildcards.idset).glob("*.json")
+    )
+
+
+def table_review_comments(wildcards):
+    """The reviewers' comments of a privacy table's corpora, for its notes."""
+    if not is_privacy_table(wildcards.table):
+        return []
+    spec = PAPER_TABLES[wildcards.table]
+    return f"results/review/{spec['dataset']}/{spec['setting']}/{spec['idset']}/comments.parquet"

@@ -7,6 +7,7 @@ rule table:
         summaries=table_inputs,
         generations=table_generations,
         dp_adapters=table_dp_adapters,
+        comments=table_review_comments,
         paper=config["tables"]["paper"],
     output:
         csv=report(
@@ -38,7 +39,8 @@ rule table:
 
 
 rule all_tables:
-    """Every table of the paper, the utility table, and the plots; the file lists what was built."""
+    """Every table of the paper, the utility table, the plots and the review pages; the file lists
+    what was built."""
     input:
         tables=expand("results/tables/{table}.csv", table=PAPER_TABLES),
         plots=expand(
@@ -48,6 +50,7 @@ rule all_tables:
         examples=table_examples,
         utility="results/tables/utility.csv",
         utility_plots=UTILITY_PLOTS,
+        review=review_pages,
     output:
         "results/tables/all",
     log:
@@ -226,3 +229,53 @@ rule release_bundle:
         generation=config["generation"],
     script:
         "../scripts/release_bundle.py"
+
+
+rule review_page:
+    """The review page of one dataset, setting and identifier set: every corpus of its tables with its
+    flags, highlighted values, nearest real segments, an entity lookup and comments (static, file://).
+    """
+    input:
+        corpora=review_files(CORPUS),
+        metrics=review_files(
+            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet"
+        ),
+        nearest=review_files(
+            "results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_nearest.parquet"
+        ),
+        docs="results/{dataset}/docs.parquet",
+        spans="results/{dataset}/spans.parquet",
+        paper=config["tables"]["paper"],
+    output:
+        index="results/review/{dataset}/{setting}/{idset}/index.html",
+        data=directory("results/review/{dataset}/{setting}/{idset}/data"),
+    log:
+        "results/logs/review_page/{dataset}_{setting}_{idset}.log",
+    benchmark:
+        "results/benchmarks/review_page/{dataset}_{setting}_{idset}.tsv"
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        runs=review_runs,
+        partial_leak_min_letters=config["metrics"]["partial_leak_min_letters"],
+    script:
+        "../scripts/review_page.py"
+
+
+rule review_comments:
+    """Comment files exported from a review page ({comments_dir}/{dataset}/{setting}/{idset}/*.json)
+    -> one table; a file for other corpora, or a malformed one, stops the job naming it.
+    """
+    input:
+        comments=review_comment_files,
+        corpora=review_files(CORPUS),
+    output:
+        "results/review/{dataset}/{setting}/{idset}/comments.parquet",
+    log:
+        "results/logs/review_comments/{dataset}_{setting}_{idset}.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        runs=review_runs,
+    script:
+        "../scripts/review_comments.py"

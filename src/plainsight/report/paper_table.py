@@ -12,6 +12,7 @@ import pandas as pd
 from plainsight.evaluation.utility import summary_rows
 from plainsight.io import read_json
 from plainsight.methods.registry import base_method
+from plainsight.report.review_comments import review_notes
 from plainsight.report.tables import (
     build_table,
     document_warnings,
@@ -37,6 +38,7 @@ class TableRuns:
     summaries: Sequence[str]
     generations: Sequence[str] = ()
     dp_adapters: Sequence[str] = ()
+    comments: Sequence[str] = ()  # reviewers' comments on the table's corpora (review page)
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,17 @@ def table_notes(table: pd.DataFrame, spec: Mapping, methods: Mapping[str, str], 
             *document_warnings(table, settings.documents_warn_below),
             *(paired_notes(generations, spec.get("paired", []), methods) if per_generation else []),
             *dp_notes([read_json(Path(adapter) / "training.json") for adapter in runs.dp_adapters]),
-            *presidio_note(spec["setting"], settings.presidio_extra_recognizers)]
+            *presidio_note(spec["setting"], settings.presidio_extra_recognizers),
+            *review_notes(read_comments(runs.comments, settings.methods), methods)]
+
+
+def read_comments(paths: Sequence[str], methods: Sequence[str]) -> pd.DataFrame:
+    """Reviewers' comments on the table's corpora, a model variant shown as its method."""
+    if not paths:
+        return pd.DataFrame(columns=["method"])
+    comments = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
+    comments = comments[comments["method"].isin(methods)]
+    return comments.assign(method=comments["method"].map(base_method))
 
 
 def make_table(paper_specs: str | Path, name: str, runs: TableRuns, settings: TableSettings,

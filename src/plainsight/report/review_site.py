@@ -1,0 +1,155 @@
+"""The review page of one dataset, setting and identifier set: a static site that opens from a
+file:// URL with no server and no network.
+
+`index.html` holds the page (Jinja2 template, styles and vanilla JavaScript inline) and a manifest of
+the corpora; the data sit beside it in `data/*.js`, one file per corpus plus the real segments and the
+entity index. They are scripts that assign to a global, added to the page when first needed: a page
+opened from file:// may not fetch() JSON files in Chromium, but it may load scripts.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import jinja2
+import pandas as pd
+
+from plainsight.io import write_text
+from plainsight.methods import registry
+from plainsight.report.review_data import (
+    FLAG_COLUMNS,
+    RealCorpus,
+    corpus_fingerprint,
+    corpus_records,
+    entity_index,
+    real_corpus,
+)
+
+VERDICTS: tuple[str, ...] = ("fine", "leaks", "copies", "not a document", "other")
+DATA_GLOBAL = "PLAINSIGHT_REVIEW_DATA"
+COMMENTS_FORMAT = "plainsight-review-comments"
+
+
+@dataclass(frozen=True)
+class ReviewRun:
+    """One synthetic corpus on the page, with its per-generation metrics and nearest real segments."""
+
+    method: str
+    seed: int
+    corpus: Path
+    metrics: Path
+    nearest: Path
+
+    @property
+    def key(self) -> str:
+        return f"{self.method}/{self.seed}"
+
+    @property
+    def data_name(self) -> str:
+        return f"corpus_{self.method}_seed{self.seed}"
+
+
+@dataclass(frozen=True)
+class ReviewSubject:
+    """What the page reviews: one dataset, setting and identifier set."""
+
+    dataset: str
+    setting: str
+    idset: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.dataset}/{self.setting}/{self.idset}"
+
+
+def data_script(name: str, payload: Any) -> str:
+    """A data file the page loads with a <script> tag: it stores `payload` under `name`."""
+    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return (f"window.{DATA_GLOBAL} = window.{DATA_GLOBAL} || {{}};\n"
+            f"window.{DATA_GLOBAL}[{json.dumps(name)}] = {body};\n")
+
+
+def _referenced_refs(records: Iterable[Mapping[str, Any]], index: Mapping[str, Mapping[str, Any]]) -> set[str]:
+    refs = {ref for entry in index.values() for ref in entry["real"]}
+    for record in records:
+        refs.update(c["ref"] for c in record["contexts"])
+        refs.update(n["ref"] for n in record["nearest"])
+        refs.update(ref for *_, sources in record["highlights"] for ref in sources)
+    return refs
+
+
+def real_payload(real: RealCorpus, refs: Iterable[str]) -> dict[str, Any]:
+    """The real segments the page refers to: text, split and gold spans of the identifier set."""
+    return {ref: {"text": real.texts[ref], "split": real.splits[ref],
+                  "spans": [list(span) for span in real.spans.get(ref, [])]}
+            for ref in sorted(refs) if ref in real.texts}
+
+
+def corpus_summary(run: ReviewRun, records: Sequence[Mapping[str, Any]], display: str) -> dict[str, Any]:
+    leaking = sum(any(r["flags"].get(key) for key, _ in FLAG_COLUMNS) for r in records)
+    return {"key": run.key, "method": run.method, "seed": run.seed, "display": display,
+            "family": registry.method(run.method).family, "data": run.data_name,
+            "generations": len(records), "leaking": leaking}
+
+
+PAGE_FLAGS: tuple[str, ...] = (*(key for key, _ in FLAG_COLUMNS), "not_document", "regenerated")
+
+
+def manifest(subject: ReviewSubject, fingerprint: str, summaries: list[dict[str, Any]],
+             flags: set[str]) -> dict[str, Any]:
+    """What index.html holds itself: the corpora, verdicts and flags (those the metrics have)."""
+    return {"dataset": subject.dataset, "setting": subject.setting, "idset": subject.idset,
+            "fingerprint": fingerprint, "corpora": summaries, "verdicts": list(VERDICTS),
+            "flags": [flag for flag in PAGE_FLAGS if flag in flags],
+            "format": COMMENTS_FORMAT, "data_global": DATA_GLOBAL}
+
+
+def render_page(page_manifest: Mapping[str, Any]) -> str:
+    """index.html: every corpus value reaches the page through the data files, and the page writes
+    them with textContent; Jinja2 escapes what the template itself shows."""
+    environment = jinja2.Environment(loader=jinja2.PackageLoader("plainsight.report", "templates"),
+                                     autoescape=jinja2.select_autoescape(["html", "j2"]),
+                                     undefined=jinja2.StrictUndefined)
+    return environment.get_template("review/index.html.j2").render(manifest=page_manifest)
+
+
+def write_site(index_html: str, data_files: Mapping[str, str], index_path: Path, data_dir: Path) -> None:
+    """The data folder and then index.html, each replaced whole: a failed build leaves the old site."""
+    data_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".data.", dir=data_dir.parent))
+    staging.chmod(0o755)  # mkdtemp's 0700 would hide the data from others who open the copied page
+    try:
+        for name, text in data_files.items():
+            (staging / f"{name}.js").write_text(text, encoding="utf-8")
+        if data_dir.exists():
+            shutil.rmtree(data_dir)
+        staging.rename(data_dir)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    write_text(index_html, index_path)
+
+
+def build_review_site(subject: ReviewSubject, runs: Sequence[ReviewRun], docs: pd.DataFrame, spans: pd.DataFrame,
+                      display_names: Mapping[str, str], min_letters: int, index_path: Path, data_dir: Path) -> None:
+    """The review page of `runs` (ordered as the page lists them) and its data files."""
+    real = real_corpus(docs, spans, subject.idset, min_letters)
+    corpora, summaries = {}, []
+    for run in runs:
+        records = corpus_records(pd.read_parquet(run.corpus), pd.read_parquet(run.metrics),
+                                 pd.read_parquet(run.nearest), real, registry.method(run.method).in_context)
+        corpora[run.key] = records
+        display = display_names.get(registry.base_method(run.method), run.method)
+        summaries.append(corpus_summary(run, records, display))
+    index = entity_index(real, corpora)
+    all_records = [record for records in corpora.values() for record in records]
+    data_files = {run.data_name: data_script(run.data_name, corpora[run.key]) for run in runs}
+    data_files["real"] = data_script("real", real_payload(real, _referenced_refs(all_records, index)))
+    data_files["entities"] = data_script("entities", index)
+    fingerprint = corpus_fingerprint([run.corpus for run in runs])
+    flags = {flag for record in all_records for flag in record["flags"]}
+    write_site(render_page(manifest(subject, fingerprint, summaries, flags)), data_files, index_path, data_dir)
