@@ -200,6 +200,18 @@ class Planner:
         gpu = shape.parameters * self.dtype_bytes + settings["max_tokens"] * shape.hidden * 16 * self.dtype_bytes
         return JobEstimate(self.hours(texts * settings["max_tokens"], self.resources["training_tokens_per_second"]), gpu)
 
+    def membership_scores(self, w: Mapping[str, str]) -> JobEstimate:
+        """Forward passes of the balanced members and held-out segments, under the base model and each
+        trained method's adapter (no backward pass: a third of a training step's work, counted as one)."""
+        audit, prefix = self.config["audit"], self.config["prefix_tuning"]
+        held_out = 2 * self.segments(w["dataset"], "test")  # dev and test: planned sizes name train and test only
+        texts = 2 * min(self.segments(w["dataset"], "train"), held_out)
+        models = 1 + sum(registry.method(m).trained for m in self.config["methods"])
+        tokens = prefix["num_virtual_tokens"] + prefix["max_length"]
+        shape = self.shape(self.config["model"]["name_or_path"])
+        gpu = scheduling.gpu_training_bytes(shape, self.dtype_bytes, audit["batch_size"], tokens, 0)
+        return JobEstimate(self.hours(texts * models * tokens, self.resources["training_tokens_per_second"]), gpu)
+
     def estimate(self, job: DryRunJob) -> JobEstimate | None:
         """The job's estimate; None for a job that loads no model (minutes on one CPU core)."""
         rule = getattr(self, job.rule, None) if job.rule in MODEL_RULES else None
@@ -207,7 +219,7 @@ class Planner:
 
 
 MODEL_RULES = ("generate_icl", "generate_trained", "mauve_texts", "train_adapter", "perplexity",
-               "base_perplexity", "mauve")
+               "base_perplexity", "mauve", "membership_scores")
 
 
 def plan_table(jobs: list[DryRunJob], planner: Planner) -> pd.DataFrame:
