@@ -78,16 +78,18 @@ def test_min_k_mean_averages_the_least_likely_tokens():
 
 
 def test_attack_scores_are_oriented_so_higher_means_member():
-    target = pd.DataFrame({"doc_id": ["a", "b"], "segment": [0, 0], "member": [True, False], "nll_mean": [1.0, 3.0],
-                           "nll_sum": [10.0, 30.0], "zlib_bytes": [5, 10], "min_k": [-2.0, -6.0]})
-    base = pd.DataFrame({"doc_id": ["b", "a"], "segment": [0, 0], "nll_mean": [3.5, 2.0]})
-    scores = attack_scores(target, base)
+    target = pd.DataFrame({"doc_id": ["a", "b", "c"], "segment": [0, 0, 0], "member": [True, False, True],
+                           "tokens": [10, 10, 0], "nll_mean": [1.0, 3.0, float("nan")],
+                           "nll_sum": [10.0, 30.0, 0.0], "zlib_bytes": [5, 10, 1],
+                           "min_k": [-2.0, -6.0, float("nan")]})
+    base = pd.DataFrame({"doc_id": ["b", "a", "c"], "segment": [0, 0, 0], "nll_mean": [3.5, 2.0, float("nan")]})
+    scores = attack_scores(target, base)  # "c" had no document token within max_length: left out
     assert scores["loss"].tolist() == [-1.0, -3.0]
     assert scores["zlib"].tolist() == [-2.0, -3.0]
     assert scores["min_k"].tolist() == [-2.0, -6.0]
     assert scores["reference"].tolist() == [1.0, 0.5]
     with pytest.raises(ValueError, match="did not score"):
-        attack_scores(target, base.iloc[:1])
+        attack_scores(target, base.iloc[:2])
 
 
 def test_balanced_sets_subsample_the_larger_set_with_the_seed():

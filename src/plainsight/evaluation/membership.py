@@ -80,12 +80,14 @@ def min_k_mean(log_probs: np.ndarray, share: float) -> float:
 
 def attack_scores(target: pd.DataFrame, base: pd.DataFrame) -> pd.DataFrame:
     """The four attack scores (higher = member) of one model's rows, with the base model's rows of
-    the same texts (matched on doc_id and segment) as the reference."""
+    the same texts (matched on doc_id and segment) as the reference. Texts without a scored document
+    token (a code that fills `max_length`, as in training) are left out."""
     keys = ["doc_id", "segment"]
     joined = target.merge(base[keys + ["nll_mean"]], on=keys, how="left", suffixes=("", "_base"),
-                          validate="one_to_one")
-    if joined["nll_mean_base"].isna().any():
+                          validate="one_to_one", indicator=True)
+    if (joined["_merge"] != "both").any():
         raise ValueError("the base model did not score every text of the target model")
+    joined = joined[joined["tokens"] > 0].reset_index(drop=True)
     return pd.DataFrame({
         "doc_id": joined["doc_id"], "segment": joined["segment"], "member": joined["member"].astype(bool),
         "loss": -joined["nll_mean"],

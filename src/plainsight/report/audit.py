@@ -52,6 +52,9 @@ def membership_rows(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataF
 def audit_table(released: pd.DataFrame, membership: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
     """The table: released-text records (one per run, method and seed, with `pipp`) joined with the
     membership rows (one per run, model and seed), averaged over seeds; base rows first in each run."""
+    released = released.copy()
+    if "dcr_closer_than_held_out" in released:  # averaged over seeds as a share, read back as a majority
+        released["dcr_closer_than_held_out"] = released["dcr_closer_than_held_out"].astype(float)
     joined = released.merge(membership, on=[*RUN_KEYS, "seed"], how="outer")
     numeric = [c for c in joined.columns if c not in (*RUN_KEYS, "seed") and pd.api.types.is_numeric_dtype(joined[c])]
     grouped = joined.groupby(RUN_KEYS, sort=False, dropna=False)
@@ -86,7 +89,7 @@ def markdown_row(row: pd.Series) -> list[str]:
         f"{100 * row['mia_loss_tpr1']:.0f} / {100 * row['mia_loss_tpr10']:.0f}")
     closest = "-" if pd.isna(row.get("dcr_synthetic_median", math.nan)) else (
         f"{row['dcr_synthetic_median']:.2f} / {row['dcr_held_out_median']:.2f}"
-        + (" **closer**" if row["dcr_closer_than_held_out"] else ""))
+        + (" **closer**" if row.get("dcr_closer_than_held_out") is True else ""))
     longest = "-" if pd.isna(row.get("longest_shared_ngram", math.nan)) else str(int(row["longest_shared_ngram"]))
     return [f"{row['dataset']} {row['setting']} {row['idset']}", row["Method"],
             *[_interval(row, f"mia_{attack}_auc") for attack in ATTACKS], tprs,
