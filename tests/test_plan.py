@@ -211,3 +211,17 @@ def test_the_downstream_encoder_jobs_are_planned_with_gpu_hours():
     assert table.loc["utility_measures", "device_hours"] == pytest.approx(costs.hours("utility_measures", wildcards))
     cfg["utility"]["downstream"]["classifier"] = "tfidf_logreg"
     assert cost_model(cfg, SHAPES, lambda d, s: 1).gpu_bytes("utility_measures", {"dataset": "tab"}) == 0
+
+
+def test_the_membership_scores_are_planned_per_model_and_text():
+    cfg = config(gpus_per_job=1, gpu_memory_gb=80, training_tokens_per_second=1000)
+    cfg["methods"] = ["icl", "ft", "ft_mask", "dpsgd"]
+    costs = cost_model(cfg, SHAPES, lambda dataset, split: {"train": 50, "test": 10}[split])
+    wildcards = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
+    # min(50 members, 2 x 10 held out) = 20 per class, 40 texts, under the base model and 3 adapters
+    tokens = 40 * 4 * (cfg["prefix_tuning"]["num_virtual_tokens"] + cfg["prefix_tuning"]["max_length"])
+    assert costs.hours("membership_scores", wildcards) == pytest.approx(
+        scheduling.runtime_minutes(tokens, 1000, 1.0) / 60)
+    assert costs.gpu_bytes("membership_scores", wildcards) > 0
+    table = plan_table([DryRunJob("membership_scores", wildcards, {})], costs).set_index("rule")
+    assert table.loc["membership_scores", "jobs"] == 1

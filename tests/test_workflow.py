@@ -194,6 +194,40 @@ def test_review_page_of_table1_and_its_comments_in_the_table_notes(workflow_dir)
     (folder / "reviewer.json").unlink()
 
 
+AUDIT_TARGETS = ("results/tables/privacy_audit.csv", "results/plots/privacy_audit_roc_tab_known_direct_seed1.png",
+                 "results/plots/privacy_audit_distances_tab_known_direct_seed1.png")
+
+
+def test_privacy_audit_table_plots_and_a_bad_adapter(workflow_dir):
+    snakemake(workflow_dir, *AUDIT_TARGETS, "--configfile", "tiny.yaml")
+    table = pd.read_csv(workflow_dir / AUDIT_TARGETS[0])
+    assert list(table["Method"]) == ["Base model (control)", "Baseline", "DP-SGD", "ICL", "ICL w/ privacy enhancement",
+                                     "Fine-tuning", "Fine-tuning w/ masking"]
+    trained = table["method"].isin(["base", "dpsgd", "ft", "ft_mask"])
+    assert table.loc[trained, "mia_loss_auc"].between(0, 1).all() and table.loc[~trained, "mia_loss_auc"].isna().all()
+    assert table.loc[trained & (table["method"] != "base"), "mia_reference_auc"].between(0, 1).all()
+    released = table["method"] != "base"
+    for column in ("text_mia_auc_cosine", "verbatim_share", "any_identifier_leak_share", "pipp"):
+        assert table.loc[released, column].notna().all(), column
+    assert (table["seeds"].astype(str) == "1").all()
+    markdown = (workflow_dir / "results/tables/privacy_audit.md").read_text(encoding="utf-8")
+    assert "MIA AUC reference" in markdown and "Base model (control)" in markdown
+    assert all((workflow_dir / target).stat().st_size > 0 for target in AUDIT_TARGETS[1:])
+    # an adapter folder without its training record stops the scoring job with one line naming it
+    adapter = workflow_dir / "results/tab/known/direct/models/ft/seed1"
+    record = adapter / "training.json"
+    record.rename(adapter.parent / "training.json.aside")
+    try:
+        result = snakemake(workflow_dir, "results/tab/known/direct/audit/membership/seed1_scores.parquet",
+                           "--configfile", "tiny.yaml", "--forcerun", "membership_scores", check=False)
+    finally:
+        (adapter.parent / "training.json.aside").rename(record)
+    assert result.returncode != 0
+    error_lines = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert len(error_lines) == 1 and "models/ft/seed1: adapter folder without training.json" in error_lines[0]
+    assert not (workflow_dir / "results/tab/known/direct/audit/membership/seed1_scores.parquet").exists()
+
+
 def test_trained_corpus_is_regenerated_from_the_cached_adapter(workflow_dir):
     snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml")
     method_dir = workflow_dir / "results/tab/known/direct"

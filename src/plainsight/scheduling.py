@@ -201,8 +201,9 @@ def prefix_parameters(shape: ModelShape, virtual_tokens: int, projection_hidden:
 
 GENERATION_RULES = ("generate_icl", "generate_trained", "mauve_texts")
 TRAINING_RULES = ("train_adapter", "perplexity", "base_perplexity")
-# featurizer and classifier jobs: MAUVE's, and the downstream task's (a fine-tuned encoder, or seconds of TF-IDF)
-SCORING_RULES = ("mauve", "utility_measures")
+# featurizer, classifier and scoring jobs: MAUVE's, the downstream task's (a fine-tuned encoder, or seconds of
+# TF-IDF), and the membership-inference scores (forward passes of the base model and each adapter)
+SCORING_RULES = ("mauve", "utility_measures", "membership_scores")
 MODEL_RULES = (*GENERATION_RULES, *TRAINING_RULES, *SCORING_RULES)
 
 
@@ -211,6 +212,7 @@ class MethodTraits(Protocol):
 
     masked_objective: bool
     differentially_private: bool
+    trained: bool
 
     def regenerations(self, generation: Mapping) -> int: ...
 
@@ -335,6 +337,8 @@ class CostModel:
             tokens = self.training_tokens(rule, w)
         elif rule == "utility_measures":
             tokens = self.downstream_tokens(w)
+        elif rule == "membership_scores":
+            tokens = self.membership_tokens(w)
         else:  # mauve: the featurizer's forward passes over the generated and the real texts
             mauve = self.config["utility"]["mauve"]
             texts = 2 * (mauve["samples"] or self.segments(w["dataset"], "test"))
@@ -346,6 +350,20 @@ class CostModel:
         generation = self.config["generation"]
         return max(generation["generations_per_segment"] * len(self.config["datasets"][dataset]["segments"]),
                    self.config["prefix_tuning"]["generations"] or self.segments(dataset, "train"))
+
+    def membership_tokens(self, w: Mapping[str, str]) -> float:
+        """Tokens the membership attacks score: balanced members and held-out segments (dev and test; the
+        planned sizes name train and test only, so twice the test split), under the base model and each
+        trained method's adapter; forward passes only, a third of a training step's work, counted as one."""
+        held_out = 2 * self.segments(w["dataset"], "test")
+        texts = 2 * min(self.segments(w["dataset"], "train"), held_out)
+        models = 1 + sum(self.methods.method(m).trained for m in self.config["methods"])
+        return texts * models * self.membership_batch()[1]
+
+    def membership_batch(self) -> tuple[int, int]:
+        """(sequences, tokens per sequence) of a membership-scoring pass: a training example's length."""
+        prefix = self.config["prefix_tuning"]
+        return self.config["audit"]["batch_size"], prefix["num_virtual_tokens"] + prefix["max_length"]
 
     def downstream_tokens(self, w: Mapping[str, str]) -> float:
         """The downstream encoder's tokens (0 for TF-IDF + logistic regression, seconds on the CPU): fine-tuned
@@ -381,6 +399,10 @@ class CostModel:
             positions = slot_cache_positions(prompt, self.config["generation"]["max_new_tokens"])
             return memory_mb(self.parameters(model), cpu_slots(self.config["generation"]["batch_size"]), positions,
                              GENERATION_ACTIVATION_FACTOR, self.on_gpu, headroom, 1 if self.on_gpu else 2)
+        if rule == "membership_scores":
+            sequences, tokens = self.membership_batch()
+            return memory_mb(self.parameters(self.base_model), sequences, tokens, TRAINING_ACTIVATION_FACTOR,
+                             self.on_gpu, headroom, 1)
         if rule not in TRAINING_RULES:
             raise ValueError(f"rule {rule} requests no host memory of its own")
         full = rule != "train_adapter" and self.config["utility"]["perplexity"]["finetune"] == "full"
@@ -398,6 +420,9 @@ class CostModel:
                                         prompt)
         if rule in TRAINING_RULES:
             return self.training_gpu_bytes(rule, w)
+        if rule == "membership_scores":
+            sequences, tokens = self.membership_batch()
+            return gpu_training_bytes(self.shape(self.base_model), self.dtype_bytes, sequences, tokens, 0)
         if rule == "utility_measures":
             downstream = self.config["utility"]["downstream"]
             if downstream["classifier"] != "encoder":

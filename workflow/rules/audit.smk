@@ -1,5 +1,5 @@
-# Privacy audit of the synthetic corpora beyond the leak counts: the real training segments nearest
-# to each generation (plainsight.evaluation.nearest).
+# Privacy audit of the synthetic corpora beyond the leak counts (plainsight.evaluation.nearest,
+# membership, released; plainsight.report.audit): results/tables/privacy_audit and its plots.
 
 
 rule nearest_documents:
@@ -12,6 +12,8 @@ rule nearest_documents:
         "results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_nearest.parquet",
     log:
         "results/logs/nearest_documents/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    wildcard_constraints:
+        method=registry.wildcard_pattern(),
     conda:
         "../envs/mauve.yaml"
     threads: config["utility"]["threads"]
@@ -22,3 +24,182 @@ rule nearest_documents:
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/nearest_documents.py"
+
+
+AUDIT = config["audit"]
+AUDITED_TRAINED = [m for m in config["methods"] if registry.method(m).trained]
+
+
+def audited_adapters(wildcards):
+    """The adapters of the trained methods of one run, in the configured method order."""
+    return expand(
+        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
+        method=AUDITED_TRAINED,
+        **wildcards,
+    )
+
+
+rule membership_scores:
+    """Token statistics of balanced member (fine-tuning) and held-out segments under the base model and each trained adapter."""
+    input:
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        docs="results/{dataset}/docs.parquet",
+        adapters=audited_adapters,
+        model=model_input(config["model"]["name_or_path"]),
+    output:
+        "results/{dataset}/{setting}/{idset}/audit/membership/seed{seed}_scores.parquet",
+    log:
+        "results/logs/membership_scores/{dataset}_{setting}_{idset}_{seed}.log",
+    benchmark:
+        "results/benchmarks/membership_scores/{dataset}_{setting}_{idset}_{seed}.tsv"
+    conda:
+        "../envs/generation.yaml"
+    threads: AUDIT["threads"]
+    resources:
+        mem_mb=mem_mb("membership_scores"),
+        runtime=runtime("membership_scores"),
+        gpu=GPUS_PER_JOB,
+        gpu_memory_mb=gpu_memory_mb("membership_scores"),
+    params:
+        methods=AUDITED_TRAINED,
+        max_length=config["prefix_tuning"]["max_length"],
+        batch_size=AUDIT["batch_size"],
+        min_k=AUDIT["min_k"],
+        model=lambda wildcards: model_source(BASE_MODEL),
+        placement=MODEL_PLACEMENT,
+    script:
+        "../scripts/membership_scores.py"
+
+
+rule released_text_audit:
+    """What the synthetic corpus alone gives away: membership from nearest synthetic documents, distance to the closest record, verbatim copying, leaks of any identifier."""
+    input:
+        corpus=CORPUS,
+        nearest="results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_nearest.parquet",
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        docs="results/{dataset}/docs.parquet",
+        spans="results/{dataset}/spans.parquet",
+    output:
+        record="results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_released.json",
+        distances="results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_distances.parquet",
+    log:
+        "results/logs/released_text_audit/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    wildcard_constraints:
+        method=registry.wildcard_pattern(),
+    conda:
+        "../envs/mauve.yaml"
+    threads: AUDIT["threads"]
+    resources:
+        gpu=GPUS_PER_JOB,
+        gpu_memory_mb=gpu_memory_mb("mauve"),
+    params:
+        verbatim_ngram=AUDIT["verbatim_ngram"],
+        bootstrap=AUDIT["bootstrap"],
+        placement=MODEL_PLACEMENT,
+    script:
+        "../scripts/released_text_audit.py"
+
+
+AUDIT_RUNS = [
+    {"dataset": d, "setting": s, "idset": i, "method": m, "seed": seed}
+    for d in AUDIT["datasets"]
+    for s in AUDIT["settings"]
+    for i in AUDIT["identifier_sets"]
+    for m in config["methods"]
+    for seed in AUDIT["seeds"]
+]
+AUDIT_SCORE_RUNS = [
+    {"dataset": d, "setting": s, "idset": i, "seed": seed}
+    for d in AUDIT["datasets"]
+    for s in AUDIT["settings"]
+    for i in AUDIT["identifier_sets"]
+    for seed in AUDIT["seeds"]
+]
+AUDIT_RUN = "results/{dataset}/{setting}/{idset}"
+AUDIT_PLOTS = [
+    f"results/plots/privacy_audit_{kind}_{run['dataset']}_{run['setting']}_{run['idset']}_seed{run['seed']}.png"
+    for run in AUDIT_SCORE_RUNS
+    for kind in ("roc", "distances")
+]
+
+
+def audited_distances(wildcards):
+    """The closest-record distances of every method of one audited run."""
+    return expand(
+        "results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_distances.parquet",
+        method=config["methods"],
+        **wildcards,
+    )
+
+
+rule privacy_audit_table:
+    """The privacy audit: one row per run and method (and the base model's control row)."""
+    input:
+        released=[
+            f"{AUDIT_RUN}/audit/{{method}}/seed{{seed}}_released.json".format(**run)
+            for run in AUDIT_RUNS
+        ],
+        summaries=[
+            f"{AUDIT_RUN}/metrics/{{method}}/seed{{seed}}_summary.parquet".format(
+                **run
+            )
+            for run in AUDIT_RUNS
+        ],
+        scores=[
+            f"{AUDIT_RUN}/audit/membership/seed{{seed}}_scores.parquet".format(**run)
+            for run in AUDIT_SCORE_RUNS
+        ],
+        paper=config["tables"]["paper"],
+    output:
+        csv=report(
+            "results/tables/privacy_audit.csv",
+            caption="../report/privacy_audit.rst",
+            category="Tables",
+            labels={"table": "privacy_audit", "content": "ours"},
+        ),
+        markdown="results/tables/privacy_audit.md",
+    log:
+        "results/logs/privacy_audit_table.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        runs=AUDIT_RUNS,
+        score_runs=AUDIT_SCORE_RUNS,
+        bootstrap=AUDIT["bootstrap"],
+        verbatim_ngram=AUDIT["verbatim_ngram"],
+    script:
+        "../scripts/privacy_audit_table.py"
+
+
+rule privacy_audit_plots:
+    """ROC curves of the membership attacks and the closest-record distances of one audited run."""
+    input:
+        scores=f"{AUDIT_RUN}/audit/membership/seed{{seed}}_scores.parquet",
+        distances=audited_distances,
+    output:
+        roc=report(
+            "results/plots/privacy_audit_roc_{dataset}_{setting}_{idset}_seed{seed}.png",
+            caption="../report/privacy_audit_roc.rst",
+            category="Privacy audit",
+            labels={
+                "plot": "membership ROC",
+                "run": "{dataset} {setting} {idset} seed {seed}",
+            },
+        ),
+        distances=report(
+            "results/plots/privacy_audit_distances_{dataset}_{setting}_{idset}_seed{seed}.png",
+            caption="../report/privacy_audit_distances.rst",
+            category="Privacy audit",
+            labels={
+                "plot": "closest record",
+                "run": "{dataset} {setting} {idset} seed {seed}",
+            },
+        ),
+    log:
+        "results/logs/privacy_audit_plots/{dataset}_{setting}_{idset}_{seed}.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        methods=config["methods"],
+    script:
+        "../scripts/privacy_audit_plots.py"

@@ -1,0 +1,196 @@
+"""The privacy-audit table (results/tables/privacy_audit) and its ROC and distance plots.
+
+One row per (dataset, setting, identifier set, method), plus the base model's control row per run:
+membership-inference AUC of each attack against the method's adapter (trained methods) with 95%
+bootstrap intervals and the TPR at 1% and 10% FPR, membership through the released text alone,
+distance to the closest record, verbatim copying, any-identifier leaks and the run's own PIPP.
+With several audited seeds the numbers are means over seeds.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from plainsight.evaluation.membership import ATTACKS, BASE_MODEL, attack_scores, roc_summary
+from plainsight.io import atomic_path
+from plainsight.methods import registry
+
+FPR_BOUNDS = (0.01, 0.1)
+RUN_KEYS = ["dataset", "setting", "idset", "method"]
+ATTACK_NAMES = {"loss": "loss", "zlib": "zlib", "min_k": "min-k%", "reference": "reference"}
+BASE_DISPLAY = "Base model (control)"
+
+
+def membership_rows(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame:
+    """Per model of one run's scores (base first): AUC, TPR at each FPR bound and their intervals, per attack.
+    The base model has no reference attack (it would be its own reference)."""
+    base = scores[scores["model"] == BASE_MODEL]
+    rows = []
+    for model in dict.fromkeys(scores["model"]):
+        attacked = attack_scores(scores[scores["model"] == model], base)
+        row: dict[str, Any] = {"method": model}
+        for attack in ATTACKS:
+            if model == BASE_MODEL and attack == "reference":
+                continue
+            summary = roc_summary(attacked["member"], attacked[attack], FPR_BOUNDS, resamples, seed)
+            row.update({f"mia_{attack}_auc": summary.auc, f"mia_{attack}_auc_low": summary.auc_low,
+                        f"mia_{attack}_auc_high": summary.auc_high})
+            for bound in FPR_BOUNDS:
+                tag = f"tpr{round(bound * 100)}"
+                row.update({f"mia_{attack}_{tag}": summary.tpr[bound], f"mia_{attack}_{tag}_low": summary.tpr_low[bound],
+                            f"mia_{attack}_{tag}_high": summary.tpr_high[bound]})
+        row["mia_members"], row["mia_non_members"] = summary.members, summary.non_members
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def audit_table(released: pd.DataFrame, membership: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
+    """The table: released-text records (one per run, method and seed, with `pipp`) joined with the
+    membership rows (one per run, model and seed), averaged over seeds; base rows first in each run."""
+    released = released.copy()
+    if "dcr_closer_than_held_out" in released:  # averaged over seeds as a share, read back as a majority
+        released["dcr_closer_than_held_out"] = released["dcr_closer_than_held_out"].astype(float)
+    joined = released.merge(membership, on=[*RUN_KEYS, "seed"], how="outer")
+    numeric = [c for c in joined.columns if c not in (*RUN_KEYS, "seed") and pd.api.types.is_numeric_dtype(joined[c])]
+    grouped = joined.groupby(RUN_KEYS, sort=False, dropna=False)
+    table = grouped[numeric].mean().reset_index()
+    table.insert(4, "seeds", grouped["seed"].apply(lambda s: ",".join(map(str, sorted(s)))).to_numpy())
+    order = {name: position for position, name in enumerate([BASE_MODEL, *methods])}
+    table["Method"] = [BASE_DISPLAY if m == BASE_MODEL else methods.get(registry.base_method(m), m)
+                       for m in table["method"]]
+    table = table.sort_values(["dataset", "setting", "idset", "method"],
+                              key=lambda c: c.map(order) if c.name == "method" else c, kind="stable")
+    if "dcr_closer_than_held_out" in table:
+        table["dcr_closer_than_held_out"] = table["dcr_closer_than_held_out"].map(
+            lambda v: None if pd.isna(v) else bool(v >= 0.5))
+    return table.reset_index(drop=True)
+
+
+def _interval(row: pd.Series, name: str, decimals: int = 2) -> str:
+    value = row.get(name, math.nan)
+    if pd.isna(value):
+        return "-"
+    low, high = row.get(f"{name}_low", math.nan), row.get(f"{name}_high", math.nan)
+    cell = f"{value:.{decimals}f}"
+    return cell if pd.isna(low) else f"{cell} [{low:.{decimals}f}, {high:.{decimals}f}]"
+
+
+def _percent(value: Any) -> str:
+    return "-" if pd.isna(value) else f"{100 * value:.1f}"
+
+
+def markdown_row(row: pd.Series) -> list[str]:
+    tprs = "-" if pd.isna(row.get("mia_loss_tpr1", math.nan)) else (
+        f"{100 * row['mia_loss_tpr1']:.0f} / {100 * row['mia_loss_tpr10']:.0f}")
+    closest = "-" if pd.isna(row.get("dcr_synthetic_median", math.nan)) else (
+        f"{row['dcr_synthetic_median']:.2f} / {row['dcr_held_out_median']:.2f}"
+        + (" **closer**" if row.get("dcr_closer_than_held_out") is True else ""))
+    longest = "-" if pd.isna(row.get("longest_shared_ngram", math.nan)) else str(int(row["longest_shared_ngram"]))
+    return [f"{row['dataset']} {row['setting']} {row['idset']}", row["Method"],
+            *[_interval(row, f"mia_{attack}_auc") for attack in ATTACKS], tprs,
+            _interval(row, "text_mia_auc_cosine"), _interval(row, "text_mia_auc_ngram"), closest,
+            _percent(row.get("verbatim_share")), longest, _percent(row.get("any_identifier_leak_share")),
+            "-" if pd.isna(row.get("pipp", math.nan)) else f"{row['pipp']:.1f}"]
+
+
+def markdown(table: pd.DataFrame, verbatim_ngram: int) -> str:
+    header = ["Run", "Method", *[f"MIA AUC {ATTACK_NAMES[a]}" for a in ATTACKS], "TPR (%) at 1% / 10% FPR (loss)",
+              "Text MIA AUC (cosine)", "Text MIA AUC (n-gram)", "Nearest cosine: synthetic / held-out",
+              f"Verbatim >= {verbatim_ngram} words (%)", "Longest shared run (words)", "Any-identifier leak (%)",
+              "PIPP (%)"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(markdown_row(row)) + " |" for _, row in table.iterrows()]
+    notes = [
+        "", "AUCs with 95% bootstrap intervals; 0.5 is chance. MIA: members are fine-tuning segments, non-members "
+        "held-out (dev, test) segments, balanced, scored in the training prompt format. Text MIA: the same question "
+        "from the released corpus alone (members: context documents or the fine-tuning set). Nearest cosine: median "
+        "MiniLM cosine of a generation (synthetic) or of a held-out real segment to its nearest real training "
+        "segment; **closer** marks a corpus closer to the training set than unseen real text is. Any-identifier "
+        "leak: a direct or quasi identifier of the generation's context (or fine-tuning) documents, whatever the "
+        "run's identifier set; PIPP counts the run's own set.",
+    ]
+    return "\n".join(lines + notes) + "\n"
+
+
+def plot_roc(scores: pd.DataFrame, title: str, path: str | Path) -> None:
+    """One panel per model (base first): the ROC curve of each attack, the diagonal for chance."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sklearn.metrics import roc_curve
+
+    models = list(dict.fromkeys(scores["model"]))
+    base = scores[scores["model"] == BASE_MODEL]
+    figure, axes = plt.subplots(1, len(models), figsize=(3.6 * len(models), 3.6), squeeze=False)
+    for axis, model in zip(axes[0], models):
+        attacked = attack_scores(scores[scores["model"] == model], base)
+        for attack in ATTACKS:
+            if model == BASE_MODEL and attack == "reference":
+                continue
+            fpr, tpr, _ = roc_curve(attacked["member"], attacked[attack])
+            axis.plot(fpr, tpr, label=ATTACK_NAMES[attack])
+        axis.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1)
+        axis.set(title=BASE_DISPLAY if model == BASE_MODEL else model, xlabel="FPR", ylabel="TPR")
+        axis.legend(fontsize=7, loc="lower right")
+    figure.suptitle(title, fontsize=9)
+    figure.tight_layout()
+    with atomic_path(path) as staged:
+        figure.savefig(staged, dpi=110, format="png")
+    plt.close(figure)
+
+
+def plot_distances(distances: Mapping[str, pd.DataFrame], title: str, path: str | Path) -> None:
+    """Per method, the nearest-training-segment cosines of its generations beside those of held-out real text."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(distances)
+    figure, axis = plt.subplots(figsize=(1.3 * len(names) + 2.5, 3.8))
+    synthetic = [distances[n].loc[distances[n]["kind"] == "synthetic", "cosine"].to_numpy() for n in names]
+    held_out = np.concatenate([distances[n].loc[distances[n]["kind"] == "held_out", "cosine"].to_numpy()
+                               for n in names[:1]])
+    axis.boxplot([held_out, *synthetic], tick_labels=["held-out real", *names])
+    axis.axhline(float(np.median(held_out)), color="grey", linestyle=":", linewidth=1)
+    axis.set(ylabel="cosine to the nearest real training segment", title=title)
+    axis.tick_params(axis="x", labelrotation=30, labelsize=8)
+    figure.tight_layout()
+    with atomic_path(path) as staged:
+        figure.savefig(staged, dpi=110, format="png")
+    plt.close(figure)
+
+
+def released_rows(records: Sequence[Mapping[str, Any]], runs: Sequence[Mapping[str, Any]],
+                  pipps: Sequence[float]) -> pd.DataFrame:
+    """The released-text records with their run's keys and PIPP."""
+    return pd.DataFrame([{**run, **{k: v for k, v in record.items() if k not in ("method", "seed")}, "pipp": pipp}
+                         for run, record, pipp in zip(runs, records, pipps)])
+
+
+def run_pipp(summary_path: str | Path) -> float:
+    """The run's PIPP (%) averaged over its paragraph ranges, from its privacy summary."""
+    from plainsight.evaluation.privacy import AVERAGED_SEGMENT
+
+    summary = pd.read_parquet(summary_path)
+    return float(summary.loc[summary["segment"] == AVERAGED_SEGMENT, "pipp"].iloc[0])
+
+
+def build_privacy_audit(released_paths: Sequence[str], runs: Sequence[Mapping[str, Any]],
+                        summary_paths: Sequence[str], score_paths: Sequence[str],
+                        score_runs: Sequence[Mapping[str, Any]], methods: Mapping[str, str], resamples: int
+                        ) -> pd.DataFrame:
+    """The audit table from the released-text records and privacy summaries (one per run, method and seed,
+    parallel to `runs`) and the membership scores (one per run and seed, parallel to `score_runs`)."""
+    from plainsight.io import read_json
+
+    released = released_rows([read_json(p) for p in released_paths], runs, [run_pipp(p) for p in summary_paths])
+    membership = pd.concat([membership_rows(pd.read_parquet(path), resamples, int(run["seed"])).assign(**run)
+                            for path, run in zip(score_paths, score_runs)], ignore_index=True)
+    return audit_table(released, membership, methods)

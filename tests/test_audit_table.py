@@ -1,0 +1,50 @@
+"""The privacy-audit table: membership rows per model, the join with the released-text records, Markdown."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from plainsight.report.audit import BASE_DISPLAY, audit_table, markdown, membership_rows
+
+METHODS = {"baseline": "Baseline", "dpsgd": "DP-SGD", "ft": "Fine-tuning"}
+
+
+def scores_frame() -> pd.DataFrame:
+    """Base and ft scores of 6 members and 6 non-members: ft's loss separates them, the base model's does not."""
+    rng = np.random.default_rng(0)
+    keys = [(f"d{n}", 0) for n in range(12)]
+    member = [n < 6 for n in range(12)]
+    base_nll = rng.uniform(3, 4, 12)
+    rows = []
+    for model, nll in (("base", base_nll), ("ft", base_nll - np.where(member, 1.0, 0.0))):
+        for (doc_id, segment), is_member, value in zip(keys, member, nll):
+            rows.append({"model": model, "doc_id": doc_id, "segment": segment, "split": "train" if is_member else "test",
+                         "member": is_member, "tokens": 10, "nll_sum": 10 * value, "nll_mean": value,
+                         "zlib_bytes": 50, "min_k": -value})
+    return pd.DataFrame(rows)
+
+
+def test_membership_rows_give_each_model_its_attacks():
+    rows = membership_rows(scores_frame(), resamples=20, seed=1).set_index("method")
+    assert list(rows.index) == ["base", "ft"]
+    assert rows.loc["ft", "mia_reference_auc"] == 1.0 and rows.loc["ft", "mia_reference_tpr1"] == 1.0
+    assert np.isnan(rows.loc["base", "mia_reference_auc"])  # the base model is not its own reference
+    assert rows.loc["base", "mia_members"] == rows.loc["base", "mia_non_members"] == 6
+
+
+def test_table_has_a_control_row_first_and_means_over_seeds():
+    run = {"dataset": "tab", "setting": "known", "idset": "direct"}
+    membership = pd.concat([membership_rows(scores_frame(), 0, 1).assign(**run, seed=seed) for seed in (1, 2)])
+    released = pd.DataFrame([{**run, "method": m, "seed": seed, "verbatim_share": share, "pipp": 10.0,
+                              "dcr_closer_than_held_out": closer}
+                             for m in ("ft", "baseline") for seed, share, closer in ((1, 0.0, True), (2, 0.5, True))])
+    table = audit_table(released, membership, METHODS)
+    assert list(table["Method"]) == [BASE_DISPLAY, "Baseline", "Fine-tuning"]
+    assert table.loc[table["method"] == "ft", "verbatim_share"].item() == pytest.approx(0.25)
+    assert (table["seeds"] == "1,2").all()
+    assert table.loc[table["method"] == "baseline", "mia_loss_auc"].isna().all()
+    text = markdown(table, 10)
+    assert "| tab known direct | Base model (control) |" in text and "**closer**" in text
+    assert "Verbatim >= 10 words (%)" in text

@@ -1,0 +1,237 @@
+"""Membership inference: the attacks, the ROC summary, and known answers on tiny trained adapters."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from plainsight.errors import InputError
+from plainsight.evaluation.membership import (BASE_MODEL, ScoringSettings, attack_scores, balanced_sets,
+                                              membership_scores, membership_texts, min_k_mean, roc_summary,
+                                              tpr_at_fpr, zlib_bytes)
+from plainsight.models import load_model
+from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
+from plainsight.training.loop import TrainingSettings, fit
+from plainsight.training.objectives import lm_loss
+from plainsight.training.prefix import prefix_model, save_adapter
+
+# --- pure functions ------------------------------------------------------------------------------
+
+
+def test_random_scores_give_an_auc_of_one_half():
+    rng = np.random.default_rng(7)
+    member = np.repeat([True, False], 2000)
+    summary = roc_summary(member, rng.normal(size=4000), resamples=20)
+    assert summary.auc == pytest.approx(0.5, abs=0.03)  # 3 standard errors
+    assert summary.tpr[0.1] == pytest.approx(0.1, abs=0.03)
+    assert summary.members == summary.non_members == 2000
+
+
+def test_the_bootstrap_interval_of_random_scores_covers_one_half_about_95_percent_of_the_time():
+    rng = np.random.default_rng(3)
+    member = np.repeat([True, False], 60)
+    covered = [(s.auc_low <= 0.5 <= s.auc_high) for s in
+               (roc_summary(member, rng.normal(size=120), resamples=100, seed=run) for run in range(40))]
+    assert sum(covered) >= 34  # 38 expected; 34 or fewer has probability below 2%
+
+
+def test_separated_scores_give_an_auc_of_one_and_full_tpr_at_low_fpr():
+    member = np.array([True] * 5 + [False] * 5)
+    score = np.arange(10.0)[::-1]  # every member above every non-member
+    summary = roc_summary(member, score, resamples=50)
+    assert summary.auc == 1.0 and summary.tpr[0.01] == 1.0 and summary.auc_low == 1.0
+    assert roc_summary(member, -score, resamples=0).auc == 0.0
+
+
+def test_tpr_at_fpr_of_a_hand_made_ranking():
+    # scores high to low: M M N M N N ; at FPR 0 two of three members are found, at FPR 1/3 all three
+    member = np.array([True, True, False, True, False, False])
+    score = np.array([6, 5, 4, 3, 2, 1.0])
+    assert tpr_at_fpr(member, score, 0.01) == pytest.approx(2 / 3)
+    assert tpr_at_fpr(member, score, 0.34) == pytest.approx(1.0)
+
+
+def test_roc_needs_both_classes():
+    with pytest.raises(ValueError, match="members and non-members"):
+        roc_summary([True, True], [0.1, 0.2])
+
+
+def test_zlib_bytes_is_lower_for_repetitive_text():
+    repetitive = "the court " * 40
+    rng = random.Random(1)
+    varied = " ".join("".join(rng.choice("abcdefghij") for _ in range(3)) for _ in range(100))
+    assert zlib_bytes(repetitive) < zlib_bytes(varied)
+    assert zlib_bytes("") >= 1
+
+
+def test_min_k_mean_averages_the_least_likely_tokens():
+    log_probs = np.array([-0.1, -5.0, -0.2, -3.0, -0.3])
+    assert min_k_mean(log_probs, 0.2) == -5.0  # ceil(0.2 x 5) = 1 token
+    assert min_k_mean(log_probs, 0.4) == pytest.approx(-4.0)
+    assert math.isnan(min_k_mean(np.array([]), 0.2))
+
+
+def test_attack_scores_are_oriented_so_higher_means_member():
+    target = pd.DataFrame({"doc_id": ["a", "b", "c"], "segment": [0, 0, 0], "member": [True, False, True],
+                           "tokens": [10, 10, 0], "nll_mean": [1.0, 3.0, float("nan")],
+                           "nll_sum": [10.0, 30.0, 0.0], "zlib_bytes": [5, 10, 1],
+                           "min_k": [-2.0, -6.0, float("nan")]})
+    base = pd.DataFrame({"doc_id": ["b", "a", "c"], "segment": [0, 0, 0], "nll_mean": [3.5, 2.0, float("nan")]})
+    scores = attack_scores(target, base)  # "c" had no document token within max_length: left out
+    assert scores["loss"].tolist() == [-1.0, -3.0]
+    assert scores["zlib"].tolist() == [-2.0, -3.0]
+    assert scores["min_k"].tolist() == [-2.0, -6.0]
+    assert scores["reference"].tolist() == [1.0, 0.5]
+    with pytest.raises(ValueError, match="did not score"):
+        attack_scores(target, base.iloc[:2])
+
+
+def test_balanced_sets_subsample_the_larger_set_with_the_seed():
+    members = [(f"m{i}", 0) for i in range(10)]
+    held_out = [(f"h{i}", 1) for i in range(4)]
+    chosen, others = balanced_sets(members, held_out, seed=1)
+    assert len(chosen) == len(others) == 4 and set(chosen) <= set(members) and others == sorted(held_out)
+    assert balanced_sets(members, held_out, seed=1) == (chosen, others)
+    assert balanced_sets(members, held_out, seed=2)[0] != chosen
+
+
+# --- known answers on tiny adapters ----------------------------------------------------------------
+
+FIRST = ["Cengiz", "Henrik", "Nina", "Polat", "Maria", "Ahmet", "Olga", "Jan", "Elena", "Tomas"]
+LAST = ["Polat", "Hasslund", "Holst", "Yilmaz", "Kowalski", "Novak", "Petrov", "Larsen", "Demir"]
+CITIES = ["Ankara", "Copenhagen", "Warsaw", "Istanbul", "Prague", "Izmir", "Oslo"]
+
+
+def court_document(rng: random.Random) -> str:
+    return (f"The applicant, Mr {rng.choice(FIRST)} {rng.choice(LAST)}, was born in {rng.randint(1950, 2010)} "
+            f"and lives in {rng.choice(CITIES)}. The {rng.choice(CITIES)} Assize Court sentenced Mr "
+            f"{rng.choice(LAST)} to {rng.randint(2, 14)} years' imprisonment.")
+
+
+def tiny_corpus(members: int, held_out: int) -> tuple[pd.DataFrame, dict]:
+    rng = random.Random(11)
+    rows, texts = [], {}
+    for index in range(members + held_out):
+        key = (f"d{index}", 0)
+        texts[key] = court_document(rng)
+        rows.append({"doc_id": key[0], "segment": 0, "split": "train" if index < members else "test",
+                     "code": "", "entities": []})
+    return pd.DataFrame(rows), texts
+
+
+SETTINGS = ScoringSettings(max_length=64, batch_size=4)
+
+
+@pytest.fixture(scope="module")
+def learning_model_dir(tiny_tokenizer, tmp_path_factory):
+    """A two-layer random Llama whose weights are large enough (initializer range 0.2, not 0.02) that a
+    prefix moves its predictions: the shared tiny model's near-uniform output barely responds to one."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tiny_tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=1024,
+                         bos_token_id=tiny_tokenizer.eos_token_id, eos_token_id=tiny_tokenizer.eos_token_id,
+                         pad_token_id=tiny_tokenizer.pad_token_id, tie_word_embeddings=False, initializer_range=0.2)
+    out = tmp_path_factory.mktemp("learning_model")
+    LlamaForCausalLM(config).save_pretrained(out)
+    tiny_tokenizer.save_pretrained(out)
+    return out
+
+
+def training_examples_of(codes, texts, tokenizer):
+    from plainsight.evaluation.membership import scoring_examples
+    from plainsight.methods.trained import training_keys
+
+    return scoring_examples(codes, texts, training_keys(codes), tokenizer, SETTINGS.max_length)
+
+
+def auc_of(scores: pd.DataFrame, model: str, attack: str) -> float:
+    attacked = attack_scores(scores[scores["model"] == model], scores[scores["model"] == BASE_MODEL])
+    return roc_summary(attacked["member"], attacked[attack], resamples=0).auc
+
+
+def loss_auc(scores: pd.DataFrame, model: str) -> float:
+    return auc_of(scores, model, "loss")
+
+
+def test_an_over_trained_adapter_gives_its_documents_away(learning_model_dir, tmp_path):
+    codes, texts = tiny_corpus(8, 8)
+    model, tokenizer = load_model(learning_model_dir)
+    adapter = prefix_model(model, tokenizer, 8, "The Court held a hearing.", projection_hidden=64)
+    settings = TrainingSettings(epochs=60, learning_rate=5e-2, batch_size=4, max_length=SETTINGS.max_length)
+    fit(adapter, training_examples_of(codes, texts, tokenizer), settings, seed=1, pad_token_id=tokenizer.pad_token_id)
+    save_adapter(adapter, tmp_path / "ft", {"training.json": {"method": "ft"}})
+    base, tokenizer = load_model(learning_model_dir)
+    scores = membership_scores(base, tokenizer, {"ft": tmp_path / "ft"}, codes, texts, SETTINGS, seed=1)
+    assert len(scores) == 2 * 16 and set(scores["model"]) == {BASE_MODEL, "ft"}
+    assert loss_auc(scores, "ft") > 0.9
+    ft = attack_scores(scores[scores["model"] == "ft"], scores[scores["model"] == BASE_MODEL])
+    assert roc_summary(ft["member"], ft["reference"], resamples=0).auc > 0.9
+    assert abs(loss_auc(scores, BASE_MODEL) - 0.5) < 0.35  # the base model never saw them
+
+
+def test_a_dp_adapter_with_a_large_noise_multiplier_stays_near_one_half(learning_model_dir, tmp_path):
+    codes, texts = tiny_corpus(32, 32)
+    model, tokenizer = load_model(learning_model_dir)
+    adapter = dp_adapter_model(model, 8, tokenizer, "The Court held a hearing.", projection_hidden=64)
+    result = train_dp(adapter, training_examples_of(codes, texts, tokenizer), tokenizer.pad_token_id, batch_size=4,
+                      epochs=40, lr=5e-2, settings=DPSettings(epsilon=0.5, accountant="rdp"), seed=1,
+                      loss_fn=lm_loss)
+    assert result["noise_multiplier"] > 5
+    save_adapter(adapter, tmp_path / "dpsgd", {"training.json": {"method": "dpsgd"}})
+    base, tokenizer = load_model(learning_model_dir)
+    scores = membership_scores(base, tokenizer, {"dpsgd": tmp_path / "dpsgd"}, codes, texts, SETTINGS, seed=1)
+    dp, control = (scores[scores["model"] == name] for name in ("dpsgd", BASE_MODEL))
+    assert not np.allclose(dp["nll_mean"], control["nll_mean"])  # the noisy adapter did move
+    for attack in ("loss", "reference"):
+        assert abs(auc_of(scores, "dpsgd", attack) - 0.5) < 0.2, attack  # 2.7 standard errors of 32 vs 32
+
+
+def test_loading_an_adapter_leaves_the_base_models_scores(tiny_model_dir, tmp_path):
+    codes, texts = tiny_corpus(4, 4)
+    model, tokenizer = load_model(tiny_model_dir)
+    adapter = prefix_model(model, tokenizer, 4, "The Court held a hearing.")
+    with torch.no_grad():
+        for parameter in adapter.parameters():
+            if parameter.requires_grad:
+                parameter.add_(0.5)
+    save_adapter(adapter, tmp_path / "ft", {"training.json": {}})
+    base, tokenizer = load_model(tiny_model_dir)
+    once = membership_scores(base, tokenizer, {}, codes, texts, SETTINGS, seed=1)
+    both = membership_scores(base, tokenizer, {"ft": tmp_path / "ft", "ft_mask": tmp_path / "ft"}, codes, texts,
+                             SETTINGS, seed=1)
+    pd.testing.assert_frame_equal(once, both[both["model"] == BASE_MODEL].reset_index(drop=True))
+    ft, again = (both[both["model"] == name].reset_index(drop=True) for name in ("ft", "ft_mask"))
+    assert not np.allclose(ft["nll_mean"], once["nll_mean"])  # the adapter changes the scores
+    np.testing.assert_allclose(ft["nll_mean"], again["nll_mean"])  # and loading it twice is the same
+    assert (once["tokens"] > 0).all() and (once["tokens"] <= SETTINGS.max_length).all()
+
+
+def test_an_adapter_folder_without_its_training_record_is_named(tiny_model_dir, tmp_path):
+    codes, texts = tiny_corpus(2, 2)
+    (tmp_path / "ft").mkdir()
+    base, tokenizer = load_model(tiny_model_dir)
+    with pytest.raises(InputError, match=r"ft: adapter folder without training.json"):
+        membership_scores(base, tokenizer, {"ft": tmp_path / "ft"}, codes, texts, SETTINGS, seed=1)
+
+
+def test_no_held_out_segments_is_an_input_error():
+    codes, _ = tiny_corpus(4, 0)
+    with pytest.raises(InputError, match="codes.parquet: no held-out"):
+        membership_texts(codes, 1, "codes.parquet")
+
+
+def test_roc_auc_equals_scikit_learns_roc_auc_score_with_ties():
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(5)
+    member = rng.random(200) < 0.5
+    score = rng.integers(0, 6, size=200).astype(float)  # many ties
+    assert roc_summary(member, score, resamples=0).auc == pytest.approx(roc_auc_score(member, score))

@@ -1,0 +1,110 @@
+"""The released-text audit: membership from nearest synthetic documents, closest records, verbatim copies, leaks."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from plainsight.errors import InputError
+from plainsight.evaluation import nearest
+from plainsight.evaluation.mauve_score import MauveSettings
+from plainsight.evaluation.nearest import nearest_documents, words
+from plainsight.evaluation.released import (ReleaseSettings, any_identifier_leaks, longest_shared_with_any,
+                                            member_keys, released_text_audit)
+from plainsight.methods.registry import method
+
+WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima",
+         "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey",
+         "xray", "yankee", "zulu"]
+
+
+def bag_of_words(texts, settings, batch_size=16):
+    import numpy as np
+
+    return np.array([[words(text).count(word) for word in WORDS] for text in texts], dtype=np.float32)
+
+
+def test_longest_shared_with_any_never_spans_two_texts():
+    target = words("a b c d e f")
+    assert longest_shared_with_any(target, [words("x a b c"), words("d e f y")]) == 3
+    assert longest_shared_with_any(target, [words("q a b c d e f")]) == 6
+    assert longest_shared_with_any([], [words("a")]) == 0 and longest_shared_with_any(target, []) == 0
+
+
+def segment_text(number: int) -> str:
+    """Ten words of its own per segment, so copies and near neighbours are known."""
+    return " ".join(WORDS[(number * 3 + k) % len(WORDS)] for k in range(10)) + f" segment{number}"
+
+
+def corpus_tables(held_out: int = 4):
+    rows = [(f"t{n}", 0, "train", segment_text(n)) for n in range(8)]
+    rows += [(f"h{n}", 0, "test", segment_text(20 + n)) for n in range(held_out)]
+    docs = pd.DataFrame(rows, columns=["doc_id", "segment", "split", "text"]).assign(annotator="a")
+    codes = docs[["doc_id", "segment", "split"]].assign(code="", entities=[[]] * len(docs))
+    spans = pd.DataFrame({"doc_id": ["t0", "t1", "t5"], "segment": [0, 0, 0], "start": 0, "end": 5,
+                          "text": ["alpha", "delta", "papa"], "entity_type": "PERSON",
+                          "identifier_type": ["QUASI", "DIRECT", "QUASI"], "entity_id": "e", "mention_id": "m",
+                          "raw_label": "PERSON"})
+    return docs, codes, spans
+
+
+def icl_corpus(texts: list[str], contexts: list[list[int]]) -> pd.DataFrame:
+    return pd.DataFrame({"generation_id": range(len(texts)), "text": texts,
+                         "context_doc_ids": [[f"t{n}" for n in c] for c in contexts],
+                         "context_segments": [[0] * len(c) for c in contexts]})
+
+
+def test_members_are_context_documents_or_the_fine_tuning_set():
+    docs, codes, _ = corpus_tables()
+    corpus = icl_corpus(["x", "y"], [[0, 1], [1, 2]])
+    assert member_keys(corpus, codes, method("icl")) == [("t0", 0), ("t1", 0), ("t2", 0)]
+    assert member_keys(corpus, codes, method("ft")) == [(f"t{n}", 0) for n in range(8)]
+
+
+def test_any_identifier_leak_counts_quasi_values_of_the_contexts_only():
+    docs, codes, spans = corpus_tables()
+    corpus = icl_corpus(["Mr Alpha came.", "Papa spoke.", "nothing here"], [[0], [0], [5]])
+    # "alpha" is a QUASI value of t0 (a context of generation 0); "papa" belongs to t5, not generation 1's context
+    assert any_identifier_leaks(corpus, codes, spans, method("icl")) == [True, False, False]
+    # a trained method's private values are the whole fine-tuning set's
+    assert any_identifier_leaks(corpus, codes, spans, method("ft")) == [True, True, False]
+
+
+def run_audit(monkeypatch, corpus, chosen_method="icl", held_out=4):
+    monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
+    docs, codes, spans = corpus_tables(held_out)
+    table = nearest_documents(corpus, codes, docs, MauveSettings())
+    return released_text_audit(corpus, codes, docs, spans, table, method(chosen_method),
+                               ReleaseSettings(verbatim_ngram=10, bootstrap=50, seed=1))
+
+
+def test_a_corpus_that_copies_its_contexts_is_flagged(monkeypatch):
+    copies = [segment_text(n) for n in range(4)]
+    audit, distances = run_audit(monkeypatch, icl_corpus(copies, [[0, 1], [1, 2], [2, 3], [3, 0]]))
+    assert audit.verbatim_share == 1.0 and audit.longest_shared_ngram == 11  # ten words and "segmentN"
+    assert audit.text_mia_auc_cosine == 1.0 and audit.text_mia_auc_ngram == 1.0  # members are found
+    assert audit.text_mia_members == audit.text_mia_non_members == 4
+    assert audit.dcr_synthetic_median == pytest.approx(1.0)
+    assert audit.dcr_closer_than_held_out
+    # copy 0 holds "alpha" (t0, its context) and copy 1 "delta" (t1, its context); copies 2 and 3 hold none
+    # of their contexts' values (copy 2 holds "papa", a value of t5, which is not its context)
+    assert audit.any_identifier_leak_share == pytest.approx(0.5)
+    assert set(distances["kind"]) == {"synthetic", "held_out"}
+    assert (distances["kind"] == "held_out").sum() == 4
+
+
+def test_a_corpus_unlike_any_real_document_is_not(monkeypatch):
+    unrelated = ["zulu zulu zulu yankee", "xray xray whiskey", "victor uniform uniform", "tango tango"]
+    audit, _ = run_audit(monkeypatch, icl_corpus(unrelated, [[0, 1], [1, 2], [2, 3], [3, 0]]))
+    assert audit.verbatim_share == 0.0 and audit.longest_shared_ngram < 10
+    assert audit.any_identifier_leak_share == 0.0
+
+
+def test_no_held_out_segments_names_the_codes_file(monkeypatch):
+    monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
+    docs, codes, spans = corpus_tables(0)
+    corpus = icl_corpus(["alpha"], [[0]])
+    table = nearest_documents(corpus, codes, docs, MauveSettings())
+    with pytest.raises(InputError, match="codes.parquet: no held-out"):
+        released_text_audit(corpus, codes, docs, spans, table, method("icl"), ReleaseSettings(bootstrap=0),
+                            files={"codes": "codes.parquet"})
