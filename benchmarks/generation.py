@@ -2,9 +2,13 @@
 
 Runs each mode in its own process on the same ICL prompts (demo TAB corpus,
 known setting, direct identifiers) with the same model and sampling settings,
-all prompts in one group (a finished document's slot goes to the next prompt):
+a finished document's slot going to the next prompt:
 
     .venv/bin/python benchmarks/generation.py --prompts 32 --batch-size 16 --max-new-tokens 400
+
+--group-size sets `generation.group_size` (default: all prompts in one group); since slots take the next
+prompt across groups it changes nothing but the shards' unit, which a run with groups smaller than the
+batch shows.
 
 With --with-generate, transformers' own `generate` (nucleus sampling, left-padded batches of
 --batch-size, and one prompt at a time) runs on the same prompts as the baseline of the slot decoder.
@@ -46,7 +50,8 @@ def slot_decoder_run(model, tokenizer, requests, args) -> tuple[int, int]:
     """(prompt tokens, new tokens) of the project's generator: continuous batching in slots."""
     from plainsight.generation.runner import Generator, SamplingSettings
 
-    settings = SamplingSettings(args.max_new_tokens, 0.7, 0.9, args.batch_size, group_size=args.prompts)
+    settings = SamplingSettings(args.max_new_tokens, 0.7, 0.9, args.batch_size,
+                                group_size=args.group_size or args.prompts)
     results = Generator(model, tokenizer, settings).run(requests, args.seed, desc=f"batch {args.batch_size}")
     return sum(r.prompt_tokens for r in results), sum(r.new_tokens for r in results)
 
@@ -78,17 +83,21 @@ def run_mode(args) -> dict:
     model, tokenizer = load_benchmark_model(args)
     requests = build_requests(args.prompts, args.seed)
     decode = generate_run if args.decoder == "generate" else slot_decoder_run
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     prompt_tokens, new_tokens = decode(model, tokenizer, requests, args)
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     return {
         "decoder": args.decoder,
         "batch_size": args.batch_size,
+        "group_size": args.group_size or len(requests),
         "prompts": len(requests),
         "mean_prompt_tokens": prompt_tokens / len(requests),
         "new_tokens": new_tokens,
         "seconds": round(elapsed, 2),
         "tokens_per_s": round(new_tokens / elapsed, 2),
+        # CPU seconds of the process: on a machine shared with other jobs, the steadier measure
+        "cpu_seconds": round(cpu, 2),
+        "tokens_per_cpu_s": round(new_tokens / cpu, 2),
         "peak_rss_mb": peak_rss_mb(),
         **device_record(model),
     }
@@ -99,6 +108,7 @@ def main() -> None:
     add_model_arguments(parser)
     parser.add_argument("--prompts", type=int, default=32)
     parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--group-size", type=int, default=None, help="generation.group_size (default: --prompts)")
     parser.add_argument("--max-new-tokens", type=int, default=400)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
@@ -114,7 +124,7 @@ def main() -> None:
     rows = run_isolated(__file__, [
         ["--single-mode", "--decoder", decoder, *model_arguments(args), "--prompts", str(args.prompts),
          "--batch-size", str(batch_size), "--max-new-tokens", str(args.max_new_tokens), "--threads",
-         str(args.threads), "--seed", str(args.seed)]
+         str(args.threads), "--seed", str(args.seed), "--group-size", str(args.group_size or args.prompts)]
         for decoder in decoders for batch_size in (1, args.batch_size)])
     speedup = rows[1]["tokens_per_s"] / rows[0]["tokens_per_s"]
     report = {"runs": rows, "batched_speedup": round(speedup, 2)}

@@ -5,7 +5,8 @@ slots freed mid-run, rows finishing at different steps, the window moving to the
 front, and rows leaving the batch at the end. A tiny Gemma 3 with a 4-token sliding window
 checks that sliding-window layers see the same keys as in `generate`. The tiny Llama runs in
 float32 and bfloat16, on the CPU and (tests marked `gpu`) on CUDA, where every tensor the decoder
-and the sampler make must be on the model's device, in its dtype or in float32 for sampling.
+and the sampler make must be on the model's device, in its dtype or in float32 for sampling, and
+the banned tokens are copied there only when they change.
 """
 
 from __future__ import annotations
@@ -189,8 +190,8 @@ class RecordingSampler(NucleusSampler):
         super().__init__(temperature=1.0, top_p=1e-9)
         self.seen: set[tuple[torch.device, torch.dtype, torch.device, torch.dtype]] = set()
 
-    def draw(self, scores: torch.Tensor, generators) -> torch.Tensor:
-        drawn = super().draw(scores, generators)
+    def draw(self, scores: torch.Tensor, uniforms: torch.Tensor) -> torch.Tensor:
+        drawn = super().draw(scores, uniforms)
         self.seen.add((scores.device, scores.dtype, drawn.device, drawn.dtype))
         return drawn
 
@@ -234,7 +235,10 @@ def test_decoder_and_sampler_tensors_are_on_the_model_device_in_its_dtype(placed
         for buffer in (*batch.keys, *batch.values):
             assert (buffer.device, buffer.dtype) == (weight.device, weight.dtype)
         assert (batch.mask.device, batch.mask.dtype) == (weight.device, torch.bool)
-        for ids in (batch.positions, batch.last_tokens):
+        for ids in (batch.positions, batch.last_tokens, batch.used):
             assert (ids.device, ids.dtype) == (weight.device, torch.long)
+        assert (batch.uniforms.device, batch.uniforms.dtype) == (weight.device, torch.float32)
+        # the banned pairs went to the device once, and again only when rows left the batch, not every step
+        assert batch.bans.uploads <= len(set(batch.occupancy)) < len(batch.occupancy)
     assert logits == {(weight.device, weight.dtype)}  # the model's logits, in its dtype
     assert sampler.seen == {(weight.device, torch.float32, weight.device, torch.long)}  # sampled in float32

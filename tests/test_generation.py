@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import pytest
 import torch
+from conftest import GPU, device
 
 from plainsight.generation.runner import (
     Generator,
@@ -119,9 +120,44 @@ def test_a_document_samples_the_same_text_alone_as_in_a_batch(tiny):
     assert len(set(alone)) == len(alone)
 
 
+@pytest.mark.parametrize("placement", [
+    pytest.param(("cpu", torch.float32), id="cpu-float32"),
+    pytest.param(("cpu", torch.bfloat16), id="cpu-bfloat16"),
+    pytest.param(("cuda", torch.float32), id="cuda-float32", marks=GPU),
+    pytest.param(("cuda", torch.bfloat16), id="cuda-bfloat16", marks=GPU),
+])
+def test_slots_stay_full_across_group_boundaries(tiny_model_dir, placement, monkeypatch):
+    """Groups of 2 prompts, 3 slots: a freed slot takes the next prompt whichever group it is in, so the
+    batch holds 3 rows at every step until the queue runs empty. Each document draws one block of random
+    numbers (not one per step) and, in float32, writes the text it writes alone."""
+    name, dtype = placement
+    model, tokenizer = load_model(tiny_model_dir, device(name), dtype)
+    decoders, draws = [], []
+    make_decoder, rand = Generator.decoder, torch.rand
+    monkeypatch.setattr(Generator, "decoder", lambda generator, *args: decoders.append(make_decoder(generator, *args))
+                        or decoders[-1])
+    monkeypatch.setattr(torch, "rand", lambda *args, **kwargs: draws.append(args) or rand(*args, **kwargs))
+    settings = replace(SETTINGS, batch_size=3, group_size=2)
+    requests = [Request(p) for p in PROMPTS * 2]
+    together = Generator(model, tokenizer, settings).run(requests, seed=4)
+
+    occupancy = decoders[0].occupancy
+    assert occupancy[0] == 3 > settings.group_size
+    assert occupancy == sorted(occupancy, reverse=True)  # full until the queue ran empty, then rows leave
+    # every token but the prefills' first ones and those of the last two rows was drawn in a full step
+    tail = len(requests) + 2 * settings.max_new_tokens
+    assert 3 * occupancy.count(3) >= sum(r.new_tokens for r in together) - tail > 0
+    assert len(draws) == len(requests) < len(occupancy)  # one block per document, none per step
+    monkeypatch.setattr(torch, "rand", rand)
+    if dtype == torch.float32:  # bfloat16 rounds differently in other batches
+        alone = [Generator(model, tokenizer, replace(settings, batch_size=1)).run([r], seed=4, ids=[n])[0].text
+                 for n, r in enumerate(requests)]
+        assert [r.text for r in together] == alone
+
+
 class ScriptedDecoder:
     """Stands in for the slot decoder: each row's text comes from `script(attempt, prompt, generator)`;
-    rows are decoded one by one in queue order, retries queued at the end, as the slots take them."""
+    rows are decoded one by one in queue order, a retry before the rows still queued, as the slots take them."""
 
     def __init__(self, script, monkeypatch, tokenizer):
         self.groups: list[list[str]] = []  # the prompts of each `run`
@@ -131,6 +167,7 @@ class ScriptedDecoder:
         class Fake:
             device = torch.device("cpu")
             slots = 1
+            occupancy: list[int] = []
 
             def run(self, rows, on_finished):
                 decoder.groups.append([tokenizer.decode(row.prompt_ids) for row in rows])
@@ -143,17 +180,18 @@ class ScriptedDecoder:
                     row.generated = tokenizer(text, add_special_tokens=False).input_ids + [tokenizer.eos_token_id]
                     retry = on_finished(row)
                     if retry is not None:
-                        queue.append(retry)
+                        queue.appendleft(retry)
 
-        monkeypatch.setattr(Generator, "decoder", lambda generator, longest_prompt: Fake())
+        monkeypatch.setattr(Generator, "decoder", lambda generator, longest_prompt, prompts: Fake())
 
 
-def test_groups_are_sorted_by_length_and_results_mapped_back(monkeypatch, tiny_tokenizer):
+def test_prompts_are_decoded_by_length_in_one_queue_and_results_mapped_back(monkeypatch, tiny_tokenizer):
     fake = ScriptedDecoder(lambda attempt, prompt, generator: f"echo {prompt}", monkeypatch, tiny_tokenizer)
     prompts = ["a b c d e f g", "a", "a b c", "a b c d e", "a b", "a b c d"]
     settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, group_size=4)
     results = Generator(None, tiny_tokenizer, settings).run([Request(p) for p in prompts], seed=0)
-    assert fake.groups == [["a", "a b", "a b c", "a b c d"], ["a b c d e", "a b c d e f g"]]
+    # one queue across the groups of 4: a slot freed in one group takes a prompt of the next
+    assert fake.groups == [["a", "a b", "a b c", "a b c d", "a b c d e", "a b c d e f g"]]
     assert [r.text for r in results] == [f"echo {p}" for p in prompts]
     lengths = [len(tiny_tokenizer(p, add_special_tokens=False).input_ids) for p in prompts]
     assert [r.prompt_tokens for r in results] == lengths
@@ -192,7 +230,7 @@ def test_blocking_is_per_row_and_whole_word(tiny_model_dir):
 # --- regeneration bookkeeping (no model) --------------------------------------------------------
 
 
-def test_regenerates_only_leaking_rows_within_their_group(monkeypatch, tiny_tokenizer):
+def test_regenerates_only_leaking_rows_in_the_next_free_slot(monkeypatch, tiny_tokenizer):
     def script(attempt, prompt, generator):
         if prompt == "b" and attempt == 0:
             return "The applicant, Mr Cengiz POLAT, complained."
@@ -204,7 +242,7 @@ def test_regenerates_only_leaking_rows_within_their_group(monkeypatch, tiny_toke
     requests = [Request("a", ["Polat"]), Request("b", ["Cengiz Polat", "Polat"]), Request("c")]
     results = Generator(None, tiny_tokenizer, settings).run(requests, seed=0)
 
-    # a group is done, regenerations included, before the next
+    # a retry takes the next free slot, before the prompts still queued
     assert fake.calls == [("a", 0), ("b", 0), ("b", 1), ("c", 0)]
     assert [r.text for r in results] == ["Clean text a 0.", "Clean text b 1.", "Clean text c 0."]
     assert [r.regenerations for r in results] == [0, 1, 0]
@@ -238,7 +276,7 @@ def test_near_variants_of_blocked_values_are_regenerated(monkeypatch, tiny_token
     settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, max_regenerations=3)
     requests = [Request("a", ["Cengiz Polat", "Polat", "40593/04"]), Request("b", ["Carter"])]
     results = Generator(None, tiny_tokenizer, settings, common_words=frozenset({"carer"})).run(requests, seed=0)
-    assert fake.calls == [("a", 0), ("b", 0), ("a", 1), ("a", 2)]
+    assert fake.calls == [("a", 0), ("a", 1), ("a", 2), ("b", 0)]  # a retry takes the next free slot
     assert [r.regenerations for r in results] == [2, 0]  # "Carer" is an ordinary word of the corpus
     assert results[0].text == "Clean text."
 
@@ -464,4 +502,5 @@ def test_a_corpus_records_the_device_and_dtype_it_was_decoded_in(tiny_model_dir,
         frame = generate_corpus("ft", 1, planned, model, tokenizer, generation)
     assert list(frame.columns) == list(CORPUS_COLUMNS)
     assert frame["device"].tolist() == ["cpu"] * 3 and frame["dtype"].tolist() == ["bfloat16"] * 3
-    assert "generation.batch_size: auto: 2 slots on the CPU" in caplog.text  # the default 4, at most a group
+    # the default 4, at most the run's prompts (a group of 2 no longer caps it: slots cross groups)
+    assert "generation.batch_size: auto: 3 slots on the CPU" in caplog.text

@@ -90,7 +90,7 @@ def test_auto_on_the_cpu_takes_the_documented_default(tiny_model_dir, caplog):
     with caplog.at_level(logging.INFO, logger="plainsight.generation.memory"):
         assert batch_slots("auto", model, 100, most_useful=32) == CPU_AUTO_SLOTS == cpu_slots("auto") == 4
     assert "generation.batch_size: auto: 4 slots on the CPU" in caplog.text
-    assert batch_slots("auto", model, 100, most_useful=2) == 2  # never more than a group's prompts
+    assert batch_slots("auto", model, 100, most_useful=2) == 2  # never more than the run.s prompts
 
 
 @GPU

@@ -118,8 +118,13 @@ def test_icl_generation_hours_and_slots_on_a_gpu():
     assert plain == pytest.approx(9 / 60)
     assert blocking == pytest.approx((2 + 27) / 60)
     gpu_bytes = planner.gpu_bytes("generate_icl", {"dataset": "tab", "method": "icl"})
-    assert "32 slots" in planner.notes["slots princeton-nlp/Sheared-LLaMA-1.3B"]  # the group, not the GPU, limits
-    assert 20 * GIB < gpu_bytes < 40 * GIB
+    # 1,000 prompts: the GPU's memory, not the group (a freed slot takes any group's next prompt), limits
+    assert "55 slots" in planner.notes["slots princeton-nlp/Sheared-LLaMA-1.3B"]
+    assert 55 * GIB < gpu_bytes < 80 * GIB
+    cfg["generation"]["generations_per_segment"] = 10  # 20 prompts: as many slots as prompts
+    few = cost_model(cfg, SHAPES, lambda dataset, split: 100)
+    few.gpu_bytes("generate_icl", {"dataset": "tab", "method": "icl"})
+    assert "20 slots" in few.notes["slots princeton-nlp/Sheared-LLaMA-1.3B"]
 
 
 def test_auto_slots_are_limited_by_the_gpu_memory():
@@ -140,10 +145,10 @@ def test_auto_slots_on_the_cpu_are_the_cpu_default_and_on_a_gpu_need_its_memory(
     cfg = config()
     cfg["generation"]["batch_size"] = "auto"
     shape = scheduling.model_shape("smollm2-135m", SHAPES)
-    assert cost_model(cfg, SHAPES, lambda dataset, split: 1).slots(shape, 1000, "smollm2-135m") == CPU_AUTO_SLOTS
+    assert cost_model(cfg, SHAPES, lambda dataset, split: 1).slots(shape, 1000, "smollm2-135m", 100) == CPU_AUTO_SLOTS
     cfg["resources"]["gpus_per_job"] = 1
     with pytest.raises(InputError, match="resources.gpu_memory_gb"):
-        cost_model(cfg, SHAPES, lambda dataset, split: 1).slots(shape, 1000, "smollm2-135m")
+        cost_model(cfg, SHAPES, lambda dataset, split: 1).slots(shape, 1000, "smollm2-135m", 100)
 
 
 def test_the_plan_table_sums_gpu_hours_and_flags_jobs_over_the_gpu():

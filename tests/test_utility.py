@@ -14,7 +14,8 @@ from conftest import RESOURCES
 from plainsight.evaluation.mauve_score import MauveSettings, featurize, mauve_from_features, mauve_score
 from plainsight.evaluation.perplexity import FinetuneSettings, corpus_perplexity, finetune, text_examples, windows
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
-from plainsight.evaluation.utility import BASE_MODEL, mauve_targets, summary_rows, utility_record
+from plainsight.data.segments import mauve_targets
+from plainsight.evaluation.utility import BASE_MODEL, summary_rows, utility_record
 from plainsight.report.tables import build_table, load_table_specs, versus_paper
 
 
@@ -57,6 +58,17 @@ def test_uniform_model_has_perplexity_v(tiny_tokenizer):
     assert result.perplexity == pytest.approx(vocabulary, rel=1e-6)
     lengths = [len(tiny_tokenizer(t, add_special_tokens=False).input_ids) for t in texts if t]
     assert result.tokens == sum(sum(len(w) - 1 for w in windows(range(n), 8)) for n in lengths)
+
+
+def test_scoring_logs_windows_done_and_tokens_per_second(tiny_tokenizer, caplog):
+    texts = ["The applicant was born in 1970 and lives in Ankara.", "The Court met on 3 May 2001."]
+    count = sum(len(windows(tiny_tokenizer(t, add_special_tokens=False).input_ids, 8)) for t in texts)
+    with caplog.at_level("INFO", logger="plainsight.progress"):
+        corpus_perplexity(UniformLM(len(tiny_tokenizer)), tiny_tokenizer, texts, max_length=8, batch_size=2,
+                          desc="score")
+    assert count > 2  # several batches
+    assert caplog.records[-1].getMessage().startswith(f"score: {count}/{count} windows (100%), ")
+    assert "tokens/s" in caplog.records[-1].getMessage()
 
 
 def test_perplexity_is_over_tokens_not_a_mean_of_documents(tiny_tokenizer):
@@ -155,22 +167,27 @@ def test_mauve_buckets_are_mauve_texts_auto(p_samples, q_samples, buckets):
     assert result.buckets == buckets
 
 
-def test_mauve_on_embedded_sentence_features():
+def test_mauve_on_embedded_sentence_features(caplog):
     court = [f"The applicant number {i} was born in {1950 + i} and lives in town {i % 7}." for i in range(20)]
     clinic = [f"Patient {i} was admitted with chest pain and given {i} mg of aspirin." for i in range(20)]
     settings = MauveSettings()
-    features = featurize(court, settings)
+    with caplog.at_level("INFO", logger="plainsight.progress"):
+        features = featurize(court, settings, desc="court")
     assert features.shape == (20, 384)
+    # every batch of the embedder's forward passes counted, 16 texts and then 4
+    assert caplog.records[-1].getMessage().startswith("court: 20/20 texts (100%), ")
     assert mauve_score(court, court, settings).mauve == pytest.approx(1.0, abs=1e-9)
     shifted = mauve_score(court, clinic, settings)
     assert shifted.mauve < 0.5 and shifted.p_samples == shifted.q_samples == 20 and shifted.buckets == 2
     assert (shifted.device, shifted.dtype) == ("cpu", "float32")
 
 
-def test_mauve_on_a_hugging_face_model_last_hidden_state(tiny_model_dir):
+def test_mauve_on_a_hugging_face_model_last_hidden_state(tiny_model_dir, caplog):
     settings = MauveSettings(featurizer=str(tiny_model_dir), max_tokens=32)
     texts = ["The Court met.", "The applicant, Mr Polat, complained under Article 6 of the Convention."]
-    features = featurize(texts, settings)
+    with caplog.at_level("INFO", logger="plainsight.progress"):
+        features = featurize(texts, settings)
+    assert caplog.records[-1].getMessage().startswith("MAUVE features: 2/2 texts (100%), ")
     assert features.shape == (2, 32)  # the tiny Llama's hidden size
     alone = featurize(texts[1:], settings)
     np.testing.assert_allclose(features[1], alone[0], rtol=1e-4, atol=1e-5)  # padding does not change it

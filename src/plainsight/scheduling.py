@@ -267,9 +267,10 @@ class CostModel:
     def shards(self, wildcards: Mapping[str, str]) -> int:
         return self.config["generation"]["shards"] if "shard" in wildcards else 1
 
-    def slots(self, shape: ModelShape, positions: int, model: str) -> int:
+    def slots(self, shape: ModelShape, positions: int, model: str, prompts: int) -> int:
         """Decoding slots: the configured number, or what `batch_size: auto` takes (on a GPU: as many
-        as fit the memory the weights leave, at most a group's prompts)."""
+        as fit the memory the weights leave, at most the job's `prompts`: a freed slot takes the next
+        prompt of any group)."""
         generation = self.config["generation"]
         if generation["batch_size"] != AUTO or not self.on_gpu:
             return cpu_slots(generation["batch_size"])
@@ -279,7 +280,7 @@ class CostModel:
                              "generation.batch_size: auto on a GPU needs the GPU's memory to plan the slots")
         per_slot = kv_cache_bytes(shape.layers, shape.kv_heads, shape.head_dim, self.dtype_bytes, positions)
         free = gpu_gb * 1e9 - shape.parameters * self.dtype_bytes
-        slots = max(1, min(slots_that_fit(free, per_slot), generation["group_size"]))
+        slots = max(1, min(slots_that_fit(free, per_slot), prompts))
         self.notes[f"slots {model}"] = (f"`batch_size: auto` takes {slots} slots for {model} on a "
                                         f"{gpu_gb} GB GPU ({per_slot / GIB:.2f} GiB of KV cache each)")
         return slots
@@ -416,8 +417,8 @@ class CostModel:
             model, prompt = self.generation_job(rule, w)
             shape = self.shape(model)
             positions = slot_cache_positions(prompt, self.config["generation"]["max_new_tokens"])
-            return gpu_generation_bytes(shape, self.dtype_bytes, self.slots(shape, positions, model), positions,
-                                        prompt)
+            slots = self.slots(shape, positions, model, self.generations(rule, w))
+            return gpu_generation_bytes(shape, self.dtype_bytes, slots, positions, prompt)
         if rule in TRAINING_RULES:
             return self.training_gpu_bytes(rule, w)
         if rule == "membership_scores":

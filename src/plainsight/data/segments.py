@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from plainsight.entities import SegmentKey, Span
+from plainsight.rng import stable_rng
 
 _BLANK_LINE = re.compile(r"[ \t\r\f\v]*\n[ \t\r\f\v]*\n\s*")
 _LINE_BREAK = re.compile(r"[ \t\r\f\v]*\n\s*")
@@ -74,3 +75,18 @@ def segment_document(text: str, spans: list[Span], ranges: list[tuple[int, int]]
 def segment_texts(docs: pd.DataFrame) -> dict[SegmentKey, str]:
     """(doc_id, segment) -> text of every segment row of a docs table."""
     return {(str(d), int(s)): t for d, s, t in zip(docs["doc_id"], docs["segment"], docs["text"])}
+
+
+def test_segments(docs: pd.DataFrame) -> list[SegmentKey]:
+    test = docs[docs["split"] == "test"]
+    return sorted(zip(test["doc_id"].astype(str), test["segment"].astype(int)))
+
+
+def mauve_targets(docs: pd.DataFrame, samples: int | None) -> list[SegmentKey]:
+    """The real test segments MAUVE compares with: all, or `samples` drawn once (the same for every run)."""
+    keys = test_segments(docs)
+    if not keys:
+        raise ValueError("the corpus has no test split to measure utility on")
+    if samples is not None and samples < len(keys):
+        keys = sorted(stable_rng("mauve targets").sample(keys, samples))
+    return keys

@@ -7,6 +7,7 @@
   last token is the feature, as `mauve-text` itself does with gpt2-large.
 
 The featurizer runs on `model.device` in `model.dtype`; the features go to the host as float32.
+Featurizing logs its progress (texts done, tokens/s, time left) every 30 s (`plainsight.progress`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import torch
 from plainsight.data.segments import segment_texts
 from plainsight.evaluation.diversity import frechet_distance
 from plainsight.models import CPU, dtype_name, resolve_placement
+from plainsight.progress import Progress
 
 EMBEDDED_FEATURIZER = "minilm"
 
@@ -65,15 +67,25 @@ def _sentence_embedder(device: torch.device, dtype: torch.dtype):
     return SentenceTransformer(embedded_featurizer_folder(), device=str(device)).to(dtype)
 
 
-def sentence_features(texts: Sequence[str], settings: MauveSettings, batch_size: int = 16) -> np.ndarray:
+def sentence_features(texts: Sequence[str], settings: MauveSettings, batch_size: int = 16,
+                      desc: str = "MAUVE features") -> np.ndarray:
     model = _sentence_embedder(settings.device, settings.dtype)
     model.max_seq_length = min(settings.max_tokens, model.tokenizer.model_max_length)
-    features = model.encode(list(texts), batch_size=batch_size, convert_to_tensor=True, show_progress_bar=True)
+    with Progress(len(texts), desc, "texts") as progress:
+        # encode batches in its own order: a hook on each batch's forward pass counts it, the features unchanged
+        hook = model.register_forward_hook(lambda module, args, output: progress.update(
+            len(output["sentence_embedding"]), tokens=int(output["attention_mask"].sum())))
+        try:
+            features = model.encode(list(texts), batch_size=batch_size, convert_to_tensor=True,
+                                    show_progress_bar=False)
+        finally:
+            hook.remove()
     return features.float().cpu().numpy()
 
 
 @torch.inference_mode()
-def last_token_features(texts: Sequence[str], settings: MauveSettings, batch_size: int = 8) -> np.ndarray:
+def last_token_features(texts: Sequence[str], settings: MauveSettings, batch_size: int = 8,
+                        desc: str = "MAUVE features") -> np.ndarray:
     """The last layer's hidden state at each text's last token (right padding, so its index is known)."""
     from transformers import AutoModel, AutoTokenizer
 
@@ -83,23 +95,25 @@ def last_token_features(texts: Sequence[str], settings: MauveSettings, batch_siz
     tokenizer.padding_side = "right"
     model = AutoModel.from_pretrained(settings.featurizer, dtype=settings.dtype, device_map=settings.device).eval()
     rows = []
-    for start in range(0, len(texts), batch_size):
-        encoded = tokenizer(list(texts[start:start + batch_size]), return_tensors="pt", padding=True,
-                            truncation=True, max_length=settings.max_tokens).to(settings.device)
-        hidden = model(**encoded).last_hidden_state
-        last = encoded.attention_mask.sum(dim=1) - 1
-        rows.append(hidden[torch.arange(hidden.shape[0], device=settings.device), last].float().cpu().numpy())
+    with Progress(len(texts), desc, "texts") as progress:
+        for start in range(0, len(texts), batch_size):
+            encoded = tokenizer(list(texts[start:start + batch_size]), return_tensors="pt", padding=True,
+                                truncation=True, max_length=settings.max_tokens).to(settings.device)
+            hidden = model(**encoded).last_hidden_state
+            last = encoded.attention_mask.sum(dim=1) - 1
+            rows.append(hidden[torch.arange(hidden.shape[0], device=settings.device), last].float().cpu().numpy())
+            progress.update(len(rows[-1]), tokens=int(encoded.attention_mask.sum()))
     return np.concatenate(rows)
 
 
-def featurize(texts: Sequence[str], settings: MauveSettings) -> np.ndarray:
+def featurize(texts: Sequence[str], settings: MauveSettings, desc: str = "MAUVE features") -> np.ndarray:
     if not texts:
         raise ValueError("no texts to featurize")
     # An empty generation still is a sample of the method; give the featurizer a space, not nothing.
     texts = [text if text.strip() else " " for text in texts]
     if settings.featurizer == EMBEDDED_FEATURIZER:
-        return sentence_features(texts, settings)
-    return last_token_features(texts, settings)
+        return sentence_features(texts, settings, desc=desc)
+    return last_token_features(texts, settings, desc=desc)
 
 
 def mauve_from_features(p_features: np.ndarray, q_features: np.ndarray, settings: MauveSettings) -> MauveResult:
@@ -115,7 +129,8 @@ def mauve_from_features(p_features: np.ndarray, q_features: np.ndarray, settings
 
 
 def mauve_score(generated: Sequence[str], real: Sequence[str], settings: MauveSettings) -> MauveResult:
-    return mauve_from_features(featurize(generated, settings), featurize(real, settings), settings)
+    return mauve_from_features(featurize(generated, settings, "MAUVE features of the generated texts"),
+                               featurize(real, settings, "MAUVE features of the real texts"), settings)
 
 
 def mauve_record(generated: pd.DataFrame, docs: pd.DataFrame, mauve: Mapping, placement: Mapping[str, str],

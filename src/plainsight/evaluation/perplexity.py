@@ -9,6 +9,8 @@ The model runs on its device in `model.dtype`, except under full fine-tuning: th
 is trained, and trained weights stay float32 (`weights_dtype`), as the optimizer's small updates
 are lost in half precision. The reference (base model) row uses the same rule, so every row of a
 utility table is scored in the same precision.
+
+Scoring logs its progress (windows scored, tokens/s, time left) every 30 s (`plainsight.progress`).
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from plainsight.data.segments import segment_texts
-from plainsight.evaluation.utility import BASE_MODEL, test_segments
+from plainsight.data.segments import segment_texts, test_segments
+from plainsight.evaluation.utility import BASE_MODEL
 from plainsight.io import write_json
 from plainsight.models import load_model, model_placement, resolve_placement
 from plainsight.progress import Progress
@@ -90,21 +92,27 @@ def corpus_perplexity(model, tokenizer, texts: Sequence[str], max_length: int, b
     device = next(model.parameters()).device
     nll_sum, tokens = 0.0, 0
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    progress = Progress(-(-len(pieces) // batch_size), desc, "batches")
-    for start in range(0, len(pieces), batch_size):
-        batch = pieces[start:start + batch_size]
-        width = max(len(p) for p in batch)
-        input_ids = torch.tensor([p + [pad] * (width - len(p)) for p in batch], device=device)
-        attention = torch.tensor([[1] * len(p) + [0] * (width - len(p)) for p in batch], device=device)
-        labels = torch.tensor([p + [IGNORE_INDEX] * (width - len(p)) for p in batch], device=device)
-        logits = model(input_ids=input_ids, attention_mask=attention).logits
-        targets = labels[:, 1:]
-        nll_sum += F.cross_entropy(logits[:, :-1].float().reshape(-1, logits.shape[-1]), targets.reshape(-1),
-                                   ignore_index=IGNORE_INDEX, reduction="sum").item()
-        tokens += int((targets != IGNORE_INDEX).sum())
-        progress.update(1, int(attention.sum()))
-    progress.close()
+    with Progress(len(pieces), desc, "windows") as progress:
+        for start in range(0, len(pieces), batch_size):
+            batch = pieces[start:start + batch_size]
+            nll, predicted = _batch_nll(model, batch, pad, device)
+            nll_sum += nll
+            tokens += predicted
+            progress.update(len(batch), tokens=sum(map(len, batch)))
     return Perplexity(math.exp(nll_sum / tokens), nll_sum, tokens)
+
+
+def _batch_nll(model, batch: Sequence[list[int]], pad: int, device) -> tuple[float, int]:
+    """(summed negative log-likelihood, predicted tokens) of one right-padded batch of windows."""
+    width = max(len(p) for p in batch)
+    input_ids = torch.tensor([p + [pad] * (width - len(p)) for p in batch], device=device)
+    attention = torch.tensor([[1] * len(p) + [0] * (width - len(p)) for p in batch], device=device)
+    labels = torch.tensor([p + [IGNORE_INDEX] * (width - len(p)) for p in batch], device=device)
+    logits = model(input_ids=input_ids, attention_mask=attention).logits
+    targets = labels[:, 1:]
+    nll = F.cross_entropy(logits[:, :-1].float().reshape(-1, logits.shape[-1]), targets.reshape(-1),
+                          ignore_index=IGNORE_INDEX, reduction="sum").item()
+    return nll, int((targets != IGNORE_INDEX).sum())
 
 
 def text_examples(texts: Sequence[str], tokenizer, max_length: int) -> list[TrainingExample]:

@@ -12,28 +12,15 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
+from plainsight.data.segments import mauve_targets, test_segments  # noqa: F401 (the utility rules' entry points)
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.io import read_json
-from plainsight.rng import stable_rng
 
 SegmentKey = tuple[str, int]
 UTILITY_METRICS: tuple[str, ...] = ("perplexity", "mauve")
 BASE_MODEL = "base_model"  # the method key of the reference row: the configured model, not fine-tuned
 
 
-def test_segments(docs: pd.DataFrame) -> list[SegmentKey]:
-    test = docs[docs["split"] == "test"]
-    return sorted(zip(test["doc_id"].astype(str), test["segment"].astype(int)))
-
-
-def mauve_targets(docs: pd.DataFrame, samples: int | None) -> list[SegmentKey]:
-    """The real test segments MAUVE compares with: all, or `samples` drawn once (the same for every run)."""
-    keys = test_segments(docs)
-    if not keys:
-        raise ValueError("the corpus has no test split to measure utility on")
-    if samples is not None and samples < len(keys):
-        keys = sorted(stable_rng("mauve targets").sample(keys, samples))
-    return keys
 
 
 def summary_rows(paths: Iterable[str | Path], settings: Iterable[str]) -> pd.DataFrame:

@@ -33,7 +33,7 @@ from plainsight.evaluation.diversity import (
 )
 from plainsight.evaluation.downstream import REAL, REAL_SAMPLE, DownstreamSettings, downstream_scores
 from plainsight.evaluation.mauve_score import MauveSettings, featurize
-from plainsight.evaluation.utility import mauve_targets
+from plainsight.data.segments import mauve_targets
 from plainsight.rng import stable_rng
 
 DIVERSITY_COLUMNS: tuple[str, ...] = ("self_bleu", "distinct1", "distinct2", "mean_words", "length_ks",

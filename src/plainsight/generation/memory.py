@@ -4,7 +4,7 @@ The slot decoder (`plainsight.generation.slots`) preallocates every layer's keys
 each slot: layers x key-value heads x head dim x 2 (keys and values) x bytes per value x cache
 positions. On a GPU, `auto` takes as many slots as fit the memory left after the weights, less
 `FREE_MEMORY_MARGIN` for the prefill's and the steps' activations and the allocator's
-fragmentation, and never more than a group's prompts (a batch holds no more rows than that). On the
+fragmentation, and never more than the run's prompts (a batch holds no more rows than that). On the
 CPU, where a step is bound by reading the weights, it takes `CPU_AUTO_SLOTS`, the embedded
 default's slots. The arithmetic is the cost model's (`plainsight.scheduling`, free of torch), which
 the scheduler and the cost plan use too.
@@ -57,6 +57,6 @@ def batch_slots(batch_size: int | str, model, positions_per_slot: int, most_usef
                          "max_new_tokens, or use a GPU with more memory")
     slots = min(fit, most_useful)
     log.info("generation.batch_size: auto: %d slots on %s (KV cache %.2f GiB per slot of %d positions, "
-             "%.2f GiB free, %d would fit, a group holds %d)", slots, parameter.device, per_slot / GIB,
+             "%.2f GiB free, %d would fit, %d prompts to decode)", slots, parameter.device, per_slot / GIB,
              positions_per_slot, free / GIB, fit, most_useful)
     return slots

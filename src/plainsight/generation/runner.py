@@ -1,20 +1,25 @@
 """Seeded generation of many documents, with per-document value blocking and regeneration.
 
-Prompts are sorted by length and cut into groups of `group_size`; each group is
-decoded with continuous batching (`plainsight.generation.slots.SlotDecoder`,
-`batch_size` slots, `auto` resolved once per run by `plainsight.generation.memory`):
-every prompt is prefilled alone, the slots decode together, and a finished
-document's slot goes to the next prompt of the group at once. A document in
-which the near-leak detector (`plainsight.matching.NearMatcher`) still finds
-one of its blocked values, exactly or as a near variant, is queued again with
-the next attempt's seed (at most `max_regenerations` times).
+Prompts are sorted by length and decoded in that order with continuous batching
+(`plainsight.generation.slots.SlotDecoder`, `batch_size` slots, `auto` resolved
+once per run by `plainsight.generation.memory`): every prompt is prefilled
+alone, the slots decode together, and a finished document's slot goes to the
+next prompt at once, so the slots stay full until the last prompts. A document
+in which the near-leak detector (`plainsight.matching.NearMatcher`) still finds
+one of its blocked values, exactly or as a near variant, is decoded again with
+the next attempt's seed in the next free slot (at most `max_regenerations`
+times).
 
-Each document draws its random numbers from its own generator (on the model's
-device), seeded from the run seed, the attempt and its generation id; which
-documents share its batch, and how many slots there are, change its text only
-through rounding. A group is decoded the same way whatever else is run, so the
-same config gives the same texts, and a shard of a corpus (whole groups of the
-full run, see `shard_positions`) gives the same texts as the full run.
+Each document draws its random numbers from its own generator, seeded from the
+run seed, the attempt and its generation id (`document_seed`): its k-th token
+takes the k-th number of that generator whatever slot and step it runs in. So
+which documents share its batch, and how many slots there are, change its text
+only through rounding; the same config gives the same texts, and a shard of a
+corpus (`shard_positions`: whole length-sorted groups of `group_size`) gives the
+same texts as the full run.
+
+Progress (documents done, new tokens/s, time left) goes to the job's log every 30 s
+(`plainsight.progress.Progress`).
 """
 
 from __future__ import annotations
@@ -25,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 import torch
-from tqdm import tqdm
 
 from plainsight.generation.blocking import ValueBlocker, Vocabulary
 from plainsight.generation.memory import batch_slots
@@ -34,6 +38,7 @@ from plainsight.generation.slots import Row, SlotDecoder, base_model, prefix_tok
 from plainsight.matching import NearMatcher
 from plainsight.methods.prompts import BOUNDARY, cut_at_boundary
 from plainsight.methods.registry import Method
+from plainsight.progress import Progress
 from plainsight.rng import stable_rng
 from plainsight.scheduling import slot_cache_positions
 
@@ -72,9 +77,14 @@ class Result:
     leaked_blocked: list[str] = field(default_factory=list)  # blocked values (or near variants) still present
 
 
+def length_order(lengths: Sequence[int], ids: Sequence[int]) -> list[int]:
+    """Positions sorted by prompt length, ties by generation id: the order in which prompts are decoded."""
+    return sorted(range(len(lengths)), key=lambda i: (lengths[i], ids[i]))
+
+
 def length_sorted_groups(lengths: Sequence[int], ids: Sequence[int], group_size: int) -> list[list[int]]:
-    """Positions sorted by prompt length (ties by generation id), cut into groups of `group_size`."""
-    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], ids[i]))
+    """Positions in `length_order`, cut into groups of `group_size` (the units shards take)."""
+    order = length_order(lengths, ids)
     return [order[start:start + group_size] for start in range(0, len(order), group_size)]
 
 
@@ -124,12 +134,12 @@ class Generator:
     def prompt_ids(self, requests: Sequence[Request]) -> list[list[int]]:
         return [self.tokenizer(r.prompt, add_special_tokens=False).input_ids for r in requests]
 
-    def decoder(self, longest_prompt: int) -> SlotDecoder:
-        """The slot decoder of a run whose prompts have at most `longest_prompt` tokens."""
+    def decoder(self, longest_prompt: int, prompts: int) -> SlotDecoder:
+        """The slot decoder of a run of `prompts` prompts of at most `longest_prompt` tokens."""
         settings = self.settings
         sampler = NucleusSampler(settings.temperature, settings.top_p)
         positions = slot_cache_positions(prefix_tokens(self.model) + longest_prompt, settings.max_new_tokens)
-        slots = batch_slots(settings.batch_size, base_model(self.model), positions, settings.group_size)
+        slots = batch_slots(settings.batch_size, base_model(self.model), positions, max(prompts, 1))
         return SlotDecoder(self.model, self.tokenizer, sampler, settings.max_new_tokens, slots, BOUNDARY)
 
     def run(self, requests: list[Request], seed: int, desc: str = "generate",
@@ -138,22 +148,21 @@ class Generator:
         (exactly or as a near variant).
 
         `ids` (default: the positions) name the generations and seed their sampling; a generation
-        gets the same text whichever other requests are run with it, as long as its group is the
-        same (see `shard_positions`).
+        gets the same text whichever other requests are run with it (up to rounding).
         """
         ids = list(range(len(requests))) if ids is None else list(ids)
         prompt_ids = self.prompt_ids(requests)
         detectors = [NearMatcher(r.blocked_values, self.common_words) if r.blocked_values else None for r in requests]
         results: list[Result | None] = [None] * len(requests)
-        decoder = self.decoder(max(map(len, prompt_ids), default=0))
+        decoder = self.decoder(max(map(len, prompt_ids), default=0), len(requests))
         sampled_tokens, started = 0, time.perf_counter()  # tokens of every attempt
-        progress = tqdm(total=len(requests), desc=desc, unit="doc")
+        progress = Progress(total=len(requests), desc=desc, unit="documents")
 
         def row(position: int, attempt: int) -> Row:
             request = requests[position]
             blocks = request.blocked_values or request.near_words
             return Row(_Attempt(position, attempt), prompt_ids[position],
-                       torch.Generator(decoder.device).manual_seed(document_seed(seed, attempt, ids[position])),
+                       torch.Generator().manual_seed(document_seed(seed, attempt, ids[position])),
                        ValueBlocker(self.vocabulary, request.blocked_values, near_words=request.near_words)
                        if blocks else None)
 
@@ -164,20 +173,21 @@ class Generator:
             text = cut_at_boundary(self.tokenizer.decode(done.generated, skip_special_tokens=True))
             leaked = detectors[position].found(text) if detectors[position] else []
             if leaked and attempt < self.settings.max_regenerations:
+                progress.update(0, tokens=len(done.generated))
                 return row(position, attempt + 1)
             results[position] = Result(text, len(prompt_ids[position]), len(done.generated), attempt, leaked)
-            progress.set_postfix(tokens_per_s=f"{sampled_tokens / (time.perf_counter() - started):.1f}",
-                                 refresh=False)
-            progress.update()
+            progress.update(1, tokens=len(done.generated))
             return None
 
-        for group in length_sorted_groups([len(p) for p in prompt_ids], ids, self.settings.group_size):
-            decoder.run([row(position, 0) for position in group], finished)
-        progress.close()
+        order = length_order([len(p) for p in prompt_ids], ids)
+        with progress:
+            decoder.run([row(position, 0) for position in order], finished)
         elapsed = time.perf_counter() - started
-        log.info("%s: %d documents, %d regenerated, %d new tokens in %.1f s (%.1f tokens/s, %d slots on %s)",
-                 desc, len(requests), sum(1 for r in results if r.regenerations), sampled_tokens, elapsed,
-                 sampled_tokens / max(elapsed, 1e-9), decoder.slots, decoder.device)
+        steps = len(decoder.occupancy)
+        log.info("%s: %d documents, %d regenerated, %d new tokens in %.1f s (%.1f tokens/s, %d slots on %s, "
+                 "%.1f rows per decoding step)", desc, len(requests), sum(1 for r in results if r.regenerations),
+                 sampled_tokens, elapsed, sampled_tokens / max(elapsed, 1e-9), decoder.slots, decoder.device,
+                 sum(decoder.occupancy) / max(steps, 1))
         for generation_id, result in zip(ids, results):
             if result.leaked_blocked:
                 log.warning("generation %d still contains %s (or a near variant) after %d regenerations",

@@ -13,11 +13,16 @@ distribution is the one `TemperatureLogitsWarper` + `TopPLogitsWarper` +
 multinomial sampling give: a token is kept while the probability of the tokens
 above it is below `top_p`.
 
-Each row draws one uniform number per step from its own `torch.Generator`, on
-the device of the scores, and takes the token at which its nucleus's
-cumulative probability passes it (inverse transform sampling): a document's
-random numbers are its own whichever rows share its batch, and on a GPU a step
-copies nothing to the host but the drawn ids.
+Each document draws its random numbers from its own generator, as one block of
+`max_new_tokens` uniforms when it is prefilled (`uniform_block`): its k-th token takes the
+k-th of them (inverse transform sampling), whichever slot and step it runs in and whichever
+rows share its batch. A step draws no random numbers at all: it gathers each slot's uniform
+from the block on the device. On the CPU a block is the numbers one draw per token gives, so
+a seed gives the texts it gave with a draw per step.
+
+The tokens the value blockers ban are (slot, token) pairs kept on the device (`SlotBans`) and
+copied there again only when a slot's set changes; on a GPU a step copies nothing to the host
+but the drawn ids.
 """
 
 from __future__ import annotations
@@ -61,6 +66,52 @@ def mask_banned(scores: torch.Tensor, banned: Sequence[Iterable[int]]) -> None:
         scores[rows, tokens] = float("-inf")
 
 
+def uniform_block(generator: torch.Generator, count: int, device: torch.device) -> torch.Tensor:
+    """`count` uniform numbers in [0, 1) from `generator` (on its own device), in one call, moved to `device`:
+    the numbers `count` one-number draws would give on the CPU."""
+    return torch.rand(count, generator=generator, device=generator.device).to(device)
+
+
+class SlotBans:
+    """The tokens each batch slot may not draw next, kept on the device as one tensor of (slot, token) pairs.
+
+    A blocker's set changes only when the text comes to end in the start of a blocked value, so the
+    pairs are copied to the device when a slot's set changes (or slots leave the batch), not at every
+    step. `uploads` counts those copies.
+    """
+
+    def __init__(self, slots: int, device: torch.device):
+        self.sets: list[frozenset[int]] = [frozenset()] * slots
+        self.device = device
+        self.pairs: tuple[torch.Tensor, torch.Tensor] | None = None  # (slots, tokens); None: stale
+        self.uploads = 0
+
+    def update(self, slot: int, tokens: Iterable[int]) -> None:
+        tokens = frozenset(tokens)
+        if tokens != self.sets[slot]:
+            self.sets[slot] = tokens
+            self.pairs = None
+
+    def keep(self, slots: Sequence[int]) -> None:
+        """Only `slots` stay in the batch, renumbered in their order."""
+        self.sets = [self.sets[slot] for slot in slots]
+        self.pairs = None
+
+    def apply(self, scores: torch.Tensor, slots: range) -> None:
+        """-inf at the banned tokens of `slots`, whose scores are the rows of `scores`."""
+        if len(slots) != len(self.sets):  # a prefill's single row: its own set, once per prompt
+            mask_banned(scores, [self.sets[slot] for slot in slots])
+            return
+        if self.pairs is None:
+            vocabulary = scores.shape[-1]
+            pairs = [(slot, token) for slot, tokens in enumerate(self.sets) for token in tokens if token < vocabulary]
+            self.pairs = torch.tensor(pairs, dtype=torch.long, device=self.device).reshape(-1, 2).T.unbind()
+            self.uploads += 1
+        rows, tokens = self.pairs
+        if len(rows):
+            scores[rows, tokens] = float("-inf")
+
+
 class NucleusSampler:
     """Draws one token per row of scores (logits, -inf for banned tokens); see the module docstring."""
 
@@ -71,11 +122,10 @@ class NucleusSampler:
         self.top_p = top_p
         self.candidates = candidates
 
-    def draw(self, scores: torch.Tensor, generators: Sequence[torch.Generator]) -> torch.Tensor:
-        """The drawn token id of each row, row i drawing from `generators[i]` (on the scores' device)."""
-        if len(generators) != len(scores):
-            raise ValueError(f"{len(scores)} rows of scores but {len(generators)} generators")
+    def draw(self, scores: torch.Tensor, uniforms: torch.Tensor) -> torch.Tensor:
+        """The drawn token id of each row, row i taking `uniforms[i]` (in [0, 1), on the scores' device)."""
+        if uniforms.shape != scores.shape[:1]:
+            raise ValueError(f"{len(scores)} rows of scores but {tuple(uniforms.shape)} uniform numbers")
         probs = torch.softmax(scores.float() / self.temperature, dim=-1)
         probs, token_ids = nucleus(probs, self.top_p, self.candidates)
-        uniforms = torch.cat([torch.rand(1, generator=generator, device=probs.device) for generator in generators])
         return token_ids.gather(-1, inverse_transform(probs, uniforms)[:, None])[:, 0]

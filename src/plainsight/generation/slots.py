@@ -4,9 +4,9 @@ Each prompt is prefilled alone, without padding, so its prefill takes the plain
 causal path and costs what it costs one prompt at a time; its keys and values
 go straight into its slot of a preallocated cache. Then all slots decode
 together, one token each per forward pass. A row that finishes hands its slot
-to the next prompt in the queue at once, so the batch stays full while prompts
-wait and a row that stops early costs nothing more; once the queue is empty,
-finished rows leave the batch.
+to the next row in the queue at once (a retry it asks for first), so the batch
+stays full while prompts wait and a row that stops early costs nothing more;
+once the queue is empty, finished rows leave the batch.
 
 Cache layout: every row ends at the same cache index `end`, its tokens are the
 positions just before it, and what lies before them (older rows' tokens,
@@ -18,10 +18,13 @@ live row to `end`; when `end` reaches the buffer's capacity, the window is
 copied to the buffer's front.
 
 Everything lives on the model's device: the cache buffers (in the model's
-dtype), the mask and positions, each row's last sampled token and random
-generator, and the tokens the value blockers ban (one small tensor of (row,
-token) pairs per step); sampling works on the scores in float32. A step copies
-only the drawn token ids to the host, where the stop checks run.
+dtype), the mask and positions, each row's last sampled token, its block of
+uniform random numbers (drawn from its own generator when it is prefilled, see
+`plainsight.generation.sampling`) and how many of them it has used, and the
+tokens the value blockers ban (`SlotBans`: (slot, token) pairs, copied to the
+device only when a slot's set changes); sampling works on the scores in
+float32. A step copies only the drawn token ids to the host, where the stop
+checks run.
 
 A float32 model on a CPU runs its linear layers with weights packed for oneDNN
 while decoding (`plainsight.generation.packed_linear`): a step over many slots
@@ -43,7 +46,7 @@ from transformers.cache_utils import Cache, DynamicCache, DynamicLayer
 
 from plainsight.generation.blocking import ValueBlocker
 from plainsight.generation.packed_linear import packed_linears
-from plainsight.generation.sampling import NucleusSampler, mask_banned
+from plainsight.generation.sampling import NucleusSampler, SlotBans, uniform_block
 from plainsight.scheduling import slot_cache_positions
 
 
@@ -52,7 +55,7 @@ class Row:
     """One document to decode; `generated` fills as it is sampled."""
     key: object  # the caller's handle
     prompt_ids: list[int]
-    generator: torch.Generator  # on the model's device
+    generator: torch.Generator  # its random numbers: a block of max_new_tokens is drawn at its prefill
     blocker: ValueBlocker | None = None
     generated: list[int] = field(default_factory=list)
 
@@ -122,7 +125,8 @@ class SlotDecoder:
     """Samples documents for queued rows through `slots` batch slots (see the module docstring).
 
     A row ends at an end-of-sequence token, when its text holds `stop_string`, or after
-    `max_new_tokens`; `on_finished(row)` then gets it and may return a row to queue (a retry).
+    `max_new_tokens`; `on_finished(row)` then gets it and may return a row (a retry), which takes the
+    next free slot before the rows still queued.
     """
 
     def __init__(self, model, tokenizer, sampler: NucleusSampler, max_new_tokens: int, slots: int,
@@ -138,6 +142,7 @@ class SlotDecoder:
         self.eos = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
         self.device = next(self.lm.parameters()).device
         self.kv_shapes: list[tuple[int, int, torch.dtype]] | None = None  # read on the first run
+        self.occupancy: list[int] = []  # rows in the batch at each step of the last run
 
     @property
     def prefix_length(self) -> int:
@@ -151,8 +156,10 @@ class SlotDecoder:
         if self.kv_shapes is None:
             self.kv_shapes = _kv_shapes(self.lm)
         longest = self.prefix_length + max(len(row.prompt_ids) for row in rows)
+        batch = _Batch(self, longest, deque(rows), on_finished)
+        self.occupancy = batch.occupancy
         with packed_linears(self.lm, rows_hint=self.slots):
-            return _Batch(self, longest, deque(rows), on_finished).decode()
+            return batch.decode()
 
     def finished(self, row: Row) -> bool:
         token = row.generated[-1]
@@ -179,6 +186,10 @@ class _Batch:
         self.starts = [0] * slots
         self.positions = torch.zeros(slots, dtype=torch.long, device=device)  # position id of the next token
         self.last_tokens = torch.zeros(slots, dtype=torch.long, device=device)  # each row's last sampled token
+        self.uniforms = torch.zeros(slots, decoder.max_new_tokens, device=device)  # each row's random numbers
+        self.used = torch.zeros(slots, dtype=torch.long, device=device)  # random numbers each row has used
+        self.bans = SlotBans(slots, device)
+        self.occupancy: list[int] = []  # rows in the batch at each step
         self.end = longest
         self.sampled = 0
 
@@ -221,6 +232,8 @@ class _Batch:
         self.mask[slot, start:self.end] = True
         self.starts[slot] = start
         self.positions[slot] = self.end - start
+        self.uniforms[slot] = uniform_block(row.generator, decoder.max_new_tokens, decoder.device)
+        self.used[slot] = 0
         return output.logits[:, -1]
 
     def drop_free_slots(self) -> None:
@@ -232,6 +245,8 @@ class _Batch:
         self.keys = [keys.index_select(0, index) for keys in self.keys]
         self.values = [values.index_select(0, index) for values in self.values]
         self.mask, self.positions, self.last_tokens = self.mask[index], self.positions[index], self.last_tokens[index]
+        self.uniforms, self.used = self.uniforms[index], self.used[index]
+        self.bans.keep(live)
         self.rows = [self.rows[slot] for slot in live]
         self.starts = [self.starts[slot] for slot in live]
 
@@ -240,6 +255,7 @@ class _Batch:
         if self.end == self.capacity:
             self.move_window_to_front()
         low = min(self.starts)
+        self.occupancy.append(len(self.rows))
         self.mask[:, self.end] = True
         layers = [_WindowLayer(keys, values, low, self.end) for keys, values in zip(self.keys, self.values)]
         output = self.decoder.lm(input_ids=self.last_tokens[:, None], attention_mask=self.mask[:, low:self.end + 1],
@@ -251,20 +267,23 @@ class _Batch:
 
     def sample(self, slots: slice, scores: torch.Tensor) -> None:
         """Draw the next token of the rows in `slots` (one row of `scores` each); hand finished rows back."""
-        rows = self.rows[slots]
+        rows, numbers = self.rows[slots], range(len(self.rows))[slots]
         scores = scores.float()
-        mask_banned(scores, [row.blocker.banned(row.generated) if row.blocker is not None else ()
-                             for row in rows])
-        drawn = self.decoder.sampler.draw(scores, [row.generator for row in rows])
+        for slot, row in zip(numbers, rows):
+            self.bans.update(slot, row.blocker.banned(row.generated) if row.blocker is not None else ())
+        self.bans.apply(scores, numbers)
+        uniforms = self.uniforms[slots].gather(1, self.used[slots, None])[:, 0]
+        drawn = self.decoder.sampler.draw(scores, uniforms)
         self.last_tokens[slots] = drawn
+        self.used[slots] += 1
         self.sampled += len(rows)
-        for slot, row, token in zip(range(len(self.rows))[slots], rows, drawn.tolist()):
+        for slot, row, token in zip(numbers, rows, drawn.tolist()):
             row.generated.append(token)
             if self.decoder.finished(row):
                 self.rows[slot] = None
                 retry = self.on_finished(row)
                 if retry is not None:
-                    self.queue.append(retry)
+                    self.queue.appendleft(retry)
 
     def move_window_to_front(self) -> None:
         """Copy the live window to the buffers' front; at least `longest` positions stay before `end`."""
