@@ -95,3 +95,31 @@ def test_rule_files_spell_no_method_name():
                for text in [re.sub(r'\["\w+"\]', "", path.read_text(encoding="utf-8"))]
                for quoted in (f'"{name}"' for name in names) if quoted in text]
     assert not spelled, "\n".join(spelled)
+
+
+def function_lengths(path: Path) -> list[tuple[str, int]]:
+    return [(node.name, node.end_lineno - node.lineno + 1) for node in ast.walk(ast.parse(path.read_text("utf-8")))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def test_no_function_in_the_package_is_over_60_lines():
+    long = [f"{path.relative_to(REPO)}: {name} ({lines} lines)" for path in sorted(PACKAGE.rglob("*.py"))
+            for name, lines in function_lengths(path) if lines > 60]
+    assert long == []
+
+
+SCRIPTS = REPO / "workflow" / "scripts"
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS.glob("*.py")), ids=lambda path: path.name)
+def test_scripts_only_read_the_job_and_call_the_package(script):
+    """A rule script defines `main(job)` and ends with `run_rule(main)`; `main` holds no control flow."""
+    tree = ast.parse(script.read_text(encoding="utf-8"))
+    functions = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+    assert [f.name for f in functions] == ["main"]
+    flow = [type(node).__name__ for node in ast.walk(functions[0])
+            if isinstance(node, (ast.For, ast.While, ast.If, ast.Try, ast.With))]
+    assert flow == []
+    assert functions[0].end_lineno - functions[0].lineno + 1 <= 15
+    last = tree.body[-1]
+    assert isinstance(last, ast.Expr) and ast.unparse(last) == "run_rule(main)"

@@ -1,7 +1,6 @@
 """Rule `privacy_audit_table`: results/tables/privacy_audit.{csv,md}, one row per run and method."""
 
-from plainsight.io import atomic_path, write_text
-from plainsight.report.audit import build_privacy_audit, markdown
+from plainsight.report.audit import build_privacy_audit, write_privacy_audit
 from plainsight.report.tables import load_table_specs
 from plainsight.snakemake_job import RuleJob, run_rule
 
@@ -10,9 +9,7 @@ def main(job: RuleJob) -> None:
     params = job.params
     table = build_privacy_audit(job.input.released, params.runs, job.input.summaries, job.input.scores,
                                 params.score_runs, load_table_specs(job.input.paper)["methods"], params.bootstrap)
-    with atomic_path(job.output.csv) as staged:
-        table.to_csv(staged, index=False)
-    write_text(markdown(table, params.verbatim_ngram), job.output.markdown)
+    write_privacy_audit(table, params.verbatim_ngram, job.output.csv, job.output.markdown)
 
 
 run_rule(main)

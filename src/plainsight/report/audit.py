@@ -194,3 +194,13 @@ def build_privacy_audit(released_paths: Sequence[str], runs: Sequence[Mapping[st
     membership = pd.concat([membership_rows(pd.read_parquet(path), resamples, int(run["seed"])).assign(**run)
                             for path, run in zip(score_paths, score_runs)], ignore_index=True)
     return audit_table(released, membership, methods)
+
+
+def write_privacy_audit(table: pd.DataFrame, verbatim_ngram: int, csv_path: str | Path, markdown_path: str | Path
+                        ) -> None:
+    """Rule `privacy_audit_table`'s outputs: the table as CSV, and as Markdown with its notes."""
+    from plainsight.io import write_text
+
+    with atomic_path(csv_path) as staged:
+        table.to_csv(staged, index=False)
+    write_text(markdown(table, verbatim_ngram), markdown_path)
