@@ -67,3 +67,26 @@ def test_missing_metrics_row_is_an_error():
     run, corpora, metrics, summaries = frames()
     with pytest.raises(ValueError, match="no row in its corpus's per-generation metrics"):
         build_release(run, corpora, metrics.iloc[:5], summaries, SPANS, CODES)
+
+
+def test_evidence_takes_the_methods_rows_of_its_run_and_its_review_status(tmp_path):
+    from dataclasses import replace
+
+    from plainsight.report.release import evidence_tables
+
+    run, corpora, metrics, summaries = frames()
+    run = replace(run, evidence=())
+    audit = pd.DataFrame({"dataset": [run.dataset, run.dataset, "other"], "setting": [run.setting] * 3,
+                          "idset": [run.idset] * 3, "method": [run.method, "base_model", run.method],
+                          "auc_loss": [0.61, 0.5, 0.9]})
+    audit.to_csv(tmp_path / "privacy_audit.csv", index=False)
+    comments = pd.DataFrame({"method": [run.method, run.method, "icl"], "verdict": ["leaks", "fine", "leaks"]})
+    comments.to_parquet(tmp_path / "comments.parquet")
+    tables = evidence_tables(run, [str(tmp_path / "privacy_audit.csv")], [], [str(tmp_path / "comments.parquet")])
+    assert [t.title for t in tables] == ["Privacy audit (privacy_audit.csv)", "Review status (review page verdicts)"]
+    assert tables[0].frame["auc_loss"].tolist() == [0.61]  # its method and run only
+    assert dict(zip(tables[1].frame["verdict"], tables[1].frame["generations"])) == {"leaks": 1, "fine": 1}
+    _, sheet = build_release(replace(run, evidence=tuple(tables)), corpora, metrics, summaries, SPANS, CODES)
+    assert "## Privacy audit (privacy_audit.csv)" in sheet and "| 0.61 |" in sheet
+    [unreviewed] = evidence_tables(run, [], [], [])
+    assert unreviewed.frame["verdict"].tolist() == ["none yet"]

@@ -296,6 +296,45 @@ def release_runs(pattern):
     return runs
 
 
+def release_run(wildcards):
+    return {
+        "dataset": wildcards.dataset,
+        "setting": wildcards.setting,
+        "idset": wildcards.idset,
+    }
+
+
+def release_audit_table(wildcards):
+    """The privacy audit table, where the bundle's run is audited (`audit`)."""
+    audited = (
+        wildcards.dataset in config["audit"]["datasets"]
+        and wildcards.setting in config["audit"]["settings"]
+        and wildcards.idset in config["audit"]["identifier_sets"]
+    )
+    return ["results/tables/privacy_audit.csv"] if audited else []
+
+
+def release_utility_table(wildcards):
+    """The utility table, where the bundle's run is measured (`utility.runs`)."""
+    return (
+        ["results/tables/utility.csv"]
+        if release_run(wildcards) in config["utility"]["runs"]
+        else []
+    )
+
+
+def release_comments(wildcards):
+    """Reviewers' comments on the bundle's run, where its review page has comment files."""
+    subject = (wildcards.dataset, wildcards.setting, wildcards.idset)
+    if subject not in review_subjects() or not review_comment_files(wildcards):
+        return []
+    return [
+        "results/review/{dataset}/{setting}/{idset}/comments.parquet".format(
+            **release_run(wildcards)
+        )
+    ]
+
+
 def release_dp_adapters(wildcards):
     """The adapters of a differentially private method's seeds: their training.json holds the guarantee."""
     if not registry.method(wildcards.method).differentially_private:

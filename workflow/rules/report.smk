@@ -216,6 +216,9 @@ rule release_bundle:
         spans="results/{dataset}/spans.parquet",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
         dp_adapters=release_dp_adapters,
+        audit=release_audit_table,
+        utility=release_utility_table,
+        comments=release_comments,
     output:
         bundle="results/release/{dataset}/{setting}/{idset}/{method}/synthetic.jsonl",
         datasheet="results/release/{dataset}/{setting}/{idset}/{method}/DATASHEET.md",

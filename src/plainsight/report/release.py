@@ -155,6 +155,27 @@ def build_release(run: ReleaseRun, corpora: pd.DataFrame, metrics: pd.DataFrame,
     return bundle_jsonl(rows), datasheet(run, corpora, flags, len(rows), summaries, dp_records)
 
 
+def evidence_tables(run: ReleaseRun, audit_tables: Sequence[str], utility_tables: Sequence[str],
+                    comment_files: Sequence[str]) -> list[EvidenceTable]:
+    """The method's rows of the privacy audit and the utility table of its run (where that run is audited
+    or measured), and its review status on the review page (where reviewers left comments)."""
+    keys = {"dataset": run.dataset, "setting": run.setting, "idset": run.idset}
+    tables = []
+    for title, paths in (("Privacy audit", audit_tables), ("Utility", utility_tables)):
+        for path in paths:
+            frame = pd.read_csv(path)
+            rows = frame[(frame[list(keys)] == pd.Series(keys)).all(axis=1) & (frame["method"] == run.method)]
+            if not rows.empty:
+                tables.append(EvidenceTable(f"{title} ({Path(path).name})", rows.reset_index(drop=True)))
+    comments = [pd.read_parquet(path) for path in comment_files]
+    comments = pd.concat(comments, ignore_index=True) if comments else pd.DataFrame(columns=["method", "verdict"])
+    verdicts = comments[comments["method"] == run.method]["verdict"].value_counts()
+    status = (pd.DataFrame({"verdict": verdicts.index, "generations": verdicts.values}) if not verdicts.empty else
+              pd.DataFrame({"verdict": ["none yet"], "generations": [0]}))
+    tables.append(EvidenceTable("Review status (review page verdicts)", status))
+    return tables
+
+
 def write_release(run: ReleaseRun, frames: Mapping[str, pd.DataFrame], spans: pd.DataFrame, codes: pd.DataFrame,
                   dp_records: Sequence[Mapping[str, Any]], bundle_path: str | Path,
                   datasheet_path: str | Path) -> None:
