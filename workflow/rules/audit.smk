@@ -26,19 +26,6 @@ rule nearest_documents:
         "../scripts/nearest_documents.py"
 
 
-AUDIT = config["audit"]
-AUDITED_TRAINED = [m for m in config["methods"] if registry.method(m).trained]
-
-
-def audited_adapters(wildcards):
-    """The adapters of the trained methods of one run, in the configured method order."""
-    return expand(
-        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
-        method=AUDITED_TRAINED,
-        **wildcards,
-    )
-
-
 rule membership_scores:
     """Token statistics of balanced member (fine-tuning) and held-out segments under the base model and each trained adapter."""
     input:
@@ -98,38 +85,6 @@ rule released_text_audit:
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/released_text_audit.py"
-
-
-AUDIT_RUNS = [
-    {"dataset": d, "setting": s, "idset": i, "method": m, "seed": seed}
-    for d in AUDIT["datasets"]
-    for s in AUDIT["settings"]
-    for i in AUDIT["identifier_sets"]
-    for m in config["methods"]
-    for seed in AUDIT["seeds"]
-]
-AUDIT_SCORE_RUNS = [
-    {"dataset": d, "setting": s, "idset": i, "seed": seed}
-    for d in AUDIT["datasets"]
-    for s in AUDIT["settings"]
-    for i in AUDIT["identifier_sets"]
-    for seed in AUDIT["seeds"]
-]
-AUDIT_RUN = "results/{dataset}/{setting}/{idset}"
-AUDIT_PLOTS = [
-    f"results/plots/privacy_audit_{kind}_{run['dataset']}_{run['setting']}_{run['idset']}_seed{run['seed']}.png"
-    for run in AUDIT_SCORE_RUNS
-    for kind in ("roc", "distances")
-]
-
-
-def audited_distances(wildcards):
-    """The closest-record distances of every method of one audited run."""
-    return expand(
-        "results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_distances.parquet",
-        method=config["methods"],
-        **wildcards,
-    )
 
 
 rule privacy_audit_table:

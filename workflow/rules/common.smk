@@ -417,3 +417,50 @@ def table_review_comments(wildcards):
         return []
     spec = PAPER_TABLES[wildcards.table]
     return f"results/review/{spec['dataset']}/{spec['setting']}/{spec['idset']}/comments.parquet"
+
+
+# Privacy audit: the audited runs, and their adapters and distances
+
+AUDIT = config["audit"]
+AUDITED_TRAINED = [m for m in config["methods"] if registry.method(m).trained]
+
+
+def audited_adapters(wildcards):
+    """The adapters of the trained methods of one run, in the configured method order."""
+    return expand(
+        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
+        method=AUDITED_TRAINED,
+        **wildcards,
+    )
+
+
+AUDIT_RUNS = [
+    {"dataset": d, "setting": s, "idset": i, "method": m, "seed": seed}
+    for d in AUDIT["datasets"]
+    for s in AUDIT["settings"]
+    for i in AUDIT["identifier_sets"]
+    for m in config["methods"]
+    for seed in AUDIT["seeds"]
+]
+AUDIT_SCORE_RUNS = [
+    {"dataset": d, "setting": s, "idset": i, "seed": seed}
+    for d in AUDIT["datasets"]
+    for s in AUDIT["settings"]
+    for i in AUDIT["identifier_sets"]
+    for seed in AUDIT["seeds"]
+]
+AUDIT_RUN = "results/{dataset}/{setting}/{idset}"
+AUDIT_PLOTS = [
+    f"results/plots/privacy_audit_{kind}_{run['dataset']}_{run['setting']}_{run['idset']}_seed{run['seed']}.png"
+    for run in AUDIT_SCORE_RUNS
+    for kind in ("roc", "distances")
+]
+
+
+def audited_distances(wildcards):
+    """The closest-record distances of every method of one audited run."""
+    return expand(
+        "results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_distances.parquet",
+        method=config["methods"],
+        **wildcards,
+    )
