@@ -66,3 +66,44 @@ def test_a_canary_seen_16_times_is_more_exposed_than_one_seen_once(learning_mode
                                    max_length=96)
     assert often > once
     assert often > 4  # ranks among the top 1/16 of the space
+
+
+def test_planned_canaries_go_into_1_4_and_16_documents():
+    from plainsight.evaluation.canaries import CanarySettings, planned_canaries
+
+    canaries = planned_canaries(CanarySettings("ref {secret}.", 6, 2, 100, seed=1))
+    assert [c.repeats for c in canaries] == [1, 1, 4, 4, 16, 16]
+    assert len({c.secret for c in canaries}) == 6 and all(len(c.secret) == 6 for c in canaries)
+    assert canaries == planned_canaries(CanarySettings("ref {secret}.", 6, 2, 100, seed=1))
+
+
+def test_canaries_go_only_into_fine_tuning_segments():
+    import pandas as pd
+
+    from plainsight.evaluation.canaries import canaried_docs
+
+    docs = pd.DataFrame({"doc_id": [f"d{n}" for n in range(24)], "segment": 0, "text": [f"Text {n}." for n in range(24)],
+                         "split": ["train"] * 20 + ["test"] * 4})
+    codes = docs[["doc_id", "segment", "split"]].copy()
+    canaries = [Canary("111111", 16), Canary("222222", 4)]
+    out = canaried_docs(docs, codes, canaries, "The reference is {secret}.", seed=1)
+    assert out["text"].str.contains("111111").sum() == 16 and out["text"].str.contains("222222").sum() == 4
+    assert out.loc[out["split"] == "test", "text"].tolist() == docs.loc[docs["split"] == "test", "text"].tolist()
+    assert out["text"].str.startswith("Text").all() and docs["text"].str.len().max() < 10  # input left as it was
+
+
+def test_canary_table_sums_per_insertion_count(tmp_path):
+    import pandas as pd
+
+    from plainsight.report.canaries import canary_markdown, canary_table
+
+    report = pd.DataFrame({"secret": ["1", "2", "3"], "repeats": [1, 16, 16], "exposure": [0.5, 9.0, 11.0],
+                           "max_exposure": 19.93, "generations_with_secret": [0, 1, 2],
+                           "generations_with_sentence": [0, 0, 1], "generations": 24})
+    report.to_parquet(tmp_path / "r.parquet")
+    run = {"dataset": "tab", "setting": "known", "idset": "direct", "method": "ft", "seed": 1}
+    table = canary_table([str(tmp_path / "r.parquet")], [run])
+    often = table[table["repeats"] == 16].iloc[0]
+    assert often["canaries"] == 2 and often["mean_exposure"] == 10.0 and often["max_exposure"] == 11.0
+    assert often["generations_with_secret"] == 3
+    assert "| tab known direct | ft | 1 | 16 docs | 2 | 10.00 | 11.00 | 3 of 24 |" in canary_markdown(table)

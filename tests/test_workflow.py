@@ -228,6 +228,17 @@ def test_privacy_audit_table_plots_and_a_bad_adapter(workflow_dir):
     assert not (workflow_dir / "results/tab/known/direct/audit/membership/seed1_scores.parquet").exists()
 
 
+def test_canary_table_trains_each_method_on_the_canaried_set(workflow_dir):
+    snakemake(workflow_dir, "results/tables/canaries.csv", "--configfile", "tiny.yaml")
+    table = pd.read_csv(workflow_dir / "results/tables/canaries.csv")
+    assert sorted(set(table["method"])) == ["dpsgd", "ft", "ft_mask"]
+    assert sorted(set(table["repeats"])) == [1, 4, 16] and (table["canaries"] == 2).all()
+    assert table["mean_exposure"].between(0, table["exposure_bound"].max()).all()
+    docs = pd.read_parquet(workflow_dir / "results/tab/known/direct/canaries/seed1/docs.parquet")
+    assert docs["text"].str.contains("case file reference is").sum() == 2 * (1 + 4 + 16)
+    assert (workflow_dir / "results/tab/known/direct/canaries/seed1/models/ft/training.json").exists()
+
+
 def test_trained_corpus_is_regenerated_from_the_cached_adapter(workflow_dir):
     snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml")
     method_dir = workflow_dir / "results/tab/known/direct"

@@ -158,3 +158,148 @@ rule privacy_audit_plots:
         methods=config["methods"],
     script:
         "../scripts/privacy_audit_plots.py"
+
+
+rule canary_docs:
+    """The fine-tuning set with canaries: random secrets in one sentence, in 1, 4 and 16 documents."""
+    input:
+        docs="results/{dataset}/docs.parquet",
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        spec=AUDIT["canaries"]["file"],
+    output:
+        docs="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/docs.parquet",
+        canaries="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/canaries.json",
+    log:
+        "results/logs/canary_docs/{dataset}_{setting}_{idset}_{seed}.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        per_repeat=AUDIT["canaries"]["per_repeat"],
+        candidates=AUDIT["canaries"]["candidates"],
+    script:
+        "../scripts/canary_docs.py"
+
+
+rule canary_adapter:
+    """A trained method's adapter, trained as rule train_adapter trains it, on the canaried set."""
+    input:
+        docs="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/docs.parquet",
+        spans="results/{dataset}/spans.parquet",
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        pools=config["codes"]["fictional_pools"],
+        model=model_input(config["model"]["name_or_path"]),
+    output:
+        directory(
+            "results/{dataset}/{setting}/{idset}/canaries/seed{seed}/models/{method}"
+        ),
+    log:
+        "results/logs/canary_adapter/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    wildcard_constraints:
+        method=TRAINED_METHOD,
+    conda:
+        "../envs/generation.yaml"
+    threads: config["prefix_tuning"]["threads"]
+    resources:
+        mem_mb=mem_mb("train_adapter"),
+        runtime=runtime("train_adapter"),
+        gpu=GPUS_PER_JOB,
+        gpu_memory_mb=gpu_memory_mb("train_adapter"),
+    params:
+        training=lambda wildcards: training_params(
+            registry.method(wildcards.method), config["prefix_tuning"], config["dpsgd"]
+        ),
+        checkpoints="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/checkpoints/{method}",
+        model=lambda wildcards: model_source(BASE_MODEL),
+        placement=MODEL_PLACEMENT,
+    script:
+        "../scripts/train_adapter.py"
+
+
+rule canary_generations:
+    """The canary adapter's corpus, written as rule generate_trained writes a trained method's."""
+    input:
+        adapter="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/models/{method}",
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        fictional="results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",
+        model=model_input(config["model"]["name_or_path"]),
+    output:
+        "results/{dataset}/{setting}/{idset}/canaries/seed{seed}/synthetic/{method}.parquet",
+    log:
+        "results/logs/canary_generations/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    wildcard_constraints:
+        method=TRAINED_METHOD,
+    conda:
+        "../envs/generation.yaml"
+    threads: config["generation"]["threads"]
+    resources:
+        mem_mb=mem_mb("generate_trained"),
+        runtime=runtime("generate_trained"),
+        gpu=GPUS_PER_JOB,
+        gpu_memory_mb=gpu_memory_mb("generate_trained"),
+    params:
+        generation=lambda wildcards: generation_params(
+            registry.method(wildcards.method), config["generation"], "corpus"
+        ),
+        shard={"index": 0, "count": 1},
+        generations=config["prefix_tuning"]["generations"],
+        purpose="corpus",
+        model=lambda wildcards: model_source(BASE_MODEL),
+        placement=MODEL_PLACEMENT,
+    script:
+        "../scripts/generate_corpus.py"
+
+
+rule canary_exposure:
+    """Each canary's exposure under the canary adapter, and its appearances in that adapter's corpus."""
+    input:
+        adapter="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/models/{method}",
+        canaries="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/canaries.json",
+        generations="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/synthetic/{method}.parquet",
+        spec=AUDIT["canaries"]["file"],
+        model=model_input(config["model"]["name_or_path"]),
+    output:
+        "results/{dataset}/{setting}/{idset}/canaries/seed{seed}/{method}_exposure.parquet",
+    log:
+        "results/logs/canary_exposure/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    wildcard_constraints:
+        method=TRAINED_METHOD,
+    conda:
+        "../envs/generation.yaml"
+    threads: AUDIT["threads"]
+    resources:
+        gpu=GPUS_PER_JOB,
+    params:
+        per_repeat=AUDIT["canaries"]["per_repeat"],
+        candidates=AUDIT["canaries"]["candidates"],
+        max_length=config["prefix_tuning"]["max_length"],
+        model=lambda wildcards: model_source(BASE_MODEL),
+        placement=MODEL_PLACEMENT,
+    script:
+        "../scripts/canary_exposure.py"
+
+
+rule canary_table:
+    """Canary exposure per audited run, trained method and insertion count."""
+    input:
+        reports=[
+            f"{AUDIT_RUN}/canaries/seed{{seed}}/{{method}}_exposure.parquet".format(
+                **run
+            )
+            for run in CANARY_RUNS
+        ],
+    output:
+        csv=report(
+            "results/tables/canaries.csv",
+            caption="../report/canaries.rst",
+            category="Tables",
+            labels={"table": "canaries", "content": "ours"},
+        ),
+        markdown="results/tables/canaries.md",
+    log:
+        "results/logs/canary_table.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        runs=CANARY_RUNS,
+    script:
+        "../scripts/canary_table.py"

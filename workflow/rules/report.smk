@@ -51,6 +51,7 @@ rule all_tables:
         utility="results/tables/utility.csv",
         utility_plots=UTILITY_PLOTS,
         review=review_pages,
+        canaries="results/tables/canaries.csv",
     output:
         "results/tables/all",
     log:

@@ -90,3 +90,99 @@ def canary_exposures(model, tokenizer, template: str, canaries: Sequence[Canary]
     candidate_scores = canary_scores(model, tokenizer, template, sample, max_length)
     secret_scores = canary_scores(model, tokenizer, template, [c.secret for c in canaries], max_length)
     return [exposure(score, candidate_scores, space) for score in secret_scores]
+
+
+REPEATS = (1, 4, 16)  # fine-tuning documents each canary goes into: seen once, a few times, often
+
+
+@dataclass(frozen=True)
+class CanarySettings:
+    template: str
+    digits: int
+    per_repeat: int  # canaries drawn for each count of `REPEATS`
+    candidates: int  # uniformly drawn secrets its rank is estimated among
+    seed: int
+
+
+def planned_canaries(settings: CanarySettings) -> list[Canary]:
+    """`per_repeat` canaries for each count of `REPEATS`, their secrets distinct and seeded."""
+    secrets = draw_secrets(settings.per_repeat * len(REPEATS), settings.digits, settings.seed)
+    return [Canary(secret, repeats) for n, secret in enumerate(secrets)
+            for repeats in [REPEATS[n // settings.per_repeat]]]
+
+
+def canaried_docs(docs, codes, canaries: Sequence[Canary], template: str, seed: int):
+    """docs.parquet with the canaries' sentence appended to fine-tuning segments (train split, one with a
+    control code): the set the canary adapters train on. Other rows are unchanged."""
+    import pandas as pd
+
+    train = codes[codes["split"] == "train"]
+    keys = set(zip(train["doc_id"].astype(str), train["segment"].astype(int)))
+    rows = [index for index, key in enumerate(zip(docs["doc_id"].astype(str), docs["segment"].astype(int)))
+            if key in keys]
+    texts = insert_canaries([docs["text"].iloc[i] for i in rows], canaries, template, seed)
+    out = docs.copy()
+    out.loc[out.index[rows], "text"] = pd.Series(texts, index=out.index[rows])
+    return out
+
+
+def canary_report(model, tokenizer, settings: CanarySettings, canaries: Sequence[Canary], generations: Sequence[str],
+                  max_length: int):
+    """One row per canary: its secret, how often it was inserted, its exposure under the canary adapter,
+    and how many generations of that adapter hold the secret (or the whole canary sentence)."""
+    import pandas as pd
+
+    exposures = canary_exposures(model, tokenizer, settings.template, canaries, settings.digits,
+                                 settings.candidates, settings.seed, max_length)
+    return pd.DataFrame({
+        "secret": [c.secret for c in canaries], "repeats": [c.repeats for c in canaries],
+        "exposure": exposures, "max_exposure": math.log2(10 ** settings.digits),
+        "generations_with_secret": [sum(c.secret in text for text in generations) for c in canaries],
+        "generations_with_sentence": [sum(c.text(settings.template) in text for text in generations)
+                                      for c in canaries],
+        "generations": len(generations)})
+
+
+def read_canary_settings(path: str, per_repeat: int, candidates: int, seed: int) -> CanarySettings:
+    """The settings of `audit.canaries`, with the template and secret length of its file."""
+    import yaml
+
+    from plainsight.io import read_text_utf8
+
+    spec = yaml.safe_load(read_text_utf8(path))
+    if "{secret}" not in str(spec.get("template", "")):
+        raise ValueError(f"{path}: the canary template must hold {{secret}}")
+    return CanarySettings(spec["template"], int(spec["secret_digits"]), per_repeat, candidates, seed)
+
+
+def write_canaried_docs(docs_path: str, codes_path: str, settings: CanarySettings, docs_out: str,
+                        canaries_out: str) -> None:
+    """Rule `canary_docs`: the fine-tuning set with the canaries in it, and the canaries (secret, repeats)."""
+    import pandas as pd
+
+    from plainsight.io import write_json, write_parquet
+
+    canaries = planned_canaries(settings)
+    docs = canaried_docs(pd.read_parquet(docs_path), pd.read_parquet(codes_path), canaries, settings.template,
+                         settings.seed)
+    write_parquet(docs, docs_out)
+    write_json([{"secret": c.secret, "repeats": c.repeats} for c in canaries], canaries_out)
+
+
+def write_canary_report(adapter: str, model_name: str, placement, settings: CanarySettings, canaries_path: str,
+                        generations_path: str, max_length: int, threads: int, output: str) -> None:
+    """Rule `canary_exposure`: each canary's exposure under the adapter trained on the canaried set, and
+    its appearances in that adapter's generations."""
+    import pandas as pd
+    import torch
+
+    from plainsight.io import read_json, write_parquet
+    from plainsight.models import load_model, resolve_placement
+    from plainsight.training.prefix import load_adapter
+
+    torch.set_num_threads(threads)
+    model, tokenizer = load_model(model_name, *resolve_placement(placement))
+    model = load_adapter(model, adapter).eval()
+    canaries = [Canary(str(c["secret"]), int(c["repeats"])) for c in read_json(canaries_path)]
+    generations = pd.read_parquet(generations_path)["text"].tolist()
+    write_parquet(canary_report(model, tokenizer, settings, canaries, generations, max_length), output)
