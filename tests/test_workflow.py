@@ -235,7 +235,7 @@ def test_canary_table_trains_each_method_on_the_canaried_set(workflow_dir):
     assert sorted(set(table["repeats"])) == [1, 4, 16] and (table["canaries"] == 2).all()
     assert table["mean_exposure"].between(0, table["exposure_bound"].max()).all()
     docs = pd.read_parquet(workflow_dir / "results/tab/known/direct/canaries/seed1/docs.parquet")
-    assert docs["text"].str.contains("case file reference is").sum() == 2 * (1 + 4 + 16)
+    assert docs["text"].str.count("case file reference is").sum() == 2 * (1 + 4 + 16)  # a segment may get several
     assert (workflow_dir / "results/tab/known/direct/canaries/seed1/models/ft/training.json").exists()
 
 
