@@ -31,6 +31,12 @@ def read_json(path: str | Path) -> Any:
         raise InputError(path, f"line {err.lineno} column {err.colno}", f"malformed JSON: {err.msg}") from None
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path beside `path`; it replaces `path` only if the block succeeds."""
@@ -41,6 +47,8 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        # mkstemp makes the file private (0600); an output gets the permissions any new file would
+        os.chmod(tmp_path, 0o666 & ~_umask())
         os.replace(tmp_path, target)
     finally:
         tmp_path.unlink(missing_ok=True)
