@@ -373,6 +373,8 @@ def review_runs(wildcards):
             runs.update((m, int(s)) for m in methods for s in table_seeds(table))
     if not runs:
         runs = {(m, int(s)) for m in config["methods"] for s in SEEDS}
+    if config["review"]["seeds"] is not None:
+        runs = {(m, s) for m, s in runs if s in config["review"]["seeds"]}
     order = {m: n for n, m in enumerate(config["methods"])}
     return sorted(runs, key=lambda run: (order.get(run[0], len(order)), run[1]))
 
