@@ -178,7 +178,7 @@ def test_review_page_of_table1_and_its_comments_in_the_table_notes(workflow_dir)
                 "idset": "direct", "fingerprint": manifest["fingerprint"], "comments": [
                     {"method": "icl", "seed": 1, "generation": 0, "verdict": "leaks", "comment": "a name",
                      "updated": "2026-01-01T00:00:00Z"},
-                    {"method": "ft", "seed": 2, "generation": 1, "verdict": "fine", "comment": "",
+                    {"method": "ft", "seed": 1, "generation": 1, "verdict": "fine", "comment": "",
                      "updated": "2026-01-01T00:00:00Z"}]}
     (folder / "reviewer.json").write_text(json.dumps(exported), encoding="utf-8")
     snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml")
