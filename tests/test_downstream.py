@@ -11,11 +11,14 @@ import pytest
 from sklearn.metrics import f1_score
 
 from plainsight.evaluation.downstream import (
+    CHANCE,
     REAL,
     REAL_SAMPLE,
     DownstreamSettings,
     EncoderSettings,
     LabelTask,
+    RealSplit,
+    chance_scores,
     document_resamples,
     downstream_scores,
     equalised_odds_gap,
@@ -23,6 +26,7 @@ from plainsight.evaluation.downstream import (
     inherited_labels,
     label_task,
     macro_f1,
+    matched_labels,
 )
 from plainsight.errors import InputError
 
@@ -98,6 +102,46 @@ def test_real_trained_classifier_is_above_chance_on_the_demo_corpus():
                       for _ in range(200)])
     assert real["macro_f1_low"] > chance
     assert real["macro_f1"] > 0.6
+
+
+def test_matched_silver_labels_learn_what_the_texts_say():
+    docs = topic_docs({"train": 40, "test": 60})
+    fresh = topic_docs({"train": 20}, seed=5)  # unseen texts of the same topics, no labels used
+    corpus = pd.DataFrame({"text": fresh["text"], "context_doc_ids": [[] for _ in range(len(fresh))]})
+    settings = DownstreamSettings(bootstrap_resamples=300)
+    assert settings.synthetic_labels == "silver_matched"
+    rows = downstream_scores(docs, {("icl", 1): corpus}, settings, "topics").set_index("method")
+    assert rows.loc["icl", "label_source"] == "silver_matched"
+    assert rows.loc["icl", "macro_f1"] > 0.9 > 0.6 > rows.loc[CHANCE, "macro_f1"]
+
+
+def test_matched_labels_give_each_label_its_share_by_rank_even_when_every_score_is_negative():
+    scores = np.array([[-3.0, -1.0], [-1.0, -4.0], [-2.0, -2.0], [-5.0, -0.5]])
+    # multi-label, shares 0.5 and 0.25: label 0 to its top 2 texts (rows 1, 2), label 1 to row 3
+    assert matched_labels(scores, np.array([0.5, 0.25]), True).tolist() == [[0, 0], [1, 0], [1, 0], [0, 1]]
+    # single-label, shares 0.5 / 0.5: pairs by score: (3, 1) -0.5, (0, 1) -1, (1, 0) -1, then label 1
+    # is full, so row 2 takes label 0
+    assert matched_labels(scores, np.array([0.5, 0.5]), False).tolist() == [[0, 1], [1, 0], [1, 0], [0, 1]]
+    # a label with a share that rounds to no text still gets one
+    assert matched_labels(scores, np.array([0.5, 0.01]), True)[:, 1].sum() == 1
+
+
+def test_chance_scores_hand_computed_and_as_simulated():
+    test = RealSplit(["x"] * 4, np.array([[1, 0], [1, 1], [0, 0], [1, 0]]), np.array(list("abcd")),
+                     np.array([None] * 4, dtype=object))
+    shares = np.array([0.5, 0.25])
+    chance = chance_scores(test, shares, True)
+    # p = 0.75, 0.25 -> F1 2pq/(p+q): 0.6 and 0.25; accuracy: per text the product of its draws' odds
+    assert chance["macro_f1"] == pytest.approx((0.6 + 0.25) / 2)
+    assert chance["accuracy"] == pytest.approx(np.mean([0.5 * 0.75, 0.5 * 0.25, 0.5 * 0.75, 0.5 * 0.75]))
+    rng = np.random.default_rng(0)
+    big = np.repeat(test.targets, 500, axis=0)
+    draws = [(rng.random(big.shape) < shares).astype(np.int64) for _ in range(200)]
+    assert np.mean([macro_f1(big, d) for d in draws]) == pytest.approx(chance["macro_f1"], abs=0.01)
+    assert np.mean([exact_match(big, d) for d in draws]) == pytest.approx(chance["accuracy"], abs=0.01)
+    single = RealSplit(["x"] * 4, np.array([[1, 0], [1, 0], [0, 1], [1, 0]]), np.array(list("abcd")),
+                       np.array([None] * 4, dtype=object))
+    assert chance_scores(single, np.array([0.5, 0.5]), False)["accuracy"] == pytest.approx(0.5)
 
 
 # --- scores -------------------------------------------------------------------------------------
@@ -184,8 +228,9 @@ def test_a_real_sample_as_large_as_the_largest_corpus_is_scored_too():
     docs = topic_docs({"train": 20, "test": 10})
     corpus = pd.DataFrame({"text": docs["text"].head(6), "context_doc_ids": [[d] for d in docs["doc_id"].head(6)]})
     rows = downstream_scores(docs, {("icl", 1): corpus, ("ft", 1): corpus.head(4)}, SETTINGS, "topics")
-    assert rows["method"].tolist() == [REAL, REAL_SAMPLE, "icl", "ft"]
-    assert rows.set_index("method")["train_texts"].to_dict() == {REAL: 40, REAL_SAMPLE: 6, "icl": 6, "ft": 4}
+    assert rows["method"].tolist() == [REAL, CHANCE, REAL_SAMPLE, "icl", "ft"]
+    assert rows.set_index("method")["train_texts"].to_dict() == {REAL: 40, CHANCE: 0, REAL_SAMPLE: 6, "icl": 6,
+                                                                  "ft": 4}
     full = downstream_scores(docs, {("icl", 1): docs[docs["split"] == "train"]}, SETTINGS, "topics")
     assert REAL_SAMPLE not in set(full["method"])  # a corpus as large as the real split: no sample row
 
@@ -220,7 +265,7 @@ def test_encoder_classifier_trains_and_predicts_on_the_cpu(tiny_encoder_dir):
                                                           max_length=48))
     corpus = pd.DataFrame({"text": docs["text"].head(6), "context_doc_ids": [[d] for d in docs["doc_id"].head(6)]})
     rows = downstream_scores(docs, {("ft", 1): corpus}, settings, "topics", {"device": "cpu", "dtype": "float32"})
-    assert rows["method"].tolist() == [REAL, REAL_SAMPLE, "ft"]
+    assert rows["method"].tolist() == [REAL, CHANCE, REAL_SAMPLE, "ft"]
     assert rows["macro_f1"].between(0, 1).all() and rows["accuracy"].between(0, 1).all()
     again = downstream_scores(docs, {("ft", 1): corpus}, settings, "topics", {"device": "cpu", "dtype": "float32"})
     pd.testing.assert_frame_equal(rows, again)  # seeded

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from plainsight.report.utility_table import (
+    CHANCE_DISPLAY,
     REAL_DISPLAY,
     REAL_SAMPLE_DISPLAY,
     markdown_utility_table,
@@ -28,12 +29,14 @@ def measures() -> pd.DataFrame:
         {**base, "method": "real", "seed": 0, "label_source": "real", "macro_f1": 0.8},
         {**base, "method": "icl.large", "seed": 1, "label_source": "silver", "macro_f1": 0.3},
         {**base, "method": "real_sample", "seed": 0, "label_source": "real", "macro_f1": 0.5, "train_texts": 24},
+        {**base, "method": "chance", "seed": 0, "label_source": "drawn", "macro_f1": 0.3, "macro_f1_low": math.nan,
+         "macro_f1_high": math.nan, "train_texts": 0},
     ])
 
 
 def test_rows_are_means_over_seeds_with_the_real_row_first():
     table = utility_table(measures(), METHODS)
-    assert table["display"].tolist() == [REAL_DISPLAY, REAL_SAMPLE_DISPLAY, "ICL", "Fine-tuning"]
+    assert table["display"].tolist() == [REAL_DISPLAY, CHANCE_DISPLAY, REAL_SAMPLE_DISPLAY, "ICL", "Fine-tuning"]
     ft = table.set_index("method").loc["ft"]
     assert ft["macro_f1"] == pytest.approx(0.5) and ft["adherence_exact"] == pytest.approx(0.6)
     assert ft["seeds"] == 2 and table.set_index("method").loc["real", "seeds"] == 0
@@ -52,6 +55,7 @@ def test_markdown_shows_intervals_percentages_and_notes():
     assert "| 0.500 [0.100, 0.900] |" in row and "| 60 |" in row  # adherence as a percentage
     assert next(line for line in text.splitlines() if line.startswith(f"| {REAL_DISPLAY}")).count("—") >= 3
     assert "- Downstream: a tfidf_logreg classifier" in text
+    assert f"| {CHANCE_DISPLAY} | 0.300 |" in text  # an expected value: no interval
 
 
 def test_plots_are_written(tmp_path):

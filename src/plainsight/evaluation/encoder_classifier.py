@@ -14,7 +14,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import torch
 
-from plainsight.evaluation.downstream import EncoderSettings, one_hot_argmax
+from plainsight.evaluation.downstream import EncoderSettings
 from plainsight.models import resolve_placement
 from plainsight.progress import Progress
 
@@ -52,7 +52,7 @@ def _progress_callback(total_steps: int):
 
 
 class EncoderClassifier:
-    """fit/predict on texts and 0/1 label matrices, as `TfidfLogisticRegression`."""
+    """fit on texts and 0/1 label matrices, scores per text and label, as `TfidfLogisticRegression`."""
 
     def __init__(self, multi_label: bool, settings: EncoderSettings, seed: int = 0,
                  placement: Mapping[str, str] | None = None):
@@ -88,14 +88,12 @@ class EncoderClassifier:
         return self
 
     @torch.inference_mode()
-    def predict(self, texts: Sequence[str]) -> np.ndarray:
+    def scores(self, texts: Sequence[str]) -> np.ndarray:
+        """The head's logits: positive where a sigmoid label is above 0.5."""
         encodings = self._encode(texts)
         logits = []
         for start in range(0, len(texts), self.settings.batch_size):
             batch = {key: torch.tensor(values[start:start + self.settings.batch_size], device=self.model.device)
                      for key, values in encodings.items()}
             logits.append(self.model(**batch).logits.float().cpu().numpy())
-        scores = np.concatenate(logits) if logits else np.zeros((0, self.model.config.num_labels))
-        if self.multi_label:
-            return (scores > 0).astype(np.int64)  # sigmoid above 0.5
-        return one_hot_argmax(scores)
+        return np.concatenate(logits) if logits else np.zeros((0, self.model.config.num_labels))

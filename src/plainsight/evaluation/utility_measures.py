@@ -31,7 +31,7 @@ from plainsight.evaluation.diversity import (
     type_distance,
     words,
 )
-from plainsight.evaluation.downstream import REAL, REAL_SAMPLE, DownstreamSettings, downstream_scores
+from plainsight.evaluation.downstream import CHANCE, REAL, REAL_SAMPLE, DownstreamSettings, downstream_scores
 from plainsight.evaluation.mauve_score import MauveSettings, featurize
 from plainsight.data.segments import mauve_targets
 from plainsight.rng import stable_rng
@@ -104,6 +104,7 @@ def utility_measures(docs: pd.DataFrame, codes: pd.DataFrame, corpora: Mapping[t
                      "seed": key[1], "texts": len(texts), **scores.loc[key].to_dict(), **adherence,
                      **diversity_row(texts, real_texts, types, real_types,
                                      features[offsets[number]:offsets[number + 1]], target_features)})
-    if (REAL_SAMPLE, 0) in scores.index:  # downstream scores only: its texts' measures are the real row's
-        rows.insert(1, {**run.__dict__, "method": REAL_SAMPLE, "seed": 0, **scores.loc[(REAL_SAMPLE, 0)].to_dict()})
+    # downstream scores only: chance has no texts, the real sample's measures are the real row's
+    references = [key for key in ((CHANCE, 0), (REAL_SAMPLE, 0)) if key in scores.index]
+    rows[1:1] = [{**run.__dict__, "method": key[0], "seed": 0, **scores.loc[key].to_dict()} for key in references]
     return pd.DataFrame(rows)

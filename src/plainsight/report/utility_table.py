@@ -15,13 +15,14 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from plainsight.evaluation.diversity import words
-from plainsight.evaluation.downstream import REAL, REAL_SAMPLE
+from plainsight.evaluation.downstream import CHANCE, REAL, REAL_SAMPLE
 from plainsight.io import atomic_path, write_text
 from plainsight.methods.registry import base_method
 
 REAL_DISPLAY = "Real training data (ceiling)"
 REAL_SAMPLE_DISPLAY = "Real training data, as many texts as a corpus"
-REAL_ROWS = (REAL, REAL_SAMPLE)
+CHANCE_DISPLAY = "Chance (labels drawn at the real shares)"
+REAL_ROWS = (REAL, CHANCE, REAL_SAMPLE)
 RUN_KEYS: tuple[str, ...] = ("dataset", "setting", "idset")
 # (column, Markdown label, decimals, percent); a column with `_low`/`_high` shows its interval.
 COLUMNS: tuple[tuple[str, str, int, bool], ...] = (
@@ -46,7 +47,7 @@ TEXT_COLUMNS: tuple[str, ...] = ("label_source", "labels")
 def utility_table(measures: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
     """Means over seeds per (run, method): the real row first in each run, then `methods`' order."""
     measures = measures.assign(method=measures["method"].map(lambda m: m if m in REAL_ROWS else base_method(m)))
-    order = {REAL: -2, REAL_SAMPLE: -1, **{method: n for n, method in enumerate(methods)}}
+    order = {REAL: -3, CHANCE: -2, REAL_SAMPLE: -1, **{method: n for n, method in enumerate(methods)}}
     unknown = sorted(set(measures["method"]) - set(order))
     if unknown:
         raise ValueError(f"utility measures for methods without a display name: {', '.join(unknown)}")
@@ -57,7 +58,8 @@ def utility_table(measures: pd.DataFrame, methods: Mapping[str, str]) -> pd.Data
     table["seeds"] = table["seeds"].where(~table["method"].isin(REAL_ROWS), 0)
     table["order"] = table["method"].map(order)
     table = table.sort_values([*RUN_KEYS, "order"], kind="stable").drop(columns="order")
-    table.insert(3, "display", table["method"].map({REAL: REAL_DISPLAY, REAL_SAMPLE: REAL_SAMPLE_DISPLAY, **methods}))
+    table.insert(3, "display", table["method"].map({REAL: REAL_DISPLAY, CHANCE: CHANCE_DISPLAY,
+                                                     REAL_SAMPLE: REAL_SAMPLE_DISPLAY, **methods}))
     return table.reset_index(drop=True)
 
 
@@ -105,7 +107,9 @@ def utility_notes(classifier: str) -> list[str]:
         "the labels; accuracy: the label set exactly right), 95% bootstrap intervals over test documents; the real "
         "row is trained on the real training split. EO gap: the equalised-odds gap by group (largest difference "
         "in true- or false-positive rate between groups, mean over labels); groups of a few documents make it noisy. "
-        "The second real row trains on a seeded sample of real training segments as large as the largest corpus, "
+        "Chance: the expected scores of labels drawn at their shares of the real training split whatever the text "
+        "(a label's F1 2pq / (p + q)); a corpus at or below it taught the classifier nothing about the labels. "
+        "The last real row trains on a seeded sample of real training segments as large as the largest corpus, "
         "so that a corpus's gap to the ceiling can be told apart from its smaller size.",
         "Adherence: mean share of a generation's fictional values in its text, exactly and with near variants, and "
         "of its code's entity types present; — for a method that shows no code.",
@@ -155,7 +159,7 @@ def plot_lengths(texts: Mapping[str, Sequence[str]], title: str, path: str | Pat
 def plot_downstream_f1(table: pd.DataFrame, title: str, path: str | Path) -> None:
     """One bar per method (downstream macro-F1 with its interval), the real ceiling as a line."""
     plt = _pyplot()
-    real, matched = table[table["method"] == REAL], table[table["method"] == REAL_SAMPLE]
+    real, matched, chance = (table[table["method"] == key] for key in (REAL, REAL_SAMPLE, CHANCE))
     rows = table[~table["method"].isin(REAL_ROWS)]
     figure, axis = plt.subplots(figsize=(8, 4.5), constrained_layout=True)
     errors = [(rows["macro_f1"] - rows["macro_f1_low"]).clip(lower=0),
@@ -170,7 +174,10 @@ def plot_downstream_f1(table: pd.DataFrame, title: str, path: str | Path) -> Non
         same_size = matched.iloc[0]
         axis.axhline(same_size["macro_f1"], color="tab:orange", linestyle=":",
                      label=f"real, {int(same_size['train_texts'])} texts: {same_size['macro_f1']:.2f}")
-    if not (real.empty and matched.empty):
+    if not chance.empty:
+        axis.axhline(chance.iloc[0]["macro_f1"], color="tab:red", linestyle="-.",
+                     label=f"chance: {chance.iloc[0]['macro_f1']:.2f}")
+    if not (real.empty and matched.empty and chance.empty):
         axis.legend(fontsize=8)
     axis.set_ylim(0, 1)
     axis.set_ylabel("macro-F1 on the real test split")
