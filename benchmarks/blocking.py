@@ -41,7 +41,7 @@ def frames(tab: Path | None, idset: str):
 
 def run_setting(method: str, blocking_mode: str, docs, spans, codes, model, tokenizer, generation: dict,
                 args) -> dict:
-    from plainsight.codes.fictional import FictionalPools
+    from plainsight.codes.fictional import FictionalPools, pool_drawer
     from plainsight.data.segments import segment_texts
     from plainsight.evaluation.privacy import icl_privacy_metrics
     from plainsight.generation.corpus import generate_corpus
@@ -51,7 +51,7 @@ def run_setting(method: str, blocking_mode: str, docs, spans, codes, model, toke
     texts = segment_texts(docs)
     pools = FictionalPools.for_corpus(REPO / "resources/fictional_pools.yaml", spans, codes)
     blocking = Blocking.for_corpus(blocking_mode, codes, texts)
-    planned = in_context.plan(method, codes, texts, pools, args.seed, args.generations_per_segment,
+    planned = in_context.plan(method, codes, texts, pool_drawer(pools), args.seed, args.generations_per_segment,
                               generation["context_documents"], blocking)
     started = time.perf_counter()
     corpus = generate_corpus(method, args.seed, planned, model, tokenizer, {**generation, "blocking": blocking_mode},

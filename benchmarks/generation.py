@@ -35,14 +35,14 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def build_requests(count: int, seed: int):
-    from plainsight.codes.fictional import FictionalPools
+    from plainsight.codes.fictional import FictionalPools, pool_drawer
     from plainsight.generation.runner import Request
     from plainsight.methods.in_context import plan
     from plainsight.methods.prompts import render
 
     codes, texts = demo_tab()
     pools = FictionalPools.from_yaml(REPO / "resources/fictional_pools.yaml")
-    planned = plan("icl", codes, texts, pools, seed, generations_per_segment=(count + 1) // 2)[:count]
+    planned = plan("icl", codes, texts, pool_drawer(pools), seed, generations_per_segment=(count + 1) // 2)[:count]
     return [Request(render(list(g.examples), g.target_code)) for g in planned]
 
 

@@ -53,7 +53,7 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     import pandas as pd
     import torch
 
-    from plainsight.codes.fictional import FictionalPools, fictional_codes_table
+    from plainsight.codes.fictional import FictionalPools, fictional_codes_table, pool_drawer
     from plainsight.data.segments import segment_texts
     from plainsight.evaluation.privacy import ft_privacy_metrics, summarise
     from plainsight.evaluation.quality import DocumentCriteria
@@ -82,7 +82,7 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
         init_text = corpus_init_text(codes, texts, pools, args.seed)
     adapter = prefix_model(model, tokenizer, settings_block["num_virtual_tokens"], init_text,
                            settings_block.get("projection_hidden"), args.seed)
-    fictional = fictional_codes_table(codes, pools, args.seed)
+    fictional = fictional_codes_table(codes, pool_drawer(pools), args.seed)
     probes = trained.plan(fictional, codes, 1000, args.probes)
     document_rates: list[dict] = []
 

@@ -11,7 +11,8 @@ import yaml
 from conftest import FICTIONAL_POOLS, TAB_SAMPLE
 
 from plainsight.codes.control import build_entities, codes_table, records_to_entities, type_counts
-from plainsight.codes.fictional import FictionalPools, RealValues, fictional_codes_table, fictional_entities
+from plainsight.codes.fictional import (FictionalPools, RealValues, fictional_codes_table, fictional_entities,
+                                        pool_drawer)
 from plainsight.rng import stable_rng
 
 POOL_DATA = yaml.safe_load(FICTIONAL_POOLS.read_text(encoding="utf-8"))
@@ -61,7 +62,7 @@ def counts_of(records) -> dict[str, int]:
 
 def test_table_columns_and_rows(pools):
     real = real_codes()
-    fake = fictional_codes_table(real, pools, seed=7)
+    fake = fictional_codes_table(real, pool_drawer(pools), seed=7)
     assert list(fake.columns) == ["doc_id", "segment", "split", "seed", "code", "entities"]
     assert fake[["doc_id", "segment", "split"]].values.tolist() == real[["doc_id", "segment", "split"]].values.tolist()
     assert set(fake["seed"]) == {7}
@@ -69,7 +70,7 @@ def test_table_columns_and_rows(pools):
 
 def test_same_types_and_counts_without_misc(pools):
     real = real_codes()
-    fake = fictional_codes_table(real, pools, seed=7)
+    fake = fictional_codes_table(real, pool_drawer(pools), seed=7)
     expected = [
         {"PERSON": 2, "CODE": 1, "LOC": 1, "DATETIME": 2},
         {"ORG": 2, "DEM": 1, "QUANTITY": 2},
@@ -85,26 +86,26 @@ def test_same_types_and_counts_without_misc(pools):
 
 
 def test_segment_with_only_misc_gets_an_empty_code(pools):
-    fake = fictional_codes_table(real_codes(), pools, seed=7)
+    fake = fictional_codes_table(real_codes(), pool_drawer(pools), seed=7)
     assert fake["code"].tolist()[2:4] == ["", ""]
 
 
 def test_code_text_lists_types_in_fixed_order(pools):
-    fake = fictional_codes_table(real_codes(), pools, seed=7)
+    fake = fictional_codes_table(real_codes(), pool_drawer(pools), seed=7)
     lines = fake["code"].tolist()[4].split("\n")
     assert [line.split(": ")[0] for line in lines] == ["PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY"]
     assert fake["code"].tolist()[1].startswith("ORG: ")
 
 
 def test_no_real_value_reappears(pools):
-    fake = fictional_codes_table(real_codes(), pools, seed=7)
+    fake = fictional_codes_table(real_codes(), pool_drawer(pools), seed=7)
     real_values = {v for _, _, _, pairs in REAL_SEGMENTS for _, v in pairs}
     fake_values = {v for records in fake["entities"] for _, v in records_to_entities(records)}
     assert not real_values & fake_values
 
 
 def test_values_are_distinct_within_a_code(pools):
-    fake = fictional_codes_table(real_codes(), pools, seed=3)
+    fake = fictional_codes_table(real_codes(), pool_drawer(pools), seed=3)
     for records in fake["entities"]:
         values = [v for _, v in records_to_entities(records)]
         assert len(values) == len(set(values))
@@ -112,22 +113,22 @@ def test_values_are_distinct_within_a_code(pools):
 
 def test_same_seed_gives_equal_tables(pools):
     real = real_codes()
-    pd.testing.assert_frame_equal(fictional_codes_table(real, pools, seed=11),
-                                  fictional_codes_table(real, pools, seed=11))
+    pd.testing.assert_frame_equal(fictional_codes_table(real, pool_drawer(pools), seed=11),
+                                  fictional_codes_table(real, pool_drawer(pools), seed=11))
 
 
 def test_different_seeds_give_different_codes(pools):
     real = real_codes()
-    first = fictional_codes_table(real, pools, seed=11)["code"].tolist()
-    second = fictional_codes_table(real, pools, seed=12)["code"].tolist()
+    first = fictional_codes_table(real, pool_drawer(pools), seed=11)["code"].tolist()
+    second = fictional_codes_table(real, pool_drawer(pools), seed=12)["code"].tolist()
     assert first[0] != second[0]
     assert first[4] != second[4]
 
 
 def test_segment_code_does_not_depend_on_other_rows(pools):
-    whole = fictional_codes_table(real_codes(), pools, seed=5)
-    alone = fictional_codes_table(real_codes([REAL_SEGMENTS[4]]), pools, seed=5)
-    reordered = fictional_codes_table(real_codes(REAL_SEGMENTS[::-1]), pools, seed=5)
+    whole = fictional_codes_table(real_codes(), pool_drawer(pools), seed=5)
+    alone = fictional_codes_table(real_codes([REAL_SEGMENTS[4]]), pool_drawer(pools), seed=5)
+    reordered = fictional_codes_table(real_codes(REAL_SEGMENTS[::-1]), pool_drawer(pools), seed=5)
     assert alone["code"].item() == whole["code"].tolist()[4]
     assert reordered["code"].tolist()[::-1] == whole["code"].tolist()
 
@@ -241,7 +242,8 @@ def test_drawn_values_that_hold_a_real_value_are_drawn_again(pools):
 def test_pools_that_lose_nothing_draw_what_they_drew_before(pools):
     real = real_codes()
     filtered = pools.excluding(RealValues(["Mr Zebulon Quaxley"], ["Mr Zebulon Quaxley"]))
-    pd.testing.assert_frame_equal(fictional_codes_table(real, filtered, seed=4), fictional_codes_table(real, pools, seed=4))
+    pd.testing.assert_frame_equal(fictional_codes_table(real, pool_drawer(filtered), seed=4),
+                                  fictional_codes_table(real, pool_drawer(pools), seed=4))
 
 
 @pytest.mark.parametrize("real_names, titled", [
@@ -284,8 +286,8 @@ def test_no_fictional_value_of_the_real_tab_sample_is_a_real_value(pools):
     detector = NearMatcher([*private["text"], *name_words(persons)])
     leaks_before = leaks_after = 0
     for seed in range(1, 30):
-        before = fictional_codes_table(codes, pools, seed)
-        after = fictional_codes_table(codes, filtered, seed)
+        before = fictional_codes_table(codes, pool_drawer(pools), seed)
+        after = fictional_codes_table(codes, pool_drawer(filtered), seed)
         leaks_before += sum(bool(detector.found(v)) for r in before["entities"] for _, v in records_to_entities(r))
         leaks_after += sum(bool(detector.found(v)) for r in after["entities"] for _, v in records_to_entities(r))
     assert leaks_before > 0  # real TAB dates do coincide with unfiltered fictional ones

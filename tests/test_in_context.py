@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
-from conftest import FICTIONAL_POOLS
+from conftest import FICTIONAL_POOLS, RESOURCES
 
 from plainsight.codes.control import build_entities, entities_to_records, format_code, records_to_entities
-from plainsight.codes.fictional import FictionalPools
-from plainsight.methods.in_context import Blocking, context_pool, fictional_target, plan
+from plainsight.codes.fictional import Drawer, FictionalPools, pool_drawer
+from plainsight.methods.in_context import Blocking, context_pool, fictional_target, plan, target_template
 
 # (doc_id, segment, split, entities); doc "d4" has no identifiers, "x1" is a test document.
 SEGMENTS = [
@@ -24,8 +26,15 @@ SEGMENTS = [
 
 
 @pytest.fixture(scope="module")
-def pools() -> FictionalPools:
-    return FictionalPools.from_yaml(FICTIONAL_POOLS)
+def draw() -> Drawer:
+    return pool_drawer(FictionalPools.from_yaml(FICTIONAL_POOLS))
+
+
+@pytest.fixture(scope="module")
+def spans_frame() -> pd.DataFrame:
+    return pd.DataFrame([{"doc_id": doc_id, "segment": segment, "text": value, "entity_type": entity_type,
+                          "identifier_type": "DIRECT"}
+                         for doc_id, segment, _, pairs in SEGMENTS for entity_type, value in pairs])
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +62,8 @@ def test_context_pool_prefers_training_segments_with_codes(codes):
     assert context_pool(codes, 0, needed=4) == [("d1", 0), ("d2", 0), ("d3", 0), ("d4", 0)]
 
 
-def test_methods_share_contexts_generation_by_generation(codes, texts, pools):
-    plans = {method: plan(method, codes, texts, pools, seed=1, generations_per_segment=4)
+def test_methods_share_contexts_generation_by_generation(codes, texts, draw):
+    plans = {method: plan(method, codes, texts, draw, seed=1, generations_per_segment=4)
              for method in ("baseline", "icl", "icl_pe")}
     keys = {method: [p.context_keys for p in planned] for method, planned in plans.items()}
     assert keys["baseline"] == keys["icl"] == keys["icl_pe"]
@@ -67,8 +76,8 @@ def test_methods_share_contexts_generation_by_generation(codes, texts, pools):
     assert [p.target_code for p in plans["icl"]] == [p.target_code for p in plans["icl_pe"]]
 
 
-def test_baseline_shows_documents_without_codes(codes, texts, pools):
-    for planned in plan("baseline", codes, texts, pools, seed=1, generations_per_segment=2):
+def test_baseline_shows_documents_without_codes(codes, texts, draw):
+    for planned in plan("baseline", codes, texts, draw, seed=1, generations_per_segment=2):
         assert planned.target_code is None and planned.target_entities == [] and planned.blocked_values == ()
         assert [e.code for e in planned.examples] == [None, None, None]
         assert [e.text for e in planned.examples] == [texts[key] for key in planned.context_keys]
@@ -76,9 +85,9 @@ def test_baseline_shows_documents_without_codes(codes, texts, pools):
         assert planned.context_codes == tuple(format_code(entities_of(codes)[k]) for k in planned.context_keys)
 
 
-def test_icl_shows_real_codes_and_a_fictional_code_of_the_same_types(codes, texts, pools):
+def test_icl_shows_real_codes_and_a_fictional_code_of_the_same_types(codes, texts, draw):
     real = entities_of(codes)
-    for planned in plan("icl", codes, texts, pools, seed=2, generations_per_segment=3):
+    for planned in plan("icl", codes, texts, draw, seed=2, generations_per_segment=3):
         assert [e.code for e in planned.examples] == [format_code(real[k]) for k in planned.context_keys]
         context_types = {t for key in planned.context_keys for t, _ in real[key]} - {"MISC"}
         assert {t for t, _ in planned.target_entities} == context_types
@@ -88,26 +97,26 @@ def test_icl_shows_real_codes_and_a_fictional_code_of_the_same_types(codes, text
         assert planned.blocked_values == ()
 
 
-def test_icl_pe_blocks_every_context_value(codes, texts, pools):
+def test_icl_pe_blocks_every_context_value(codes, texts, draw):
     real = entities_of(codes)
-    for planned in plan("icl_pe", codes, texts, pools, seed=3, generations_per_segment=3):
+    for planned in plan("icl_pe", codes, texts, draw, seed=3, generations_per_segment=3):
         expected = [v for key in planned.context_keys for _, v in real[key]]
         assert list(planned.blocked_values) == expected
-    planned = plan("icl_pe", codes, texts, pools, seed=3, generations_per_segment=1)[0]
+    planned = plan("icl_pe", codes, texts, draw, seed=3, generations_per_segment=1)[0]
     assert set(planned.blocked_values) == {"Cengiz Polat", "Ankara", "Kurdish", "Henrik Hasslund", "Nina Holst",
                                            "Ministry of Justice", "Maria Novak", "3 May 2001"}
 
 
-def test_icl_pe_blocks_name_words_and_distinctive_place_and_organisation_words(codes, texts, pools):
+def test_icl_pe_blocks_name_words_and_distinctive_place_and_organisation_words(codes, texts, draw):
     blocking = Blocking("values_and_parts", common_words=frozenset({"ministry", "of", "justice"}))
-    planned = plan("icl_pe", codes, texts, pools, seed=3, generations_per_segment=1, blocking=blocking)[0]
+    planned = plan("icl_pe", codes, texts, draw, seed=3, generations_per_segment=1, blocking=blocking)[0]
     assert set(planned.blocked_values) == {
         "Cengiz Polat", "Ankara", "Kurdish", "Henrik Hasslund", "Nina Holst", "Ministry of Justice", "Maria Novak",
         "3 May 2001",
         # a person's name words; a place's word; no word of the ministry: the corpus uses them all
         "Cengiz", "Polat", "Henrik", "Hasslund", "Nina", "Holst", "Maria", "Novak"}
     assert "Ankara" in planned.blocked_values and planned.blocked_values.count("Ankara") == 1
-    assert plan("icl", codes, texts, pools, seed=3, generations_per_segment=1, blocking=blocking)[0].blocked_values == ()
+    assert plan("icl", codes, texts, draw, seed=3, generations_per_segment=1, blocking=blocking)[0].blocked_values == ()
 
 
 def test_blocking_for_a_corpus_learns_its_ordinary_words(codes):
@@ -124,27 +133,53 @@ def test_blocking_for_a_corpus_learns_its_ordinary_words(codes):
         Blocking("everything")
 
 
-def test_fictional_target_counts_are_rounded_means_per_type(pools):
+def test_fictional_target_counts_are_rounded_means_per_type(draw):
     contexts = [build_entities([("PERSON", "A B"), ("PERSON", "C D"), ("LOC", "Oslo")]),
                 build_entities([("PERSON", "E F"), ("MISC", "x")]),
                 build_entities([("PERSON", "G H"), ("PERSON", "I J"), ("PERSON", "K L")])]
-    target = fictional_target(contexts, pools, seed=("t", 1))
+    target = fictional_target(contexts, draw, seed=("t", 1))
     counts = {t: sum(1 for e, _ in target if e == t) for t in {e for e, _ in target}}
     assert counts == {"PERSON": 2, "LOC": 1}  # mean(2, 1, 3) = 2; LOC mean over the one code with it; no MISC
 
 
-def test_plan_is_deterministic_and_seed_dependent(codes, texts, pools):
-    first = plan("icl", codes, texts, pools, seed=5, generations_per_segment=6)
-    assert first == plan("icl", codes, texts, pools, seed=5, generations_per_segment=6)
-    other = plan("icl", codes, texts, pools, seed=6, generations_per_segment=6)
+def test_target_template_takes_values_in_turn_from_the_contexts():
+    contexts = [build_entities([("PERSON", "A B"), ("PERSON", "C D"), ("LOC", "Oslo")]),
+                build_entities([("PERSON", "E F"), ("MISC", "x")]),
+                build_entities([("PERSON", "G H"), ("PERSON", "I J"), ("PERSON", "K L")])]
+    # PERSON: 2 values, the first of each context in turn; LOC: the one; MISC left out
+    assert target_template(contexts) == [("PERSON", "A B"), ("PERSON", "E F"), ("LOC", "Oslo")]
+
+
+def test_format_preserving_targets_take_the_shape_of_the_context_values(codes, texts, spans_frame):
+    from plainsight.codes.fictional import RealValues
+    from plainsight.codes.surrogates import fictional_drawer
+
+    lists = RESOURCES / "surrogate_lists.yaml"
+    draw = fictional_drawer(codes, spans_frame, FICTIONAL_POOLS, "format_preserving", lists)
+    real = RealValues(spans_frame["text"], spans_frame.loc[spans_frame["entity_type"] == "PERSON", "text"])
+    drawn = [pair for planned in plan("icl", codes, texts, draw, seed=4, generations_per_segment=6)
+             for pair in planned.target_entities]
+    assert {"CODE", "DATETIME", "PERSON"} <= {entity_type for entity_type, _ in drawn}
+    for entity_type, value in drawn:
+        assert not real.looks_real(value)
+        if entity_type == "CODE":  # the one real code is 12345/01
+            assert re.fullmatch(r"\d{5}/\d{2}", value)
+        if entity_type == "DATETIME":  # the one real date is 3 May 2001
+            assert re.fullmatch(r"\d{1,2} [A-Z][a-z]+ \d{4}", value)
+
+
+def test_plan_is_deterministic_and_seed_dependent(codes, texts, draw):
+    first = plan("icl", codes, texts, draw, seed=5, generations_per_segment=6)
+    assert first == plan("icl", codes, texts, draw, seed=5, generations_per_segment=6)
+    other = plan("icl", codes, texts, draw, seed=6, generations_per_segment=6)
     assert [p.target_code for p in first] != [p.target_code for p in other]
 
 
-def test_plan_rejects_an_unknown_method(codes, texts, pools):
+def test_plan_rejects_an_unknown_method(codes, texts, draw):
     with pytest.raises(ValueError, match="'ft' is not an in-context method"):
-        plan("ft", codes, texts, pools, seed=1, generations_per_segment=1)
+        plan("ft", codes, texts, draw, seed=1, generations_per_segment=1)
 
 
-def test_plan_needs_enough_training_segments(codes, texts, pools):
+def test_plan_needs_enough_training_segments(codes, texts, draw):
     with pytest.raises(ValueError, match="segment range 1 has 3 training segments, 4 are needed"):
-        plan("icl", codes, texts, pools, seed=1, generations_per_segment=1, context_documents=4)
+        plan("icl", codes, texts, draw, seed=1, generations_per_segment=1, context_documents=4)

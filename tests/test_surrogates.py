@@ -101,8 +101,8 @@ def test_deterministic_and_never_a_real_value():
 def test_paper_default_is_unchanged():
     codes, spans = real_corpus()
     pools = FictionalPools.for_corpus(POOLS, spans, codes)
-    from plainsight.codes.fictional import fictional_codes_table
-    expected = fictional_codes_table(codes, pools, 1)
+    from plainsight.codes.fictional import fictional_codes_table, pool_drawer
+    expected = fictional_codes_table(codes, pool_drawer(pools), 1)
     pd.testing.assert_frame_equal(fictional_codes(codes, spans, POOLS, 1), expected)
 
 

@@ -91,6 +91,12 @@ def variant_model(wildcards):
 # Where every model job runs, as configured: each job resolves `auto` on its own machine, so a job
 # reruns when the setting changes, not when it runs on another machine.
 MODEL_PLACEMENT = {key: config["model"][key] for key in ("device", "dtype")}
+# what in-context methods draw fictional values from besides the pools (codes.surrogates)
+SURROGATE_LISTS = (
+    [config["codes"]["surrogate_lists"]]
+    if config["codes"]["surrogates"] == "format_preserving"
+    else []
+)
 if check_placement(MODEL_PLACEMENT) and config["resources"]["gpus_per_job"] == 0:
     # the jobs run here on a named CUDA device: one that is not visible stops the run now
     from plainsight.models import resolve_placement

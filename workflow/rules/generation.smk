@@ -8,6 +8,7 @@ rule generate_icl:
         spans="results/{dataset}/spans.parquet",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
         pools=config["codes"]["fictional_pools"],
+        lists=SURROGATE_LISTS,
         model=lambda wildcards: model_input(variant_model(wildcards)),
     output:
         GENERATED,
@@ -31,6 +32,7 @@ rule generate_icl:
         ),
         shard=generation_shard,
         purpose="corpus",
+        surrogates=config["codes"]["surrogates"],
         model=lambda wildcards: model_source(variant_model(wildcards)),
         placement=MODEL_PLACEMENT,
     script:

@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 
 EXCLUDED_TYPES = frozenset({"MISC"})
 _MAX_DRAWS = 50
+# Makes a code's fictional entities from the real entities it stands for, with a seeded generator.
+Drawer = Callable[[Entities, random.Random], Entities]
 
 
 class RealValues:
@@ -245,14 +247,14 @@ def fictional_entities(counts: dict[str, int], pools: FictionalPools, rng: rando
     return entities
 
 
-def fictional_codes_table(codes: pd.DataFrame, pools: FictionalPools, seed: int,
-                          draw: Callable[[Entities, random.Random], Entities] | None = None) -> pd.DataFrame:
-    """One fictional code per segment of `codes`, replacing its real code.
+def pool_drawer(pools: FictionalPools) -> Drawer:
+    """The paper's draw: from the pools, as many values of each type as the real entities have."""
+    return lambda real, rng: fictional_entities(type_counts(real), pools, rng)
 
-    `draw` makes a segment's fictional entities from its real ones; by default values are drawn from
-    the pools, as many of each type as the real code has.
-    """
-    draw = draw or (lambda real, rng: fictional_entities(type_counts(real), pools, rng))
+
+def fictional_codes_table(codes: pd.DataFrame, draw: Drawer, seed: int) -> pd.DataFrame:
+    """One fictional code per segment of `codes`, replacing its real code: `draw` makes a segment's
+    fictional entities from its real ones (`pool_drawer`, or `plainsight.codes.surrogates`)."""
     rows = []
     for row in codes.itertuples(index=False):
         entities = draw(records_to_entities(row.entities), stable_rng(seed, row.doc_id, row.segment))

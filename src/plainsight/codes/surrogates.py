@@ -26,8 +26,8 @@ import pandas as pd
 import yaml
 
 from plainsight.codes.control import Entities
-from plainsight.codes.fictional import (EXCLUDED_TYPES, FictionalPools, RealValues, corpus_real_values,
-                                        fictional_codes_table)
+from plainsight.codes.fictional import (EXCLUDED_TYPES, Drawer, FictionalPools, RealValues, corpus_real_values,
+                                        fictional_codes_table, pool_drawer)
 
 log = logging.getLogger(__name__)
 _MAX_DRAWS = 50
@@ -193,20 +193,27 @@ def shaped_entities(real: Entities, pools: FictionalPools, lists: SurrogateLists
     return entities
 
 
-def surrogate_drawer(pools: FictionalPools, lists: SurrogateLists) -> Callable[[Entities, random.Random], Entities]:
-    """The `draw` of `fictional_codes_table` for format-preserving surrogates."""
+def surrogate_drawer(pools: FictionalPools, lists: SurrogateLists) -> Drawer:
+    """The draw for format-preserving surrogates: each real value's shape."""
     return lambda real, rng: shaped_entities(real, pools, lists, rng)
+
+
+def fictional_drawer(codes: pd.DataFrame, spans: pd.DataFrame, pools_path: str | Path, surrogates: str = "paper",
+                     lists_path: str | Path | None = None) -> Drawer:
+    """How the corpus's fictional values are drawn (`codes.surrogates`): from the paper's pools, or
+    (`format_preserving`) in the shape of each real value; either way nothing that looks like a
+    real private value of the corpus."""
+    real = corpus_real_values(spans, codes)
+    pools = FictionalPools.from_yaml(pools_path).excluding(real, pools_path)
+    if surrogates == "paper":
+        return pool_drawer(pools)
+    if surrogates != "format_preserving" or lists_path is None:
+        raise ValueError(f"surrogates {surrogates!r} needs to be paper, or format_preserving with its lists")
+    return surrogate_drawer(pools, SurrogateLists.from_yaml(lists_path).excluding(real))
 
 
 def fictional_codes(codes: pd.DataFrame, spans: pd.DataFrame, pools_path: str | Path, seed: int,
                     surrogates: str = "paper", lists_path: str | Path | None = None) -> pd.DataFrame:
-    """The fictional codes of one seed: from the paper's pools, or (`format_preserving`) in the shape
-    of each real value; either way nothing that looks like a real private value of the corpus."""
-    real = corpus_real_values(spans, codes)
-    pools = FictionalPools.from_yaml(pools_path).excluding(real, pools_path)
-    if surrogates == "paper":
-        return fictional_codes_table(codes, pools, seed)
-    if surrogates != "format_preserving" or lists_path is None:
-        raise ValueError(f"surrogates {surrogates!r} needs to be paper, or format_preserving with its lists")
-    lists = SurrogateLists.from_yaml(lists_path).excluding(real)
-    return fictional_codes_table(codes, pools, seed, surrogate_drawer(pools, lists))
+    """The fictional codes of one seed, drawn as `fictional_drawer` says."""
+    draw = fictional_drawer(codes, spans, pools_path, surrogates, lists_path)
+    return fictional_codes_table(codes, draw, seed)

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import pandas as pd
 import torch
 
-from plainsight.codes.fictional import FictionalPools
+from plainsight.codes.surrogates import fictional_drawer
 from plainsight.data.segments import SegmentKey, mauve_targets, segment_texts
 from plainsight.generation.corpus import generate_corpus
 from plainsight.methods import in_context, registry, trained
@@ -38,6 +38,8 @@ class GenerateJob:
     docs: str | None = None
     spans: str | None = None
     pools: str | None = None
+    surrogates: str = "paper"  # codes.surrogates: how an in-context method's fictional codes are drawn
+    surrogate_lists: str | None = None
     fictional: str | None = None
     adapter: str | None = None
     generations: int | None = None  # a trained method's corpus size
@@ -61,8 +63,8 @@ def blocking(job: GenerateJob, method: registry.Method, codes: pd.DataFrame, tex
 def corpus_plan(job: GenerateJob, method: registry.Method, codes: pd.DataFrame, texts, blocked: Blocking):
     if method.trained:
         return trained.plan(pd.read_parquet(job.fictional), codes, job.seed, job.generations)
-    pools = FictionalPools.for_corpus(job.pools, pd.read_parquet(job.spans), codes)
-    return in_context.plan(method.name, codes, texts, pools, job.seed, job.generation["generations_per_segment"],
+    draw = fictional_drawer(codes, pd.read_parquet(job.spans), job.pools, job.surrogates, job.surrogate_lists)
+    return in_context.plan(method.name, codes, texts, draw, job.seed, job.generation["generations_per_segment"],
                            job.generation["context_documents"], blocked)
 
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from plainsight.codes.control import Entities, format_code, records_to_entities, type_counts
-from plainsight.codes.fictional import EXCLUDED_TYPES, FictionalPools, fictional_entities
+from plainsight.codes.control import Entities, format_code, records_to_entities
+from plainsight.codes.fictional import EXCLUDED_TYPES, Drawer
+from plainsight.entities import ENTITY_TYPES
 from plainsight.methods import registry
 from plainsight.methods.planned import PlannedGeneration
 from plainsight.methods.prompts import Example, fit_to_budget, render
@@ -77,15 +78,25 @@ def context_pool(codes: pd.DataFrame, segment: int, needed: int = 3) -> list[tup
     return sorted(zip(chosen["doc_id"], chosen["segment"]))
 
 
-def fictional_target(context_entities: list[Entities], pools: FictionalPools, seed: object) -> Entities:
-    """A fictional code with the context codes' types; per type, the mean count rounded (at least 1)."""
-    counts: dict[str, list[int]] = {}
-    for entities in context_entities:
-        for entity_type, count in type_counts(entities).items():
-            if entity_type not in EXCLUDED_TYPES:
-                counts.setdefault(entity_type, []).append(count)
-    target_counts = {t: max(1, round(sum(c) / len(c))) for t, c in counts.items()}
-    return fictional_entities(target_counts, pools, stable_rng(seed))
+def target_template(context_entities: list[Entities]) -> Entities:
+    """The real entities a target code stands for: the context codes' types (MISC left out), per type
+    the mean count rounded (at least 1) of its values, taken in turn from each context that has it."""
+    template: Entities = []
+    for entity_type in ENTITY_TYPES:
+        per_context = [[value for kind, value in entities if kind == entity_type] for entities in context_entities]
+        per_context = [values for values in per_context if values]
+        if entity_type in EXCLUDED_TYPES or not per_context:
+            continue
+        count = max(1, round(sum(len(values) for values in per_context) / len(per_context)))
+        in_turn = [values[i] for i in range(max(map(len, per_context))) for values in per_context if i < len(values)]
+        template.extend((entity_type, value) for value in in_turn[:count])
+    return template
+
+
+def fictional_target(context_entities: list[Entities], draw: Drawer, seed: object) -> Entities:
+    """A fictional code for a prompt with these context codes: `draw` (the pools' values, or values in
+    the shape of the context's) over `target_template`."""
+    return draw(target_template(context_entities), stable_rng(seed))
 
 
 def _in_context(name: str) -> Method:
@@ -128,7 +139,7 @@ def _entities_by_segment(codes: pd.DataFrame) -> dict[tuple[str, int], Entities]
     return {(r.doc_id, r.segment): records_to_entities(r.entities) for r in codes.itertuples(index=False)}
 
 
-def plan(method: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str], pools: FictionalPools,
+def plan(method: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str], draw: Drawer,
          seed: int, generations_per_segment: int, context_documents: int = 3,
          blocking: Blocking = Blocking()) -> list[PlannedGeneration]:
     """The generations of one method and seed, for every paragraph range, each with a fictional code."""
@@ -138,7 +149,7 @@ def plan(method: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str], po
     for segment, pool in _pools(codes, context_documents).items():
         for number in range(generations_per_segment):
             keys = tuple(stable_rng(seed, "contexts", segment, number).sample(pool, context_documents))
-            target = fictional_target([entities_of[key] for key in keys], pools, (seed, "fictional", segment, number))
+            target = fictional_target([entities_of[key] for key in keys], draw, (seed, "fictional", segment, number))
             planned.append(_planned(spec, segment * generations_per_segment + number, segment, keys,
                                     entities_of, texts, target, blocking))
     return planned
