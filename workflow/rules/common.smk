@@ -93,7 +93,7 @@ def variant_model(wildcards):
 MODEL_PLACEMENT = {key: config["model"][key] for key in ("device", "dtype")}
 # what in-context methods draw fictional values from besides the pools (codes.surrogates)
 SURROGATE_LISTS = (
-    [config["codes"]["surrogate_lists"]]
+    config["codes"]["surrogate_lists"]
     if config["codes"]["surrogates"] == "format_preserving"
     else []
 )
