@@ -48,6 +48,10 @@ def test_format_preserving_codes_keep_the_case_number_shape(example_dir):
     real_codes = {r["value"] for records in real["entities"] for r in records if r["type"] == "CODE"}
     drawn = [r["value"] for records in fictional["entities"] for r in records if r["type"] == "CODE"]
     assert drawn and all(pd.Series(drawn).str.fullmatch(r"SC-\d{5}")) and not set(drawn) & real_codes
+    # an in-context method's target code too: its case numbers in the shape of the contexts'
+    corpus = pd.read_parquet(example_dir / "results/casenotes/known/direct/synthetic/icl/seed1.parquet")
+    targets = [r["value"] for records in corpus["fictional_entities"] for r in records if r["type"] == "CODE"]
+    assert targets and all(pd.Series(targets).str.fullmatch(r"SC-\d{5}")) and not set(targets) & real_codes
 
 
 def test_known_on_a_corpus_without_spans_stops_before_any_job(tmp_path):
