@@ -53,6 +53,16 @@ def test_shape_is_kept(lists, entity_type, real, shape):
         assert re.fullmatch(shape, value), (real, value)
 
 
+def test_a_gendered_title_keeps_given_names_of_its_gender(lists):
+    names = lists.lists["PERSON"]["given_names"]
+    for title, gender in (("Mr", "male"), ("Mrs", "female"), ("Ms", "female")):
+        given = {shaped_value("PERSON", f"{title} Cengiz Polat", lists, random.Random(seed)).split()[1]
+                 for seed in range(40)}
+        assert given <= set(names[gender]) and len(given) > 10
+    untitled = {shaped_value("PERSON", "Cengiz Polat", lists, random.Random(seed)).split()[0] for seed in range(60)}
+    assert untitled & set(names["female"]) and untitled & set(names["male"])
+
+
 def test_a_country_stays_a_country_and_a_city_a_city(lists):
     countries = set(lists.lists["LOC"]["countries"])
     cities = set(lists.lists["LOC"]["cities"])

@@ -134,16 +134,19 @@ def _person(value: str, lists: SurrogateLists, rng: random.Random) -> str | None
     names = words[len(title):]
     if not names:
         return None
-    drawn = [_given(word, pool, rng) for word in names[:-1]]
+    genders = {title.casefold(): gender for title, gender in pool["title_genders"].items()}
+    gender = genders.get(title[0].rstrip(".").casefold()) if title else None
+    given = pool["given_names"][gender] if gender else [*pool["given_names"]["female"], *pool["given_names"]["male"]]
+    drawn = [_given(word, given, rng) for word in names[:-1]]
     surname = "-".join(rng.choice(pool["surnames"]) for _ in names[-1].split("-"))
     out = [*title, *drawn, surname]
     return " ".join(w.upper() for w in out) if value.isupper() and len(value) > 3 else " ".join(out)
 
 
-def _given(word: str, pool: dict, rng: random.Random) -> str:
+def _given(word: str, names: list[str], rng: random.Random) -> str:
     if len(word.rstrip(".")) == 1:  # an initial stays an initial
-        return f"{rng.choice(pool['given_names'])[0]}{word[1:]}"
-    return rng.choice(pool["given_names"])
+        return f"{rng.choice(names)[0]}{word[1:]}"
+    return rng.choice(names)
 
 
 def _loc(value: str, lists: SurrogateLists, rng: random.Random) -> str | None:
