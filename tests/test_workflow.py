@@ -420,11 +420,13 @@ def test_utility_measures_table_and_plots(workflow_dir):
     snakemake(workflow_dir, *targets, "--configfile", "tiny.yaml")
     table = pd.read_csv(workflow_dir / "results/tables/utility.csv")
     assert table["display"].tolist() == ["Real training data (ceiling)",
+                                         "Chance (labels drawn at the real shares)",
                                          "Real training data, as many texts as a corpus",
                                          "Baseline", "DP-SGD", "ICL",
                                          "ICL w/ privacy enhancement", "Fine-tuning", "Fine-tuning w/ masking"]
     assert table[["macro_f1", "accuracy"]].apply(lambda c: c.between(0, 1)).all().all()
     assert table.loc[0, "macro_f1"] > 0.3 and (table["labels"] == table.loc[0, "labels"]).all()
+    assert table.loc[1, "macro_f1"] < table.loc[0, "macro_f1"]  # chance below the real ceiling
     shown = table.set_index("method")
     assert pd.isna(shown.loc["baseline", "adherence_exact"]) and shown.loc["icl", "adherence_exact"] >= 0
     markdown = (workflow_dir / "results/tables/utility.md").read_text(encoding="utf-8")
