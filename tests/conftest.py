@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -13,6 +14,28 @@ PRESIDIO_ENTITY_MAP = RESOURCES / "presidio_entity_map.yaml"
 TAB_SAMPLE = Path(__file__).resolve().parents[2] / "shared/data/tab/echr_dev_sample.json"
 
 SEGMENTS = [(1, 6), (6, 12)]
+
+
+def headless_chromium(implicit_wait: float, downloads: Path | None = None):
+    """Debian's Chromium under Selenium, headless, downloading into `downloads` without asking; the
+    calling test skips where selenium, chromium or chromedriver is missing."""
+    import pytest
+
+    webdriver = pytest.importorskip("selenium.webdriver")
+    binary, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
+    if not binary or not driver_path:
+        pytest.skip("Debian's chromium and chromium-driver are needed (make browser installs them as root)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000"):
+        options.add_argument(argument)
+    if downloads is not None:
+        options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
+                                                  "download.prompt_for_download": False})
+    browser = webdriver.Chrome(service=webdriver.ChromeService(driver_path), options=options)
+    browser.implicitly_wait(implicit_wait)
+    return browser
 
 
 def paragraphs_text(paragraphs: list[str]) -> str:

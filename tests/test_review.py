@@ -4,12 +4,12 @@ in headless Chromium (built from fixture corpora with the nearest-documents sche
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import headless_chromium
 
 from plainsight.errors import InputError
 from plainsight.matching import near_spans, value_spans
@@ -228,23 +228,6 @@ def test_a_comment_file_for_other_corpora_or_malformed_stops_naming_it(tmp_path,
 
 # --- the page in headless Chromium ---------------------------------------------------------------
 
-def chromium(downloads: Path):
-    webdriver = pytest.importorskip("selenium.webdriver")
-    binary, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
-    if not binary or not driver_path:
-        pytest.skip("Debian's chromium and chromium-driver are needed (make browser installs them as root)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000"):
-        options.add_argument(argument)
-    options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
-                                              "download.prompt_for_download": False})
-    browser = webdriver.Chrome(service=webdriver.ChromeService(driver_path), options=options)
-    browser.implicitly_wait(5)
-    return browser
-
-
 def wait_for(condition, seconds: float = 10):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -261,7 +244,7 @@ def test_the_page_filters_looks_up_comments_exports_and_imports(tmp_path):
     site = build_fixture_site(tmp_path)
     downloads = tmp_path / "downloads"
     downloads.mkdir()
-    browser = chromium(downloads)
+    browser = headless_chromium(5, downloads)
     try:
         browser.get((site / "index.html").as_uri())
         wait_for(lambda: browser.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "icl/1")

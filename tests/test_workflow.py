@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from conftest import headless_chromium
 
 pytestmark = pytest.mark.workflow
 
@@ -443,22 +444,9 @@ def test_utility_measures_table_and_plots(workflow_dir):
 def report_descriptions(report: Path, screenshot: Path) -> dict[tuple[str, str], str]:
     """Open Snakemake's HTML report in headless Chromium as a reader would: in each result category,
     click every result's information button and read the description shown; screenshot the last one."""
-    import shutil
-
-    webdriver = pytest.importorskip("selenium.webdriver")
+    browser = headless_chromium(10)
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
-
-    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
-    if not chromium or not driver_path:
-        pytest.skip("Debian's chromium and chromium-driver are needed (make test installs them as root)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000"):
-        options.add_argument(argument)
-    browser = webdriver.Chrome(service=webdriver.ChromeService(driver_path), options=options)
-    browser.implicitly_wait(10)
 
     def click_text(text: str) -> None:
         browser.find_element(By.XPATH, f"(//*[normalize-space(text())='{text}'])[1]").click()
