@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import yaml
+
 from common import REPO, demo_tab_frames, write_report
 
 SETTINGS = (("icl", "values"), ("icl_pe", "values"), ("icl_pe", "values_and_parts"))
@@ -39,8 +40,9 @@ def frames(tab: Path | None, idset: str):
     return docs, spans, codes_table(docs, select_spans(spans, idset))
 
 
-def run_setting(method: str, blocking_mode: str, docs, spans, codes, model, tokenizer, generation: dict,
-                args) -> dict:
+def run_setting(
+    method: str, blocking_mode: str, docs, spans, codes, model, tokenizer, generation: dict, args
+) -> dict:
     from plainsight.codes.fictional import FictionalPools, pool_drawer
     from plainsight.data.segments import segment_texts
     from plainsight.evaluation.privacy import icl_privacy_metrics
@@ -51,16 +53,32 @@ def run_setting(method: str, blocking_mode: str, docs, spans, codes, model, toke
     texts = segment_texts(docs)
     pools = FictionalPools.for_corpus(REPO / "resources/fictional_pools.yaml", spans, codes)
     blocking = Blocking.for_corpus(blocking_mode, codes, texts)
-    planned = in_context.plan(method, codes, texts, pool_drawer(pools), args.seed, args.generations_per_segment,
-                              generation["context_documents"], blocking)
+    planned = in_context.plan(
+        method,
+        codes,
+        texts,
+        pool_drawer(pools),
+        args.seed,
+        args.generations_per_segment,
+        generation["context_documents"],
+        blocking,
+    )
     started = time.perf_counter()
-    corpus = generate_corpus(method, args.seed, planned, model, tokenizer, {**generation, "blocking": blocking_mode},
-                             common_words=blocking.common_words)
+    corpus = generate_corpus(
+        method,
+        args.seed,
+        planned,
+        model,
+        tokenizer,
+        {**generation, "blocking": blocking_mode},
+        common_words=blocking.common_words,
+    )
     seconds = time.perf_counter() - started
     metrics = icl_privacy_metrics(corpus, docs, spans, args.idset)
     # every attempt's tokens: the kept one's are new_tokens, a regeneration repeats the work
     return {
-        "method": method, "blocking": blocking_mode if method == "icl_pe" else "none",
+        "method": method,
+        "blocking": blocking_mode if method == "icl_pe" else "none",
         "generations": len(corpus),
         "exact_leak": 100 * float(metrics["leaked"].mean()),
         "partial_leak": 100 * float(metrics["partial_leak"].mean()),
@@ -75,7 +93,9 @@ def run_setting(method: str, blocking_mode: str, docs, spans, codes, model, toke
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tab", type=Path, help="a TAB JSON file (default: the demo corpus)")
     parser.add_argument("--idset", default="direct", choices=["direct", "quasi", "both"])
     parser.add_argument("--generations-per-segment", type=int, default=8)
@@ -95,7 +115,9 @@ def main() -> None:
     model, tokenizer = load_model(args.model)
     rows = []
     for method, blocking_mode in SETTINGS:
-        rows.append(run_setting(method, blocking_mode, docs, spans, codes, model, tokenizer, generation, args))
+        rows.append(
+            run_setting(method, blocking_mode, docs, spans, codes, model, tokenizer, generation, args)
+        )
         print(json.dumps(rows[-1]))
     write_report({"corpus": str(args.tab or "demo"), "idset": args.idset, "settings": rows}, args.out)
 

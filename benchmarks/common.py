@@ -32,13 +32,19 @@ def demo_tab(idset: str = "direct"):
 
 def add_model_arguments(parser) -> None:
     """--model, --device, --dtype and --model-config, shared by the model benchmarks."""
-    parser.add_argument("--model", default=str(REPO / "results/models/base/smollm2-135m"),
-                        help="model folder or id (with --model-config: only its tokenizer is used)")
+    parser.add_argument(
+        "--model",
+        default=str(REPO / "results/models/base/smollm2-135m"),
+        help="model folder or id (with --model-config: only its tokenizer is used)",
+    )
     parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     parser.add_argument("--dtype", default="auto", help="auto, float32, bfloat16 or float16 (model.dtype)")
-    parser.add_argument("--model-config", default=None,
-                        help="a name in resources/model_shapes.yaml (princeton-nlp/Sheared-LLaMA-1.3B, "
-                             "meta-llama/Llama-3.1-8B-Instruct): that architecture with random weights")
+    parser.add_argument(
+        "--model-config",
+        default=None,
+        help="a name in resources/model_shapes.yaml (princeton-nlp/Sheared-LLaMA-1.3B, "
+        "meta-llama/Llama-3.1-8B-Instruct): that architecture with random weights",
+    )
 
 
 def model_arguments(args) -> list[str]:
@@ -73,8 +79,11 @@ def device_record(model) -> dict:
     import torch
 
     parameter = next(model.parameters())
-    record = {"device": str(parameter.device), "dtype": str(parameter.dtype).removeprefix("torch."),
-              "parameters": sum(p.numel() for p in model.parameters())}
+    record = {
+        "device": str(parameter.device),
+        "dtype": str(parameter.dtype).removeprefix("torch."),
+        "parameters": sum(p.numel() for p in model.parameters()),
+    }
     if parameter.device.type == "cuda":
         record["gpu"] = torch.cuda.get_device_name(parameter.device)
         record["peak_gpu_memory_gb"] = round(torch.cuda.max_memory_allocated(parameter.device) / 1e9, 2)
@@ -86,8 +95,9 @@ def run_isolated(script: str, runs: list[list[str]]) -> list[dict]:
     each run prints its result as JSON on its last line."""
     rows = []
     for arguments in runs:
-        output = subprocess.run([sys.executable, script, *arguments], check=True, capture_output=True,
-                                text=True).stdout
+        output = subprocess.run(
+            [sys.executable, script, *arguments], check=True, capture_output=True, text=True
+        ).stdout
         rows.append(json.loads(output.strip().splitlines()[-1]))
         print(json.dumps(rows[-1]))
     return rows

@@ -28,8 +28,16 @@ import json
 import time
 from pathlib import Path
 
-from common import (add_model_arguments, demo_tab, device_record, load_benchmark_model, model_arguments, peak_rss_mb,
-                    run_isolated, write_report)
+from common import (
+    add_model_arguments,
+    demo_tab,
+    device_record,
+    load_benchmark_model,
+    model_arguments,
+    peak_rss_mb,
+    run_isolated,
+    write_report,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -42,7 +50,9 @@ def build_requests(count: int, seed: int):
 
     codes, texts = demo_tab()
     pools = FictionalPools.from_yaml(REPO / "resources/fictional_pools.yaml")
-    planned = plan("icl", codes, texts, pool_drawer(pools), seed, generations_per_segment=(count + 1) // 2)[:count]
+    planned = plan("icl", codes, texts, pool_drawer(pools), seed, generations_per_segment=(count + 1) // 2)[
+        :count
+    ]
     return [Request(render(list(g.examples), g.target_code)) for g in planned]
 
 
@@ -50,8 +60,9 @@ def slot_decoder_run(model, tokenizer, requests, args) -> tuple[int, int]:
     """(prompt tokens, new tokens) of the project's generator: continuous batching in slots."""
     from plainsight.generation.runner import Generator, SamplingSettings
 
-    settings = SamplingSettings(args.max_new_tokens, 0.7, 0.9, args.batch_size,
-                                group_size=args.group_size or args.prompts)
+    settings = SamplingSettings(
+        args.max_new_tokens, 0.7, 0.9, args.batch_size, group_size=args.group_size or args.prompts
+    )
     results = Generator(model, tokenizer, settings).run(requests, args.seed, desc=f"batch {args.batch_size}")
     return sum(r.prompt_tokens for r in results), sum(r.new_tokens for r in results)
 
@@ -65,12 +76,22 @@ def generate_run(model, tokenizer, requests, args) -> tuple[int, int]:
     tokenizer.padding_side = "left"
     prompt_tokens = new_tokens = 0
     for start in tqdm(range(0, len(requests), args.batch_size), desc=f"generate {args.batch_size}"):
-        batch = tokenizer([r.prompt for r in requests[start:start + args.batch_size]], return_tensors="pt",
-                          padding=True, add_special_tokens=False)
+        batch = tokenizer(
+            [r.prompt for r in requests[start : start + args.batch_size]],
+            return_tensors="pt",
+            padding=True,
+            add_special_tokens=False,
+        )
         with torch.no_grad():
-            output = model.generate(**batch, do_sample=True, temperature=0.7, top_p=0.9,
-                                    max_new_tokens=args.max_new_tokens, pad_token_id=tokenizer.pad_token_id)
-        generated = output[:, batch.input_ids.shape[1]:]
+            output = model.generate(
+                **batch,
+                do_sample=True,
+                temperature=0.7,
+                top_p=0.9,
+                max_new_tokens=args.max_new_tokens,
+                pad_token_id=tokenizer.pad_token_id,
+            )
+        generated = output[:, batch.input_ids.shape[1] :]
         prompt_tokens += int(batch.attention_mask.sum())
         new_tokens += int((generated != tokenizer.pad_token_id).sum())
     return prompt_tokens, new_tokens
@@ -104,11 +125,15 @@ def run_mode(args) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_model_arguments(parser)
     parser.add_argument("--prompts", type=int, default=32)
     parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--group-size", type=int, default=None, help="generation.group_size (default: --prompts)")
+    parser.add_argument(
+        "--group-size", type=int, default=None, help="generation.group_size (default: --prompts)"
+    )
     parser.add_argument("--max-new-tokens", type=int, default=400)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
@@ -121,19 +146,43 @@ def main() -> None:
         print(json.dumps(run_mode(args)))
         return
     decoders = ("slots", "generate") if args.with_generate else ("slots",)
-    rows = run_isolated(__file__, [
-        ["--single-mode", "--decoder", decoder, *model_arguments(args), "--prompts", str(args.prompts),
-         "--batch-size", str(batch_size), "--max-new-tokens", str(args.max_new_tokens), "--threads",
-         str(args.threads), "--seed", str(args.seed), "--group-size", str(args.group_size or args.prompts)]
-        for decoder in decoders for batch_size in (1, args.batch_size)])
+    rows = run_isolated(
+        __file__,
+        [
+            [
+                "--single-mode",
+                "--decoder",
+                decoder,
+                *model_arguments(args),
+                "--prompts",
+                str(args.prompts),
+                "--batch-size",
+                str(batch_size),
+                "--max-new-tokens",
+                str(args.max_new_tokens),
+                "--threads",
+                str(args.threads),
+                "--seed",
+                str(args.seed),
+                "--group-size",
+                str(args.group_size or args.prompts),
+            ]
+            for decoder in decoders
+            for batch_size in (1, args.batch_size)
+        ],
+    )
     speedup = rows[1]["tokens_per_s"] / rows[0]["tokens_per_s"]
     report = {"runs": rows, "batched_speedup": round(speedup, 2)}
     print(f"batched ({args.batch_size}) vs one at a time: {speedup:.2f}x tokens/s")
     if args.with_generate:
         report["slots_vs_generate_batched"] = round(rows[1]["tokens_per_s"] / rows[3]["tokens_per_s"], 2)
-        report["slots_vs_generate_one_at_a_time"] = round(rows[0]["tokens_per_s"] / rows[2]["tokens_per_s"], 2)
-        print(f"slots vs generate: {report['slots_vs_generate_batched']:.2f}x batched, "
-              f"{report['slots_vs_generate_one_at_a_time']:.2f}x one at a time")
+        report["slots_vs_generate_one_at_a_time"] = round(
+            rows[0]["tokens_per_s"] / rows[2]["tokens_per_s"], 2
+        )
+        print(
+            f"slots vs generate: {report['slots_vs_generate_batched']:.2f}x batched, "
+            f"{report['slots_vs_generate_one_at_a_time']:.2f}x one at a time"
+        )
     write_report(report, args.out)
 
 

@@ -21,9 +21,11 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-WORDS = ("the client said that the visit went well and that the rent was paid late again this month "
-         "while the school asked for a meeting about the child who missed several days").split()
-LABEL_MAP = {"NAME": {"type": "PERSON", "identifier": "direct"}, "CITY": {"type": "LOC", "identifier": "quasi"}}
+WORDS = ["the", "client", "said", "that", "the", "visit", "went", "well", "and", "that", "the", "rent", "was", "paid", "late", "again", "this", "month", "while", "the", "school", "asked", "for", "a", "meeting", "about", "the", "child", "who", "missed", "several", "days"]
+LABEL_MAP = {
+    "NAME": {"type": "PERSON", "identifier": "direct"},
+    "CITY": {"type": "LOC", "identifier": "quasi"},
+}
 
 
 def document(rng: random.Random, number: int) -> dict:
@@ -36,8 +38,14 @@ def document(rng: random.Random, number: int) -> dict:
             spans.append({"start": position, "end": position + len(name), "label": "NAME"})
         paragraphs.append(paragraph)
         position += len(paragraph) + 2
-    return {"doc_id": f"d{number}", "text": "\n\n".join(paragraphs), "spans": spans, "label": "housing",
-            "group": rng.choice(["north", "south"]), "unit_id": f"u{number // 3}"}
+    return {
+        "doc_id": f"d{number}",
+        "text": "\n\n".join(paragraphs),
+        "spans": spans,
+        "label": "housing",
+        "group": rng.choice(["north", "south"]),
+        "unit_id": f"u{number // 3}",
+    }
 
 
 def write_corpus(path: Path, megabytes: float, seed: int = 0) -> int:
@@ -57,8 +65,14 @@ def ingest_once(corpus: str, out: str) -> None:
 
     dataset = {"format": "generic", "path": corpus, "segments": [[1, 6], [6, 12]], "label_map": LABEL_MAP}
     start = time.perf_counter()
-    write_dataset([corpus], dataset, "error", REPO / "resources/mimic_placeholder_types.yaml",
-                  Path(out) / "docs.parquet", Path(out) / "spans.parquet")
+    write_dataset(
+        [corpus],
+        dataset,
+        "error",
+        REPO / "resources/mimic_placeholder_types.yaml",
+        Path(out) / "docs.parquet",
+        Path(out) / "spans.parquet",
+    )
     seconds = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"seconds": round(seconds, 1), "peak_rss_mb": round(peak_mb)}))
@@ -67,14 +81,22 @@ def ingest_once(corpus: str, out: str) -> None:
 def measure(megabytes: float, folder: Path) -> dict:
     corpus = folder / f"corpus_{megabytes:g}mb.jsonl"
     documents = write_corpus(corpus, megabytes)
-    run = subprocess.run([sys.executable, __file__, "--child", str(corpus), str(folder)], capture_output=True,
-                         text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, __file__, "--child", str(corpus), str(folder)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     result = json.loads(run.stdout.strip().splitlines()[-1])
     size_mb = corpus.stat().st_size / 1e6
     corpus.unlink()
-    return {"input_mb": round(size_mb), "documents": documents, **result,
-            "mb_per_second": round(size_mb / result["seconds"], 1),
-            "docs_parquet_mb": round((folder / "docs.parquet").stat().st_size / 1e6)}
+    return {
+        "input_mb": round(size_mb),
+        "documents": documents,
+        **result,
+        "mb_per_second": round(size_mb / result["seconds"], 1),
+        "docs_parquet_mb": round((folder / "docs.parquet").stat().st_size / 1e6),
+    }
 
 
 def main() -> None:

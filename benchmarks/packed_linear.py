@@ -22,8 +22,12 @@ def linear_pass_ms(layers, rows: int, repeats: int) -> tuple[float, list]:
     """Median milliseconds of one product per layer at `rows` rows, and the last outputs."""
     import torch
 
-    inputs = [torch.randn(rows, getattr(layer, "linear", layer).in_features, generator=torch.Generator().manual_seed(i))
-              for i, layer in enumerate(layers)]
+    inputs = [
+        torch.randn(
+            rows, getattr(layer, "linear", layer).in_features, generator=torch.Generator().manual_seed(i)
+        )
+        for i, layer in enumerate(layers)
+    ]
     timings, outputs = [], []
     with torch.no_grad():
         for _ in range(repeats):
@@ -34,7 +38,9 @@ def linear_pass_ms(layers, rows: int, repeats: int) -> tuple[float, list]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--model", default=str(REPO / "results/models/base/smollm2-135m"))
     parser.add_argument("--rows", type=int, nargs="+", default=[1, 8, 16])
     parser.add_argument("--repeats", type=int, default=30)
@@ -59,9 +65,16 @@ def main() -> None:
             packed = [m for m in model.modules() if type(m).__name__ == "PackedLinear"]
             packed_ms, got = linear_pass_ms(packed, rows, args.repeats)
         worst = max(float((a - b).abs().max()) for a, b in zip(expected, got))
-        rows_report.append({"rows": rows, "layers": len(plain), "nn_linear_ms": round(plain_ms, 2),
-                            "packed_ms": round(packed_ms, 2), "speedup": round(plain_ms / packed_ms, 2),
-                            "max_abs_difference": worst})
+        rows_report.append(
+            {
+                "rows": rows,
+                "layers": len(plain),
+                "nn_linear_ms": round(plain_ms, 2),
+                "packed_ms": round(packed_ms, 2),
+                "speedup": round(plain_ms / packed_ms, 2),
+                "max_abs_difference": worst,
+            }
+        )
         print(json.dumps(rows_report[-1]))
     write_report({"threads": args.threads, "rows": rows_report}, args.out)
 

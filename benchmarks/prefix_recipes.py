@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import yaml
+
 from common import REPO, demo_tab_frames
 
 OUT = REPO / "results/benchmarks/prefix_recipes"
@@ -50,7 +51,6 @@ def sample_documents(model, tokenizer, planned, generation: dict, criteria) -> t
 
 
 def run_recipe(name: str, overrides: dict, args) -> dict:
-    import pandas as pd
     import torch
 
     from plainsight.codes.fictional import FictionalPools, fictional_codes_table, pool_drawer
@@ -66,8 +66,10 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     settings_block = {**config()["prefix_tuning"], **overrides}
     method = registered(settings_block.pop("method", "ft"))
     cfg = config()
-    generation = {**cfg["generation"], "max_new_tokens": settings_block.get("max_new_tokens",
-                                                                            cfg["generation"]["max_new_tokens"])}
+    generation = {
+        **cfg["generation"],
+        "max_new_tokens": settings_block.get("max_new_tokens", cfg["generation"]["max_new_tokens"]),
+    }
     criteria = DocumentCriteria.from_config(cfg["metrics"]["document"])
     torch.manual_seed(0)
     torch.set_num_threads(args.threads)
@@ -80,8 +82,14 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     init_text = settings_block["init_text"]
     if settings_block.get("init_from") == "corpus":
         init_text = corpus_init_text(codes, texts, pools, args.seed)
-    adapter = prefix_model(model, tokenizer, settings_block["num_virtual_tokens"], init_text,
-                           settings_block.get("projection_hidden"), args.seed)
+    adapter = prefix_model(
+        model,
+        tokenizer,
+        settings_block["num_virtual_tokens"],
+        init_text,
+        settings_block.get("projection_hidden"),
+        args.seed,
+    )
     fictional = fictional_codes_table(codes, pool_drawer(pools), args.seed)
     probes = trained.plan(fictional, codes, 1000, args.probes)
     document_rates: list[dict] = []
@@ -94,41 +102,63 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     started = time.perf_counter()
     rate, _ = sample_documents(adapter, tokenizer, probes, generation, criteria)
     document_rates.append({"step": 0, "documents": rate})
-    history = fit(adapter, examples, settings, seed=args.seed, pad_token_id=tokenizer.pad_token_id, desc=name,
-                  on_step=on_step)
+    history = fit(
+        adapter,
+        examples,
+        settings,
+        seed=args.seed,
+        pad_token_id=tokenizer.pad_token_id,
+        desc=name,
+        on_step=on_step,
+    )
     seconds = time.perf_counter() - started
     planned = trained.plan(fictional, codes, args.seed, args.generations)
     from plainsight.generation.corpus import generate_corpus
 
     corpus = generate_corpus(method.name, args.seed, planned, adapter, tokenizer, generation)
-    per_generation = ft_privacy_metrics(corpus, docs, spans, "direct", trained.training_keys(codes),
-                                        criteria=criteria)
+    per_generation = ft_privacy_metrics(
+        corpus, docs, spans, "direct", trained.training_keys(codes), criteria=criteria
+    )
     summary = summarise(per_generation, "trained")
     averaged = summary[summary["segment"] == -1].iloc[0]
-    last = history[-args.last_steps:]
+    last = history[-args.last_steps :]
     return {
-        "recipe": name, "seed": args.seed, "method": method.name, "overrides": overrides, "examples": len(examples),
-        "steps": len(history), "training_seconds": round(seconds, 1),
+        "recipe": name,
+        "seed": args.seed,
+        "method": method.name,
+        "overrides": overrides,
+        "examples": len(examples),
+        "steps": len(history),
+        "training_seconds": round(seconds, 1),
         "final": {term: sum(h[term] for h in last) / len(last) for term in TERMS if term in history[0]},
-        "documents": float(averaged["documents"]), "mean_words": float(averaged["mean_words"]),
-        "rougeL": float(averaged["rougeL"]), "pipp": float(averaged["pipp"]),
-        "partial_leak": float(averaged["partial_leak"]), "near_leak": float(averaged["near_leak"]),
-        "history": history, "document_rates": document_rates,
+        "documents": float(averaged["documents"]),
+        "mean_words": float(averaged["mean_words"]),
+        "rougeL": float(averaged["rougeL"]),
+        "pipp": float(averaged["pipp"]),
+        "partial_leak": float(averaged["partial_leak"]),
+        "near_leak": float(averaged["near_leak"]),
+        "history": history,
+        "document_rates": document_rates,
         "samples": corpus["text"].head(3).tolist(),
     }
 
 
 def markdown(rows: list[dict]) -> str:
-    lines = ["| recipe | method | steps | documents (%) | words | loss | lm | contrastive | kl | ROUGE-L | PIPP (%) "
-             "| near leak (%) | training s |",
-             "| :--- | :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| recipe | method | steps | documents (%) | words | loss | lm | contrastive | kl | ROUGE-L | PIPP (%) "
+        "| near leak (%) | training s |",
+        "| :--- | :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for r in rows:
         final = r["final"]
         cells = [f"{final[t]:.3f}" if t in final else "—" for t in TERMS]
         seed = "" if r.get("seed", 1) == 1 else f" (seed {r['seed']})"
-        lines.append(f"| {r['recipe']}{seed} | {r['method']} | {r['steps']} | {r['documents']:.1f} | {r['mean_words']:.0f} | "
-                     + " | ".join(cells) + f" | {r['rougeL']:.4f} | {r['pipp']:.1f} | {r['near_leak']:.1f} | "
-                     f"{r['training_seconds']:.0f} |")
+        lines.append(
+            f"| {r['recipe']}{seed} | {r['method']} | {r['steps']} | {r['documents']:.1f} | {r['mean_words']:.0f} | "
+            + " | ".join(cells)
+            + f" | {r['rougeL']:.4f} | {r['pipp']:.1f} | {r['near_leak']:.1f} | "
+            f"{r['training_seconds']:.0f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -144,11 +174,20 @@ def plot(rows: list[dict], path: Path) -> None:
     for axis, panel in zip(axes.flat, panels):
         for r in rows:
             if panel == "documents":
-                axis.plot([d["step"] for d in r["document_rates"]], [d["documents"] for d in r["document_rates"]],
-                          marker="o", label=r["recipe"], color=colors[r["recipe"]])
+                axis.plot(
+                    [d["step"] for d in r["document_rates"]],
+                    [d["documents"] for d in r["document_rates"]],
+                    marker="o",
+                    label=r["recipe"],
+                    color=colors[r["recipe"]],
+                )
             elif panel in r["history"][0]:
-                axis.plot(range(1, len(r["history"]) + 1), [h[panel] for h in r["history"]], label=r["recipe"],
-                          color=colors[r["recipe"]])
+                axis.plot(
+                    range(1, len(r["history"]) + 1),
+                    [h[panel] for h in r["history"]],
+                    label=r["recipe"],
+                    color=colors[r["recipe"]],
+                )
         axis.set_title(panel if panel != "documents" else "document rate of the probe samples")
         axis.set_xlabel("step")
     axes.flat[0].legend(fontsize=7)
@@ -161,7 +200,9 @@ def main() -> None:
     parser.add_argument("--recipes", nargs="+", required=True)
     parser.add_argument("--model", default=str(REPO / "results/models/base/smollm2-135m"))
     parser.add_argument("--generations", type=int, default=16)
-    parser.add_argument("--probes", type=int, default=4, help="documents written at each probe during training")
+    parser.add_argument(
+        "--probes", type=int, default=4, help="documents written at each probe during training"
+    )
     parser.add_argument("--sample-every", type=int, default=8)
     parser.add_argument("--last-steps", type=int, default=5, help="steps averaged for the final losses")
     parser.add_argument("--threads", type=int, default=1)

@@ -28,7 +28,9 @@ def timed(function):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--pairs", type=int, default=200)
     parser.add_argument("--rows", type=int, default=24)
     parser.add_argument("--out", type=Path, default=REPO / "results/benchmarks/rouge.json")
@@ -46,14 +48,17 @@ def main() -> None:
     reference, scorer_seconds = timed(lambda: [scorer.score(b, a) for a, b in pairs])
     prepared, prepare_seconds = timed(lambda: {text: rouge_text(text) for text in segments})
     ours, pair_seconds = timed(lambda: [rouge_scores(prepared[a], prepared[b]) for a, b in pairs])
-    worst = max(max(abs(r["rouge2"].fmeasure - o[0]), abs(r["rougeL"].fmeasure - o[1]))
-                for r, o in zip(reference, ours))
+    worst = max(
+        max(abs(r["rouge2"].fmeasure - o[0]), abs(r["rougeL"].fmeasure - o[1]))
+        for r, o in zip(reference, ours)
+    )
     if worst > 1e-12:
         raise SystemExit(f"scores differ from RougeScorer by up to {worst}")
 
-    rows, all_prepared = [prepared[text] for text in segments[:args.rows]], list(prepared.values())
-    by_pairs, by_pairs_seconds = timed(lambda: [
-        tuple(map(max, zip(*(rouge_scores(row, other) for other in all_prepared)))) for row in rows])
+    rows, all_prepared = [prepared[text] for text in segments[: args.rows]], list(prepared.values())
+    by_pairs, by_pairs_seconds = timed(
+        lambda: [tuple(map(max, zip(*(rouge_scores(row, other) for other in all_prepared)))) for row in rows]
+    )
     by_cdist, cdist_seconds = timed(lambda: [max_rouge(row, all_prepared) for row in rows])
     if by_pairs != by_cdist:
         raise SystemExit("max_rouge differs from the pair-by-pair maximum")

@@ -34,6 +34,7 @@ import sys
 from pathlib import Path
 
 import yaml
+
 from common import REPO
 
 OUT = REPO / "results/benchmarks/surrogates"
@@ -75,15 +76,35 @@ def run_workflow(workdir: Path, dataset: str, overrides: dict, option: str, seed
     if not models.exists() and (REPO / "results/models").exists():
         models.parent.mkdir(parents=True, exist_ok=True)
         models.symlink_to(REPO / "results/models")
-    config = {**overrides, "codes": {**yaml.safe_load((REPO / "config/config.yaml").read_text())["codes"],
-                                     "surrogates": option}}
+    config = {
+        **overrides,
+        "codes": {**yaml.safe_load((REPO / "config/config.yaml").read_text())["codes"], "surrogates": option},
+    }
     (workdir / "overrides.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    targets = [f"results/{dataset}/known/direct/metrics/{method}/seed{seed}_summary.parquet" for method in METHODS]
-    subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "workflow/Snakefile"),
-                    "--directory", str(workdir), "--configfile", str(REPO / "config/config.yaml"),
-                    str(workdir / "overrides.yaml"),
-                    # the linked model folder is current: only missing outputs and changed inputs rerun
-                    "--rerun-triggers", "mtime", "--cores", str(cores), *targets], check=True)
+    targets = [
+        f"results/{dataset}/known/direct/metrics/{method}/seed{seed}_summary.parquet" for method in METHODS
+    ]
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(REPO / "workflow/Snakefile"),
+            "--directory",
+            str(workdir),
+            "--configfile",
+            str(REPO / "config/config.yaml"),
+            str(workdir / "overrides.yaml"),
+            # the linked model folder is current: only missing outputs and changed inputs rerun
+            "--rerun-triggers",
+            "mtime",
+            "--cores",
+            str(cores),
+            *targets,
+        ],
+        check=True,
+    )
 
 
 def shape(value: str) -> str:
@@ -105,16 +126,24 @@ def code_measures(run: Path, dataset: str, method: str, seed: int) -> dict:
     codes = pd.read_parquet(base / "known/direct/codes.parquet")
     corpus = pd.read_parquet(base / f"known/direct/synthetic/{method}/seed{seed}.parquet")
     real = corpus_real_values(pd.read_parquet(base / "spans.parquet"), codes)
-    entities_of = {(row.doc_id, int(row.segment)): records_to_entities(row.entities) for row in codes.itertuples()}
+    entities_of = {
+        (row.doc_id, int(row.segment)): records_to_entities(row.entities) for row in codes.itertuples()
+    }
     kept, values = 0, []
     for row in corpus.itertuples():
-        contexts = [pair for key in zip(row.context_doc_ids, row.context_segments)
-                    for pair in entities_of[(str(key[0]), int(key[1]))]]
+        contexts = [
+            pair
+            for key in zip(row.context_doc_ids, row.context_segments)
+            for pair in entities_of[(str(key[0]), int(key[1]))]
+        ]
         for entity_type, value in records_to_entities(row.fictional_entities):
             values.append(value)
             kept += shape(value) in {shape(v) for kind, v in contexts if kind == entity_type}
-    return {"fictional_values": len(values), "shape_kept": 100 * kept / max(1, len(values)),
-            "real_or_near_real": sum(real.looks_real(value) for value in values)}
+    return {
+        "fictional_values": len(values),
+        "shape_kept": 100 * kept / max(1, len(values)),
+        "real_or_near_real": sum(real.looks_real(value) for value in values),
+    }
 
 
 def method_measures(run: Path, dataset: str, method: str, seed: int) -> dict:
@@ -123,34 +152,78 @@ def method_measures(run: Path, dataset: str, method: str, seed: int) -> dict:
     metrics = run / "results" / dataset / f"known/direct/metrics/{method}"
     summary = pd.read_parquet(metrics / f"seed{seed}_summary.parquet").set_index("segment").loc[-1]
     generations = pd.read_parquet(metrics / f"seed{seed}.parquet")
-    return {"generations": int(summary["n_generations"]), "documents": float(summary["documents"]),
-            **{key: float(summary[key]) for key in ("pipp", "elp", "partial_leak", "near_leak")},
-            "adherence_exact": 100 * float(generations["adherence_exact"].mean()),
-            "adherence_near": 100 * float(generations["adherence_near"].mean())}
+    return {
+        "generations": int(summary["n_generations"]),
+        "documents": float(summary["documents"]),
+        **{key: float(summary[key]) for key in ("pipp", "elp", "partial_leak", "near_leak")},
+        "adherence_exact": 100 * float(generations["adherence_exact"].mean()),
+        "adherence_near": 100 * float(generations["adherence_near"].mean()),
+    }
 
 
 def examples(runs: dict[str, Path], dataset: str, method: str, seed: int, count: int = 2) -> list[str]:
     """The first `count` generations of each option, with their fictional codes, side by side."""
     import pandas as pd
 
-    corpora = {option: pd.read_parquet(run / "results" / dataset / f"known/direct/synthetic/{method}/seed{seed}.parquet")
-               for option, run in runs.items()}
+    corpora = {
+        option: pd.read_parquet(
+            run / "results" / dataset / f"known/direct/synthetic/{method}/seed{seed}.parquet"
+        )
+        for option, run in runs.items()
+    }
     lines = []
     for number in range(count):
         for option, corpus in corpora.items():
             if number < len(corpus):
                 row = corpus.iloc[number]
-                lines += [f"#### {dataset}, {method}, generation {number + 1}, `{option}`", "", "Fictional code:", "",
-                          "```", str(row["fictional_code"]), "```", "", "```", str(row["text"]).strip(), "```", ""]
+                lines += [
+                    f"#### {dataset}, {method}, generation {number + 1}, `{option}`",
+                    "",
+                    "Fictional code:",
+                    "",
+                    "```",
+                    str(row["fictional_code"]),
+                    "```",
+                    "",
+                    "```",
+                    str(row["text"]).strip(),
+                    "```",
+                    "",
+                ]
     return lines
 
 
 def markdown(rows: list[dict]) -> str:
-    header = ["corpus", "surrogates", "method", "generations", "documents (%)", "PIPP (%)", "ELP (%)",
-              "partial (%)", "near (%)", "adherence exact (%)", "adherence near (%)", "shape kept (%)",
-              "real or near-real values"]
-    keys = ["corpus", "surrogates", "method", "generations", "documents", "pipp", "elp", "partial_leak",
-            "near_leak", "adherence_exact", "adherence_near", "shape_kept", "real_or_near_real"]
+    header = [
+        "corpus",
+        "surrogates",
+        "method",
+        "generations",
+        "documents (%)",
+        "PIPP (%)",
+        "ELP (%)",
+        "partial (%)",
+        "near (%)",
+        "adherence exact (%)",
+        "adherence near (%)",
+        "shape kept (%)",
+        "real or near-real values",
+    ]
+    keys = [
+        "corpus",
+        "surrogates",
+        "method",
+        "generations",
+        "documents",
+        "pipp",
+        "elp",
+        "partial_leak",
+        "near_leak",
+        "adherence_exact",
+        "adherence_near",
+        "shape_kept",
+        "real_or_near_real",
+    ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         cells = [f"{row[k]:.1f}" if isinstance(row[k], float) else str(row[k]) for k in keys]
@@ -160,8 +233,12 @@ def markdown(rows: list[dict]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--corpora", nargs="+", default=["tab-demo", "casenotes"],
-                        choices=["tab-demo", "casenotes", "tab-file"])
+    parser.add_argument(
+        "--corpora",
+        nargs="+",
+        default=["tab-demo", "casenotes"],
+        choices=["tab-demo", "casenotes", "tab-file"],
+    )
     parser.add_argument("--tab-file", type=Path, help="a TAB JSON file, for the tab-file corpus")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cores", type=int, default=2)
@@ -172,14 +249,23 @@ def main() -> None:
         parser.error("the tab-file corpus needs --tab-file")
     rows, example_lines = [], ["# Surrogate options: example generations", ""]
     for corpus in args.corpora:
-        tab_folder = split_tab_file(args.tab_file, args.workdir / "tab_file") if corpus == "tab-file" else None
+        tab_folder = (
+            split_tab_file(args.tab_file, args.workdir / "tab_file") if corpus == "tab-file" else None
+        )
         dataset, overrides = corpus_config(corpus, tab_folder)
         runs = {option: args.workdir / f"{corpus}_{option}" for option in OPTIONS}
         for option, run in runs.items():
             run_workflow(run, dataset, overrides, option, args.seed, args.cores)
-            rows += [{"corpus": corpus, "surrogates": option, "method": method,
-                      **method_measures(run, dataset, method, args.seed),
-                      **code_measures(run, dataset, method, args.seed)} for method in METHODS]
+            rows += [
+                {
+                    "corpus": corpus,
+                    "surrogates": option,
+                    "method": method,
+                    **method_measures(run, dataset, method, args.seed),
+                    **code_measures(run, dataset, method, args.seed),
+                }
+                for method in METHODS
+            ]
         example_lines += examples(runs, dataset, "icl_pe", args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "surrogates.json").write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")

@@ -26,8 +26,16 @@ import json
 import time
 from pathlib import Path
 
-from common import (add_model_arguments, demo_tab, device_record, load_benchmark_model, model_arguments, peak_rss_mb,
-                    run_isolated, write_report)
+from common import (
+    add_model_arguments,
+    demo_tab,
+    device_record,
+    load_benchmark_model,
+    model_arguments,
+    peak_rss_mb,
+    run_isolated,
+    write_report,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -45,12 +53,22 @@ def build_examples(tokenizer, count: int, max_length: int):
 
     codes, texts = demo_tab()
     train = codes[codes["split"] == "train"].sort_values(["doc_id", "segment"]).head(count)
-    return [build_example((r.doc_id, r.segment), r.code, texts[(r.doc_id, r.segment)],
-                          [value for _, value in records_to_entities(r.entities)], tokenizer, max_length)
-            for r in train.itertuples(index=False)]
+    return [
+        build_example(
+            (r.doc_id, r.segment),
+            r.code,
+            texts[(r.doc_id, r.segment)],
+            [value for _, value in records_to_entities(r.entities)],
+            tokenizer,
+            max_length,
+        )
+        for r in train.itertuples(index=False)
+    ]
 
 
-def naive_train(model, base_copy, examples, batch_size: int, width: int, learning_rate: float, pad_token_id: int):
+def naive_train(
+    model, base_copy, examples, batch_size: int, width: int, learning_rate: float, pad_token_id: int
+):
     import torch
 
     from plainsight.training.loop import collate
@@ -59,7 +77,7 @@ def naive_train(model, base_copy, examples, batch_size: int, width: int, learnin
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=learning_rate)
     model.train()
     for start in range(0, len(examples), batch_size):
-        batch = collate(examples[start:start + batch_size], pad_token_id, width=width)
+        batch = collate(examples[start : start + batch_size], pad_token_id, width=width)
         inputs = {"input_ids": batch["input_ids"], "attention_mask": batch["attention_mask"]}
         logits = model(**inputs).logits
         with torch.no_grad():
@@ -88,8 +106,15 @@ def run_mode(args) -> dict:
     else:
         base_copy, _ = load_benchmark_model(args)
         started = time.perf_counter()
-        naive_train(adapter, base_copy, examples, args.batch_size, args.naive_length, args.learning_rate,
-                    tokenizer.pad_token_id)
+        naive_train(
+            adapter,
+            base_copy,
+            examples,
+            args.batch_size,
+            args.naive_length,
+            args.learning_rate,
+            tokenizer.pad_token_id,
+        )
     elapsed = time.perf_counter() - started
     tokens = sum(len(e.input_ids) for e in examples)
     return {
@@ -100,12 +125,15 @@ def run_mode(args) -> dict:
         "seconds": round(elapsed, 2),
         "tokens_per_s": round(tokens / elapsed, 2),
         "peak_rss_mb": peak_rss_mb(),
-        **placement, **{key: value for key, value in device_record(model).items() if key.startswith("peak")},
+        **placement,
+        **{key: value for key, value in device_record(model).items() if key.startswith("peak")},
     }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_model_arguments(parser)
     parser.add_argument("--examples", type=int, default=8)
     parser.add_argument("--batch-size", type=int, default=4)
@@ -119,11 +147,29 @@ def main() -> None:
     if args.mode:
         print(json.dumps(run_mode(args)))
         return
-    rows = run_isolated(__file__, [
-        ["--mode", mode, *model_arguments(args), "--examples", str(args.examples), "--batch-size", str(args.batch_size),
-         "--max-length", str(args.max_length), "--naive-length", str(args.naive_length),
-         "--learning-rate", str(args.learning_rate), "--threads", str(args.threads)]
-        for mode in ("project", "naive")])
+    rows = run_isolated(
+        __file__,
+        [
+            [
+                "--mode",
+                mode,
+                *model_arguments(args),
+                "--examples",
+                str(args.examples),
+                "--batch-size",
+                str(args.batch_size),
+                "--max-length",
+                str(args.max_length),
+                "--naive-length",
+                str(args.naive_length),
+                "--learning-rate",
+                str(args.learning_rate),
+                "--threads",
+                str(args.threads),
+            ]
+            for mode in ("project", "naive")
+        ],
+    )
     speedup = rows[0]["tokens_per_s"] / rows[1]["tokens_per_s"]
     write_report({"runs": rows, "speedup": round(speedup, 2)}, args.out)
     print(f"project vs naive ft_mask training: {speedup:.2f}x tokens/s")

@@ -27,12 +27,21 @@ def headless_chromium(implicit_wait: float, downloads: Path | None = None):
         pytest.skip("Debian's chromium and chromium-driver are needed (make browser installs them as root)")
     options = webdriver.ChromeOptions()
     options.binary_location = binary
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1400,1000",
+    ):
         options.add_argument(argument)
     if downloads is not None:
-        options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
-                                                  "download.prompt_for_download": False})
+        options.add_experimental_option(
+            "prefs", {"download.default_directory": str(downloads), "download.prompt_for_download": False}
+        )
     browser = webdriver.Chrome(service=webdriver.ChromeService(driver_path), options=options)
     browser.implicitly_wait(implicit_wait)
     return browser
@@ -42,9 +51,16 @@ def paragraphs_text(paragraphs: list[str]) -> str:
     return "\n\n".join(paragraphs)
 
 
-def make_mention(doc_id: str, text: str, span_text: str, entity_type: str = "PERSON",
-                 identifier_type: str = "DIRECT", number: int = 1, occurrence: int = 0,
-                 tag: str = "a1") -> dict:
+def make_mention(
+    doc_id: str,
+    text: str,
+    span_text: str,
+    entity_type: str = "PERSON",
+    identifier_type: str = "DIRECT",
+    number: int = 1,
+    occurrence: int = 0,
+    tag: str = "a1",
+) -> dict:
     """A TAB entity mention for the `occurrence`-th appearance of `span_text` in `text`."""
     start = -1
     for _ in range(occurrence + 1):
@@ -62,15 +78,23 @@ def make_mention(doc_id: str, text: str, span_text: str, entity_type: str = "PER
     }
 
 
-def make_tab_document(doc_id: str, paragraphs: list[str], mentions: list[tuple], split: str = "train",
-                      annotators: tuple[str, ...] = ("annotator1",), quality_checked: list[str] | None = None) -> dict:
+def make_tab_document(
+    doc_id: str,
+    paragraphs: list[str],
+    mentions: list[tuple],
+    split: str = "train",
+    annotators: tuple[str, ...] = ("annotator1",),
+    quality_checked: list[str] | None = None,
+) -> dict:
     """A TAB-format document; `mentions` are (span_text, entity_type, identifier_type) triples.
 
     Every annotator gets the same mentions; use `annotations` directly for different ones.
     """
     text = paragraphs_text(paragraphs)
-    entity_mentions = [make_mention(doc_id, text, span, etype, itype, number)
-                       for number, (span, etype, itype) in enumerate(mentions, start=1)]
+    entity_mentions = [
+        make_mention(doc_id, text, span, etype, itype, number)
+        for number, (span, etype, itype) in enumerate(mentions, start=1)
+    ]
     return {
         "doc_id": doc_id,
         "dataset_type": split,
@@ -108,6 +132,7 @@ def device(name: str):
         pytest.skip("no CUDA device visible")
     return torch.device(name)
 
+
 _FIRST_NAMES = ["Cengiz", "Henrik", "Nina", "Polat", "Maria", "Ahmet", "Olga", "Jan", "Elena", "Tomas"]
 _LAST_NAMES = ["Polat", "Hasslund", "Holst", "Yilmaz", "Kowalski", "Novak", "Petrov", "Larsen", "Demir"]
 _CITIES = ["Ankara", "Copenhagen", "Warsaw", "Istanbul", "Prague", "Polatli", "Izmir", "Oslo"]
@@ -132,9 +157,16 @@ def _tokenizer_training_lines() -> list[str]:
     lines = []
     for _ in range(400):
         template = rng.choice(_TEMPLATES)
-        lines.append(template.format(first=rng.choice(_FIRST_NAMES), last=rng.choice(_LAST_NAMES),
-                                     city=rng.choice(_CITIES), year=rng.randint(1950, 2010),
-                                     day=rng.randint(1, 28), n=rng.randint(2, 14)))
+        lines.append(
+            template.format(
+                first=rng.choice(_FIRST_NAMES),
+                last=rng.choice(_LAST_NAMES),
+                city=rng.choice(_CITIES),
+                year=rng.randint(1950, 2010),
+                day=rng.randint(1, 28),
+                n=rng.randint(2, 14),
+            )
+        )
     lines += ["### Private details", "### Document", "at atli Polatli attack attention", "(none)"] * 20
     return lines
 
@@ -146,10 +178,16 @@ def tiny_tokenizer():
     from transformers import PreTrainedTokenizerFast
 
     bpe = ByteLevelBPETokenizer()
-    bpe.train_from_iterator(_tokenizer_training_lines(), vocab_size=600, min_frequency=2,
-                            special_tokens=["<|endoftext|>"], show_progress=False)
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, eos_token="<|endoftext|>",
-                                        pad_token="<|endoftext|>")
+    bpe.train_from_iterator(
+        _tokenizer_training_lines(),
+        vocab_size=600,
+        min_frequency=2,
+        special_tokens=["<|endoftext|>"],
+        show_progress=False,
+    )
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=bpe._tokenizer, eos_token="<|endoftext|>", pad_token="<|endoftext|>"
+    )
     tokenizer.padding_side = "left"
     return tokenizer
 
@@ -161,11 +199,19 @@ def tiny_model_dir(tiny_tokenizer, tmp_path_factory):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tiny_tokenizer), hidden_size=32, intermediate_size=64,
-                         num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
-                         max_position_embeddings=1024, bos_token_id=tiny_tokenizer.eos_token_id,
-                         eos_token_id=tiny_tokenizer.eos_token_id, pad_token_id=tiny_tokenizer.pad_token_id,
-                         tie_word_embeddings=False)
+    config = LlamaConfig(
+        vocab_size=len(tiny_tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=1024,
+        bos_token_id=tiny_tokenizer.eos_token_id,
+        eos_token_id=tiny_tokenizer.eos_token_id,
+        pad_token_id=tiny_tokenizer.pad_token_id,
+        tie_word_embeddings=False,
+    )
     model = LlamaForCausalLM(config)
     out = tmp_path_factory.mktemp("tiny_model")
     model.save_pretrained(out)

@@ -21,16 +21,34 @@ SEED = 3
 
 def train_tiny_adapter(model_dir: str, output_dir: str, method: str) -> None:
     model, tokenizer = load_model(model_dir)
-    examples = [build_example((f"d{i}", 0), f"PERSON: Mr Polat {i}", TEXT[: 24 + 5 * i], ["Polat"], tokenizer, 48)
-                for i in range(6)]
+    examples = [
+        build_example((f"d{i}", 0), f"PERSON: Mr Polat {i}", TEXT[: 24 + 5 * i], ["Polat"], tokenizer, 48)
+        for i in range(6)
+    ]
     if method == "dpsgd":
         adapter = dp_adapter_model(model, 4, tokenizer, TEXT, projection_hidden=16, seed=SEED)
-        train_dp(adapter, examples, tokenizer.pad_token_id, batch_size=2, epochs=2, lr=1e-2,
-                 settings=DPSettings(accountant="rdp"), seed=SEED, loss_fn=lm_loss)
+        train_dp(
+            adapter,
+            examples,
+            tokenizer.pad_token_id,
+            batch_size=2,
+            epochs=2,
+            lr=1e-2,
+            settings=DPSettings(accountant="rdp"),
+            seed=SEED,
+            loss_fn=lm_loss,
+        )
     else:
         adapter = prefix_model(model, tokenizer, 4, TEXT, projection_hidden=16, seed=SEED)
-        settings = TrainingSettings(epochs=2, learning_rate=1e-2, batch_size=2, max_length=48, warmup_steps=1,
-                                    schedule="cosine", masked=method == "ft_mask")
+        settings = TrainingSettings(
+            epochs=2,
+            learning_rate=1e-2,
+            batch_size=2,
+            max_length=48,
+            warmup_steps=1,
+            schedule="cosine",
+            masked=method == "ft_mask",
+        )
         fit(adapter, examples, settings, SEED, tokenizer.pad_token_id)
     save_adapter(adapter, Path(output_dir))
 

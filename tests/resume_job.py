@@ -21,12 +21,16 @@ TEXT = "The applicant, Mr Cengiz Polat, lives in Ankara. Polat appealed."
 
 def run_job(model_dir: str, output_dir: str, checkpoint_dir: str) -> None:
     model, tokenizer = load_model(model_dir)
-    examples = [build_example((f"d{i}", 0), f"PERSON: Mr Polat {i}", TEXT[: 20 + 4 * i], ["Polat"], tokenizer, 48)
-                for i in range(10)]
+    examples = [
+        build_example((f"d{i}", 0), f"PERSON: Mr Polat {i}", TEXT[: 20 + 4 * i], ["Polat"], tokenizer, 48)
+        for i in range(10)
+    ]
     adapter = prefix_model(model, tokenizer, 4, TEXT)
     settings = TrainingSettings(epochs=20, learning_rate=1e-2, batch_size=1, max_length=48)
     checkpoints = Checkpoints(Path(checkpoint_dir), every_steps=1, method="ft")
-    history = fit(adapter, examples, settings, seed=11, pad_token_id=tokenizer.pad_token_id, checkpoints=checkpoints)
+    history = fit(
+        adapter, examples, settings, seed=11, pad_token_id=tokenizer.pad_token_id, checkpoints=checkpoints
+    )
     save_adapter(adapter, output_dir, {"training.json": {"history": history}})
     remove_checkpoint(checkpoint_dir)
 

@@ -23,14 +23,22 @@ CODE = [("PERSON", "Alex Baker"), ("LOC", "Seattle"), ("CODE", "40593/04"), ("OR
 
 # --- adherence ----------------------------------------------------------------------------------
 
+
 def test_a_text_holding_all_its_fictional_values_adheres_fully():
     text = "Mr Alex Baker, of Seattle, lodged application no. 40593/04 against Google."
-    assert code_adherence(text, CODE) == {"adherence_exact": 1.0, "adherence_near": 1.0, "adherence_types": 1.0}
+    assert code_adherence(text, CODE) == {
+        "adherence_exact": 1.0,
+        "adherence_near": 1.0,
+        "adherence_types": 1.0,
+    }
 
 
 def test_a_text_without_its_values_adheres_not_at_all():
     assert code_adherence("The court held a hearing.", CODE) == {
-        "adherence_exact": 0.0, "adherence_near": 0.0, "adherence_types": 0.0}
+        "adherence_exact": 0.0,
+        "adherence_near": 0.0,
+        "adherence_types": 0.0,
+    }
 
 
 def test_near_variants_count_only_as_near():
@@ -51,8 +59,13 @@ def test_types_count_once_each():
 
 
 def test_a_generation_without_a_code_has_no_adherence():
-    corpus = pd.DataFrame({"text": ["Alex Baker", "Alex Baker"], "fictional_code": ["", "PERSON: Alex Baker"],
-                           "fictional_entities": [[], [{"type": "PERSON", "value": "Alex Baker"}]]})
+    corpus = pd.DataFrame(
+        {
+            "text": ["Alex Baker", "Alex Baker"],
+            "fictional_code": ["", "PERSON: Alex Baker"],
+            "fictional_entities": [[], [{"type": "PERSON", "value": "Alex Baker"}]],
+        }
+    )
     table = corpus_adherence(corpus)
     assert table.iloc[0].isna().all()
     assert table.iloc[1].tolist() == [1.0, 1.0, 1.0]
@@ -60,13 +73,18 @@ def test_a_generation_without_a_code_has_no_adherence():
 
 # --- diversity ----------------------------------------------------------------------------------
 
+
 def test_self_bleu_of_identical_texts_is_one():
     text = "The applicant was detained in the police station for four days without a lawyer."
     assert self_bleu([text] * 5) == pytest.approx(1.0)
 
 
 def test_self_bleu_of_unrelated_texts_is_near_zero():
-    texts = ["alpha beta gamma delta epsilon zeta", "one two three four five six", "red green blue cyan pink grey"]
+    texts = [
+        "alpha beta gamma delta epsilon zeta",
+        "one two three four five six",
+        "red green blue cyan pink grey",
+    ]
     assert self_bleu(texts) < 0.05
     assert math.isnan(self_bleu(["only one text"]))
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plainsight.report.audit import BASE_DISPLAY, audit_table, markdown, membership_rows
+from plainsight.audit.table import BASE_DISPLAY, audit_table, markdown, membership_rows
 
 METHODS = {"baseline": "Baseline", "dpsgd": "DP-SGD", "ft": "Fine-tuning"}
 
@@ -20,9 +20,20 @@ def scores_frame() -> pd.DataFrame:
     rows = []
     for model, nll in (("base", base_nll), ("ft", base_nll - np.where(member, 1.0, 0.0))):
         for (doc_id, segment), is_member, value in zip(keys, member, nll):
-            rows.append({"model": model, "doc_id": doc_id, "segment": segment, "split": "train" if is_member else "test",
-                         "member": is_member, "tokens": 10, "nll_sum": 10 * value, "nll_mean": value,
-                         "zlib_bytes": 50, "min_k": -value})
+            rows.append(
+                {
+                    "model": model,
+                    "doc_id": doc_id,
+                    "segment": segment,
+                    "split": "train" if is_member else "test",
+                    "member": is_member,
+                    "tokens": 10,
+                    "nll_sum": 10 * value,
+                    "nll_mean": value,
+                    "zlib_bytes": 50,
+                    "min_k": -value,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -36,10 +47,23 @@ def test_membership_rows_give_each_model_its_attacks():
 
 def test_table_has_a_control_row_first_and_means_over_seeds():
     run = {"dataset": "tab", "setting": "known", "idset": "direct"}
-    membership = pd.concat([membership_rows(scores_frame(), 0, 1).assign(**run, seed=seed) for seed in (1, 2)])
-    released = pd.DataFrame([{**run, "method": m, "seed": seed, "verbatim_share": share, "pipp": 10.0,
-                              "dcr_closer_than_held_out": closer}
-                             for m in ("ft", "baseline") for seed, share, closer in ((1, 0.0, True), (2, 0.5, True))])
+    membership = pd.concat(
+        [membership_rows(scores_frame(), 0, 1).assign(**run, seed=seed) for seed in (1, 2)]
+    )
+    released = pd.DataFrame(
+        [
+            {
+                **run,
+                "method": m,
+                "seed": seed,
+                "verbatim_share": share,
+                "pipp": 10.0,
+                "dcr_closer_than_held_out": closer,
+            }
+            for m in ("ft", "baseline")
+            for seed, share, closer in ((1, 0.0, True), (2, 0.5, True))
+        ]
+    )
     table = audit_table(released, membership, METHODS)
     assert list(table["Method"]) == [BASE_DISPLAY, "Baseline", "Fine-tuning"]
     assert table.loc[table["method"] == "ft", "verbatim_share"].item() == pytest.approx(0.25)

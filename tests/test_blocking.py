@@ -6,7 +6,14 @@ import re
 
 import pytest
 
-from plainsight.generation.blocking import ValueBlocker, Vocabulary, banned_tokens, canonical, casings, token_bytes
+from plainsight.generation.blocking import (
+    ValueBlocker,
+    Vocabulary,
+    banned_tokens,
+    canonical,
+    casings,
+    token_bytes,
+)
 from plainsight.matching import fold
 
 
@@ -42,7 +49,11 @@ def test_completing_a_started_value(vocabulary):
     assert all(vocabulary.texts[i].startswith(b"at") for i in banned), texts_of(vocabulary, banned)
     assert set(ids_with_text(vocabulary, b"at")) <= banned  # "at" and "At"
     # a token that goes on with a letter after "at" makes a longer word ("Polat" + "ion"): allowed
-    continuing = [i for i, t in enumerate(vocabulary.texts) if len(t) > 2 and t.startswith(b"at") and chr(t[2]).isalpha()]
+    continuing = [
+        i
+        for i, t in enumerate(vocabulary.texts)
+        if len(t) > 2 and t.startswith(b"at") and chr(t[2]).isalpha()
+    ]
     assert continuing, "the tiny tokenizer should have a token like 'ation'"
     assert not banned & set(continuing)
     # tokens that only contain "at" later, or start with a space, do not complete the value here
@@ -72,10 +83,13 @@ def test_tail_inside_a_longer_word_bans_nothing_extra(vocabulary):
     assert inside == fresh  # only the tokens that hold the whole value by themselves
     assert not inside & set(ids_with_text(vocabulary, b"at"))
     # the same tail at a word boundary does ban "at"
-    assert set(ids_with_text(vocabulary, b"at")) <= banned_tokens(b"the applicant mr pol", [b"polat"], vocabulary)
+    assert set(ids_with_text(vocabulary, b"at")) <= banned_tokens(
+        b"the applicant mr pol", [b"polat"], vocabulary
+    )
     # and for the two-word value, "xcengiz" is not "cengiz"
-    assert banned_tokens(b"mr xcengiz pol", [b"cengiz polat"], vocabulary) == banned_tokens(b"", [b"cengiz polat"],
-                                                                                      vocabulary)
+    assert banned_tokens(b"mr xcengiz pol", [b"cengiz polat"], vocabulary) == banned_tokens(
+        b"", [b"cengiz polat"], vocabulary
+    )
 
 
 def test_tail_case_does_not_matter(vocabulary):
@@ -93,8 +107,10 @@ def test_fresh_start_bans_tokens_holding_the_whole_value(vocabulary):
 
 def test_several_values_union(vocabulary):
     banned = banned_tokens(b"mr cengiz pol", [b"cengiz polat", b"polat"], vocabulary)
-    assert banned == (banned_tokens(b"mr cengiz pol", [b"cengiz polat"], vocabulary)
-                      | banned_tokens(b"mr cengiz pol", [b"polat"], vocabulary))
+    assert banned == (
+        banned_tokens(b"mr cengiz pol", [b"cengiz polat"], vocabulary)
+        | banned_tokens(b"mr cengiz pol", [b"polat"], vocabulary)
+    )
     assert set(ids_with_text(vocabulary, b" polat")) <= banned
 
 
@@ -117,7 +133,9 @@ def test_each_document_bans_what_would_complete_its_own_values(tiny_tokenizer, v
 def test_a_document_without_values_bans_nothing(tiny_tokenizer, vocabulary):
     generated = tiny_tokenizer("The applicant mr Cengiz Pol", add_special_tokens=False).input_ids
     assert ValueBlocker(vocabulary, []).banned(generated) == set()
-    assert set(ids_with_text(vocabulary, b"at")) <= ValueBlocker(vocabulary, ["Cengiz Polat"]).banned(generated)
+    assert set(ids_with_text(vocabulary, b"at")) <= ValueBlocker(vocabulary, ["Cengiz Polat"]).banned(
+        generated
+    )
 
 
 def test_only_the_generated_tail_counts(tiny_tokenizer, vocabulary):
@@ -136,9 +154,17 @@ def test_the_tail_is_the_last_tail_tokens(tiny_tokenizer, vocabulary):
 
 
 def test_casings_of_a_non_ascii_value_include_its_form_without_diacritics():
-    assert casings("Şahin") == sorted({"Şahin".encode(), "şahin".encode(), "ŞAHIN".encode().lower(), b"sahin"})
-    assert casings("Gülşen Yılmaz") == sorted({"Gülşen Yılmaz".encode().lower(), "GÜLŞEN YILMAZ".encode().lower(),
-                                               "gülşen yılmaz".encode(), b"gulsen yilmaz"})
+    assert casings("Şahin") == sorted(
+        {"Şahin".encode(), "şahin".encode(), "ŞAHIN".encode().lower(), b"sahin"}
+    )
+    assert casings("Gülşen Yılmaz") == sorted(
+        {
+            "Gülşen Yılmaz".encode().lower(),
+            "GÜLŞEN YILMAZ".encode().lower(),
+            "gülşen yılmaz".encode(),
+            b"gulsen yilmaz",
+        }
+    )
     assert casings("  Cengiz POLAT ") == [b"cengiz polat"]
 
 
@@ -166,9 +192,13 @@ def test_token_bytes_of_a_sentencepiece_style_tokenizer():
 
     backend = Tokenizer(models.BPE(byte_fallback=True, unk_token="<unk>"))
     backend.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="first")
-    backend.decoder = decoders.Sequence([decoders.Replace("\u2581", " "), decoders.ByteFallback(), decoders.Fuse()])
+    backend.decoder = decoders.Sequence(
+        [decoders.Replace("\u2581", " "), decoders.ByteFallback(), decoders.Fuse()]
+    )
     byte_tokens = [f"<0x{byte:02X}>" for byte in range(256)]
-    trainer = trainers.BpeTrainer(vocab_size=350, special_tokens=["<unk>", "</s>", *byte_tokens], show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=350, special_tokens=["<unk>", "</s>", *byte_tokens], show_progress=False
+    )
     backend.train_from_iterator(["The applicant Mr Cengiz Polat lived in Ankara."] * 20, trainer)
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, eos_token="</s>", unk_token="<unk>")
 

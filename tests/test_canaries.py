@@ -6,11 +6,17 @@ import math
 
 import pytest
 import yaml
-from conftest import RESOURCES
-from test_membership import learning_model_dir  # noqa: F401  (the fixture)
 
-from plainsight.evaluation.canaries import (Canary, canary_exposures, draw_secrets, estimated_rank, exposure,
-                                            insert_canaries)
+from conftest import RESOURCES
+from plainsight.audit.canaries import (
+    Canary,
+    canary_exposures,
+    draw_secrets,
+    estimated_rank,
+    exposure,
+    insert_canaries,
+)
+from test_membership import learning_model_dir  # noqa: F401  (the fixture)
 
 
 def test_exposure_of_hand_made_ranks():
@@ -44,14 +50,12 @@ def test_insert_canaries_puts_each_into_as_many_distinct_documents():
 
 
 def test_a_canary_seen_16_times_is_more_exposed_than_one_seen_once(learning_model_dir):
-    from test_membership import court_document
     import random
-
-    import pandas as pd
 
     from plainsight.models import load_model
     from plainsight.training.loop import TrainingSettings, build_example, fit
     from plainsight.training.prefix import prefix_model
+    from test_membership import court_document
 
     template = "The reference is {secret}."
     rng = random.Random(3)
@@ -62,14 +66,15 @@ def test_a_canary_seen_16_times_is_more_exposed_than_one_seen_once(learning_mode
     adapter = prefix_model(model, tokenizer, 8, "The Court held a hearing.", projection_hidden=64)
     fit(adapter, examples, TrainingSettings(60, 5e-2, 4, 96), seed=1, pad_token_id=tokenizer.pad_token_id)
     adapter.eval()
-    often, once = canary_exposures(adapter, tokenizer, template, canaries, digits=4, candidates=300, seed=1,
-                                   max_length=96)
+    often, once = canary_exposures(
+        adapter, tokenizer, template, canaries, digits=4, candidates=300, seed=1, max_length=96
+    )
     assert often > once
     assert often > 4  # ranks among the top 1/16 of the space
 
 
 def test_planned_canaries_go_into_1_4_and_16_documents():
-    from plainsight.evaluation.canaries import CanarySettings, planned_canaries
+    from plainsight.audit.canaries import CanarySettings, planned_canaries
 
     canaries = planned_canaries(CanarySettings("ref {secret}.", 6, 2, 100, seed=1))
     assert [c.repeats for c in canaries] == [1, 1, 4, 4, 16, 16]
@@ -80,26 +85,44 @@ def test_planned_canaries_go_into_1_4_and_16_documents():
 def test_canaries_go_only_into_fine_tuning_segments():
     import pandas as pd
 
-    from plainsight.evaluation.canaries import canaried_docs
+    from plainsight.audit.canaries import canaried_docs
 
-    docs = pd.DataFrame({"doc_id": [f"d{n}" for n in range(24)], "segment": 0, "text": [f"Text {n}." for n in range(24)],
-                         "split": ["train"] * 20 + ["test"] * 4})
+    docs = pd.DataFrame(
+        {
+            "doc_id": [f"d{n}" for n in range(24)],
+            "segment": 0,
+            "text": [f"Text {n}." for n in range(24)],
+            "split": ["train"] * 20 + ["test"] * 4,
+        }
+    )
     codes = docs[["doc_id", "segment", "split"]].copy()
     canaries = [Canary("111111", 16), Canary("222222", 4)]
     out = canaried_docs(docs, codes, canaries, "The reference is {secret}.", seed=1)
     assert out["text"].str.contains("111111").sum() == 16 and out["text"].str.contains("222222").sum() == 4
-    assert out.loc[out["split"] == "test", "text"].tolist() == docs.loc[docs["split"] == "test", "text"].tolist()
-    assert out["text"].str.startswith("Text").all() and docs["text"].str.len().max() < 10  # input left as it was
+    assert (
+        out.loc[out["split"] == "test", "text"].tolist() == docs.loc[docs["split"] == "test", "text"].tolist()
+    )
+    assert (
+        out["text"].str.startswith("Text").all() and docs["text"].str.len().max() < 10
+    )  # input left as it was
 
 
 def test_canary_table_sums_per_insertion_count(tmp_path):
     import pandas as pd
 
-    from plainsight.report.canaries import canary_markdown, canary_table
+    from plainsight.audit.canary_table import canary_markdown, canary_table
 
-    report = pd.DataFrame({"secret": ["1", "2", "3"], "repeats": [1, 16, 16], "exposure": [0.5, 9.0, 11.0],
-                           "max_exposure": 19.93, "generations_with_secret": [0, 1, 2],
-                           "generations_with_sentence": [0, 0, 1], "generations": 24})
+    report = pd.DataFrame(
+        {
+            "secret": ["1", "2", "3"],
+            "repeats": [1, 16, 16],
+            "exposure": [0.5, 9.0, 11.0],
+            "max_exposure": 19.93,
+            "generations_with_secret": [0, 1, 2],
+            "generations_with_sentence": [0, 0, 1],
+            "generations": 24,
+        }
+    )
     report.to_parquet(tmp_path / "r.parquet")
     run = {"dataset": "tab", "setting": "known", "idset": "direct", "method": "ft", "seed": 1}
     table = canary_table([str(tmp_path / "r.parquet")], [run])

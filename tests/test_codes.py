@@ -69,7 +69,10 @@ def test_build_entities_dedupes_after_whitespace_collapse_and_drops_blank_values
 
 
 def test_same_value_under_two_types_is_kept_under_both():
-    assert build_entities([("ORG", "Istanbul"), ("LOC", "Istanbul")]) == [("LOC", "Istanbul"), ("ORG", "Istanbul")]
+    assert build_entities([("ORG", "Istanbul"), ("LOC", "Istanbul")]) == [
+        ("LOC", "Istanbul"),
+        ("ORG", "Istanbul"),
+    ]
 
 
 def test_build_entities_of_nothing_is_empty():
@@ -81,9 +84,15 @@ def test_format_code_exact_text():
 
 
 def test_format_code_two_types():
-    entities = [("PERSON", "Mr Henrik Hasslund"), ("PERSON", "Ms Nina Holst-Christensen"),
-                ("DATETIME", "15 October 2004")]
-    assert format_code(entities) == "PERSON: Mr Henrik Hasslund, Ms Nina Holst-Christensen\nDATETIME: 15 October 2004"
+    entities = [
+        ("PERSON", "Mr Henrik Hasslund"),
+        ("PERSON", "Ms Nina Holst-Christensen"),
+        ("DATETIME", "15 October 2004"),
+    ]
+    assert (
+        format_code(entities)
+        == "PERSON: Mr Henrik Hasslund, Ms Nina Holst-Christensen\nDATETIME: 15 October 2004"
+    )
 
 
 def test_format_code_of_nothing_is_empty_string():
@@ -92,26 +101,39 @@ def test_format_code_of_nothing_is_empty_string():
 
 def test_type_counts():
     assert type_counts(build_entities(POLAT_PAIRS)) == {
-        "PERSON": 2, "CODE": 1, "LOC": 1, "ORG": 1, "DEM": 1, "DATETIME": 2, "QUANTITY": 1, "MISC": 1}
+        "PERSON": 2,
+        "CODE": 1,
+        "LOC": 1,
+        "ORG": 1,
+        "DEM": 1,
+        "DATETIME": 2,
+        "QUANTITY": 1,
+        "MISC": 1,
+    }
 
 
 @pytest.fixture
 def gold_spans() -> pd.DataFrame:
-    return pd.DataFrame({
-        "doc_id": ["d1", "d1", "d1", "d2"],
-        "segment": [0, 0, 1, 0],
-        "start": [10, 0, 5, 3],
-        "text": ["15 October 2004", "Mr Cengiz Polat", "Turkish", "n/a"],
-        "entity_type": ["DATETIME", "PERSON", "DEM", "MISC"],
-        "identifier_type": ["QUASI", "DIRECT", "QUASI", "NO_MASK"],
-    })
+    return pd.DataFrame(
+        {
+            "doc_id": ["d1", "d1", "d1", "d2"],
+            "segment": [0, 0, 1, 0],
+            "start": [10, 0, 5, 3],
+            "text": ["15 October 2004", "Mr Cengiz Polat", "Turkish", "n/a"],
+            "entity_type": ["DATETIME", "PERSON", "DEM", "MISC"],
+            "identifier_type": ["QUASI", "DIRECT", "QUASI", "NO_MASK"],
+        }
+    )
 
 
-@pytest.mark.parametrize(("identifier_set", "texts"), [
-    ("direct", ["Mr Cengiz Polat"]),
-    ("quasi", ["15 October 2004", "Turkish"]),
-    ("both", ["15 October 2004", "Mr Cengiz Polat", "Turkish"]),
-])
+@pytest.mark.parametrize(
+    ("identifier_set", "texts"),
+    [
+        ("direct", ["Mr Cengiz Polat"]),
+        ("quasi", ["15 October 2004", "Turkish"]),
+        ("both", ["15 October 2004", "Mr Cengiz Polat", "Turkish"]),
+    ],
+)
 def test_select_spans(gold_spans, identifier_set, texts):
     assert select_spans(gold_spans, identifier_set)["text"].tolist() == texts
 
@@ -123,20 +145,26 @@ def test_select_spans_rejects_an_unknown_set(gold_spans):
 
 @pytest.fixture
 def segment_docs() -> pd.DataFrame:
-    return pd.DataFrame({
-        "doc_id": ["d1", "d1", "d2", "d2"],
-        "split": ["train", "train", "dev", "dev"],
-        "segment": [0, 1, 0, 1],
-        "text": ["...", "...", "...", "..."],
-        "annotator": ["a", "a", "b", "b"],
-    })
+    return pd.DataFrame(
+        {
+            "doc_id": ["d1", "d1", "d2", "d2"],
+            "split": ["train", "train", "dev", "dev"],
+            "segment": [0, 1, 0, 1],
+            "text": ["...", "...", "...", "..."],
+            "annotator": ["a", "a", "b", "b"],
+        }
+    )
 
 
 def test_codes_table_has_one_row_per_segment_in_docs_order(segment_docs, gold_spans):
     table = codes_table(segment_docs, select_spans(gold_spans, "both"))
     assert list(table.columns) == ["doc_id", "segment", "split", "code", "entities"]
     assert table[["doc_id", "segment", "split"]].values.tolist() == [
-        ["d1", 0, "train"], ["d1", 1, "train"], ["d2", 0, "dev"], ["d2", 1, "dev"]]
+        ["d1", 0, "train"],
+        ["d1", 1, "train"],
+        ["d2", 0, "dev"],
+        ["d2", 1, "dev"],
+    ]
 
 
 def test_codes_table_orders_values_by_position_within_a_type(segment_docs, gold_spans):
@@ -161,8 +189,15 @@ def test_codes_table_entities_are_type_value_records(segment_docs, gold_spans):
 
 def test_codes_table_uses_start_not_row_order():
     docs = pd.DataFrame({"doc_id": ["d"], "split": ["test"], "segment": [0]})
-    detected = pd.DataFrame({"doc_id": ["d", "d", "d"], "segment": [0, 0, 0], "start": [40, 2, 20],
-                             "text": ["Ms C", "Mr A", "Mr B"], "entity_type": ["PERSON"] * 3})
+    detected = pd.DataFrame(
+        {
+            "doc_id": ["d", "d", "d"],
+            "segment": [0, 0, 0],
+            "start": [40, 2, 20],
+            "text": ["Ms C", "Mr A", "Mr B"],
+            "entity_type": ["PERSON"] * 3,
+        }
+    )
     assert codes_table(docs, detected)["code"].item() == "PERSON: Mr A, Mr B, Ms C"
 
 
@@ -186,5 +221,6 @@ def test_records_round_trip_through_parquet(segment_docs, gold_spans, tmp_path):
     table.to_parquet(tmp_path / "codes.parquet", index=False)
     back = pd.read_parquet(tmp_path / "codes.parquet")
     assert [records_to_entities(r) for r in back["entities"]] == [
-        records_to_entities(r) for r in table["entities"]]
+        records_to_entities(r) for r in table["entities"]
+    ]
     assert back["code"].tolist() == table["code"].tolist()

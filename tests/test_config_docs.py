@@ -75,8 +75,9 @@ def config_key_paths(config: Mapping, schema: Mapping, path: tuple[str, ...] = (
 
 
 def test_readme_is_current():
-    assert README.read_text(encoding="utf-8") == config_docs.rendered_readme(), \
+    assert README.read_text(encoding="utf-8") == config_docs.rendered_readme(), (
         "config/README.md is not current: run python tools/config_docs.py"
+    )
 
 
 def test_check_mode_accepts_the_current_readme():
@@ -93,7 +94,9 @@ def test_every_default_config_key_is_in_the_readme():
     schema = load_yaml(SCHEMA)
     schema = config_docs.inline_refs(schema, schema)
     readme = README.read_text(encoding="utf-8")
-    missing = [path for path in config_key_paths(load_yaml(DEFAULT_CONFIG), schema) if f"`{path}`" not in readme]
+    missing = [
+        path for path in config_key_paths(load_yaml(DEFAULT_CONFIG), schema) if f"`{path}`" not in readme
+    ]
     assert not missing, "config keys missing from config/README.md: " + ", ".join(missing)
 
 
@@ -110,37 +113,63 @@ SMALL_SCHEMA = {
                 "rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "description": "A | rate."},
                 "limit": {"type": ["integer", "null"], "minimum": 2, "description": "A limit."},
                 "share": {"$ref": "#/$defs/share", "description": "A share."},
-                "delta": {"type": ["number", "null"], "exclusiveMinimum": 0, "exclusiveMaximum": 1,
-                          "default": None, "description": "Unset in the config."},
-                "pairs": {"type": "array", "items": {"type": "array", "prefixItems": [
-                    {"type": "integer", "minimum": 1}, {"type": "string"}]}, "description": "Pairs."},
+                "delta": {
+                    "type": ["number", "null"],
+                    "exclusiveMinimum": 0,
+                    "exclusiveMaximum": 1,
+                    "default": None,
+                    "description": "Unset in the config.",
+                },
+                "pairs": {
+                    "type": "array",
+                    "items": {
+                        "type": "array",
+                        "prefixItems": [{"type": "integer", "minimum": 1}, {"type": "string"}],
+                    },
+                    "description": "Pairs.",
+                },
             },
         },
         "things": {
             "description": "Named things.",
             "type": "object",
-            "additionalProperties": {"type": "object", "description": "One thing.",
-                                     "properties": {"size": {"type": "integer", "description": "Its size."}}},
+            "additionalProperties": {
+                "type": "object",
+                "description": "One thing.",
+                "properties": {"size": {"type": "integer", "description": "Its size."}},
+            },
         },
     },
 }
-SMALL_DEFAULTS = {"mode": "fast", "runs": [1, 2], "slots": 4, "things": {"a": {"size": 3}, "b": {"size": 4}},
-                  "block": {"rate": 5.0e-5, "limit": None, "share": 0.5, "pairs": [[1, "x"]]}}
-SMALL_PAPER = {"mode": "slow", "runs": [1, 2], "slots": "auto", "things": {"b": {"size": 5}}, "block": {"limit": 8}}
+SMALL_DEFAULTS = {
+    "mode": "fast",
+    "runs": [1, 2],
+    "slots": 4,
+    "things": {"a": {"size": 3}, "b": {"size": 4}},
+    "block": {"rate": 5.0e-5, "limit": None, "share": 0.5, "pairs": [[1, "x"]]},
+}
+SMALL_PAPER = {
+    "mode": "slow",
+    "runs": [1, 2],
+    "slots": "auto",
+    "things": {"b": {"size": 5}},
+    "block": {"limit": 8},
+}
 HEADER = "| Key | Type / allowed values | Default | Paper profile | Description |\n|---|---|---|---|---|\n"
 SMALL_SECTIONS = (
-    "## Top-level keys\n\n" + HEADER
+    "## Top-level keys\n\n"
+    + HEADER
     + "| `mode` | `fast`, `slow` or `off` | `fast` | `slow` | How to run. |\n"
     "| `runs` | list of integer ≥ 0 | `[1, 2]` |  | Run ids. |\n"
     "| `slots` | integer ≥ 1 or `auto` | `4` | `auto` | Slots. |\n"
-    "\n## `block`\n\nA block.\n\n" + HEADER
+    "\n## `block`\n\nA block.\n\n"
+    + HEADER
     + "| `block.rate` | number in (0, 1] | `5e-5` |  | A \\| rate. |\n"
     "| `block.limit` | integer ≥ 2 or null | `null` | `8` | A limit. |\n"
     "| `block.share` | number in [0, 1] | `0.5` |  | A share. |\n"
     "| `block.delta` | number in (0, 1) or null | `null` |  | Unset in the config. |\n"
     "| `block.pairs` | list of [integer ≥ 1, string] | `[[1, x]]` |  | Pairs. |\n"
-    "\n## `things`\n\nNamed things.\n\n" + HEADER
-    + "| `things.<key>` | object |  |  | One thing. |\n"
+    "\n## `things`\n\nNamed things.\n\n" + HEADER + "| `things.<key>` | object |  |  | One thing. |\n"
     "| `things.<key>.size` | integer | a: `3`; b: `4` | b: `5` | Its size. |\n"
 )
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pytest
 import torch
-from conftest import GPU, device
 
+from conftest import GPU, device
 from plainsight.generation import slots as decoding
 from plainsight.generation.sampling import NucleusSampler
 from plainsight.generation.slots import Row, SlotDecoder
@@ -58,11 +58,21 @@ def tiny_gemma(tiny_model_dir, tiny_tokenizer):
     from transformers import Gemma3ForCausalLM, Gemma3TextConfig
 
     torch.manual_seed(0)
-    config = Gemma3TextConfig(vocab_size=len(tiny_tokenizer), hidden_size=32, intermediate_size=64,
-                              num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1, head_dim=16,
-                              sliding_window=4, layer_types=["sliding_attention", "full_attention"],
-                              max_position_embeddings=1024, eos_token_id=tiny_tokenizer.eos_token_id,
-                              pad_token_id=tiny_tokenizer.pad_token_id, bos_token_id=tiny_tokenizer.eos_token_id)
+    config = Gemma3TextConfig(
+        vocab_size=len(tiny_tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        head_dim=16,
+        sliding_window=4,
+        layer_types=["sliding_attention", "full_attention"],
+        max_position_embeddings=1024,
+        eos_token_id=tiny_tokenizer.eos_token_id,
+        pad_token_id=tiny_tokenizer.pad_token_id,
+        bos_token_id=tiny_tokenizer.eos_token_id,
+    )
     model = Gemma3ForCausalLM(config).eval()
     _, tokenizer = load_model(tiny_model_dir)
     return model, tokenizer
@@ -71,16 +81,28 @@ def tiny_gemma(tiny_model_dir, tiny_tokenizer):
 def reference(model, tokenizer, prompt_ids: list[int], max_new_tokens: int) -> list[int]:
     ids = torch.tensor([prompt_ids], device=model.device)
     with torch.no_grad():
-        output = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False,
-                                max_new_tokens=max_new_tokens, pad_token_id=tokenizer.pad_token_id)
-    return output[0, len(prompt_ids):].tolist()
+        output = model.generate(
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            do_sample=False,
+            max_new_tokens=max_new_tokens,
+            pad_token_id=tokenizer.pad_token_id,
+        )
+    return output[0, len(prompt_ids) :].tolist()
 
 
-def decode_all(model, tokenizer, slots: int, max_new_tokens: int, stop_string: str = NEVER
-               ) -> tuple[dict[int, list[int]], list[int], int]:
+def decode_all(
+    model, tokenizer, slots: int, max_new_tokens: int, stop_string: str = NEVER
+) -> tuple[dict[int, list[int]], list[int], int]:
     """Generated ids by prompt number, the order in which rows finished, and the tokens sampled."""
-    rows = [Row(number, tokenizer(p, add_special_tokens=False).input_ids,
-                torch.Generator(model.device).manual_seed(0)) for number, p in enumerate(PROMPTS)]
+    rows = [
+        Row(
+            number,
+            tokenizer(p, add_special_tokens=False).input_ids,
+            torch.Generator(model.device).manual_seed(0),
+        )
+        for number, p in enumerate(PROMPTS)
+    ]
     finished: dict[int, list[int]] = {}
     order: list[int] = []
 
@@ -99,8 +121,13 @@ def staggering_stop_string(tokenizer, references: list[list[int]]) -> str:
     for token in sorted({t for ids in references for t in ids}):
         text = tokenizer.decode([token]).strip()
         firsts = {ids.index(token) for ids in references if token in ids}
-        if len(text) >= 2 and len(firsts) >= 3 and all(text not in tokenizer.decode(ids[:ids.index(token)])
-                                                       for ids in references if token in ids):
+        if (
+            len(text) >= 2
+            and len(firsts) >= 3
+            and all(
+                text not in tokenizer.decode(ids[: ids.index(token)]) for ids in references if token in ids
+            )
+        ):
             return text
     raise AssertionError("no token staggers the references")
 
@@ -114,14 +141,19 @@ def test_sliding_window_layers_see_the_keys_they_see_in_generate(tiny_gemma):
 
 
 def assert_slots_give_the_tokens_of_generate(model, tokenizer) -> None:
-    references = [reference(model, tokenizer, tokenizer(p, add_special_tokens=False).input_ids, 12)
-                  for p in PROMPTS]
+    references = [
+        reference(model, tokenizer, tokenizer(p, add_special_tokens=False).input_ids, 12) for p in PROMPTS
+    ]
     stop_string = staggering_stop_string(tokenizer, references)
-    finished, order, sampled = decode_all(model, tokenizer, slots=2, max_new_tokens=12, stop_string=stop_string)
+    finished, order, sampled = decode_all(
+        model, tokenizer, slots=2, max_new_tokens=12, stop_string=stop_string
+    )
     assert sorted(finished) == list(range(len(PROMPTS)))
     for number, expected in enumerate(references):
         if stop_string in tokenizer.decode(expected):  # generate went on past the stop string
-            cut = next(k for k in range(1, len(expected) + 1) if stop_string in tokenizer.decode(expected[:k]))
+            cut = next(
+                k for k in range(1, len(expected) + 1) if stop_string in tokenizer.decode(expected[:k])
+            )
             expected = expected[:cut]
         assert finished[number] == expected, number
     assert len({len(ids) for ids in finished.values()}) >= 3  # rows ended at different steps
@@ -143,7 +175,9 @@ def test_the_window_moves_to_the_front_and_rows_leave(tiny, monkeypatch):
     finished, _, _ = decode_all(model, tokenizer, slots=3, max_new_tokens=40)
     assert len(moves) >= 2
     for number in (1, 4):
-        expected = reference(model, tokenizer, tokenizer(PROMPTS[number], add_special_tokens=False).input_ids, 40)
+        expected = reference(
+            model, tokenizer, tokenizer(PROMPTS[number], add_special_tokens=False).input_ids, 40
+        )
         assert finished[number] == expected
 
 
@@ -225,10 +259,19 @@ def test_decoder_and_sampler_tensors_are_on_the_model_device_in_its_dtype(placed
     free, _, _ = decode_all(model, tokenizer, slots=3, max_new_tokens=8)
     banned = {token for ids in free.values() for token in ids[:2]}
     sampler = RecordingSampler()
-    rows = [Row(number, tokenizer(p, add_special_tokens=False).input_ids, torch.Generator(weight.device),
-                BansTokens(banned)) for number, p in enumerate(PROMPTS)]
+    rows = [
+        Row(
+            number,
+            tokenizer(p, add_special_tokens=False).input_ids,
+            torch.Generator(weight.device),
+            BansTokens(banned),
+        )
+        for number, p in enumerate(PROMPTS)
+    ]
     finished: dict[int, list[int]] = {}
-    SlotDecoder(model, tokenizer, sampler, 8, 3, NEVER).run(rows, lambda row: finished.update({row.key: row.generated}))
+    SlotDecoder(model, tokenizer, sampler, 8, 3, NEVER).run(
+        rows, lambda row: finished.update({row.key: row.generated})
+    )
     assert len(finished) == len(PROMPTS)
     assert not banned & {token for ids in finished.values() for token in ids}  # the ban held on the device
     for batch in batches:

@@ -3,6 +3,7 @@
 The files are read directly (json / csv / pandas), independently of the
 ``plainsight`` package, so these tests describe the on-disk formats.
 """
+
 from __future__ import annotations
 
 import csv
@@ -28,7 +29,9 @@ GENERATOR = GENERATOR_DIR / "make_demo_corpora.py"
 SPLITS = {"train": 60, "dev": 10, "test": 10}
 ENTITY_TYPES = {"PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY", "MISC"}
 IDENTIFIER_TYPES = {"DIRECT", "QUASI", "NO_MASK"}
-MIMIC_HEADER = "ROW_ID,SUBJECT_ID,HADM_ID,CHARTDATE,CHARTTIME,STORETIME,CATEGORY,DESCRIPTION,CGID,ISERROR,TEXT"
+MIMIC_HEADER = (
+    "ROW_ID,SUBJECT_ID,HADM_ID,CHARTDATE,CHARTTIME,STORETIME,CATEGORY,DESCRIPTION,CGID,ISERROR,TEXT"
+)
 PLACEHOLDER = re.compile(r"\[\*\*(.*?)\*\*\]")
 MIN_PARAGRAPHS = 14
 
@@ -78,6 +81,7 @@ def all_mentions(doc: dict):
 # TAB (ECHR) format
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("split", SPLITS)
 def test_split_sizes_and_dataset_type(tab, split):
     docs = tab[split]
@@ -87,10 +91,21 @@ def test_split_sizes_and_dataset_type(tab, split):
 
 def test_document_schema(tab_docs):
     for doc in tab_docs:
-        assert set(doc) >= {"doc_id", "dataset_type", "text", "meta", "task", "quality_checked", "annotations"}
+        assert set(doc) >= {
+            "doc_id",
+            "dataset_type",
+            "text",
+            "meta",
+            "task",
+            "quality_checked",
+            "annotations",
+        }
         assert re.fullmatch(r"001-9\d{4}", doc["doc_id"])
         assert set(doc["meta"]) >= {"year", "legal_branch", "articles", "countries", "applicant"}
-        assert doc["task"] == f"Task: Annotate the document to anonymise the following person: {doc['meta']['applicant']}"
+        assert (
+            doc["task"]
+            == f"Task: Annotate the document to anonymise the following person: {doc['meta']['applicant']}"
+        )
         assert set(doc["quality_checked"]) <= set(doc["annotations"])
         assert 2000 <= len(doc["text"]) <= 5000
 
@@ -103,7 +118,11 @@ def test_doc_ids_unique_across_splits(tab_docs):
 def test_mention_offsets_match_span_text(tab_docs):
     for doc in tab_docs:
         for annotator, m in all_mentions(doc):
-            assert doc["text"][m["start_offset"]:m["end_offset"]] == m["span_text"], (doc["doc_id"], annotator, m)
+            assert doc["text"][m["start_offset"] : m["end_offset"]] == m["span_text"], (
+                doc["doc_id"],
+                annotator,
+                m,
+            )
 
 
 def test_mentions_are_well_formed(tab_docs):
@@ -152,8 +171,11 @@ def test_direct_identifiers_in_both_paragraph_ranges(tab_docs):
         for para in paragraphs(doc["text"]):
             starts.append(pos)
             pos += len(para) + 2
-        direct = {sum(s <= m["start_offset"] for s in starts) - 1
-                  for _, m in all_mentions(doc) if m["identifier_type"] == "DIRECT"}
+        direct = {
+            sum(s <= m["start_offset"] for s in starts) - 1
+            for _, m in all_mentions(doc)
+            if m["identifier_type"] == "DIRECT"
+        }
         assert direct & set(range(1, 6)), doc["doc_id"]
         assert direct & set(range(6, 12)), doc["doc_id"]
 
@@ -170,8 +192,10 @@ def test_annotators_disagree_a_little(tab):
     disagreements = 0
     for split in ("dev", "test"):
         for doc in tab[split]:
-            labels = [{(m["start_offset"], m["end_offset"], m["identifier_type"]) for m in a["entity_mentions"]}
-                      for a in doc["annotations"].values()]
+            labels = [
+                {(m["start_offset"], m["end_offset"], m["identifier_type"]) for m in a["entity_mentions"]}
+                for a in doc["annotations"].values()
+            ]
             spans = [{(start, end) for start, end, _ in version} for version in labels]
             assert len(set.intersection(*spans)) >= 0.9 * len(set.union(*spans)), doc["doc_id"]
             disagreements += set.union(*labels) != set.intersection(*labels)
@@ -187,6 +211,7 @@ def test_tab_has_unicode():
 # ---------------------------------------------------------------------------
 # MIMIC-III NOTEEVENTS format
 # ---------------------------------------------------------------------------
+
 
 def test_mimic_header_is_exact():
     with open(NOTEEVENTS, encoding="utf-8", newline="") as fh:
@@ -225,8 +250,18 @@ def test_mimic_placeholders_are_varied(notes):
 # Social-services case notes (generic JSONL)
 # ---------------------------------------------------------------------------
 
-CASENOTE_LABELS = {"CLIENT", "WORKER", "CASE_NUMBER", "DATE", "DATE_OF_BIRTH", "ADDRESS", "TOWN", "AGENCY", "AGE",
-                   "AMOUNT"}
+CASENOTE_LABELS = {
+    "CLIENT",
+    "WORKER",
+    "CASE_NUMBER",
+    "DATE",
+    "DATE_OF_BIRTH",
+    "ADDRESS",
+    "TOWN",
+    "AGENCY",
+    "AGE",
+    "AMOUNT",
+}
 
 
 @pytest.fixture(scope="module")
@@ -262,8 +297,10 @@ def test_casenotes_clients_are_units_within_one_split(casenotes):
 # All corpora
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", [*(TAB_DIR / f"echr_{s}.json" for s in SPLITS), NOTEEVENTS, CASENOTES],
-                         ids=lambda p: p.name)
+
+@pytest.mark.parametrize(
+    "path", [*(TAB_DIR / f"echr_{s}.json" for s in SPLITS), NOTEEVENTS, CASENOTES], ids=lambda p: p.name
+)
 def test_no_values_from_the_fictional_pools(path):
     raw = path.read_text(encoding="utf-8")
     for term in FICTIONAL_POOLS:
@@ -276,7 +313,9 @@ def test_fictional_pool_terms_cover_names_places_and_organisations():
 
 
 def test_generator_regenerates_the_shipped_files_byte_for_byte(tmp_path):
-    run = subprocess.run([sys.executable, str(GENERATOR), "--out", str(tmp_path)], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, str(GENERATOR), "--out", str(tmp_path)], capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stderr
     shipped = sorted(p.relative_to(DEMO) for p in DEMO.rglob("*") if p.suffix in {".json", ".csv", ".jsonl"})
     regenerated = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import f1_score
 
+from plainsight.errors import InputError
 from plainsight.evaluation.downstream import (
     CHANCE,
     REAL,
@@ -28,10 +29,11 @@ from plainsight.evaluation.downstream import (
     macro_f1,
     matched_labels,
 )
-from plainsight.errors import InputError
 
-TOPIC_WORDS = {"detention": ["custody", "remand", "arrest", "cell", "prison", "detained"],
-               "property": ["land", "expropriation", "house", "compensation", "owner", "plot"]}
+TOPIC_WORDS = {
+    "detention": ["custody", "remand", "arrest", "cell", "prison", "detained"],
+    "property": ["land", "expropriation", "house", "compensation", "owner", "plot"],
+}
 FILLER = ["the", "court", "applicant", "government", "held", "that", "case", "on", "of", "in"]
 
 
@@ -48,9 +50,16 @@ def topic_docs(documents: dict[str, int], seed: int = 0) -> pd.DataFrame:
         for number in range(count):
             topic = list(TOPIC_WORDS)[number % 2]
             for segment in (0, 1):
-                rows.append({"doc_id": f"{split}{number}", "split": split, "segment": segment,
-                             "text": topic_text(rng, topic), "labels": [topic],
-                             "group": "A" if number % 4 < 2 else "B"})
+                rows.append(
+                    {
+                        "doc_id": f"{split}{number}",
+                        "split": split,
+                        "segment": segment,
+                        "text": topic_text(rng, topic),
+                        "labels": [topic],
+                        "group": "A" if number % 4 < 2 else "B",
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -58,6 +67,7 @@ SETTINGS = DownstreamSettings(bootstrap_resamples=300)
 
 
 # --- known answers ------------------------------------------------------------------------------
+
 
 def test_real_trained_classifier_separates_learnable_topics():
     docs = topic_docs({"train": 40, "test": 60})
@@ -69,6 +79,7 @@ def test_real_trained_classifier_separates_learnable_topics():
 def test_a_classifier_trained_on_shuffled_labels_is_at_chance():
     docs = topic_docs({"train": 40, "test": 100})
     train = docs[docs["split"] == "train"]
+
     # The "synthetic" texts are the real training texts, each inheriting the labels of another
     # document: its own for documents 0, 1, 4, 5, ..., its neighbour's (the other topic) for 2, 3,
     # 6, 7, ...; so exactly half of each topic's texts carry the other label and the labels say
@@ -77,7 +88,9 @@ def test_a_classifier_trained_on_shuffled_labels_is_at_chance():
         number = int(doc_id.removeprefix("train"))
         return f"train{number if number // 2 % 2 == 0 else number ^ 1}"
 
-    corpus = pd.DataFrame({"text": train["text"].to_numpy(), "context_doc_ids": [[source(d)] for d in train["doc_id"]]})
+    corpus = pd.DataFrame(
+        {"text": train["text"].to_numpy(), "context_doc_ids": [[source(d)] for d in train["doc_id"]]}
+    )
     settings = DownstreamSettings(synthetic_labels="inherited", bootstrap_resamples=300)
     rows = downstream_scores(docs, {("shuffled", 1): corpus}, settings, "topics").set_index("method")
     assert rows.loc[REAL, "accuracy"] > 0.95
@@ -89,17 +102,21 @@ def test_a_classifier_trained_on_shuffled_labels_is_at_chance():
 def test_real_trained_classifier_is_above_chance_on_the_demo_corpus():
     from plainsight.data.ingest import ingest_dataset
 
-    docs, _ = ingest_dataset([f"resources/demo/tab/echr_{split}.json" for split in ("train", "dev", "test")],
-                             {"format": "tab", "segments": [[1, 6], [6, 12]]}, "error",
-                             "resources/mimic_placeholder_types.yaml")
+    docs, _ = ingest_dataset(
+        [f"resources/demo/tab/echr_{split}.json" for split in ("train", "dev", "test")],
+        {"format": "tab", "segments": [[1, 6], [6, 12]]},
+        "error",
+        "resources/mimic_placeholder_types.yaml",
+    )
     real = downstream_scores(docs, {}, SETTINGS, "tab").set_index("method").loc[REAL]
     task = label_task(docs, SETTINGS, "tab")
     test = docs[docs["split"] == "test"]
     truth = task.matrix([list(labels) for labels in test["labels"]])
     # chance: every label predicted with its test prevalence, independently of the text
     rng = np.random.default_rng(0)
-    chance = np.mean([macro_f1(truth, (rng.random(truth.shape) < truth.mean(axis=0)).astype(np.int64))
-                      for _ in range(200)])
+    chance = np.mean(
+        [macro_f1(truth, (rng.random(truth.shape) < truth.mean(axis=0)).astype(np.int64)) for _ in range(200)]
+    )
     assert real["macro_f1_low"] > chance
     assert real["macro_f1"] > 0.6
 
@@ -127,8 +144,12 @@ def test_matched_labels_give_each_label_its_share_by_rank_even_when_every_score_
 
 
 def test_chance_scores_hand_computed_and_as_simulated():
-    test = RealSplit(["x"] * 4, np.array([[1, 0], [1, 1], [0, 0], [1, 0]]), np.array(list("abcd")),
-                     np.array([None] * 4, dtype=object))
+    test = RealSplit(
+        ["x"] * 4,
+        np.array([[1, 0], [1, 1], [0, 0], [1, 0]]),
+        np.array(list("abcd")),
+        np.array([None] * 4, dtype=object),
+    )
     shares = np.array([0.5, 0.25])
     chance = chance_scores(test, shares, True)
     # p = 0.75, 0.25 -> F1 2pq/(p+q): 0.6 and 0.25; accuracy: per text the product of its draws' odds
@@ -139,12 +160,17 @@ def test_chance_scores_hand_computed_and_as_simulated():
     draws = [(rng.random(big.shape) < shares).astype(np.int64) for _ in range(200)]
     assert np.mean([macro_f1(big, d) for d in draws]) == pytest.approx(chance["macro_f1"], abs=0.01)
     assert np.mean([exact_match(big, d) for d in draws]) == pytest.approx(chance["accuracy"], abs=0.01)
-    single = RealSplit(["x"] * 4, np.array([[1, 0], [1, 0], [0, 1], [1, 0]]), np.array(list("abcd")),
-                       np.array([None] * 4, dtype=object))
+    single = RealSplit(
+        ["x"] * 4,
+        np.array([[1, 0], [1, 0], [0, 1], [1, 0]]),
+        np.array(list("abcd")),
+        np.array([None] * 4, dtype=object),
+    )
     assert chance_scores(single, np.array([0.5, 0.5]), False)["accuracy"] == pytest.approx(0.5)
 
 
 # --- scores -------------------------------------------------------------------------------------
+
 
 def test_macro_f1_and_accuracy_match_scikit_learn():
     rng = np.random.default_rng(1)
@@ -184,10 +210,18 @@ def test_equalised_odds_gap_hand_computed():
 
 # --- the task and rare labels --------------------------------------------------------------------
 
+
 def test_top_labels_by_training_documents_and_multi_label_detection():
-    docs = pd.DataFrame({"doc_id": ["1", "2", "3", "4", "5", "6"], "split": ["train"] * 4 + ["test"] * 2,
-                         "segment": 0, "text": "x", "group": None,
-                         "labels": [["6", "5"], ["6"], ["3"], ["6", "3"], ["6", "3"], ["3", "6"]]})
+    docs = pd.DataFrame(
+        {
+            "doc_id": ["1", "2", "3", "4", "5", "6"],
+            "split": ["train"] * 4 + ["test"] * 2,
+            "segment": 0,
+            "text": "x",
+            "group": None,
+            "labels": [["6", "5"], ["6"], ["3"], ["6", "3"], ["6", "3"], ["3", "6"]],
+        }
+    )
     settings = DownstreamSettings(top_labels=2, min_documents=1)
     assert label_task(docs, settings, "tab") == LabelTask(("6", "3"), True)
 
@@ -205,8 +239,10 @@ def test_rare_label_stops_naming_dataset_and_label():
 
 def test_rare_label_dropped_with_a_logged_count(caplog):
     docs = topic_docs({"train": 8, "test": 4})
-    docs["labels"] = [list(labels) + (["rare"] if doc_id == "train0" else []) for doc_id, labels
-                      in zip(docs["doc_id"], docs["labels"])]
+    docs["labels"] = [
+        list(labels) + (["rare"] if doc_id == "train0" else [])
+        for doc_id, labels in zip(docs["doc_id"], docs["labels"])
+    ]
     with caplog.at_level(logging.INFO):
         task = label_task(docs, DownstreamSettings(on_rare_label="drop"), "topics")
     assert "rare" not in task.labels and set(task.labels) == {"detention", "property"}
@@ -226,23 +262,33 @@ def test_inherited_labels_follow_the_sample_or_the_context_majority():
 
 def test_a_real_sample_as_large_as_the_largest_corpus_is_scored_too():
     docs = topic_docs({"train": 20, "test": 10})
-    corpus = pd.DataFrame({"text": docs["text"].head(6), "context_doc_ids": [[d] for d in docs["doc_id"].head(6)]})
+    corpus = pd.DataFrame(
+        {"text": docs["text"].head(6), "context_doc_ids": [[d] for d in docs["doc_id"].head(6)]}
+    )
     rows = downstream_scores(docs, {("icl", 1): corpus, ("ft", 1): corpus.head(4)}, SETTINGS, "topics")
     assert rows["method"].tolist() == [REAL, CHANCE, REAL_SAMPLE, "icl", "ft"]
-    assert rows.set_index("method")["train_texts"].to_dict() == {REAL: 40, CHANCE: 0, REAL_SAMPLE: 6, "icl": 6,
-                                                                  "ft": 4}
+    assert rows.set_index("method")["train_texts"].to_dict() == {
+        REAL: 40,
+        CHANCE: 0,
+        REAL_SAMPLE: 6,
+        "icl": 6,
+        "ft": 4,
+    }
     full = downstream_scores(docs, {("icl", 1): docs[docs["split"] == "train"]}, SETTINGS, "topics")
     assert REAL_SAMPLE not in set(full["method"])  # a corpus as large as the real split: no sample row
 
 
 def test_scores_are_deterministic():
     docs = topic_docs({"train": 10, "test": 10})
-    corpus = pd.DataFrame({"text": docs["text"].head(8), "context_doc_ids": [[d] for d in docs["doc_id"].head(8)]})
+    corpus = pd.DataFrame(
+        {"text": docs["text"].head(8), "context_doc_ids": [[d] for d in docs["doc_id"].head(8)]}
+    )
     first = downstream_scores(docs, {("icl", 1): corpus}, SETTINGS, "topics")
     pd.testing.assert_frame_equal(first, downstream_scores(docs, {("icl", 1): corpus}, SETTINGS, "topics"))
 
 
 # --- the encoder (paper profile), a few steps of a tiny random one on the CPU ---------------------
+
 
 @pytest.fixture(scope="module")
 def tiny_encoder_dir(tiny_tokenizer, tmp_path_factory):
@@ -250,8 +296,15 @@ def tiny_encoder_dir(tiny_tokenizer, tmp_path_factory):
     from transformers import BertConfig, BertForSequenceClassification
 
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(tiny_tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=128, pad_token_id=tiny_tokenizer.pad_token_id)
+    config = BertConfig(
+        vocab_size=len(tiny_tokenizer),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+        pad_token_id=tiny_tokenizer.pad_token_id,
+    )
     out = tmp_path_factory.mktemp("tiny_encoder")
     BertForSequenceClassification(config).save_pretrained(out)
     tiny_tokenizer.save_pretrained(out)
@@ -260,12 +313,20 @@ def tiny_encoder_dir(tiny_tokenizer, tmp_path_factory):
 
 def test_encoder_classifier_trains_and_predicts_on_the_cpu(tiny_encoder_dir):
     docs = topic_docs({"train": 12, "test": 6})
-    settings = DownstreamSettings(classifier="encoder", bootstrap_resamples=50,
-                                  encoder=EncoderSettings(str(tiny_encoder_dir), epochs=2, batch_size=8,
-                                                          max_length=48))
-    corpus = pd.DataFrame({"text": docs["text"].head(6), "context_doc_ids": [[d] for d in docs["doc_id"].head(6)]})
-    rows = downstream_scores(docs, {("ft", 1): corpus}, settings, "topics", {"device": "cpu", "dtype": "float32"})
+    settings = DownstreamSettings(
+        classifier="encoder",
+        bootstrap_resamples=50,
+        encoder=EncoderSettings(str(tiny_encoder_dir), epochs=2, batch_size=8, max_length=48),
+    )
+    corpus = pd.DataFrame(
+        {"text": docs["text"].head(6), "context_doc_ids": [[d] for d in docs["doc_id"].head(6)]}
+    )
+    rows = downstream_scores(
+        docs, {("ft", 1): corpus}, settings, "topics", {"device": "cpu", "dtype": "float32"}
+    )
     assert rows["method"].tolist() == [REAL, CHANCE, REAL_SAMPLE, "ft"]
     assert rows["macro_f1"].between(0, 1).all() and rows["accuracy"].between(0, 1).all()
-    again = downstream_scores(docs, {("ft", 1): corpus}, settings, "topics", {"device": "cpu", "dtype": "float32"})
+    again = downstream_scores(
+        docs, {("ft", 1): corpus}, settings, "topics", {"device": "cpu", "dtype": "float32"}
+    )
     pd.testing.assert_frame_equal(rows, again)  # seeded

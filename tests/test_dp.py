@@ -18,7 +18,7 @@ import torch.nn.functional as F
 
 pytest.importorskip("opacus")
 
-from plainsight.training.dp import (  # noqa: E402
+from plainsight.training.dp import (
     DPSettings,
     default_delta,
     dp_adapter_model,
@@ -27,15 +27,16 @@ from plainsight.training.dp import (  # noqa: E402
     per_sequence_loss,
     train_dp,
 )
-from plainsight.training.loop import TrainingExample, collate  # noqa: E402
+from plainsight.training.loop import TrainingExample, collate
 
 PAD = 0
 VIRTUAL_TOKENS = 4
 
 
 def causal_loss(logits, labels):
-    return F.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1),
-                           ignore_index=-100)
+    return F.cross_entropy(
+        logits[:, :-1].reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1), ignore_index=-100
+    )
 
 
 def make_examples(count, seed=0):
@@ -45,15 +46,18 @@ def make_examples(count, seed=0):
     for _ in range(count):
         length = int(torch.randint(5, 11, (1,), generator=rng))
         ids = torch.randint(1, 600, (length,), generator=rng).tolist()
-        examples.append(TrainingExample((f"s{len(examples)}", 0), ids, [-100, -100] + ids[2:],
-                                        [False] * length))
+        examples.append(
+            TrainingExample((f"s{len(examples)}", 0), ids, [-100, -100] + ids[2:], [False] * length)
+        )
     return examples
 
 
 def in_documents(examples, per_document):
     """The same sequences, `per_document` consecutive ones sharing a document id (key[0])."""
-    return [replace(example, key=(f"d{index // per_document}", index % per_document))
-            for index, example in enumerate(examples)]
+    return [
+        replace(example, key=(f"d{index // per_document}", index % per_document))
+        for index, example in enumerate(examples)
+    ]
 
 
 def single_sequence_gradients(model, examples):
@@ -62,8 +66,10 @@ def single_sequence_gradients(model, examples):
     for example in examples:
         model.zero_grad(set_to_none=True)
         batch = collate([example], PAD)
-        causal_loss(model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits,
-                    batch["labels"]).backward()
+        causal_loss(
+            model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits,
+            batch["labels"],
+        ).backward()
         grads.append({name: p.grad.clone() for name, p in model.named_parameters() if p.requires_grad})
     model.zero_grad(set_to_none=True)
     return grads
@@ -73,9 +79,16 @@ def tiny_adapter_model(dtype: torch.dtype = torch.float32):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=600, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=256,
-                         pad_token_id=PAD)
+    config = LlamaConfig(
+        vocab_size=600,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=256,
+        pad_token_id=PAD,
+    )
     return dp_adapter_model(LlamaForCausalLM(config).to(dtype), num_virtual_tokens=VIRTUAL_TOKENS)
 
 
@@ -85,11 +98,19 @@ def reparametrised_adapter_model(tiny_tokenizer):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tiny_tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=256,
-                         pad_token_id=PAD)
-    model = dp_adapter_model(LlamaForCausalLM(config), VIRTUAL_TOKENS, tiny_tokenizer, "The Court held.",
-                             projection_hidden=16)
+    config = LlamaConfig(
+        vocab_size=len(tiny_tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=256,
+        pad_token_id=PAD,
+    )
+    model = dp_adapter_model(
+        LlamaForCausalLM(config), VIRTUAL_TOKENS, tiny_tokenizer, "The Court held.", projection_hidden=16
+    )
     torch.nn.init.normal_(model.prompt_encoder[model.active_adapter].transform[-1].weight, std=0.1)
     return model
 
@@ -106,7 +127,9 @@ def frozen(model):
 def test_opacus_per_sample_gradients_match_single_sequence_backward(reparametrised, tiny_tokenizer):
     model = reparametrised_adapter_model(tiny_tokenizer) if reparametrised else tiny_adapter_model()
     first, second = make_examples(2, seed=3)
-    second = replace(second, input_ids=second.input_ids[:4], labels=second.labels[:4], private=second.private[:4])
+    second = replace(
+        second, input_ids=second.input_ids[:4], labels=second.labels[:4], private=second.private[:4]
+    )
     examples = [first, second]
     assert len(first.input_ids) > len(second.input_ids)  # the second row is padded
 
@@ -127,8 +150,9 @@ def per_sample_gradients(model, examples) -> dict[str, torch.Tensor]:
     """Opacus's per-sample gradient of every trainable parameter, by name, for one batch of `examples`."""
     loader = example_loader(examples, PAD, batch_size=len(examples))
     optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)
-    _, private_model, _, _ = make_private(model, optimizer, loader, DPSettings(accountant="rdp"), epochs=1,
-                                          delta=0.5)
+    _, private_model, _, _ = make_private(
+        model, optimizer, loader, DPSettings(accountant="rdp"), epochs=1, delta=0.5
+    )
     batch = collate(examples, PAD)
     out = private_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"])
     per_sequence_loss(out.logits, batch["labels"], causal_loss).backward()
@@ -157,8 +181,17 @@ def test_train_dp_spends_target_epsilon_and_trains_only_the_adapter():
     model = tiny_adapter_model()
     adapter_before, base_before = trainable(model), frozen(model)
     settings = DPSettings(epsilon=8.0)
-    result = train_dp(model, make_examples(16), PAD, batch_size=4, epochs=2, lr=0.05, settings=settings,
-                      seed=0, loss_fn=causal_loss)
+    result = train_dp(
+        model,
+        make_examples(16),
+        PAD,
+        batch_size=4,
+        epochs=2,
+        lr=0.05,
+        settings=settings,
+        seed=0,
+        loss_fn=causal_loss,
+    )
 
     assert result["adapter"] == "prefix"
     assert result["delta"] == pytest.approx(1e-5)
@@ -179,8 +212,17 @@ def test_train_dp_spends_target_epsilon_and_trains_only_the_adapter():
 def test_train_dp_is_deterministic_per_seed():
     def run(seed):
         model = tiny_adapter_model()
-        train_dp(model, make_examples(16), PAD, batch_size=4, epochs=2, lr=0.05,
-                 settings=DPSettings(accountant="rdp"), seed=seed, loss_fn=causal_loss)
+        train_dp(
+            model,
+            make_examples(16),
+            PAD,
+            batch_size=4,
+            epochs=2,
+            lr=0.05,
+            settings=DPSettings(accountant="rdp"),
+            seed=seed,
+            loss_fn=causal_loss,
+        )
         return trainable(model)
 
     first, again, other = run(0), run(0), run(1)
@@ -195,8 +237,9 @@ def test_empty_poisson_batches_still_add_noise_and_count():
     # no label after the shift: dropped
     examples.append(TrainingExample(("short", 0), [5, 6], [5, -100], [False, False]))
     settings = DPSettings(epsilon=8.0, accountant="rdp")
-    result = train_dp(model, examples, PAD, batch_size=1, epochs=1, lr=0.05, settings=settings, seed=0,
-                      loss_fn=causal_loss)
+    result = train_dp(
+        model, examples, PAD, batch_size=1, epochs=1, lr=0.05, settings=settings, seed=0, loss_fn=causal_loss
+    )
 
     assert result["delta"] == pytest.approx(1e-5)
     assert result["steps"] == 16
@@ -215,9 +258,17 @@ def test_dp_adapter_model_can_start_like_the_non_private_prefix(tiny_tokenizer):
 
     def base():
         torch.manual_seed(0)
-        return LlamaForCausalLM(LlamaConfig(vocab_size=len(tiny_tokenizer), hidden_size=32, intermediate_size=64,
-                                            num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
-                                            max_position_embeddings=256))
+        return LlamaForCausalLM(
+            LlamaConfig(
+                vocab_size=len(tiny_tokenizer),
+                hidden_size=32,
+                intermediate_size=64,
+                num_hidden_layers=2,
+                num_attention_heads=2,
+                num_key_value_heads=1,
+                max_position_embeddings=256,
+            )
+        )
 
     text = "The Court notes that the applicant"
     dp = trainable(dp_adapter_model(base(), VIRTUAL_TOKENS, tiny_tokenizer, text))
@@ -228,8 +279,12 @@ def test_dp_adapter_model_can_start_like_the_non_private_prefix(tiny_tokenizer):
         dp_adapter_model(base(), VIRTUAL_TOKENS, tokenizer=tiny_tokenizer)
 
 
-@pytest.mark.parametrize("stop_in_step", [4, 7])  # last checkpoints (every 3 steps, 4 per epoch): step 3, step 6
-def test_interrupted_dp_run_resumes_with_the_same_privacy_accounting(tmp_path, monkeypatch, caplog, stop_in_step):
+@pytest.mark.parametrize(
+    "stop_in_step", [4, 7]
+)  # last checkpoints (every 3 steps, 4 per epoch): step 3, step 6
+def test_interrupted_dp_run_resumes_with_the_same_privacy_accounting(
+    tmp_path, monkeypatch, caplog, stop_in_step
+):
     from plainsight.training import dp
     from plainsight.training.checkpoints import Checkpoints
 
@@ -238,8 +293,18 @@ def test_interrupted_dp_run_resumes_with_the_same_privacy_accounting(tmp_path, m
 
     def run(checkpoints=None):
         model = tiny_adapter_model()
-        result = train_dp(model, in_documents(make_examples(32), 2), PAD, batch_size=4, epochs=2, lr=0.05,
-                          settings=DPSettings(accountant="rdp"), seed=2, loss_fn=causal_loss, checkpoints=checkpoints)
+        result = train_dp(
+            model,
+            in_documents(make_examples(32), 2),
+            PAD,
+            batch_size=4,
+            epochs=2,
+            lr=0.05,
+            settings=DPSettings(accountant="rdp"),
+            seed=2,
+            loss_fn=causal_loss,
+            checkpoints=checkpoints,
+        )
         return trainable(model), result
 
     expected_state, expected = run()
@@ -272,6 +337,7 @@ def test_interrupted_dp_run_resumes_with_the_same_privacy_accounting(tmp_path, m
 
 # --- privacy units ---------------------------------------------------------------------------------
 
+
 def test_a_unit_of_two_sequences_moves_one_clipped_gradient():
     """Units {0, 2} and {1}, both in the batch (sample rate 1): a noise-free SGD step (lr 1) moves the
     adapter by minus the mean over the expected 2 units of each unit's summed gradient, clipped."""
@@ -291,12 +357,20 @@ def test_a_unit_of_two_sequences_moves_one_clipped_gradient():
     before = weight.detach().clone()
     engine = PrivacyEngine(accountant="rdp")
     private_model, optimizer, private_loader = engine.make_private(
-        module=model, optimizer=torch.optim.SGD([weight], lr=1.0), data_loader=loader, noise_multiplier=0.0,
-        max_grad_norm=clip, poisson_sampling=True)
+        module=model,
+        optimizer=torch.optim.SGD([weight], lr=1.0),
+        data_loader=loader,
+        noise_multiplier=0.0,
+        max_grad_norm=clip,
+        poisson_sampling=True,
+    )
     assert private_loader.sample_rate == 1.0 and optimizer.expected_batch_size == 2
     batch = next(iter(private_loader))
     assert batch["unit"].tolist() == [0, 0, 1]  # sequences 0 and 2 (unit 0), then 1 (unit 1)
-    assert batch["input_ids"].tolist() == collate([examples[0], examples[2], examples[1]], PAD)["input_ids"].tolist()
+    assert (
+        batch["input_ids"].tolist()
+        == collate([examples[0], examples[2], examples[1]], PAD)["input_ids"].tolist()
+    )
 
     optimizer.zero_grad(set_to_none=True)
     dp._backward(private_model, batch, torch.device("cpu"), causal_loss)
@@ -310,7 +384,9 @@ def test_a_unit_of_two_sequences_moves_one_clipped_gradient():
         return g * (clip / g.norm())
 
     step = before - weight.detach()
-    torch.testing.assert_close(step, (clipped(unit_sums[0]) + clipped(unit_sums[1])) / 2, atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(
+        step, (clipped(unit_sums[0]) + clipped(unit_sums[1])) / 2, atol=1e-6, rtol=1e-5
+    )
     # The two-sequence unit contributed one term of norm max_grad_norm: its sequences clipped
     # one by one would have moved the adapter by a different step.
     per_sequence = (clipped(single[0]) + clipped(single[2]) + clipped(single[1])) / 2
@@ -330,8 +406,18 @@ def rdp_epsilon(noise_multiplier, sample_rate, steps, delta):
 def test_document_units_set_the_sample_rate_and_the_accounting(units):
     model = tiny_adapter_model()
     examples = in_documents(make_examples(6), per_document=2)  # documents d0, d1, d2
-    result = train_dp(model, examples, PAD, batch_size=1, epochs=1, lr=0.05, settings=DPSettings(accountant="rdp"),
-                      seed=0, loss_fn=causal_loss, units=units)
+    result = train_dp(
+        model,
+        examples,
+        PAD,
+        batch_size=1,
+        epochs=1,
+        lr=0.05,
+        settings=DPSettings(accountant="rdp"),
+        seed=0,
+        loss_fn=causal_loss,
+        units=units,
+    )
 
     count = 3 if units is None else 2
     assert result["privacy_unit"] == "document"
@@ -340,25 +426,48 @@ def test_document_units_set_the_sample_rate_and_the_accounting(units):
     assert result["steps"] == count
     assert result["delta"] == default_delta(count) == 1e-5
     assert result["epsilon"] == pytest.approx(
-        rdp_epsilon(result["noise_multiplier"], 1 / count, count, result["delta"]), rel=1e-9)
+        rdp_epsilon(result["noise_multiplier"], 1 / count, count, result["delta"]), rel=1e-9
+    )
 
 
 def test_sequence_units_are_every_sequence_alone():
     examples = in_documents(make_examples(6), per_document=2)
     model = tiny_adapter_model()
-    result = train_dp(model, examples, PAD, batch_size=1, epochs=1, lr=0.05,
-                      settings=DPSettings(accountant="rdp", privacy_unit="sequence"), seed=0, loss_fn=causal_loss)
+    result = train_dp(
+        model,
+        examples,
+        PAD,
+        batch_size=1,
+        epochs=1,
+        lr=0.05,
+        settings=DPSettings(accountant="rdp", privacy_unit="sequence"),
+        seed=0,
+        loss_fn=causal_loss,
+    )
     assert (result["privacy_unit"], result["units"], result["sequences"]) == ("sequence", 6, 6)
     assert result["sample_rate"] == pytest.approx(1 / 6)  # batch_size / sequences
     assert result["steps"] == 6
-    assert result["epsilon"] == pytest.approx(rdp_epsilon(result["noise_multiplier"], 1 / 6, 6, 1e-5), rel=1e-9)
+    assert result["epsilon"] == pytest.approx(
+        rdp_epsilon(result["noise_multiplier"], 1 / 6, 6, 1e-5), rel=1e-9
+    )
 
     # Document units of one sequence each train exactly the same adapter.
     alone = tiny_adapter_model()
-    same = train_dp(alone, examples, PAD, batch_size=1, epochs=1, lr=0.05, settings=DPSettings(accountant="rdp"),
-                    seed=0, loss_fn=causal_loss, units=[f"u{i}" for i in range(6)])
-    assert {key: value for key, value in same.items() if key != "privacy_unit"} == \
-        {key: value for key, value in result.items() if key != "privacy_unit"}
+    same = train_dp(
+        alone,
+        examples,
+        PAD,
+        batch_size=1,
+        epochs=1,
+        lr=0.05,
+        settings=DPSettings(accountant="rdp"),
+        seed=0,
+        loss_fn=causal_loss,
+        units=[f"u{i}" for i in range(6)],
+    )
+    assert {key: value for key, value in same.items() if key != "privacy_unit"} == {
+        key: value for key, value in result.items() if key != "privacy_unit"
+    }
     after, expected = trainable(alone), trainable(model)
     assert all(torch.equal(after[name], expected[name]) for name in expected)
 
@@ -368,8 +477,17 @@ def test_delta_defaults_to_a_tenth_of_one_over_the_units_at_most_1e_5():
     assert default_delta(10_000) == 1e-5
     assert default_delta(20_000) == pytest.approx(5e-6)
     model = tiny_adapter_model()
-    result = train_dp(model, make_examples(4), PAD, batch_size=2, epochs=1, lr=0.05,
-                      settings=DPSettings(accountant="rdp", delta=1e-3), seed=0, loss_fn=causal_loss)
+    result = train_dp(
+        model,
+        make_examples(4),
+        PAD,
+        batch_size=2,
+        epochs=1,
+        lr=0.05,
+        settings=DPSettings(accountant="rdp", delta=1e-3),
+        seed=0,
+        loss_fn=causal_loss,
+    )
     assert result["delta"] == 1e-3
 
 
@@ -377,5 +495,15 @@ def test_privacy_unit_is_checked():
     with pytest.raises(ValueError, match="privacy_unit"):
         DPSettings(privacy_unit="patient")
     with pytest.raises(ValueError, match="2 units for 3 examples"):
-        train_dp(tiny_adapter_model(), make_examples(3), PAD, batch_size=1, epochs=1, lr=0.05,
-                 settings=DPSettings(accountant="rdp"), seed=0, loss_fn=causal_loss, units=["a", "b"])
+        train_dp(
+            tiny_adapter_model(),
+            make_examples(3),
+            PAD,
+            batch_size=1,
+            epochs=1,
+            lr=0.05,
+            settings=DPSettings(accountant="rdp"),
+            seed=0,
+            loss_fn=causal_loss,
+            units=["a", "b"],
+        )

@@ -34,8 +34,11 @@ def pin_mismatches(pins: dict[str, str], references: dict[str, dict[str, str]]) 
         pinned = {source: ref[name] for source, ref in references.items() if name in ref}
         if not pinned:
             problems.append(f"{name}=={version} is pinned in none of {sorted(references)}")
-        problems += [f"{name}=={version}, but {source} pins {other}" for source, other in pinned.items()
-                     if other != version]
+        problems += [
+            f"{name}=={version}, but {source} pins {other}"
+            for source, other in pinned.items()
+            if other != version
+        ]
     return problems
 
 
@@ -45,8 +48,11 @@ def read_lines(path: Path) -> list[str]:
 
 def env_file_pins(path: Path) -> dict[str, str]:
     """The pip pins of a conda env file."""
-    pip_sections = [d["pip"] for d in yaml.safe_load(path.read_text(encoding="utf-8"))["dependencies"]
-                    if isinstance(d, dict)]
+    pip_sections = [
+        d["pip"]
+        for d in yaml.safe_load(path.read_text(encoding="utf-8"))["dependencies"]
+        if isinstance(d, dict)
+    ]
     return parse_pins([line.strip() for section in pip_sections for line in section])
 
 
@@ -71,9 +77,13 @@ def rules():
     from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings, StorageSettings
 
     with SnakemakeApi(OutputSettings()) as api:
-        workflow = api.workflow(resource_settings=ResourceSettings(), storage_settings=StorageSettings(),
-                                config_settings=ConfigSettings(config={"generation": {"shards": 2}}),
-                                snakefile=REPO / "workflow/Snakefile", workdir=REPO)
+        workflow = api.workflow(
+            resource_settings=ResourceSettings(),
+            storage_settings=StorageSettings(),
+            config_settings=ConfigSettings(config={"generation": {"shards": 2}}),
+            snakefile=REPO / "workflow/Snakefile",
+            workdir=REPO,
+        )
         return list(workflow._workflow.rules)
 
 
@@ -86,11 +96,14 @@ def test_every_rule_that_runs_code_has_an_env_file(rules):
     runs_code = [rule for rule in rules if not rule.norun]  # norun: a target rule, only inputs
     assert {"generate_icl", "concat_shards", "table"} <= {rule.name for rule in runs_code}
     for rule in runs_code:
-        assert rule.script or rule.shellcmd or rule.notebook or rule.wrapper, \
+        assert rule.script or rule.shellcmd or rule.notebook or rule.wrapper, (
             f"rule {rule.name}: a run: block cannot use a conda env; move the code into a script"
+        )
         assert rule.conda_env, f"rule {rule.name} has no conda: directive"
         path = env_path(rule)
-        assert path.parent == ENVS and path.is_file(), f"rule {rule.name}: {path} is not a file in workflow/envs/"
+        assert path.parent == ENVS and path.is_file(), (
+            f"rule {rule.name}: {path} is not a file in workflow/envs/"
+        )
 
 
 def test_every_env_file_is_used(rules):
@@ -121,37 +134,60 @@ def conda_envs_tool():
 def test_env_files_are_current():
     """Each env file is what tools/conda_envs.py writes from pyproject.toml and constraints.txt."""
     for path, text in conda_envs_tool().environments().items():
-        assert path.read_text(encoding="utf-8") == text, f"{path.name} is not current: run python tools/conda_envs.py"
+        assert path.read_text(encoding="utf-8") == text, (
+            f"{path.name} is not current: run python tools/conda_envs.py"
+        )
 
 
 def test_an_env_holds_its_extra_pinned_by_the_lock():
     tool = conda_envs_tool()
     project = {"dependencies": ["pandas>=2.2"], "optional-dependencies": {"x": ["Torch>=2.4", "rouge-score"]}}
-    text = tool.environment("x", "a header", project, tool.lock_pins("torch==2.13.0\nrouge_score==0.1.2\npandas==3.1.1"))
+    text = tool.environment(
+        "x", "a header", project, tool.lock_pins("torch==2.13.0\nrouge_score==0.1.2\npandas==3.1.1")
+    )
     assert parse_pins([line.strip(" -") for line in text.splitlines()]) == {
-        "pandas": "3.1.1", "torch": "2.13.0", "rouge-score": "0.1.2"}
+        "pandas": "3.1.1",
+        "torch": "2.13.0",
+        "rouge-score": "0.1.2",
+    }
     with pytest.raises(SystemExit, match="pins none of"):
         tool.environment("x", "a header", project, tool.lock_pins("torch==2.13.0"))
 
 
 def test_the_lock_pins_every_declared_dependency_and_requirements_pin_nothing(references):
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    declared = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values() for r in extra)]
-    names = {normalise(re.match(r"[A-Za-z0-9._-]+", requirement).group(0)) for requirement in declared} - {"plainsight"}
+    declared = [
+        *project["dependencies"],
+        *(r for extra in project["optional-dependencies"].values() for r in extra),
+    ]
+    names = {normalise(re.match(r"[A-Za-z0-9._-]+", requirement).group(0)) for requirement in declared} - {
+        "plainsight"
+    }
     assert names - set(references["constraints.txt"]) == set()
-    assert {"accelerate", "nltk", "scikit-learn"} <= names and "faiss-cpu" not in names  # mauve-text brings faiss
+    assert {
+        "accelerate",
+        "nltk",
+        "scikit-learn",
+    } <= names and "faiss-cpu" not in names  # mauve-text brings faiss
     for requirements in ("requirements.txt", "requirements-dev.txt"):
-        assert parse_pins(read_lines(REPO / requirements)) == {}, f"{requirements} pins a version: the lock does"
+        assert parse_pins(read_lines(REPO / requirements)) == {}, (
+            f"{requirements} pins a version: the lock does"
+        )
 
 
 def test_pin_mismatches_finds_a_version_changed_in_one_place():
-    references = {"requirements.txt": parse_pins(["torch==2.13.0", "PyYAML==6.0.3", "# a comment"]),
-                  "constraints.txt": parse_pins(["torch==2.13.0", "pyyaml==6.0.3", "rouge_score==0.1.2"])}
+    references = {
+        "requirements.txt": parse_pins(["torch==2.13.0", "PyYAML==6.0.3", "# a comment"]),
+        "constraints.txt": parse_pins(["torch==2.13.0", "pyyaml==6.0.3", "rouge_score==0.1.2"]),
+    }
     env = parse_pins(["Torch==2.13.0", "pyyaml==6.0.3", "rouge-score==0.1.2"])
     assert pin_mismatches(env, references) == []  # names compare as pip does
     assert pin_mismatches({**env, "torch": "2.12.0"}, references) == [
-        "torch==2.12.0, but requirements.txt pins 2.13.0", "torch==2.12.0, but constraints.txt pins 2.13.0"]
+        "torch==2.12.0, but requirements.txt pins 2.13.0",
+        "torch==2.12.0, but constraints.txt pins 2.13.0",
+    ]
     references["constraints.txt"]["torch"] = "2.14.0"  # changed in the lock only
     assert pin_mismatches(env, references) == ["torch==2.13.0, but constraints.txt pins 2.14.0"]
     assert pin_mismatches({"faker": "1.0"}, references) == [
-        "faker==1.0 is pinned in none of ['constraints.txt', 'requirements.txt']"]
+        "faker==1.0 is pinned in none of ['constraints.txt', 'requirements.txt']"
+    ]

@@ -8,37 +8,74 @@ from datetime import datetime
 import pandas as pd
 import pytest
 import yaml
-from conftest import FICTIONAL_POOLS, TAB_SAMPLE
 
+from conftest import FICTIONAL_POOLS, TAB_SAMPLE
 from plainsight.codes.control import build_entities, codes_table, records_to_entities, type_counts
-from plainsight.codes.fictional import (FictionalPools, RealValues, fictional_codes_table, fictional_entities,
-                                        pool_drawer)
+from plainsight.codes.fictional import (
+    FictionalPools,
+    RealValues,
+    fictional_codes_table,
+    fictional_entities,
+    pool_drawer,
+)
 from plainsight.rng import stable_rng
 
 POOL_DATA = yaml.safe_load(FICTIONAL_POOLS.read_text(encoding="utf-8"))
 MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 PERSON_RE = re.compile(
-    rf"^(Mr|Ms|Dr|Prof) ({'|'.join(POOL_DATA['PERSON']['first_names'])}) ({'|'.join(POOL_DATA['PERSON']['last_names'])})$")
+    rf"^(Mr|Ms|Dr|Prof) ({'|'.join(POOL_DATA['PERSON']['first_names'])}) ({'|'.join(POOL_DATA['PERSON']['last_names'])})$"
+)
 FORMATS = {
     "CODE": re.compile(r"^[A-Z0-9]{5}/[A-Z0-9]{2}$"),
     "PERSON": PERSON_RE,
     "DATETIME": re.compile(rf"^\d{{2}} ({MONTHS}) (199\d|20[01]\d|202[0-4])$"),
     "QUANTITY": re.compile(r"^(\d+%|\$\d{1,3}(,\d{3})*)$"),
 }
-LOC_POOL = {v for key in ("cities", "countries", "addresses", "infrastructure") for v in POOL_DATA["LOC"][key]}
+LOC_POOL = {
+    v for key in ("cities", "countries", "addresses", "infrastructure") for v in POOL_DATA["LOC"][key]
+}
 ORG_POOL = set(POOL_DATA["ORG"])
 
 # Real values per segment: (doc_id, segment, split, [(type, value), ...]).
 REAL_SEGMENTS = [
-    ("d1", 0, "train", [("PERSON", "Mr Cengiz Polat"), ("PERSON", "Mr E. Kanar"), ("CODE", "40593/04"),
-                        ("LOC", "Istanbul"), ("DATETIME", "15 October 2004"), ("DATETIME", "6 November 2006"),
-                        ("MISC", "his brother")]),
-    ("d1", 1, "train", [("ORG", "Istanbul State Security Court"), ("ORG", "Court of Cassation"),
-                        ("DEM", "Turkish"), ("QUANTITY", "EUR 3,000"), ("QUANTITY", "10%")]),
+    (
+        "d1",
+        0,
+        "train",
+        [
+            ("PERSON", "Mr Cengiz Polat"),
+            ("PERSON", "Mr E. Kanar"),
+            ("CODE", "40593/04"),
+            ("LOC", "Istanbul"),
+            ("DATETIME", "15 October 2004"),
+            ("DATETIME", "6 November 2006"),
+            ("MISC", "his brother"),
+        ],
+    ),
+    (
+        "d1",
+        1,
+        "train",
+        [
+            ("ORG", "Istanbul State Security Court"),
+            ("ORG", "Court of Cassation"),
+            ("DEM", "Turkish"),
+            ("QUANTITY", "EUR 3,000"),
+            ("QUANTITY", "10%"),
+        ],
+    ),
     ("d2", 0, "dev", []),
     ("d2", 1, "dev", [("MISC", "the incident")]),
-    ("d3", 0, "test", [(t, f"{t} value {n}") for t in ("PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY")
-                       for n in range(4)]),
+    (
+        "d3",
+        0,
+        "test",
+        [
+            (t, f"{t} value {n}")
+            for t in ("PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY")
+            for n in range(4)
+        ],
+    ),
 ]
 
 
@@ -50,9 +87,13 @@ def pools() -> FictionalPools:
 def real_codes(segments=REAL_SEGMENTS) -> pd.DataFrame:
     docs = pd.DataFrame([{"doc_id": d, "segment": s, "split": split} for d, s, split, _ in segments])
     detected = pd.DataFrame(
-        [{"doc_id": d, "segment": s, "start": n, "text": v, "entity_type": t}
-         for d, s, _, pairs in segments for n, (t, v) in enumerate(pairs)],
-        columns=["doc_id", "segment", "start", "text", "entity_type"])
+        [
+            {"doc_id": d, "segment": s, "start": n, "text": v, "entity_type": t}
+            for d, s, _, pairs in segments
+            for n, (t, v) in enumerate(pairs)
+        ],
+        columns=["doc_id", "segment", "start", "text", "entity_type"],
+    )
     return codes_table(docs, detected)
 
 
@@ -64,7 +105,10 @@ def test_table_columns_and_rows(pools):
     real = real_codes()
     fake = fictional_codes_table(real, pool_drawer(pools), seed=7)
     assert list(fake.columns) == ["doc_id", "segment", "split", "seed", "code", "entities"]
-    assert fake[["doc_id", "segment", "split"]].values.tolist() == real[["doc_id", "segment", "split"]].values.tolist()
+    assert (
+        fake[["doc_id", "segment", "split"]].values.tolist()
+        == real[["doc_id", "segment", "split"]].values.tolist()
+    )
     assert set(fake["seed"]) == {7}
 
 
@@ -93,7 +137,15 @@ def test_segment_with_only_misc_gets_an_empty_code(pools):
 def test_code_text_lists_types_in_fixed_order(pools):
     fake = fictional_codes_table(real_codes(), pool_drawer(pools), seed=7)
     lines = fake["code"].tolist()[4].split("\n")
-    assert [line.split(": ")[0] for line in lines] == ["PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY"]
+    assert [line.split(": ")[0] for line in lines] == [
+        "PERSON",
+        "CODE",
+        "LOC",
+        "ORG",
+        "DEM",
+        "DATETIME",
+        "QUANTITY",
+    ]
     assert fake["code"].tolist()[1].startswith("ORG: ")
 
 
@@ -113,8 +165,10 @@ def test_values_are_distinct_within_a_code(pools):
 
 def test_same_seed_gives_equal_tables(pools):
     real = real_codes()
-    pd.testing.assert_frame_equal(fictional_codes_table(real, pool_drawer(pools), seed=11),
-                                  fictional_codes_table(real, pool_drawer(pools), seed=11))
+    pd.testing.assert_frame_equal(
+        fictional_codes_table(real, pool_drawer(pools), seed=11),
+        fictional_codes_table(real, pool_drawer(pools), seed=11),
+    )
 
 
 def test_different_seeds_give_different_codes(pools):
@@ -140,10 +194,11 @@ def test_stable_rng_depends_only_on_its_key():
 
 # --- value formats ------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def many_values(pools) -> dict[str, list[str]]:
     """Values of every type drawn for 60 segments of 5 values each."""
-    counts = {t: 5 for t in ("PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY", "MISC")}
+    counts = dict.fromkeys(("PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY", "MISC"), 5)
     values: dict[str, list[str]] = {}
     for n in range(60):
         for entity_type, value in fictional_entities(counts, pools, stable_rng(0, "doc", n)):
@@ -153,8 +208,7 @@ def many_values(pools) -> dict[str, list[str]]:
 
 def test_misc_is_never_generated(many_values):
     assert "MISC" not in many_values
-    assert {t: len(v) for t, v in many_values.items()} == {
-        t: 300 for t in ("PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY")}
+    assert {t: len(v) for t, v in many_values.items()} == dict.fromkeys(("PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY"), 300)
 
 
 @pytest.mark.parametrize("entity_type", sorted(FORMATS))
@@ -212,18 +266,22 @@ def test_real_code_from_build_entities_feeds_fictional_counts(pools):
 
 # --- fictional values never look like real ones -----------------------------------------------
 
+
 def drawn_values(pools: FictionalPools, entity_type: str, draws: int = 400) -> list[str]:
-    return [v for n in range(draws // 5) for _, v in fictional_entities({entity_type: 5}, pools, stable_rng(9, n))]
+    return [
+        v for n in range(draws // 5) for _, v in fictional_entities({entity_type: 5}, pools, stable_rng(9, n))
+    ]
 
 
 def test_pool_entries_that_look_like_real_values_are_left_out(pools):
-    real = RealValues(["Germany", "the Kennedy Foundation", "Mr Aldo Hayek", "Stanford"],
-                      person_values=["Mr Aldo Hayek"])
+    real = RealValues(
+        ["Germany", "the Kennedy Foundation", "Mr Aldo Hayek", "Stanford"], person_values=["Mr Aldo Hayek"]
+    )
     filtered = pools.excluding(real)
-    assert "Germany" not in filtered.pools["LOC"]["countries"]            # a real value
-    assert "Hayes" not in filtered.pools["PERSON"]["last_names"]         # a near variant of a real name word
-    assert "Stanford University" not in filtered.pools["ORG"]            # holds a real value
-    assert "Kennedy" in filtered.pools["PERSON"]["last_names"]           # an ORG's word is no name word
+    assert "Germany" not in filtered.pools["LOC"]["countries"]  # a real value
+    assert "Hayes" not in filtered.pools["PERSON"]["last_names"]  # a near variant of a real name word
+    assert "Stanford University" not in filtered.pools["ORG"]  # holds a real value
+    assert "Kennedy" in filtered.pools["PERSON"]["last_names"]  # an ORG's word is no name word
     assert filtered.pools["LOC"]["cities"] == pools.pools["LOC"]["cities"]  # untouched lists keep their order
     assert not {"Germany"} & set(drawn_values(filtered, "LOC"))
 
@@ -242,14 +300,19 @@ def test_drawn_values_that_hold_a_real_value_are_drawn_again(pools):
 def test_pools_that_lose_nothing_draw_what_they_drew_before(pools):
     real = real_codes()
     filtered = pools.excluding(RealValues(["Mr Zebulon Quaxley"], ["Mr Zebulon Quaxley"]))
-    pd.testing.assert_frame_equal(fictional_codes_table(real, pool_drawer(filtered), seed=4),
-                                  fictional_codes_table(real, pool_drawer(pools), seed=4))
+    pd.testing.assert_frame_equal(
+        fictional_codes_table(real, pool_drawer(filtered), seed=4),
+        fictional_codes_table(real, pool_drawer(pools), seed=4),
+    )
 
 
-@pytest.mark.parametrize("real_names, titled", [
-    (["Mr Cengiz Polat", "Mrs Satike Dikici", "Ercan Dikici"], True),  # TAB's style: most names titled
-    (["Dean Smith", "Garry Porter", "Mr. Barnett"], False),            # one in three titled
-])
+@pytest.mark.parametrize(
+    "real_names, titled",
+    [
+        (["Mr Cengiz Polat", "Mrs Satike Dikici", "Ercan Dikici"], True),  # TAB's style: most names titled
+        (["Dean Smith", "Garry Porter", "Mr. Barnett"], False),  # one in three titled
+    ],
+)
 def test_fictional_names_carry_a_title_when_most_real_names_do(pools, real_names, titled):
     from plainsight.codes.fictional import titled_share
 
@@ -271,11 +334,10 @@ def test_a_pool_emptied_by_real_values_is_an_error_naming_it(pools, tmp_path):
 def test_no_fictional_value_of_the_real_tab_sample_is_a_real_value(pools):
     if not TAB_SAMPLE.exists():
         pytest.skip(f"TAB sample not found at {TAB_SAMPLE}")
-    from test_tab import ingest
-
     from plainsight.codes.control import select_spans
     from plainsight.codes.fictional import corpus_real_values
     from plainsight.matching import NearMatcher, name_words
+    from test_tab import ingest
 
     docs, spans = ingest([TAB_SAMPLE])
     private = select_spans(spans, "both")
@@ -288,7 +350,11 @@ def test_no_fictional_value_of_the_real_tab_sample_is_a_real_value(pools):
     for seed in range(1, 30):
         before = fictional_codes_table(codes, pool_drawer(pools), seed)
         after = fictional_codes_table(codes, pool_drawer(filtered), seed)
-        leaks_before += sum(bool(detector.found(v)) for r in before["entities"] for _, v in records_to_entities(r))
-        leaks_after += sum(bool(detector.found(v)) for r in after["entities"] for _, v in records_to_entities(r))
+        leaks_before += sum(
+            bool(detector.found(v)) for r in before["entities"] for _, v in records_to_entities(r)
+        )
+        leaks_after += sum(
+            bool(detector.found(v)) for r in after["entities"] for _, v in records_to_entities(r)
+        )
     assert leaks_before > 0  # real TAB dates do coincide with unfiltered fictional ones
     assert leaks_after == 0

@@ -6,17 +6,26 @@ from dataclasses import replace
 
 import pandas as pd
 import pytest
-from conftest import PLACEHOLDER_TYPES, RESOURCES
 
+from conftest import PLACEHOLDER_TYPES, RESOURCES
 from plainsight.codes.control import codes_table, select_spans
 from plainsight.data.ingest import ingest_dataset
 from plainsight.data.segments import mauve_targets
 from plainsight.generation.corpus import CORPUS_COLUMNS
 from plainsight.generation.jobs import GenerateJob, generate_texts
 
-GENERATION = {"max_new_tokens": 4, "temperature": 1.0, "top_p": 0.9, "batch_size": 2, "group_size": 1,
-              "context_documents": 2, "max_prompt_tokens": 512, "max_regenerations": 1, "blocking": "values",
-              "generations_per_segment": 1}
+GENERATION = {
+    "max_new_tokens": 4,
+    "temperature": 1.0,
+    "top_p": 0.9,
+    "batch_size": 2,
+    "group_size": 1,
+    "context_documents": 2,
+    "max_prompt_tokens": 512,
+    "max_regenerations": 1,
+    "blocking": "values",
+    "generations_per_segment": 1,
+}
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +33,9 @@ def demo_files(tmp_path_factory) -> dict[str, str]:
     """docs, spans and codes of the demo TAB corpus (direct identifiers), as the workflow writes them."""
     out = tmp_path_factory.mktemp("demo_tab")
     paths = [RESOURCES / "demo/tab" / f"echr_{split}.json" for split in ("train", "dev", "test")]
-    docs, spans = ingest_dataset(paths, {"format": "tab", "segments": [[1, 6], [6, 12]]}, "error", PLACEHOLDER_TYPES)
+    docs, spans = ingest_dataset(
+        paths, {"format": "tab", "segments": [[1, 6], [6, 12]]}, "error", PLACEHOLDER_TYPES
+    )
     frames = {"docs": docs, "spans": spans, "codes": codes_table(docs, select_spans(spans, "direct"))}
     for name, frame in frames.items():
         frame.to_parquet(out / f"{name}.parquet")
@@ -32,9 +43,19 @@ def demo_files(tmp_path_factory) -> dict[str, str]:
 
 
 def job(demo_files, tiny_model_dir, purpose: str, **fields) -> GenerateJob:
-    return GenerateJob("icl", 1, purpose, demo_files["codes"], str(tiny_model_dir),
-                       {"device": "cpu", "dtype": "float32"}, GENERATION, docs=demo_files["docs"],
-                       spans=demo_files["spans"], pools=str(RESOURCES / "fictional_pools.yaml"), **fields)
+    return GenerateJob(
+        "icl",
+        1,
+        purpose,
+        demo_files["codes"],
+        str(tiny_model_dir),
+        {"device": "cpu", "dtype": "float32"},
+        GENERATION,
+        docs=demo_files["docs"],
+        spans=demo_files["spans"],
+        pools=str(RESOURCES / "fictional_pools.yaml"),
+        **fields,
+    )
 
 
 def test_mauve_texts_are_written_for_the_sampled_test_segments(demo_files, tiny_model_dir):

@@ -12,8 +12,8 @@ from dataclasses import replace
 
 import pytest
 import torch
-from conftest import GPU, device
 
+from conftest import GPU, device
 from plainsight.generation.runner import (
     Generator,
     Request,
@@ -113,19 +113,24 @@ def test_a_document_samples_the_same_text_alone_as_in_a_batch(tiny):
     """Each document draws from its own generator over its own nucleus: batching changes nothing."""
     model, tokenizer = tiny
     requests = [Request(p) for p in PROMPTS]
-    alone = [Generator(model, tokenizer, replace(SETTINGS, batch_size=1)).run([r], seed=4, ids=[n])[0].text
-             for n, r in enumerate(requests)]
+    alone = [
+        Generator(model, tokenizer, replace(SETTINGS, batch_size=1)).run([r], seed=4, ids=[n])[0].text
+        for n, r in enumerate(requests)
+    ]
     together = Generator(model, tokenizer, SETTINGS).run(requests, seed=4)
     assert [r.text for r in together] == alone
     assert len(set(alone)) == len(alone)
 
 
-@pytest.mark.parametrize("placement", [
-    pytest.param(("cpu", torch.float32), id="cpu-float32"),
-    pytest.param(("cpu", torch.bfloat16), id="cpu-bfloat16"),
-    pytest.param(("cuda", torch.float32), id="cuda-float32", marks=GPU),
-    pytest.param(("cuda", torch.bfloat16), id="cuda-bfloat16", marks=GPU),
-])
+@pytest.mark.parametrize(
+    "placement",
+    [
+        pytest.param(("cpu", torch.float32), id="cpu-float32"),
+        pytest.param(("cpu", torch.bfloat16), id="cpu-bfloat16"),
+        pytest.param(("cuda", torch.float32), id="cuda-float32", marks=GPU),
+        pytest.param(("cuda", torch.bfloat16), id="cuda-bfloat16", marks=GPU),
+    ],
+)
 def test_slots_stay_full_across_group_boundaries(tiny_model_dir, placement, monkeypatch):
     """Groups of 2 prompts, 3 slots: a freed slot takes the next prompt whichever group it is in, so the
     batch holds 3 rows at every step until the queue runs empty. Each document draws one block of random
@@ -134,8 +139,11 @@ def test_slots_stay_full_across_group_boundaries(tiny_model_dir, placement, monk
     model, tokenizer = load_model(tiny_model_dir, device(name), dtype)
     decoders, draws = [], []
     make_decoder, rand = Generator.decoder, torch.rand
-    monkeypatch.setattr(Generator, "decoder", lambda generator, *args: decoders.append(make_decoder(generator, *args))
-                        or decoders[-1])
+    monkeypatch.setattr(
+        Generator,
+        "decoder",
+        lambda generator, *args: decoders.append(make_decoder(generator, *args)) or decoders[-1],
+    )
     monkeypatch.setattr(torch, "rand", lambda *args, **kwargs: draws.append(args) or rand(*args, **kwargs))
     settings = replace(SETTINGS, batch_size=3, group_size=2)
     requests = [Request(p) for p in PROMPTS * 2]
@@ -150,8 +158,10 @@ def test_slots_stay_full_across_group_boundaries(tiny_model_dir, placement, monk
     assert len(draws) == len(requests) < len(occupancy)  # one block per document, none per step
     monkeypatch.setattr(torch, "rand", rand)
     if dtype == torch.float32:  # bfloat16 rounds differently in other batches
-        alone = [Generator(model, tokenizer, replace(settings, batch_size=1)).run([r], seed=4, ids=[n])[0].text
-                 for n, r in enumerate(requests)]
+        alone = [
+            Generator(model, tokenizer, replace(settings, batch_size=1)).run([r], seed=4, ids=[n])[0].text
+            for n, r in enumerate(requests)
+        ]
         assert [r.text for r in together] == alone
 
 
@@ -177,7 +187,9 @@ class ScriptedDecoder:
                     prompt = tokenizer.decode(row.prompt_ids)
                     decoder.calls.append((prompt, row.key.attempt))
                     text = script(row.key.attempt, prompt, row.generator)
-                    row.generated = tokenizer(text, add_special_tokens=False).input_ids + [tokenizer.eos_token_id]
+                    row.generated = tokenizer(text, add_special_tokens=False).input_ids + [
+                        tokenizer.eos_token_id
+                    ]
                     retry = on_finished(row)
                     if retry is not None:
                         queue.appendleft(retry)
@@ -195,8 +207,9 @@ def test_prompts_are_decoded_by_length_in_one_queue_and_results_mapped_back(monk
     assert [r.text for r in results] == [f"echo {p}" for p in prompts]
     lengths = [len(tiny_tokenizer(p, add_special_tokens=False).input_ids) for p in prompts]
     assert [r.prompt_tokens for r in results] == lengths
-    assert [r.new_tokens for r in results] == [len(tiny_tokenizer(f"echo {p}", add_special_tokens=False).input_ids)
-                                              + 1 for p in prompts]  # with the end-of-sequence token
+    assert [r.new_tokens for r in results] == [
+        len(tiny_tokenizer(f"echo {p}", add_special_tokens=False).input_ids) + 1 for p in prompts
+    ]  # with the end-of-sequence token
 
 
 def test_generation_stops_at_the_next_header(tiny_model_dir):
@@ -209,11 +222,17 @@ def test_generation_stops_at_the_next_header(tiny_model_dir):
 
 def test_blocking_is_per_row_and_whole_word(tiny_model_dir):
     """' Polat' and ' Pola'+'t' are strongly preferred; blocked rows write ' Polatli' (another word) instead."""
-    model, tokenizer = biased_model(tiny_model_dir, {"ĠPolat": 20.0, "ĠPola": 19.0, "t": 19.0, "ĠPolatli": 18.0})
+    model, tokenizer = biased_model(
+        tiny_model_dir, {"ĠPolat": 20.0, "ĠPola": 19.0, "t": 19.0, "ĠPolatli": 18.0}
+    )
     settings = SamplingSettings(max_new_tokens=10, temperature=1.0, top_p=0.95, batch_size=2)
     prompt = PROMPTS[0]
-    requests = [Request(prompt, ["Polat"]), Request(prompt), Request(prompt, ["Cengiz Polat", "polat"]),
-                Request(prompt)]
+    requests = [
+        Request(prompt, ["Polat"]),
+        Request(prompt),
+        Request(prompt, ["Cengiz Polat", "polat"]),
+        Request(prompt),
+    ]
     results = Generator(model, tokenizer, settings).run(requests, seed=3)
 
     unblocked = [results[1], results[3]]
@@ -237,8 +256,9 @@ def test_regenerates_only_leaking_rows_in_the_next_free_slot(monkeypatch, tiny_t
         return f"Clean text {prompt} {attempt}."
 
     fake = ScriptedDecoder(script, monkeypatch, tiny_tokenizer)
-    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, max_regenerations=3,
-                                group_size=2)
+    settings = SamplingSettings(
+        max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, max_regenerations=3, group_size=2
+    )
     requests = [Request("a", ["Polat"]), Request("b", ["Cengiz Polat", "Polat"]), Request("c")]
     results = Generator(None, tiny_tokenizer, settings).run(requests, seed=0)
 
@@ -254,7 +274,9 @@ def test_always_leaking_row_is_kept_after_the_last_attempt(monkeypatch, tiny_tok
         return "Mr Polat again." if prompt == "leaky" else "Nothing private."
 
     fake = ScriptedDecoder(script, monkeypatch, tiny_tokenizer)
-    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, max_regenerations=2)
+    settings = SamplingSettings(
+        max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, max_regenerations=2
+    )
     requests = [Request("fine", ["Polat"]), Request("leaky", ["Cengiz Polat", "Polat"])]
     results = Generator(None, tiny_tokenizer, settings).run(requests, seed=0)
 
@@ -267,15 +289,26 @@ def test_always_leaking_row_is_kept_after_the_last_attempt(monkeypatch, tiny_tok
 
 
 def test_near_variants_of_blocked_values_are_regenerated(monkeypatch, tiny_tokenizer):
-    texts = {0: "The applicant, Mr Cengiz Polatt, complained.",   # a variant of a blocked name word
-             1: "The applicant lodged no. 40593/02.",              # one digit of a blocked code
-             2: "Clean text."}
+    texts = {
+        0: "The applicant, Mr Cengiz Polatt, complained.",  # a variant of a blocked name word
+        1: "The applicant lodged no. 40593/02.",  # one digit of a blocked code
+        2: "Clean text.",
+    }
 
-    fake = ScriptedDecoder(lambda attempt, prompt, generator: texts[min(attempt, 2)] if prompt == "a" else
-                           ("The Carer said." if attempt == 0 else "Fine."), monkeypatch, tiny_tokenizer)
-    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, max_regenerations=3)
+    fake = ScriptedDecoder(
+        lambda attempt, prompt, generator: (
+            texts[min(attempt, 2)] if prompt == "a" else ("The Carer said." if attempt == 0 else "Fine.")
+        ),
+        monkeypatch,
+        tiny_tokenizer,
+    )
+    settings = SamplingSettings(
+        max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2, max_regenerations=3
+    )
     requests = [Request("a", ["Cengiz Polat", "Polat", "40593/04"]), Request("b", ["Carter"])]
-    results = Generator(None, tiny_tokenizer, settings, common_words=frozenset({"carer"})).run(requests, seed=0)
+    results = Generator(None, tiny_tokenizer, settings, common_words=frozenset({"carer"})).run(
+        requests, seed=0
+    )
     assert fake.calls == [("a", 0), ("a", 1), ("a", 2), ("b", 0)]  # a retry takes the next free slot
     assert [r.regenerations for r in results] == [2, 0]  # "Carer" is an ordinary word of the corpus
     assert results[0].text == "Clean text."
@@ -313,10 +346,15 @@ def test_shards_split_the_full_run_into_its_own_groups(group_size, shards):
 
 
 def test_document_seed_is_fixed_by_seed_attempt_and_generation():
-    seeds = {document_seed(seed, attempt, generation) for seed in (1, 2) for attempt in (0, 1) for generation in (3, 4)}
+    seeds = {
+        document_seed(seed, attempt, generation)
+        for seed in (1, 2)
+        for attempt in (0, 1)
+        for generation in (3, 4)
+    }
     assert len(seeds) == 8
     assert document_seed(1, 0, 3) == document_seed(1, 0, 3)
-    assert all(0 <= seed < 2 ** 63 for seed in seeds)
+    assert all(0 <= seed < 2**63 for seed in seeds)
 
 
 def shard_results(generator: Generator, requests: list[Request], ids: list[int], shards: int) -> list[Result]:
@@ -347,8 +385,9 @@ def test_shards_regenerate_as_the_full_run(monkeypatch, tiny_tokenizer):
         return "Mr Polat wrote." if draw == 0 else f"Clean {draw}."
 
     ScriptedDecoder(script, monkeypatch, tiny_tokenizer)
-    settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=3, max_regenerations=2,
-                                group_size=3)
+    settings = SamplingSettings(
+        max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=3, max_regenerations=2, group_size=3
+    )
     requests = [Request(f"prompt {'x ' * (n % 4)}{n}", ["Polat"] if n % 2 else []) for n in range(17)]
     ids = list(range(100, 117))
     generator = Generator(None, tiny_tokenizer, settings)
@@ -360,8 +399,10 @@ def test_shards_regenerate_as_the_full_run(monkeypatch, tiny_tokenizer):
 
 # --- the embedded model -------------------------------------------------------------------------
 
-COPY_DOCUMENT = ("### Document\nThe applicant, Mr Cengiz Polat, lodged an application. "
-                 "Mr Cengiz Polat was represented by counsel.\n\n")
+COPY_DOCUMENT = (
+    "### Document\nThe applicant, Mr Cengiz Polat, lodged an application. "
+    "Mr Cengiz Polat was represented by counsel.\n\n"
+)
 COPY_PROMPT = COPY_DOCUMENT * 3 + "### Document\nThe applicant, Mr"
 BLOCKED = ["Cengiz Polat", "Polat", "Cengiz"]
 
@@ -372,14 +413,22 @@ def embedded(embedded_model_dir):
 
 
 def copy_settings(max_regenerations: int) -> SamplingSettings:
-    return SamplingSettings(max_new_tokens=24, temperature=0.7, top_p=0.9, batch_size=2,
-                            max_regenerations=max_regenerations, group_size=4)
+    return SamplingSettings(
+        max_new_tokens=24,
+        temperature=0.7,
+        top_p=0.9,
+        batch_size=2,
+        max_regenerations=max_regenerations,
+        group_size=4,
+    )
 
 
 @pytest.mark.embedded
 def test_embedded_model_copies_the_name_without_blocking(embedded):
     model, tokenizer = embedded
-    results = Generator(model, tokenizer, copy_settings(0)).run([Request(COPY_PROMPT) for _ in range(4)], seed=0)
+    results = Generator(model, tokenizer, copy_settings(0)).run(
+        [Request(COPY_PROMPT) for _ in range(4)], seed=0
+    )
     copied = [r for r in results if "Polat" in leaked_values(r.text, BLOCKED)]
     assert copied, [r.text for r in results]  # the prompt does make the model leak
 
@@ -401,8 +450,12 @@ def test_embedded_processor_alone_blocks_the_name(embedded):
 def test_embedded_blocking_with_regenerations_leaves_no_leak(embedded):
     model, tokenizer = embedded
     near_words = ["Cengiz", "Polat"]
-    requests = [Request(COPY_PROMPT, list(BLOCKED), near_words), Request(COPY_PROMPT),
-                Request(COPY_PROMPT, list(BLOCKED), near_words), Request(COPY_PROMPT)]
+    requests = [
+        Request(COPY_PROMPT, list(BLOCKED), near_words),
+        Request(COPY_PROMPT),
+        Request(COPY_PROMPT, list(BLOCKED), near_words),
+        Request(COPY_PROMPT),
+    ]
     results = Generator(model, tokenizer, copy_settings(3)).run(requests, seed=0)
     for result in (results[0], results[2]):
         assert result.leaked_blocked == []
@@ -418,28 +471,38 @@ def test_embedded_processor_blocks_a_name_with_byte_split_characters(embedded):
     Turkish names are common in the ECHR documents; the processor must still block them.
     """
     model, tokenizer = embedded
-    document = ("### Document\nThe applicant, Mr Mehmet Şahin, lodged an application. "
-                "Mr Mehmet Şahin was represented by counsel.\n\n")
+    document = (
+        "### Document\nThe applicant, Mr Mehmet Şahin, lodged an application. "
+        "Mr Mehmet Şahin was represented by counsel.\n\n"
+    )
     prompt = document * 3 + "### Document\nThe applicant, Mr"
     blocked = ["Mehmet Şahin", "Şahin", "Mehmet"]
     copied = Generator(model, tokenizer, copy_settings(0)).run([Request(prompt) for _ in range(2)], seed=0)
     assert any("Şahin" in leaked_values(r.text, blocked) for r in copied)  # it copies without blocking
-    results = Generator(model, tokenizer, copy_settings(0)).run([Request(prompt, blocked) for _ in range(2)],
-                                                                 seed=0)
+    results = Generator(model, tokenizer, copy_settings(0)).run(
+        [Request(prompt, blocked) for _ in range(2)], seed=0
+    )
     assert [leaked_values(r.text, blocked) for r in results] == [[], []], [r.text for r in results]
 
 
 # Prompts that make the model copy a value: a list repeating a name, a sentence that stops right
 # before a surname, an application number written out again; (type, value) of what each shows.
 COPYING = [
-    ("### Document\nPresent at the hearing: Mr Jonas Brekkestad, Mr Jonas Brekkestad and Mr Jonas Brekkestad."
-     "\n\n### Document\nPresent at the hearing: Mr Jonas", [("PERSON", "Mr Jonas Brekkestad")]),
-    ("### Document\nThe applicant, Ms Ingrid Sørvik-Tveit, was born in Tromsø. Ms Ingrid Sørvik-Tveit "
-     "complained.\n\n### Document\nThe applicant, Ms Ingrid", [("PERSON", "Ms Ingrid Sørvik-Tveit"),
-                                                               ("LOC", "Tromsø")]),
-    ("### Document\nThe case originated in an application (no. 51234/07) lodged with the Court. Application "
-     "no. 51234/07 was communicated.\n\n### Document\nThe case originated in an application (no.",
-     [("CODE", "51234/07")]),
+    (
+        "### Document\nPresent at the hearing: Mr Jonas Brekkestad, Mr Jonas Brekkestad and Mr Jonas Brekkestad."
+        "\n\n### Document\nPresent at the hearing: Mr Jonas",
+        [("PERSON", "Mr Jonas Brekkestad")],
+    ),
+    (
+        "### Document\nThe applicant, Ms Ingrid Sørvik-Tveit, was born in Tromsø. Ms Ingrid Sørvik-Tveit "
+        "complained.\n\n### Document\nThe applicant, Ms Ingrid",
+        [("PERSON", "Ms Ingrid Sørvik-Tveit"), ("LOC", "Tromsø")],
+    ),
+    (
+        "### Document\nThe case originated in an application (no. 51234/07) lodged with the Court. Application "
+        "no. 51234/07 was communicated.\n\n### Document\nThe case originated in an application (no.",
+        [("CODE", "51234/07")],
+    ),
 ]
 
 
@@ -462,16 +525,29 @@ def test_embedded_blocking_of_values_and_parts_stops_exact_partial_and_near_copi
     copied = [copy_leaks(r.text, e) for r, e in zip(unblocked, shown)]
     assert sum(map(bool, copied)) >= 6, [r.text for r in unblocked]  # the prompts do make it copy
     blocking = Blocking("values_and_parts")
-    requests = [Request(p, list(blocking.blocked([e])), list(blocking.near_words([e]))) for p, e in zip(prompts, shown)]
+    requests = [
+        Request(p, list(blocking.blocked([e])), list(blocking.near_words([e])))
+        for p, e in zip(prompts, shown)
+    ]
     results = Generator(model, tokenizer, copy_settings(3)).run(requests, seed=0)
-    assert [copy_leaks(r.text, e) for r, e in zip(results, shown)] == [[]] * len(prompts), [r.text for r in results]
+    assert [copy_leaks(r.text, e) for r, e in zip(results, shown)] == [[]] * len(prompts), [
+        r.text for r in results
+    ]
     assert all(r.new_tokens > 0 for r in results)
 
 
 def test_sampling_settings_from_config_regenerate_only_for_icl_pe():
-    generation = {"max_new_tokens": 64, "temperature": 0.7, "top_p": 0.9, "batch_size": 4, "max_regenerations": 3,
-                  "group_size": 16}
-    assert SamplingSettings.from_config(generation, method("icl_pe")) == SamplingSettings(64, 0.7, 0.9, 4, 3, 16)
+    generation = {
+        "max_new_tokens": 64,
+        "temperature": 0.7,
+        "top_p": 0.9,
+        "batch_size": 4,
+        "max_regenerations": 3,
+        "group_size": 16,
+    }
+    assert SamplingSettings.from_config(generation, method("icl_pe")) == SamplingSettings(
+        64, 0.7, 0.9, 4, 3, 16
+    )
     for name in ("baseline", "icl", "ft", "dpsgd"):
         assert SamplingSettings.from_config(generation, method(name)).max_regenerations == 0
 
@@ -479,16 +555,35 @@ def test_sampling_settings_from_config_regenerate_only_for_icl_pe():
 def test_generation_params_hold_only_what_the_method_reads():
     from plainsight.generation.params import generation_params
 
-    generation = {"generations_per_segment": 4, "context_documents": 3, "max_new_tokens": 64, "temperature": 0.7,
-                  "top_p": 0.9, "batch_size": 4, "group_size": 32, "max_prompt_tokens": 4096,
-                  "max_regenerations": 3, "blocking": "values_and_parts", "threads": 1, "shards": 2}
+    generation = {
+        "generations_per_segment": 4,
+        "context_documents": 3,
+        "max_new_tokens": 64,
+        "temperature": 0.7,
+        "top_p": 0.9,
+        "batch_size": 4,
+        "group_size": 32,
+        "max_prompt_tokens": 4096,
+        "max_regenerations": 3,
+        "blocking": "values_and_parts",
+        "threads": 1,
+        "shards": 2,
+    }
     sampling = {"max_new_tokens": 64, "temperature": 0.7, "top_p": 0.9, "batch_size": 4, "group_size": 32}
     assert generation_params(method("ft_mask"), generation, "corpus") == sampling
     assert generation_params(method("icl"), generation, "corpus") == {
-        **sampling, "context_documents": 3, "max_prompt_tokens": 4096, "generations_per_segment": 4}
+        **sampling,
+        "context_documents": 3,
+        "max_prompt_tokens": 4096,
+        "generations_per_segment": 4,
+    }
     assert generation_params(method("icl_pe.large"), generation, "mauve") == {
-        **sampling, "context_documents": 3, "max_prompt_tokens": 4096, "max_regenerations": 3,
-        "blocking": "values_and_parts"}
+        **sampling,
+        "context_documents": 3,
+        "max_prompt_tokens": 4096,
+        "max_regenerations": 3,
+        "blocking": "values_and_parts",
+    }
 
 
 def test_a_corpus_records_the_device_and_dtype_it_was_decoded_in(tiny_model_dir, caplog):
@@ -497,7 +592,13 @@ def test_a_corpus_records_the_device_and_dtype_it_was_decoded_in(tiny_model_dir,
 
     model, tokenizer = load_model(tiny_model_dir, dtype=torch.bfloat16)
     planned = [PlannedGeneration(n, 0, (), (), (), f"PERSON: Mr Cengiz Polat {n}", (), ()) for n in range(3)]
-    generation = {"max_new_tokens": 6, "temperature": 1.0, "top_p": 0.9, "batch_size": "auto", "group_size": 2}
+    generation = {
+        "max_new_tokens": 6,
+        "temperature": 1.0,
+        "top_p": 0.9,
+        "batch_size": "auto",
+        "group_size": 2,
+    }
     with caplog.at_level("INFO", logger="plainsight.generation"):
         frame = generate_corpus("ft", 1, planned, model, tokenizer, generation)
     assert list(frame.columns) == list(CORPUS_COLUMNS)

@@ -16,22 +16,36 @@ from plainsight.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]
 PLACEHOLDER_TYPES = REPO / "resources/mimic_placeholder_types.yaml"
-LABEL_MAP = {"NAME": {"type": "PERSON", "identifier": "direct"},
-             "CITY": {"type": "LOC", "identifier": "quasi"},
-             "WHEN": {"type": "DATETIME", "identifier": "quasi"}}
+LABEL_MAP = {
+    "NAME": {"type": "PERSON", "identifier": "direct"},
+    "CITY": {"type": "LOC", "identifier": "quasi"},
+    "WHEN": {"type": "DATETIME", "identifier": "quasi"},
+}
 TEXT = "Visit by Anna Berg in Tromso.\n\nAnna Berg moved on 3 May 2001."
-SPANS = [{"start": 9, "end": 18, "label": "NAME"}, {"start": 22, "end": 28, "label": "CITY"},
-         {"start": 31, "end": 40, "label": "NAME"}, {"start": 50, "end": 60, "label": "WHEN"}]
+SPANS = [
+    {"start": 9, "end": 18, "label": "NAME"},
+    {"start": 22, "end": 28, "label": "CITY"},
+    {"start": 31, "end": 40, "label": "NAME"},
+    {"start": 50, "end": 60, "label": "WHEN"},
+]
 
 
 def dataset(path: Path, **extra) -> dict:
-    return {"format": "generic", "source": "path", "path": str(path), "segments": [[1, 1], [2, 2]],
-            "label_map": LABEL_MAP, **extra}
+    return {
+        "format": "generic",
+        "source": "path",
+        "path": str(path),
+        "segments": [[1, 1], [2, 2]],
+        "label_map": LABEL_MAP,
+        **extra,
+    }
 
 
 def records(n: int = 3, **fields) -> list[dict]:
     splits = ["train", "dev", "test"]
-    return [{"doc_id": f"d{i}", "text": TEXT, "split": splits[i % 3], "spans": SPANS, **fields} for i in range(n)]
+    return [
+        {"doc_id": f"d{i}", "text": TEXT, "split": splits[i % 3], "spans": SPANS, **fields} for i in range(n)
+    ]
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
@@ -46,19 +60,36 @@ def ingest(path: Path, on_invalid: str = "error", **extra) -> tuple[pd.DataFrame
 def test_jsonl_spans_become_typed_segment_spans(tmp_path):
     rows = records(label=["housing", "debt"], group="north", unit_id="p1")
     docs, spans = ingest(write_jsonl(tmp_path / "c.jsonl", rows))
-    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id", "labels", "group"]
+    assert list(docs.columns) == [
+        "doc_id",
+        "split",
+        "segment",
+        "text",
+        "annotator",
+        "unit_id",
+        "labels",
+        "group",
+    ]
     first = docs[docs["doc_id"] == "d0"].set_index("segment")
-    assert first.loc[0, "text"] == "Visit by Anna Berg in Tromso." and first.loc[1, "text"] == "Anna Berg moved on 3 May 2001."
+    assert (
+        first.loc[0, "text"] == "Visit by Anna Berg in Tromso."
+        and first.loc[1, "text"] == "Anna Berg moved on 3 May 2001."
+    )
     assert list(first.loc[0, "labels"]) == ["housing", "debt"] and first.loc[0, "group"] == "north"
     assert set(docs["unit_id"]) == {"p1"}
     mine = spans[spans["doc_id"] == "d0"]
-    assert list(zip(mine["segment"], mine["text"], mine["entity_type"], mine["identifier_type"], mine["raw_label"])) == [
-        (0, "Anna Berg", "PERSON", "DIRECT", "NAME"), (0, "Tromso", "LOC", "QUASI", "CITY"),
-        (1, "Anna Berg", "PERSON", "DIRECT", "NAME"), (1, "3 May 2001", "DATETIME", "QUASI", "WHEN")]
+    assert list(
+        zip(mine["segment"], mine["text"], mine["entity_type"], mine["identifier_type"], mine["raw_label"])
+    ) == [
+        (0, "Anna Berg", "PERSON", "DIRECT", "NAME"),
+        (0, "Tromso", "LOC", "QUASI", "CITY"),
+        (1, "Anna Berg", "PERSON", "DIRECT", "NAME"),
+        (1, "3 May 2001", "DATETIME", "QUASI", "WHEN"),
+    ]
     assert mine["entity_id"].nunique() == 3  # the two mentions of Anna Berg are one entity
     for span in spans.itertuples():
         text = docs.set_index(["doc_id", "segment"]).loc[(span.doc_id, span.segment), "text"]
-        assert text[span.start:span.end] == span.text
+        assert text[span.start : span.end] == span.text
 
 
 def test_single_label_and_defaults(tmp_path):
@@ -88,15 +119,19 @@ def test_seeded_split_by_unit_follows_the_fractions():
     fractions = {"train": 0.8, "dev": 0.1, "test": 0.1}
     counts = Counter(seeded_split(f"u{i}", fractions, 0) for i in range(5000))
     assert abs(counts["train"] / 5000 - 0.8) < 0.03 and abs(counts["test"] / 5000 - 0.1) < 0.02
-    assert [seeded_split(f"u{i}", fractions, 0) for i in range(50)] == [seeded_split(f"u{i}", fractions, 0)
-                                                                        for i in range(50)]
-    assert [seeded_split(f"u{i}", fractions, 0) for i in range(50)] != [seeded_split(f"u{i}", fractions, 1)
-                                                                        for i in range(50)]
+    assert [seeded_split(f"u{i}", fractions, 0) for i in range(50)] == [
+        seeded_split(f"u{i}", fractions, 0) for i in range(50)
+    ]
+    assert [seeded_split(f"u{i}", fractions, 0) for i in range(50)] != [
+        seeded_split(f"u{i}", fractions, 1) for i in range(50)
+    ]
 
 
 def test_documents_of_one_unit_share_a_split(tmp_path):
     rows = [{"doc_id": f"d{i}", "unit_id": f"u{i % 40}", "text": TEXT} for i in range(400)]
-    docs, _ = ingest(write_jsonl(tmp_path / "c.jsonl", rows), split_fractions={"train": 0.6, "dev": 0.2, "test": 0.2})
+    docs, _ = ingest(
+        write_jsonl(tmp_path / "c.jsonl", rows), split_fractions={"train": 0.6, "dev": 0.2, "test": 0.2}
+    )
     assert (docs.groupby("unit_id")["split"].nunique() == 1).all()
     assert set(docs["split"]) == {"train", "dev", "test"}
 
@@ -104,7 +139,14 @@ def test_documents_of_one_unit_share_a_split(tmp_path):
 def test_streamed_files_equal_the_tables(tmp_path):
     path = write_jsonl(tmp_path / "c.jsonl", records(n=9))
     docs, spans = ingest(path)
-    write_dataset([path], dataset(path), "error", PLACEHOLDER_TYPES, tmp_path / "docs.parquet", tmp_path / "spans.parquet")
+    write_dataset(
+        [path],
+        dataset(path),
+        "error",
+        PLACEHOLDER_TYPES,
+        tmp_path / "docs.parquet",
+        tmp_path / "spans.parquet",
+    )
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "docs.parquet"), docs)
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "spans.parquet"), spans, check_dtype=False)
 
@@ -123,10 +165,18 @@ BAD_RECORDS = {
     "missing text": ({"text": None}, "line 2 (doc_id d1): field 'text' missing or not a string"),
     "span outside": ({"spans": [bad_span(end=999)]}, "line 2 (doc_id d1): span 9-999 lies outside the text"),
     "negative span": ({"spans": [bad_span(start=-1)]}, "span -1-18 lies outside the text"),
-    "unknown label": ({"spans": [bad_span(label="PET")]}, "span 9-18 has label 'PET', which label_map does not map"),
-    "overlap": ({"spans": [SPANS[0], {"start": 14, "end": 28, "label": "CITY"}]},
-                "spans 9-18 (NAME) and 14-28 (CITY) overlap with different types"),
-    "wrong span text": ({"spans": [bad_span(text="Anna")]}, "span 9-18 gives 'Anna Berg' but its text is 'Anna'"),
+    "unknown label": (
+        {"spans": [bad_span(label="PET")]},
+        "span 9-18 has label 'PET', which label_map does not map",
+    ),
+    "overlap": (
+        {"spans": [SPANS[0], {"start": 14, "end": 28, "label": "CITY"}]},
+        "spans 9-18 (NAME) and 14-28 (CITY) overlap with different types",
+    ),
+    "wrong span text": (
+        {"spans": [bad_span(text="Anna")]},
+        "span 9-18 gives 'Anna Berg' but its text is 'Anna'",
+    ),
     "bad split": ({"split": "validation"}, "split 'validation' is not one of"),
     "bad label": ({"label": {"a": 1}}, "field 'label' is a string or a list of strings"),
 }
@@ -139,8 +189,14 @@ def test_bad_record_is_one_line_naming_file_and_record_and_writes_nothing(tmp_pa
     rows[1] = {key: value for key, value in {**rows[1], **change}.items() if value is not None}
     path = write_jsonl(tmp_path / "c.jsonl", rows)
     with pytest.raises(InputError) as error:
-        write_dataset([path], dataset(path), "error", PLACEHOLDER_TYPES, tmp_path / "docs.parquet",
-                      tmp_path / "spans.parquet")
+        write_dataset(
+            [path],
+            dataset(path),
+            "error",
+            PLACEHOLDER_TYPES,
+            tmp_path / "docs.parquet",
+            tmp_path / "spans.parquet",
+        )
     assert message in str(error.value) and str(path) in str(error.value)
     assert "\n" not in str(error.value)
     assert not list(tmp_path.glob("*.parquet*"))
@@ -167,8 +223,9 @@ def test_duplicate_doc_id_and_empty_split_are_errors(tmp_path):
 
 def test_broken_csv_quote_names_the_record(tmp_path):
     path = tmp_path / "c.csv"
-    path.write_text('doc_id,text,split\nd0,"fine\n\ntext",train\nd1,"never closed,dev\nd2,more,test\n',
-                    encoding="utf-8")
+    path.write_text(
+        'doc_id,text,split\nd0,"fine\n\ntext",train\nd1,"never closed,dev\nd2,more,test\n', encoding="utf-8"
+    )
     with pytest.raises(InputError, match=r"c\.csv: record on line \d+: broken CSV"):
         ingest(path)
     path.write_text('doc_id,text,split\nd0,"closed" then text,train\n', encoding="utf-8")
@@ -191,5 +248,7 @@ def test_known_setting_needs_spans(tmp_path):
     assert not has_spans(plain) and has_spans(annotated)
     check_known_setting({"mine": dataset(plain)}, ["unknown"])
     check_known_setting({"mine": dataset(annotated)}, ["known", "unknown"])
-    with pytest.raises(ValueError, match=r"dataset mine \(.*plain\.jsonl\) has no `spans`.*settings: \[unknown\]"):
+    with pytest.raises(
+        ValueError, match=r"dataset mine \(.*plain\.jsonl\) has no `spans`.*settings: \[unknown\]"
+    ):
         check_known_setting({"mine": dataset(plain)}, ["known", "unknown"])

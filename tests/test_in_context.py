@@ -6,8 +6,8 @@ import re
 
 import pandas as pd
 import pytest
-from conftest import FICTIONAL_POOLS, RESOURCES
 
+from conftest import FICTIONAL_POOLS, RESOURCES
 from plainsight.codes.control import build_entities, entities_to_records, format_code, records_to_entities
 from plainsight.codes.fictional import Drawer, FictionalPools, pool_drawer
 from plainsight.methods.in_context import Blocking, context_pool, fictional_target, plan, target_template
@@ -15,7 +15,12 @@ from plainsight.methods.in_context import Blocking, context_pool, fictional_targ
 # (doc_id, segment, split, entities); doc "d4" has no identifiers, "x1" is a test document.
 SEGMENTS = [
     ("d1", 0, "train", [("PERSON", "Cengiz Polat"), ("LOC", "Ankara"), ("MISC", "Kurdish")]),
-    ("d2", 0, "train", [("PERSON", "Henrik Hasslund"), ("PERSON", "Nina Holst"), ("ORG", "Ministry of Justice")]),
+    (
+        "d2",
+        0,
+        "train",
+        [("PERSON", "Henrik Hasslund"), ("PERSON", "Nina Holst"), ("ORG", "Ministry of Justice")],
+    ),
     ("d3", 0, "train", [("PERSON", "Maria Novak"), ("DATETIME", "3 May 2001")]),
     ("d4", 0, "train", []),
     ("x1", 0, "test", [("PERSON", "Olga Petrov")]),
@@ -32,9 +37,19 @@ def draw() -> Drawer:
 
 @pytest.fixture(scope="module")
 def spans_frame() -> pd.DataFrame:
-    return pd.DataFrame([{"doc_id": doc_id, "segment": segment, "text": value, "entity_type": entity_type,
-                          "identifier_type": "DIRECT"}
-                         for doc_id, segment, _, pairs in SEGMENTS for entity_type, value in pairs])
+    return pd.DataFrame(
+        [
+            {
+                "doc_id": doc_id,
+                "segment": segment,
+                "text": value,
+                "entity_type": entity_type,
+                "identifier_type": "DIRECT",
+            }
+            for doc_id, segment, _, pairs in SEGMENTS
+            for entity_type, value in pairs
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -63,8 +78,10 @@ def test_context_pool_prefers_training_segments_with_codes(codes):
 
 
 def test_methods_share_contexts_generation_by_generation(codes, texts, draw):
-    plans = {method: plan(method, codes, texts, draw, seed=1, generations_per_segment=4)
-             for method in ("baseline", "icl", "icl_pe")}
+    plans = {
+        method: plan(method, codes, texts, draw, seed=1, generations_per_segment=4)
+        for method in ("baseline", "icl", "icl_pe")
+    }
     keys = {method: [p.context_keys for p in planned] for method, planned in plans.items()}
     assert keys["baseline"] == keys["icl"] == keys["icl_pe"]
     assert [p.generation_id for p in plans["icl"]] == list(range(8))
@@ -82,7 +99,9 @@ def test_baseline_shows_documents_without_codes(codes, texts, draw):
         assert [e.code for e in planned.examples] == [None, None, None]
         assert [e.text for e in planned.examples] == [texts[key] for key in planned.context_keys]
         # the real codes are still recorded: the privacy metrics need them
-        assert planned.context_codes == tuple(format_code(entities_of(codes)[k]) for k in planned.context_keys)
+        assert planned.context_codes == tuple(
+            format_code(entities_of(codes)[k]) for k in planned.context_keys
+        )
 
 
 def test_icl_shows_real_codes_and_a_fictional_code_of_the_same_types(codes, texts, draw):
@@ -103,26 +122,55 @@ def test_icl_pe_blocks_every_context_value(codes, texts, draw):
         expected = [v for key in planned.context_keys for _, v in real[key]]
         assert list(planned.blocked_values) == expected
     planned = plan("icl_pe", codes, texts, draw, seed=3, generations_per_segment=1)[0]
-    assert set(planned.blocked_values) == {"Cengiz Polat", "Ankara", "Kurdish", "Henrik Hasslund", "Nina Holst",
-                                           "Ministry of Justice", "Maria Novak", "3 May 2001"}
+    assert set(planned.blocked_values) == {
+        "Cengiz Polat",
+        "Ankara",
+        "Kurdish",
+        "Henrik Hasslund",
+        "Nina Holst",
+        "Ministry of Justice",
+        "Maria Novak",
+        "3 May 2001",
+    }
 
 
 def test_icl_pe_blocks_name_words_and_distinctive_place_and_organisation_words(codes, texts, draw):
     blocking = Blocking("values_and_parts", common_words=frozenset({"ministry", "of", "justice"}))
     planned = plan("icl_pe", codes, texts, draw, seed=3, generations_per_segment=1, blocking=blocking)[0]
     assert set(planned.blocked_values) == {
-        "Cengiz Polat", "Ankara", "Kurdish", "Henrik Hasslund", "Nina Holst", "Ministry of Justice", "Maria Novak",
+        "Cengiz Polat",
+        "Ankara",
+        "Kurdish",
+        "Henrik Hasslund",
+        "Nina Holst",
+        "Ministry of Justice",
+        "Maria Novak",
         "3 May 2001",
         # a person's name words; a place's word; no word of the ministry: the corpus uses them all
-        "Cengiz", "Polat", "Henrik", "Hasslund", "Nina", "Holst", "Maria", "Novak"}
+        "Cengiz",
+        "Polat",
+        "Henrik",
+        "Hasslund",
+        "Nina",
+        "Holst",
+        "Maria",
+        "Novak",
+    }
     assert "Ankara" in planned.blocked_values and planned.blocked_values.count("Ankara") == 1
-    assert plan("icl", codes, texts, draw, seed=3, generations_per_segment=1, blocking=blocking)[0].blocked_values == ()
+    assert (
+        plan("icl", codes, texts, draw, seed=3, generations_per_segment=1, blocking=blocking)[
+            0
+        ].blocked_values
+        == ()
+    )
 
 
 def test_blocking_for_a_corpus_learns_its_ordinary_words(codes):
-    texts = {("d1", 0): "The Ministry ruled in Ankara. Cengiz Polat appealed.",
-             ("d2", 0): "The Ministry of Justice, the Ministry and Henrik Hasslund.",
-             ("d3", 0): "The court heard Maria Novak on 3 May 2001."}
+    texts = {
+        ("d1", 0): "The Ministry ruled in Ankara. Cengiz Polat appealed.",
+        ("d2", 0): "The Ministry of Justice, the Ministry and Henrik Hasslund.",
+        ("d3", 0): "The court heard Maria Novak on 3 May 2001.",
+    }
     blocking = Blocking.for_corpus("values_and_parts", codes, texts)
     assert {"the", "ministry"} <= blocking.common_words  # outside private values in d1 and d2
     assert "ankara" not in blocking.common_words and "polat" not in blocking.common_words
@@ -134,18 +182,22 @@ def test_blocking_for_a_corpus_learns_its_ordinary_words(codes):
 
 
 def test_fictional_target_counts_are_rounded_means_per_type(draw):
-    contexts = [build_entities([("PERSON", "A B"), ("PERSON", "C D"), ("LOC", "Oslo")]),
-                build_entities([("PERSON", "E F"), ("MISC", "x")]),
-                build_entities([("PERSON", "G H"), ("PERSON", "I J"), ("PERSON", "K L")])]
+    contexts = [
+        build_entities([("PERSON", "A B"), ("PERSON", "C D"), ("LOC", "Oslo")]),
+        build_entities([("PERSON", "E F"), ("MISC", "x")]),
+        build_entities([("PERSON", "G H"), ("PERSON", "I J"), ("PERSON", "K L")]),
+    ]
     target = fictional_target(contexts, draw, seed=("t", 1))
     counts = {t: sum(1 for e, _ in target if e == t) for t in {e for e, _ in target}}
     assert counts == {"PERSON": 2, "LOC": 1}  # mean(2, 1, 3) = 2; LOC mean over the one code with it; no MISC
 
 
 def test_target_template_takes_values_in_turn_from_the_contexts():
-    contexts = [build_entities([("PERSON", "A B"), ("PERSON", "C D"), ("LOC", "Oslo")]),
-                build_entities([("PERSON", "E F"), ("MISC", "x")]),
-                build_entities([("PERSON", "G H"), ("PERSON", "I J"), ("PERSON", "K L")])]
+    contexts = [
+        build_entities([("PERSON", "A B"), ("PERSON", "C D"), ("LOC", "Oslo")]),
+        build_entities([("PERSON", "E F"), ("MISC", "x")]),
+        build_entities([("PERSON", "G H"), ("PERSON", "I J"), ("PERSON", "K L")]),
+    ]
     # PERSON: 2 values, the first of each context in turn; LOC: the one; MISC left out
     assert target_template(contexts) == [("PERSON", "A B"), ("PERSON", "E F"), ("LOC", "Oslo")]
 
@@ -157,8 +209,11 @@ def test_format_preserving_targets_take_the_shape_of_the_context_values(codes, t
     lists = RESOURCES / "surrogate_lists.yaml"
     draw = fictional_drawer(codes, spans_frame, FICTIONAL_POOLS, "format_preserving", lists)
     real = RealValues(spans_frame["text"], spans_frame.loc[spans_frame["entity_type"] == "PERSON", "text"])
-    drawn = [pair for planned in plan("icl", codes, texts, draw, seed=4, generations_per_segment=6)
-             for pair in planned.target_entities]
+    drawn = [
+        pair
+        for planned in plan("icl", codes, texts, draw, seed=4, generations_per_segment=6)
+        for pair in planned.target_entities
+    ]
     assert {"CODE", "DATETIME", "PERSON"} <= {entity_type for entity_type, _ in drawn}
     for entity_type, value in drawn:
         assert not real.looks_real(value)

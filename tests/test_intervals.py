@@ -16,7 +16,7 @@ def test_wilson_interval_hand_computed():
     low, high = wilson_interval(5, 24)
     assert (low, high) == pytest.approx((0.0924, 0.4047), abs=1e-4)
     # no event: the lower bound is 0, the upper 3.84 / (24 + 3.84)
-    assert wilson_interval(0, 24) == pytest.approx((0.0, 1.959963984540054 ** 2 / (24 + 1.959963984540054 ** 2)))
+    assert wilson_interval(0, 24) == pytest.approx((0.0, 1.959963984540054**2 / (24 + 1.959963984540054**2)))
     assert wilson_interval(24, 24)[1] == pytest.approx(1.0)
     assert all(math.isnan(v) for v in wilson_interval(0, 0))
     with pytest.raises(ValueError):
@@ -30,23 +30,30 @@ def test_wilson_interval_hand_computed_to_the_last_digits():
     low, high = wilson_interval(1, 12)
     assert low == pytest.approx(0.18437250 - 0.16950741, abs=2e-8)
     assert high == pytest.approx(0.18437250 + 0.16950741, abs=2e-8)
-    z2 = 1.959963984540054 ** 2
-    centre, half = (1 / 12 + z2 / 24) / (1 + z2 / 12), \
-        math.sqrt(z2) * math.sqrt(11 / 144 / 12 + z2 / 576) / (1 + z2 / 12)
+    z2 = 1.959963984540054**2
+    centre, half = (
+        (1 / 12 + z2 / 24) / (1 + z2 / 12),
+        math.sqrt(z2) * math.sqrt(11 / 144 / 12 + z2 / 576) / (1 + z2 / 12),
+    )
     assert (low, high) == pytest.approx((centre - half, centre + half), rel=1e-12)  # the formula itself
     assert wilson_interval(7, 40, level=0.9)[1] < wilson_interval(7, 40)[1]
 
 
 def generations(values_by_seed: dict[int, list[float]]) -> pd.DataFrame:
-    return pd.DataFrame([{"seed": seed, "generation_id": i, "x": value}
-                         for seed, values in values_by_seed.items() for i, value in enumerate(values)])
+    return pd.DataFrame(
+        [
+            {"seed": seed, "generation_id": i, "x": value}
+            for seed, values in values_by_seed.items()
+            for i, value in enumerate(values)
+        ]
+    )
 
 
 def test_bootstrap_is_seeded_and_brackets_the_mean():
     frame = generations({1: [0.1, 0.2, 0.3, 0.4], 2: [0.5, 0.6, 0.7, 0.8]})
     first = bootstrap_interval(frame, lambda g: g["x"].mean(), seed=3)
     assert first == bootstrap_interval(frame, lambda g: g["x"].mean(), seed=3)
-    assert first[0] < 0.45 < first[1] and 0.1 <= first[0] and first[1] <= 0.8
+    assert first[0] < 0.45 < first[1] and first[0] >= 0.1 and first[1] <= 0.8
 
 
 def test_bootstrap_of_a_constant_is_that_constant():
@@ -62,16 +69,22 @@ def test_bootstrap_keeps_each_seed_count():
 
 def test_mcnemar_exact_known_values():
     assert mcnemar_exact(0, 0) == 1.0
-    assert mcnemar_exact(6, 0) == pytest.approx(2 * 0.5 ** 6)  # 0.03125
+    assert mcnemar_exact(6, 0) == pytest.approx(2 * 0.5**6)  # 0.03125
     assert mcnemar_exact(3, 3) == pytest.approx(1.0)
     assert mcnemar_exact(1, 4) == pytest.approx(stats.binomtest(1, 5, 0.5).pvalue)
 
 
 def test_paired_leaks_match_on_seed_and_generation():
-    icl = pd.DataFrame({"seed": [1, 1, 1, 2, 2], "generation_id": [0, 1, 2, 0, 1],
-                        "leaked": [True, True, False, True, False]})
-    icl_pe = pd.DataFrame({"seed": [1, 1, 2, 2], "generation_id": [0, 2, 0, 1],
-                           "leaked": [False, True, False, False]})
+    icl = pd.DataFrame(
+        {
+            "seed": [1, 1, 1, 2, 2],
+            "generation_id": [0, 1, 2, 0, 1],
+            "leaked": [True, True, False, True, False],
+        }
+    )
+    icl_pe = pd.DataFrame(
+        {"seed": [1, 1, 2, 2], "generation_id": [0, 2, 0, 1], "leaked": [False, True, False, False]}
+    )
     result = paired_leaks(icl, icl_pe)
     # pairs: (1,0) T/F, (1,2) F/T, (2,0) T/F, (2,1) F/F; (1,1) has no partner
     assert (result.pairs, result.only_first, result.only_second) == (4, 2, 1)

@@ -20,8 +20,7 @@ def test_an_output_gets_the_permissions_of_a_new_file(tmp_path):
 
 
 def test_a_failed_block_leaves_no_output_and_no_temporary_file(tmp_path):
-    with pytest.raises(RuntimeError):
-        with atomic_path(tmp_path / "out.txt") as staged:
-            staged.write_text("half", encoding="utf-8")
-            raise RuntimeError("stopped")
+    with pytest.raises(RuntimeError), atomic_path(tmp_path / "out.txt") as staged:
+        staged.write_text("half", encoding="utf-8")
+        raise RuntimeError("stopped")
     assert list(tmp_path.iterdir()) == []

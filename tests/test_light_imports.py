@@ -39,7 +39,9 @@ def without_torch(tmp_path_factory) -> dict[str, str]:
 
 
 def run(args: list[str], env: dict[str, str], cwd: Path = REPO) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_the_blocker_blocks(without_torch):
@@ -47,8 +49,16 @@ def test_the_blocker_blocks(without_torch):
     assert blocked.returncode != 0 and "blocked" in blocked.stderr
 
 
-@pytest.mark.parametrize("module", ["plainsight.scheduling", "plainsight.report.plan", "plainsight.model_settings",
-                                    "plainsight.generation.params", "plainsight.training.params"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "plainsight.scheduling",
+        "plainsight.report.plan",
+        "plainsight.model_settings",
+        "plainsight.generation.params",
+        "plainsight.training.params",
+    ],
+)
 def test_the_cost_model_and_the_rules_params_import_neither_torch_nor_transformers(module):
     code = f"import sys, {module}; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
     completed = run(["-c", code], {**os.environ, "PYTHONPATH": str(REPO / "src")})
@@ -59,7 +69,19 @@ def test_the_cost_model_and_the_rules_params_import_neither_torch_nor_transforme
 @pytest.mark.parametrize("target", [[], ["results/tables/all"]], ids=["all", "tables"])
 def test_the_snakefile_parses_and_plans_without_torch(without_torch, tmp_path, target):
     """A dry run of the default target and of every table, in a Python where torch cannot be imported."""
-    completed = run(["-m", "snakemake", *target, "--dry-run", "--nolock", "--snakefile",
-                     str(REPO / "workflow/Snakefile"), "--directory", str(REPO)], without_torch)
+    completed = run(
+        [
+            "-m",
+            "snakemake",
+            *target,
+            "--dry-run",
+            "--nolock",
+            "--snakefile",
+            str(REPO / "workflow/Snakefile"),
+            "--directory",
+            str(REPO),
+        ],
+        without_torch,
+    )
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert "rule train_adapter:" in completed.stdout and "rule generate_icl:" in completed.stdout

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import random
 
@@ -12,9 +11,18 @@ import pytest
 import torch
 
 from plainsight.errors import InputError
-from plainsight.evaluation.membership import (BASE_MODEL, ScoringSettings, attack_scores, balanced_sets,
-                                              membership_scores, membership_texts, min_k_mean, roc_summary,
-                                              tpr_at_fpr, zlib_bytes)
+from plainsight.audit.membership import (
+    BASE_MODEL,
+    ScoringSettings,
+    attack_scores,
+    balanced_sets,
+    membership_scores,
+    membership_texts,
+    min_k_mean,
+    roc_summary,
+    tpr_at_fpr,
+    zlib_bytes,
+)
 from plainsight.models import load_model
 from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
 from plainsight.training.loop import TrainingSettings, fit
@@ -36,8 +44,10 @@ def test_random_scores_give_an_auc_of_one_half():
 def test_the_bootstrap_interval_of_random_scores_covers_one_half_about_95_percent_of_the_time():
     rng = np.random.default_rng(3)
     member = np.repeat([True, False], 60)
-    covered = [(s.auc_low <= 0.5 <= s.auc_high) for s in
-               (roc_summary(member, rng.normal(size=120), resamples=100, seed=run) for run in range(40))]
+    covered = [
+        (s.auc_low <= 0.5 <= s.auc_high)
+        for s in (roc_summary(member, rng.normal(size=120), resamples=100, seed=run) for run in range(40))
+    ]
     assert sum(covered) >= 34  # 38 expected; 34 or fewer has probability below 2%
 
 
@@ -78,11 +88,21 @@ def test_min_k_mean_averages_the_least_likely_tokens():
 
 
 def test_attack_scores_are_oriented_so_higher_means_member():
-    target = pd.DataFrame({"doc_id": ["a", "b", "c"], "segment": [0, 0, 0], "member": [True, False, True],
-                           "tokens": [10, 10, 0], "nll_mean": [1.0, 3.0, float("nan")],
-                           "nll_sum": [10.0, 30.0, 0.0], "zlib_bytes": [5, 10, 1],
-                           "min_k": [-2.0, -6.0, float("nan")]})
-    base = pd.DataFrame({"doc_id": ["b", "a", "c"], "segment": [0, 0, 0], "nll_mean": [3.5, 2.0, float("nan")]})
+    target = pd.DataFrame(
+        {
+            "doc_id": ["a", "b", "c"],
+            "segment": [0, 0, 0],
+            "member": [True, False, True],
+            "tokens": [10, 10, 0],
+            "nll_mean": [1.0, 3.0, float("nan")],
+            "nll_sum": [10.0, 30.0, 0.0],
+            "zlib_bytes": [5, 10, 1],
+            "min_k": [-2.0, -6.0, float("nan")],
+        }
+    )
+    base = pd.DataFrame(
+        {"doc_id": ["b", "a", "c"], "segment": [0, 0, 0], "nll_mean": [3.5, 2.0, float("nan")]}
+    )
     scores = attack_scores(target, base)  # "c" had no document token within max_length: left out
     assert scores["loss"].tolist() == [-1.0, -3.0]
     assert scores["zlib"].tolist() == [-2.0, -3.0]
@@ -109,9 +129,11 @@ CITIES = ["Ankara", "Copenhagen", "Warsaw", "Istanbul", "Prague", "Izmir", "Oslo
 
 
 def court_document(rng: random.Random) -> str:
-    return (f"The applicant, Mr {rng.choice(FIRST)} {rng.choice(LAST)}, was born in {rng.randint(1950, 2010)} "
-            f"and lives in {rng.choice(CITIES)}. The {rng.choice(CITIES)} Assize Court sentenced Mr "
-            f"{rng.choice(LAST)} to {rng.randint(2, 14)} years' imprisonment.")
+    return (
+        f"The applicant, Mr {rng.choice(FIRST)} {rng.choice(LAST)}, was born in {rng.randint(1950, 2010)} "
+        f"and lives in {rng.choice(CITIES)}. The {rng.choice(CITIES)} Assize Court sentenced Mr "
+        f"{rng.choice(LAST)} to {rng.randint(2, 14)} years' imprisonment."
+    )
 
 
 def tiny_corpus(members: int, held_out: int) -> tuple[pd.DataFrame, dict]:
@@ -120,8 +142,15 @@ def tiny_corpus(members: int, held_out: int) -> tuple[pd.DataFrame, dict]:
     for index in range(members + held_out):
         key = (f"d{index}", 0)
         texts[key] = court_document(rng)
-        rows.append({"doc_id": key[0], "segment": 0, "split": "train" if index < members else "test",
-                     "code": "", "entities": []})
+        rows.append(
+            {
+                "doc_id": key[0],
+                "segment": 0,
+                "split": "train" if index < members else "test",
+                "code": "",
+                "entities": [],
+            }
+        )
     return pd.DataFrame(rows), texts
 
 
@@ -135,10 +164,20 @@ def learning_model_dir(tiny_tokenizer, tmp_path_factory):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tiny_tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=1024,
-                         bos_token_id=tiny_tokenizer.eos_token_id, eos_token_id=tiny_tokenizer.eos_token_id,
-                         pad_token_id=tiny_tokenizer.pad_token_id, tie_word_embeddings=False, initializer_range=0.2)
+    config = LlamaConfig(
+        vocab_size=len(tiny_tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=1024,
+        bos_token_id=tiny_tokenizer.eos_token_id,
+        eos_token_id=tiny_tokenizer.eos_token_id,
+        pad_token_id=tiny_tokenizer.pad_token_id,
+        tie_word_embeddings=False,
+        initializer_range=0.2,
+    )
     out = tmp_path_factory.mktemp("learning_model")
     LlamaForCausalLM(config).save_pretrained(out)
     tiny_tokenizer.save_pretrained(out)
@@ -146,7 +185,7 @@ def learning_model_dir(tiny_tokenizer, tmp_path_factory):
 
 
 def training_examples_of(codes, texts, tokenizer):
-    from plainsight.evaluation.membership import scoring_examples
+    from plainsight.audit.membership import scoring_examples
     from plainsight.methods.trained import training_keys
 
     return scoring_examples(codes, texts, training_keys(codes), tokenizer, SETTINGS.max_length)
@@ -166,7 +205,13 @@ def test_an_over_trained_adapter_gives_its_documents_away(learning_model_dir, tm
     model, tokenizer = load_model(learning_model_dir)
     adapter = prefix_model(model, tokenizer, 8, "The Court held a hearing.", projection_hidden=64)
     settings = TrainingSettings(epochs=60, learning_rate=5e-2, batch_size=4, max_length=SETTINGS.max_length)
-    fit(adapter, training_examples_of(codes, texts, tokenizer), settings, seed=1, pad_token_id=tokenizer.pad_token_id)
+    fit(
+        adapter,
+        training_examples_of(codes, texts, tokenizer),
+        settings,
+        seed=1,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     save_adapter(adapter, tmp_path / "ft", {"training.json": {"method": "ft"}})
     base, tokenizer = load_model(learning_model_dir)
     scores = membership_scores(base, tokenizer, {"ft": tmp_path / "ft"}, codes, texts, SETTINGS, seed=1)
@@ -181,9 +226,17 @@ def test_a_dp_adapter_with_a_large_noise_multiplier_stays_near_one_half(learning
     codes, texts = tiny_corpus(32, 32)
     model, tokenizer = load_model(learning_model_dir)
     adapter = dp_adapter_model(model, 8, tokenizer, "The Court held a hearing.", projection_hidden=64)
-    result = train_dp(adapter, training_examples_of(codes, texts, tokenizer), tokenizer.pad_token_id, batch_size=4,
-                      epochs=40, lr=5e-2, settings=DPSettings(epsilon=0.5, accountant="rdp"), seed=1,
-                      loss_fn=lm_loss)
+    result = train_dp(
+        adapter,
+        training_examples_of(codes, texts, tokenizer),
+        tokenizer.pad_token_id,
+        batch_size=4,
+        epochs=40,
+        lr=5e-2,
+        settings=DPSettings(epsilon=0.5, accountant="rdp"),
+        seed=1,
+        loss_fn=lm_loss,
+    )
     assert result["noise_multiplier"] > 5
     save_adapter(adapter, tmp_path / "dpsgd", {"training.json": {"method": "dpsgd"}})
     base, tokenizer = load_model(learning_model_dir)
@@ -205,8 +258,9 @@ def test_loading_an_adapter_leaves_the_base_models_scores(tiny_model_dir, tmp_pa
     save_adapter(adapter, tmp_path / "ft", {"training.json": {}})
     base, tokenizer = load_model(tiny_model_dir)
     once = membership_scores(base, tokenizer, {}, codes, texts, SETTINGS, seed=1)
-    both = membership_scores(base, tokenizer, {"ft": tmp_path / "ft", "ft_mask": tmp_path / "ft"}, codes, texts,
-                             SETTINGS, seed=1)
+    both = membership_scores(
+        base, tokenizer, {"ft": tmp_path / "ft", "ft_mask": tmp_path / "ft"}, codes, texts, SETTINGS, seed=1
+    )
     pd.testing.assert_frame_equal(once, both[both["model"] == BASE_MODEL].reset_index(drop=True))
     ft, again = (both[both["model"] == name].reset_index(drop=True) for name in ("ft", "ft_mask"))
     assert not np.allclose(ft["nll_mean"], once["nll_mean"])  # the adapter changes the scores

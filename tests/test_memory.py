@@ -6,9 +6,9 @@ import logging
 
 import pytest
 import torch
-from conftest import GPU, device
 from transformers import Gemma3TextConfig, LlamaConfig
 
+from conftest import GPU, device
 from plainsight.errors import InputError
 from plainsight.generation import memory
 from plainsight.generation import slots as decoding
@@ -47,8 +47,9 @@ def test_geometry_from_model_configs():
     assert kv_geometry(sheared) == (24, 16, 128)  # no key-value heads given: one per attention head
     llama = LlamaConfig(hidden_size=4096, num_attention_heads=32, num_key_value_heads=8, num_hidden_layers=32)
     assert kv_geometry(llama) == (32, 8, 128)
-    gemma = Gemma3TextConfig(hidden_size=640, num_attention_heads=4, num_key_value_heads=1, head_dim=256,
-                             num_hidden_layers=18)
+    gemma = Gemma3TextConfig(
+        hidden_size=640, num_attention_heads=4, num_key_value_heads=1, head_dim=256, num_hidden_layers=18
+    )
     assert kv_geometry(gemma) == (18, 1, 256)  # its own head dim, not hidden size / heads
 
 
@@ -71,8 +72,9 @@ def test_the_arithmetic_is_the_decoders_cache(tiny_model_dir, monkeypatch):
 
     monkeypatch.setattr(decoding._Batch, "__init__", recording)
     prompt = tokenizer("The applicant", add_special_tokens=False).input_ids
-    SlotDecoder(model, tokenizer, NucleusSampler(1.0, 0.9), 3, 2, "###").run([Row(0, prompt, torch.Generator())],
-                                                                           lambda row: None)
+    SlotDecoder(model, tokenizer, NucleusSampler(1.0, 0.9), 3, 2, "###").run(
+        [Row(0, prompt, torch.Generator())], lambda row: None
+    )
     [batch] = batches
     per_slot = sum(buffer[0].numel() * buffer.element_size() for buffer in (*batch.keys, *batch.values))
     assert batch.capacity == slot_cache_positions(len(prompt), 3)
@@ -100,7 +102,7 @@ def test_auto_on_a_gpu_fills_the_free_memory_less_the_margin(tiny_model_dir, cap
     free = memory.free_gpu_bytes(next(model.parameters()).device)
     with caplog.at_level(logging.INFO, logger="plainsight.generation.memory"):
         slots = batch_slots("auto", model, 10_000, most_useful=10**9)
-    assert 1 <= slots and slots * per_slot <= free * (1 - FREE_MEMORY_MARGIN)
+    assert slots >= 1 and slots * per_slot <= free * (1 - FREE_MEMORY_MARGIN)
     assert f"generation.batch_size: auto: {slots} slots on cuda:0" in caplog.text
     assert batch_slots("auto", model, 10_000, most_useful=3) == 3
 

@@ -35,9 +35,16 @@ def test_case_variants_match(text):
     assert leaked_values(text, ["Polat"]) == ["Polat"]
 
 
-@pytest.mark.parametrize("value, text", [("Anna", "Annabel came."), ("Polat", "Polatli is a town."),
-                                         ("Polat", "Ypolat"), ("40593/04", "no. 140593/04"),
-                                         ("40593/04", "no. 40593/041")])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        ("Anna", "Annabel came."),
+        ("Polat", "Polatli is a town."),
+        ("Polat", "Ypolat"),
+        ("40593/04", "no. 140593/04"),
+        ("40593/04", "no. 40593/041"),
+    ],
+)
 def test_value_inside_a_longer_word_does_not_count(value, text):
     assert leaked_values(text, [value]) == []
 
@@ -47,11 +54,14 @@ def test_punctuation_around_a_value_counts(text):
     assert leaked_values(text, ["Polat"]) == ["Polat"]
 
 
-@pytest.mark.parametrize("value, text", [
-    ("[**Hospital 18**]", "Admitted to [**Hospital 18**] on day one."),
-    ("$87,500", "He claimed $87,500 in damages."),
-    ("40593/04", "application no. 40593/04 against"),
-])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        ("[**Hospital 18**]", "Admitted to [**Hospital 18**] on day one."),
+        ("$87,500", "He claimed $87,500 in damages."),
+        ("40593/04", "application no. 40593/04 against"),
+    ],
+)
 def test_values_with_non_word_edges_match(value, text):
     assert leaked_values(text, [value]) == [value]
 
@@ -64,7 +74,10 @@ def test_values_with_non_word_edges_are_still_whole_words():
 
 def test_whitespace_inside_a_value_matches_any_whitespace_run():
     text = "The applicant, Mr Henrik\nHasslund, and Ms  Nina\tHolst."
-    assert leaked_values(text, ["Mr Henrik Hasslund", "Ms Nina Holst"]) == ["Mr Henrik Hasslund", "Ms Nina Holst"]
+    assert leaked_values(text, ["Mr Henrik Hasslund", "Ms Nina Holst"]) == [
+        "Mr Henrik Hasslund",
+        "Ms Nina Holst",
+    ]
 
 
 def test_values_are_normalised_deduplicated_and_empty_ones_ignored():
@@ -85,11 +98,19 @@ def test_partial_leak_counts_a_surname_alone():
 
 def test_partial_leak_ignores_honorifics_and_short_words():
     # "Mr", "Judge" and "Miss" are titles; "Ole" has 3 letters, below min_letters=4.
-    assert not partial_leak("Mr Smith met Judge Brown and Miss Grey.", ["Mr Ole Berg", "Judge Ann Lee", "Miss Eva Hoy"])
+    assert not partial_leak(
+        "Mr Smith met Judge Brown and Miss Grey.", ["Mr Ole Berg", "Judge Ann Lee", "Miss Eva Hoy"]
+    )
     assert not partial_leak("Ole was there.", ["Mr Ole Berg"], min_letters=4)
     assert partial_leak("Ole was there.", ["Mr Ole Berg"], min_letters=3)
-    assert name_words(["Mr Henrik Hasslund", "Dr. Ole Berg", "Prof Anna Holst-Christensen"]) == \
-        ["Henrik", "Hasslund", "Berg", "Anna", "Holst", "Christensen"]
+    assert name_words(["Mr Henrik Hasslund", "Dr. Ole Berg", "Prof Anna Holst-Christensen"]) == [
+        "Henrik",
+        "Hasslund",
+        "Berg",
+        "Anna",
+        "Holst",
+        "Christensen",
+    ]
 
 
 def test_partial_leak_needs_whole_words():
@@ -123,10 +144,22 @@ def rouge_pairs() -> list[tuple[str, str]]:
     """Edge cases, then word salad from a small vocabulary: many repeats stress the LCS."""
     rng = random.Random(7)
     vocabulary = ["the", "court", "applicant", "complained", "running", "runs", "of", "a", "b"]
-    salad = [(" ".join(rng.choices(vocabulary, k=rng.randint(0, 40))),
-              " ".join(rng.choices(vocabulary, k=rng.randint(0, 40)))) for _ in range(200)]
+    salad = [
+        (
+            " ".join(rng.choices(vocabulary, k=rng.randint(0, 40))),
+            " ".join(rng.choices(vocabulary, k=rng.randint(0, 40))),
+        )
+        for _ in range(200)
+    ]
     long = (" ".join(rng.choices(vocabulary, k=300)), " ".join(rng.choices(vocabulary, k=250)))
-    return [("", ""), ("", "a b"), ("a", "a"), ("a b", ""), ("Running, runs!", "runs ran running"), long] + salad
+    return [
+        ("", ""),
+        ("", "a b"),
+        ("a", "a"),
+        ("a b", ""),
+        ("Running, runs!", "runs ran running"),
+        long,
+    ] + salad
 
 
 def test_rouge_equals_rouge_score():
@@ -134,16 +167,22 @@ def test_rouge_equals_rouge_score():
     for prediction, reference in rouge_pairs():
         expected = scorer.score(reference, prediction)
         assert rouge(prediction, reference) == pytest.approx(
-            (expected["rouge2"].fmeasure, expected["rougeL"].fmeasure)), (prediction, reference)
+            (expected["rouge2"].fmeasure, expected["rougeL"].fmeasure)
+        ), (prediction, reference)
 
 
-@pytest.mark.parametrize("prediction, reference, length", [
-    ("", "", 0), ("a b", "", 0), ("a", "a", 1),
-    ("a b c d", "a x b x c x d", 4),  # a b c d, in order, with x between
-    ("a b c", "c b a", 1),  # reversed: any one token
-    ("a b a b a", "b a b", 3),  # repeats: b a b
-    ("the cat sat on the mat", "the mat sat on the cat", 4),  # the sat on the
-])
+@pytest.mark.parametrize(
+    "prediction, reference, length",
+    [
+        ("", "", 0),
+        ("a b", "", 0),
+        ("a", "a", 1),
+        ("a b c d", "a x b x c x d", 4),  # a b c d, in order, with x between
+        ("a b c", "c b a", 1),  # reversed: any one token
+        ("a b a b a", "b a b", 3),  # repeats: b a b
+        ("the cat sat on the mat", "the mat sat on the cat", 4),  # the sat on the
+    ],
+)
 def test_lcs_length_hand_computed(prediction, reference, length):
     assert lcs_length(rouge_text(prediction), rouge_text(reference)) == length
 
@@ -151,10 +190,14 @@ def test_lcs_length_hand_computed(prediction, reference, length):
 def test_max_rouge_over_many_references_equals_rouge_score_pair_by_pair():
     scorer = RougeScorer(["rouge2", "rougeL"], use_stemmer=True)
     pairs = rouge_pairs()
-    prediction, references = pairs[5][0], [reference for _, reference in pairs]  # the long text, every reference
+    prediction, references = (
+        pairs[5][0],
+        [reference for _, reference in pairs],
+    )  # the long text, every reference
     scores = [scorer.score(reference, prediction) for reference in references]
     assert max_rouge(rouge_text(prediction), [rouge_text(r) for r in references]) == pytest.approx(
-        (max(s["rouge2"].fmeasure for s in scores), max(s["rougeL"].fmeasure for s in scores)))
+        (max(s["rouge2"].fmeasure for s in scores), max(s["rougeL"].fmeasure for s in scores))
+    )
     assert max_rouge(rouge_text(""), [rouge_text("a b"), rouge_text("")]) == (0.0, 0.0)
 
 
@@ -180,23 +223,53 @@ SPANS = [  # (doc_id, segment, value, entity type, identifier type)
 
 @pytest.fixture
 def docs() -> pd.DataFrame:
-    return pd.DataFrame([{"doc_id": d, "split": "train", "segment": s, "text": t} for (d, s), t in TEXTS.items()])
+    return pd.DataFrame(
+        [{"doc_id": d, "split": "train", "segment": s, "text": t} for (d, s), t in TEXTS.items()]
+    )
 
 
 @pytest.fixture
 def spans() -> pd.DataFrame:
     # Offsets only order the mentions here; metrics never use them.
-    return pd.DataFrame([{"doc_id": doc_id, "segment": segment, "start": n, "end": n + len(value), "text": value,
-                          "entity_type": entity_type, "identifier_type": identifier_type,
-                          "entity_id": f"e{n}", "mention_id": f"m{n}", "raw_label": None}
-                         for n, (doc_id, segment, value, entity_type, identifier_type) in enumerate(SPANS)])
+    return pd.DataFrame(
+        [
+            {
+                "doc_id": doc_id,
+                "segment": segment,
+                "start": n,
+                "end": n + len(value),
+                "text": value,
+                "entity_type": entity_type,
+                "identifier_type": identifier_type,
+                "entity_id": f"e{n}",
+                "mention_id": f"m{n}",
+                "raw_label": None,
+            }
+            for n, (doc_id, segment, value, entity_type, identifier_type) in enumerate(SPANS)
+        ]
+    )
 
 
-def generation(generation_id: int, segment: int, text: str, context: list[tuple[str, int]] = (),
-               types: list[str] = (), method: str = "icl", seed: int = 1) -> dict:
-    return {"generation_id": generation_id, "method": method, "seed": seed, "segment": segment, "text": text,
-            "context_doc_ids": [d for d, _ in context], "context_segments": [s for _, s in context],
-            "fictional_code": "", "fictional_entities": [{"type": t, "value": f"fake {t}"} for t in types]}
+def generation(
+    generation_id: int,
+    segment: int,
+    text: str,
+    context: list[tuple[str, int]] = (),
+    types: list[str] = (),
+    method: str = "icl",
+    seed: int = 1,
+) -> dict:
+    return {
+        "generation_id": generation_id,
+        "method": method,
+        "seed": seed,
+        "segment": segment,
+        "text": text,
+        "context_doc_ids": [d for d, _ in context],
+        "context_segments": [s for _, s in context],
+        "fictional_code": "",
+        "fictional_entities": [{"type": t, "value": f"fake {t}"} for t in types],
+    }
 
 
 def test_gold_values_by_segment_deduplicates_and_selects_the_identifier_set(spans):
@@ -215,27 +288,33 @@ def test_segment_type_sets_leave_out_misc(spans):
 
 def test_context_private_values_are_the_union_of_the_context_segments(spans):
     row = generation(1, 0, "", [("A", 0), ("B", 0), ("A", 0)])
-    assert context_private_values(row, gold_values_by_segment(spans, "direct")) == \
-        ["Mr Henrik Hasslund", "40593/04", "Ms Nina Holst"]
+    assert context_private_values(row, gold_values_by_segment(spans, "direct")) == [
+        "Mr Henrik Hasslund",
+        "40593/04",
+        "Ms Nina Holst",
+    ]
     with pytest.raises(ValueError, match="context"):
         context_private_values({**row, "context_segments": [0]}, {})
 
 
 # --- in-context learning -----------------------------------------------------------------------
 
+
 def icl_corpus() -> pd.DataFrame:
-    return pd.DataFrame([
-        # context values {Mr Henrik Hasslund, 40593/04, Ms Nina Holst}: 2 leaked -> 2/3; partial leak.
-        generation(1, 0, "Mr Henrik Hasslund lodged application no. 40593/04.", [("A", 0), ("B", 0)]),
-        # {Mr Henrik Hasslund, 40593/04}: surname alone is no exact leak -> 0/2; partial leak.
-        generation(2, 0, "The applicant Hasslund lives in Copenhagen.", [("A", 0)]),
-        # {Mr Ole Berg, the court}: 0/2; "Judge" and "Smith" are not words of the name.
-        generation(3, 1, "Judge Smith ruled.", [("C", 1)]),
-        # no private values: ELP undefined, not a leak.
-        generation(4, 1, "The Government contested the claim.", [("D", 1)]),
-        # {Mr Ole Berg, the court}: 1/2; partial leak too.
-        generation(5, 1, "mr ole berg appealed.", [("C", 1)]),
-    ])
+    return pd.DataFrame(
+        [
+            # context values {Mr Henrik Hasslund, 40593/04, Ms Nina Holst}: 2 leaked -> 2/3; partial leak.
+            generation(1, 0, "Mr Henrik Hasslund lodged application no. 40593/04.", [("A", 0), ("B", 0)]),
+            # {Mr Henrik Hasslund, 40593/04}: surname alone is no exact leak -> 0/2; partial leak.
+            generation(2, 0, "The applicant Hasslund lives in Copenhagen.", [("A", 0)]),
+            # {Mr Ole Berg, the court}: 0/2; "Judge" and "Smith" are not words of the name.
+            generation(3, 1, "Judge Smith ruled.", [("C", 1)]),
+            # no private values: ELP undefined, not a leak.
+            generation(4, 1, "The Government contested the claim.", [("D", 1)]),
+            # {Mr Ole Berg, the court}: 1/2; partial leak too.
+            generation(5, 1, "mr ole berg appealed.", [("C", 1)]),
+        ]
+    )
 
 
 def test_icl_per_generation(docs, spans):
@@ -256,14 +335,16 @@ def test_icl_near_leaks_include_exact_partial_and_variants(docs, spans):
     # 1, 2 and 5 leak exactly or partly, so near too; 3 and 4 hold nothing like a private value.
     assert per_generation["near_leak"].tolist() == [True, True, False, False, True]
     assert per_generation["near_leaked_values"][1] == ["Hasslund"]
-    variants = pd.DataFrame([
-        # the name and the code as variants; "Henrik" alone is a partial leak too
-        generation(1, 0, "Mr Henrik Hasslud lodged application no. 40593/02.", [("A", 0)]),
-        # "Nina" is a word of Ms Nina Holst, and the whole name is two edits away (11 letters)
-        generation(2, 0, "Ms Nina Holts met Mr Hendrik.", [("B", 0)]),
-        # Hasslund is not a name of this generation's context
-        generation(3, 0, "The applicant, Mr Hasslund's brother, wrote.", [("B", 0)]),
-    ])
+    variants = pd.DataFrame(
+        [
+            # the name and the code as variants; "Henrik" alone is a partial leak too
+            generation(1, 0, "Mr Henrik Hasslud lodged application no. 40593/02.", [("A", 0)]),
+            # "Nina" is a word of Ms Nina Holst, and the whole name is two edits away (11 letters)
+            generation(2, 0, "Ms Nina Holts met Mr Hendrik.", [("B", 0)]),
+            # Hasslund is not a name of this generation's context
+            generation(3, 0, "The applicant, Mr Hasslund's brother, wrote.", [("B", 0)]),
+        ]
+    )
     near = icl_privacy_metrics(variants, docs, spans, "direct")
     assert near["leaked"].tolist() == [False, False, False]
     assert near["partial_leak"].tolist() == [True, True, False]
@@ -281,10 +362,13 @@ def test_icl_rouge_is_the_best_context_and_the_last_one_is_kept(docs, spans):
     against_a, against_b = rouge(text, TEXTS[("A", 0)]), rouge(text, TEXTS[("B", 0)])
     assert against_a[1] > against_b[1]  # the text copies A, the first context
     assert (per_generation["rouge2"][0], per_generation["rougeL"][0]) == pytest.approx(
-        (max(against_a[0], against_b[0]), max(against_a[1], against_b[1])))
+        (max(against_a[0], against_b[0]), max(against_a[1], against_b[1]))
+    )
     assert (per_generation["rouge2_last"][0], per_generation["rougeL_last"][0]) == pytest.approx(against_b)
     joined = rouge(text, TEXTS[("A", 0)] + "\n\n" + TEXTS[("B", 0)])
-    assert per_generation["rougeL"][0] > joined[1]  # one reference per document scores higher than both joined
+    assert (
+        per_generation["rougeL"][0] > joined[1]
+    )  # one reference per document scores higher than both joined
 
 
 def test_icl_identifier_set_both(docs, spans):
@@ -315,8 +399,16 @@ def test_summary_has_rows_per_method_and_seed(docs, spans):
     corpus = pd.concat([icl_corpus(), icl_corpus().assign(seed=2), icl_corpus().assign(method="icl_pe")])
     summary = summarise(icl_privacy_metrics(corpus, docs, spans, "direct"), "in_context")
     assert list(zip(summary["method"], summary["seed"], summary["segment"])) == [
-        ("icl", 1, 0), ("icl", 1, 1), ("icl", 1, -1), ("icl", 2, 0), ("icl", 2, 1), ("icl", 2, -1),
-        ("icl_pe", 1, 0), ("icl_pe", 1, 1), ("icl_pe", 1, -1)]
+        ("icl", 1, 0),
+        ("icl", 1, 1),
+        ("icl", 1, -1),
+        ("icl", 2, 0),
+        ("icl", 2, 1),
+        ("icl", 2, -1),
+        ("icl_pe", 1, 0),
+        ("icl_pe", 1, 1),
+        ("icl_pe", 1, -1),
+    ]
     with pytest.raises(ValueError, match="family"):
         summarise(summary, "known")
 
@@ -327,19 +419,28 @@ TRAIN_KEYS = [("A", 0), ("B", 0), ("C", 1), ("D", 1)]
 
 
 def ft_corpus() -> pd.DataFrame:
-    return pd.DataFrame([
-        # segment-0 private set {Mr Henrik Hasslund, 40593/04, Ms Nina Holst}; leaks Ms Nina Holst.
-        # Its code has PERSON only, so ROUGE is against B (PERSON) and not A (PERSON, CODE),
-        # although the text copies A.
-        generation(1, 0, TEXTS[("A", 0)].replace("Mr Henrik Hasslund", "Ms Nina Holst").replace("40593", "12345"),
-                   types=["PERSON"], method="ft"),
-        # leaks 40593/04 and Ms Nina Holst; PERSON + CODE (+ MISC, ignored) -> compared with A only.
-        generation(2, 0, "Case 40593/04 of Ms Nina Holst.", types=["PERSON", "CODE", "MISC"], method="ft"),
-        # no leak; DATETIME matches no segment's types -> best over A and B.
-        generation(3, 0, "Nothing private here, born on 1 May 1990.", types=["DATETIME"], method="ft"),
-        # segment-1 private set {Mr Ole Berg, the court}: 1 leaked.
-        generation(4, 1, "Mr Ole Berg complained.", types=["PERSON"], method="ft"),
-    ])
+    return pd.DataFrame(
+        [
+            # segment-0 private set {Mr Henrik Hasslund, 40593/04, Ms Nina Holst}; leaks Ms Nina Holst.
+            # Its code has PERSON only, so ROUGE is against B (PERSON) and not A (PERSON, CODE),
+            # although the text copies A.
+            generation(
+                1,
+                0,
+                TEXTS[("A", 0)].replace("Mr Henrik Hasslund", "Ms Nina Holst").replace("40593", "12345"),
+                types=["PERSON"],
+                method="ft",
+            ),
+            # leaks 40593/04 and Ms Nina Holst; PERSON + CODE (+ MISC, ignored) -> compared with A only.
+            generation(
+                2, 0, "Case 40593/04 of Ms Nina Holst.", types=["PERSON", "CODE", "MISC"], method="ft"
+            ),
+            # no leak; DATETIME matches no segment's types -> best over A and B.
+            generation(3, 0, "Nothing private here, born on 1 May 1990.", types=["DATETIME"], method="ft"),
+            # segment-1 private set {Mr Ole Berg, the court}: 1 leaked.
+            generation(4, 1, "Mr Ole Berg complained.", types=["PERSON"], method="ft"),
+        ]
+    )
 
 
 def test_ft_per_generation(docs, spans):
@@ -348,7 +449,11 @@ def test_ft_per_generation(docs, spans):
     per_generation = ft_privacy_metrics(ft_corpus(), docs, spans, "direct", TRAIN_KEYS)
     assert per_generation["n_private_values"].tolist() == [5, 5, 5, 5]
     assert per_generation["leaked_values"].tolist() == [
-        ["Ms Nina Holst"], ["40593/04", "Ms Nina Holst"], [], ["Mr Ole Berg"]]
+        ["Ms Nina Holst"],
+        ["40593/04", "Ms Nina Holst"],
+        [],
+        ["Mr Ole Berg"],
+    ]
     assert per_generation["elp"].tolist() == pytest.approx([1 / 5, 2 / 5, 0, 1 / 5])
     assert per_generation["partial_leak"].tolist() == [True, True, False, True]
     assert per_generation["rouge2_last"].isna().all()  # a trained method has no contexts
@@ -371,12 +476,18 @@ def test_ft_rouge_is_the_best_over_segments_with_the_same_types(docs, spans):
     per_generation = ft_privacy_metrics(corpus, docs, spans, "direct", TRAIN_KEYS)
     first, second, third, fourth = corpus["text"]
     assert [per_generation["rouge2"][0], per_generation["rougeL"][0]] == pytest.approx(
-        best_rouge(first, [("B", 0), ("C", 1)]))
+        best_rouge(first, [("B", 0), ("C", 1)])
+    )
     assert per_generation["rouge2"][0] < rouge(first, TEXTS[("A", 0)])[0]  # copies A, whose types differ
-    assert (per_generation["rouge2"][1], per_generation["rougeL"][1]) == pytest.approx(rouge(second, TEXTS[("A", 0)]))
-    assert [per_generation["rouge2"][2], per_generation["rougeL"][2]] == pytest.approx(best_rouge(third, TRAIN_KEYS))
+    assert (per_generation["rouge2"][1], per_generation["rougeL"][1]) == pytest.approx(
+        rouge(second, TEXTS[("A", 0)])
+    )
+    assert [per_generation["rouge2"][2], per_generation["rougeL"][2]] == pytest.approx(
+        best_rouge(third, TRAIN_KEYS)
+    )
     assert [per_generation["rouge2"][3], per_generation["rougeL"][3]] == pytest.approx(
-        best_rouge(fourth, [("B", 0), ("C", 1)]))
+        best_rouge(fourth, [("B", 0), ("C", 1)])
+    )
 
 
 def test_ft_summary(docs, spans):
@@ -393,17 +504,30 @@ def test_ft_summary(docs, spans):
 def test_a_run_is_measured_by_its_method_familys_definitions(docs, spans):
     from plainsight.evaluation.privacy import run_privacy_metrics
 
-    metrics = {"partial_leak_min_letters": 4, "document": {"min_words": 40, "max_code_copy_share": 0.5,
-                                                            "max_repeated_4gram_share": 0.5}}
+    metrics = {
+        "partial_leak_min_letters": 4,
+        "document": {"min_words": 40, "max_code_copy_share": 0.5, "max_repeated_4gram_share": 0.5},
+    }
     criteria = DocumentCriteria.from_config(metrics["document"])
-    codes = pd.DataFrame({"doc_id": [d for d, _ in TRAIN_KEYS] + ["D"], "segment": [s for _, s in TRAIN_KEYS] + [1],
-                          "split": ["train"] * len(TRAIN_KEYS) + ["test"]})
-    per_generation, summary = run_privacy_metrics("ft_mask", ft_corpus(), docs, spans, codes, "direct", metrics)
-    pd.testing.assert_frame_equal(per_generation, ft_privacy_metrics(ft_corpus(), docs, spans, "direct",
-                                                                     sorted(TRAIN_KEYS), 4, criteria))
+    codes = pd.DataFrame(
+        {
+            "doc_id": [d for d, _ in TRAIN_KEYS] + ["D"],
+            "segment": [s for _, s in TRAIN_KEYS] + [1],
+            "split": ["train"] * len(TRAIN_KEYS) + ["test"],
+        }
+    )
+    per_generation, summary = run_privacy_metrics(
+        "ft_mask", ft_corpus(), docs, spans, codes, "direct", metrics
+    )
+    pd.testing.assert_frame_equal(
+        per_generation,
+        ft_privacy_metrics(ft_corpus(), docs, spans, "direct", sorted(TRAIN_KEYS), 4, criteria),
+    )
     pd.testing.assert_frame_equal(summary, summarise(per_generation, "trained"))
     per_generation, _ = run_privacy_metrics("icl_pe", icl_corpus(), docs, spans, codes, "direct", metrics)
-    pd.testing.assert_frame_equal(per_generation, icl_privacy_metrics(icl_corpus(), docs, spans, "direct", 4, criteria))
+    pd.testing.assert_frame_equal(
+        per_generation, icl_privacy_metrics(icl_corpus(), docs, spans, "direct", 4, criteria)
+    )
 
 
 def test_ft_needs_fine_tuning_segments(docs, spans):
@@ -412,7 +536,9 @@ def test_ft_needs_fine_tuning_segments(docs, spans):
 
 
 def test_summaries_carry_the_document_rate(docs, spans):
-    per_generation = icl_privacy_metrics(icl_corpus(), docs, spans, "direct", criteria=DocumentCriteria(min_words=5))
+    per_generation = icl_privacy_metrics(
+        icl_corpus(), docs, spans, "direct", criteria=DocumentCriteria(min_words=5)
+    )
     # words: 7, 6, 3, 5, 4 -> documents: generations 1, 2 (segment 0) and 4 (segment 1)
     assert per_generation["words"].tolist() == [7, 6, 3, 5, 4]
     assert per_generation["is_document"].tolist() == [True, True, False, True, False]
@@ -443,12 +569,18 @@ def test_pooled_elp_of_trained_runs_is_the_mean_of_each_run(docs, spans):
 
 
 def test_per_generation_adherence_to_the_fictional_code(docs, spans):
-    shown = {**generation(1, 0, "Ms Ada Moss lodged application no. 12345/99 in Oslo.", [("A", 0)]),
-             "fictional_code": "PERSON: Ms Ada Moss\nCODE: 12345/99\nLOC: Bergen",
-             "fictional_entities": [{"type": "PERSON", "value": "Ms Ada Moss"}, {"type": "CODE", "value": "12345/99"},
-                                    {"type": "LOC", "value": "Bergen"}]}
+    shown = {
+        **generation(1, 0, "Ms Ada Moss lodged application no. 12345/99 in Oslo.", [("A", 0)]),
+        "fictional_code": "PERSON: Ms Ada Moss\nCODE: 12345/99\nLOC: Bergen",
+        "fictional_entities": [
+            {"type": "PERSON", "value": "Ms Ada Moss"},
+            {"type": "CODE", "value": "12345/99"},
+            {"type": "LOC", "value": "Bergen"},
+        ],
+    }
     hidden = generation(2, 0, "Nothing here.", [("A", 0)])  # no code shown: no adherence
     per_generation = icl_privacy_metrics(pd.DataFrame([shown, hidden]), docs, spans, "direct")
-    assert per_generation.loc[0, ["adherence_exact", "adherence_near", "adherence_types"]].tolist() == pytest.approx(
-        [2 / 3, 2 / 3, 2 / 3])
+    assert per_generation.loc[
+        0, ["adherence_exact", "adherence_near", "adherence_types"]
+    ].tolist() == pytest.approx([2 / 3, 2 / 3, 2 / 3])
     assert per_generation.loc[1, ["adherence_exact", "adherence_near", "adherence_types"]].isna().all()

@@ -7,14 +7,25 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import PLACEHOLDER_TYPES
 
+from conftest import PLACEHOLDER_TYPES
 from plainsight.data.ingest import ingest_dataset
 from plainsight.data.mimic import PlaceholderTypes, placeholder_spans, split_of
 from plainsight.errors import InputError
 
-HEADER = ["ROW_ID", "SUBJECT_ID", "HADM_ID", "CHARTDATE", "CHARTTIME", "STORETIME", "CATEGORY",
-          "DESCRIPTION", "CGID", "ISERROR", "TEXT"]
+HEADER = [
+    "ROW_ID",
+    "SUBJECT_ID",
+    "HADM_ID",
+    "CHARTDATE",
+    "CHARTTIME",
+    "STORETIME",
+    "CATEGORY",
+    "DESCRIPTION",
+    "CGID",
+    "ISERROR",
+    "TEXT",
+]
 FRACTIONS = {"train": 0.8, "dev": 0.1, "test": 0.1}
 MIMIC_CONFIG = {"format": "mimic", "segments": [[1, 6], [6, 12]], "split_fractions": FRACTIONS}
 
@@ -57,9 +68,16 @@ def write_notes(path: Path, rows: list[dict]) -> Path:
 
 
 def note(row_id: str, subject_id: str, text: str | None = None) -> dict:
-    return {"ROW_ID": row_id, "SUBJECT_ID": subject_id, "HADM_ID": "100001", "CHARTDATE": "2151-08-04",
-            "CATEGORY": "Discharge summary", "DESCRIPTION": "Report", "ISERROR": "",
-            "TEXT": note_text(row_id) if text is None else text}
+    return {
+        "ROW_ID": row_id,
+        "SUBJECT_ID": subject_id,
+        "HADM_ID": "100001",
+        "CHARTDATE": "2151-08-04",
+        "CATEGORY": "Discharge summary",
+        "DESCRIPTION": "Report",
+        "ISERROR": "",
+        "TEXT": note_text(row_id) if text is None else text,
+    }
 
 
 def ingest(path: Path, on_invalid: str = "error"):
@@ -74,23 +92,27 @@ def notes_csv(tmp_path: Path) -> Path:
 
 # --- placeholder classification ---------------------------------------------------------------
 
-@pytest.mark.parametrize(("inner", "expected"), [
-    ("2151-7-16", ("date", "DATETIME", "QUASI")),
-    ("7-16", ("date", "DATETIME", "QUASI")),
-    ("2151", ("date", "DATETIME", "QUASI")),
-    ("Hospital 18", ("Hospital", "ORG", "QUASI")),
-    ("First Name8 (NamePattern2) 2917", ("First Name8 (NamePattern2)", "PERSON", "DIRECT")),
-    ("Known lastname 10632", ("Known lastname", "PERSON", "DIRECT")),
-    ("Last Name (STitle) 2", ("Last Name (STitle)", "PERSON", "DIRECT")),
-    ("Telephone/Fax (1) 6432", ("Telephone/Fax (1)", "CODE", "DIRECT")),
-    ("Medical Record Number 4453", ("Medical Record Number", "CODE", "DIRECT")),
-    ("E-mail address 55", ("E-mail address", "CODE", "DIRECT")),
-    ("Age over 90 ", ("Age over", "DEM", "QUASI")),
-    ("Location (un) 620", ("Location (un)", "LOC", "QUASI")),
-    ("Street Address(2) 4381", ("Street Address(2)", "LOC", "DIRECT")),
-    ("Month (only) 116", ("Month (only)", "DATETIME", "QUASI")),
-    ("Something Weird 1", ("Something Weird", "MISC", "QUASI")),
-])
+
+@pytest.mark.parametrize(
+    ("inner", "expected"),
+    [
+        ("2151-7-16", ("date", "DATETIME", "QUASI")),
+        ("7-16", ("date", "DATETIME", "QUASI")),
+        ("2151", ("date", "DATETIME", "QUASI")),
+        ("Hospital 18", ("Hospital", "ORG", "QUASI")),
+        ("First Name8 (NamePattern2) 2917", ("First Name8 (NamePattern2)", "PERSON", "DIRECT")),
+        ("Known lastname 10632", ("Known lastname", "PERSON", "DIRECT")),
+        ("Last Name (STitle) 2", ("Last Name (STitle)", "PERSON", "DIRECT")),
+        ("Telephone/Fax (1) 6432", ("Telephone/Fax (1)", "CODE", "DIRECT")),
+        ("Medical Record Number 4453", ("Medical Record Number", "CODE", "DIRECT")),
+        ("E-mail address 55", ("E-mail address", "CODE", "DIRECT")),
+        ("Age over 90 ", ("Age over", "DEM", "QUASI")),
+        ("Location (un) 620", ("Location (un)", "LOC", "QUASI")),
+        ("Street Address(2) 4381", ("Street Address(2)", "LOC", "DIRECT")),
+        ("Month (only) 116", ("Month (only)", "DATETIME", "QUASI")),
+        ("Something Weird 1", ("Something Weird", "MISC", "QUASI")),
+    ],
+)
 def test_classify_placeholder(types, inner, expected):
     assert types.classify(inner) == expected
 
@@ -108,13 +130,17 @@ def test_rule_matching_ignores_case(types):
 def test_placeholder_spans_cover_whole_placeholders(types):
     text = "Seen at [**Hospital 18**] on [**2151-7-16**]."
     spans = placeholder_spans("notes.csv", "9", text, types)
-    assert [(s.start, s.end, s.text) for s in spans] == [(8, 25, "[**Hospital 18**]"), (29, 44, "[**2151-7-16**]")]
+    assert [(s.start, s.end, s.text) for s in spans] == [
+        (8, 25, "[**Hospital 18**]"),
+        (29, 44, "[**2151-7-16**]"),
+    ]
     assert [s.mention_id for s in spans] == ["9_m1", "9_m2"]
     assert [s.raw_label for s in spans] == ["Hospital", "date"]
     assert spans[0].entity_id == "9_[**Hospital 18**]"
 
 
 # --- ingestion ---------------------------------------------------------------------------------
+
 
 def test_notes_become_two_segments_each(notes_csv):
     docs, spans = ingest(notes_csv)
@@ -159,17 +185,26 @@ def test_span_types_and_raw_labels(notes_csv):
     for text, (entity_type, identifier_type, raw_label) in expected.items():
         row = first.loc[text]
         assert (row["entity_type"], row["identifier_type"], row["raw_label"]) == (
-            entity_type, identifier_type, raw_label), text
+            entity_type,
+            identifier_type,
+            raw_label,
+        ), text
     second = spans[(spans["doc_id"] == "101") & (spans["segment"] == 1)].set_index("text")
-    assert tuple(second.loc["[**Something Weird 1**]", ["entity_type", "raw_label"]]) == ("MISC", "Something Weird")
-    assert tuple(second.loc["[**Month (only) 116**]", ["entity_type", "raw_label"]]) == ("DATETIME", "Month (only)")
+    assert tuple(second.loc["[**Something Weird 1**]", ["entity_type", "raw_label"]]) == (
+        "MISC",
+        "Something Weird",
+    )
+    assert tuple(second.loc["[**Month (only) 116**]", ["entity_type", "raw_label"]]) == (
+        "DATETIME",
+        "Month (only)",
+    )
 
 
 def test_span_offsets_index_their_segment_text(notes_csv):
     docs, spans = ingest(notes_csv)
     texts = {(d.doc_id, d.segment): d.text for d in docs.itertuples(index=False)}
     for span in spans.itertuples(index=False):
-        assert texts[(span.doc_id, span.segment)][span.start:span.end] == span.text
+        assert texts[(span.doc_id, span.segment)][span.start : span.end] == span.text
         assert span.text.startswith("[**") and span.text.endswith("**]")
     assert isinstance(spans["raw_label"].dtype, pd.StringDtype)
     assert spans["raw_label"].notna().all()
@@ -183,13 +218,23 @@ def test_notes_of_one_patient_share_a_split(notes_csv):
 
 def test_the_patient_is_the_privacy_unit(notes_csv):
     docs, _ = ingest(notes_csv)
-    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id", "labels", "group"]
+    assert list(docs.columns) == [
+        "doc_id",
+        "split",
+        "segment",
+        "text",
+        "annotator",
+        "unit_id",
+        "labels",
+        "group",
+    ]
     assert pd.api.types.is_string_dtype(docs["unit_id"])
     units = docs.drop_duplicates("doc_id").set_index("doc_id")["unit_id"].to_dict()
     assert units == {"101": "7", "102": "15", "103": "7", "104": "20"}  # SUBJECT_ID, not ROW_ID
 
 
 # --- split_of ---------------------------------------------------------------------------------
+
 
 def test_split_of_known_buckets():
     for subject, split in SUBJECT_SPLITS.items():
@@ -213,6 +258,7 @@ def test_split_of_is_deterministic_and_roughly_proportional():
 
 
 # --- bad input --------------------------------------------------------------------------------
+
 
 def assert_one_line(error: pytest.ExceptionInfo, path: Path, *parts: str) -> None:
     message = str(error.value)
@@ -251,7 +297,7 @@ def test_unclosed_placeholder_is_dropped_with_drop_policy(tmp_path):
 
 def test_non_utf8_file(tmp_path):
     path = write_notes(tmp_path / "NOTEEVENTS.csv", [note("101", "7")])
-    data = path.read_bytes().replace("Discharge summary".encode(), b"Discharge r\xe9sum\xe9", 1)
+    data = path.read_bytes().replace(b"Discharge summary", b"Discharge r\xe9sum\xe9", 1)
     path.write_bytes(data)
     bad_byte = data.index(bytes([0xE9]))
     with pytest.raises(InputError) as error:
@@ -267,7 +313,11 @@ def test_short_note_is_an_error(tmp_path):
 
 
 def test_label_is_the_category_and_there_is_no_group(tmp_path):
-    rows = [note("101", "7"), note("102", "15") | {"CATEGORY": "Physician "}, note("103", "7") | {"CATEGORY": ""}]
+    rows = [
+        note("101", "7"),
+        note("102", "15") | {"CATEGORY": "Physician "},
+        note("103", "7") | {"CATEGORY": ""},
+    ]
     docs, _ = ingest(write_notes(tmp_path / "NOTEEVENTS.csv", rows))
     labels = {row.doc_id: list(row.labels) for row in docs.itertuples(index=False)}
     assert labels == {"101": ["Discharge summary"], "102": ["Physician"], "103": []}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
+
 from conftest import REPO_ROOT
 
 NAME = "gemma3-270m"
@@ -76,7 +77,7 @@ def test_greedy_continuation_is_deterministic_and_batches(gemma):
         enc = tokenizer(texts, return_tensors="pt", padding=True)
         with torch.inference_mode():
             out = model.generate(**enc, max_new_tokens=12, do_sample=False)
-        return tokenizer.batch_decode(out[:, enc.input_ids.shape[1]:], skip_special_tokens=True)
+        return tokenizer.batch_decode(out[:, enc.input_ids.shape[1] :], skip_special_tokens=True)
 
     first = greedy(prompts[:1])
     assert first[0].strip()

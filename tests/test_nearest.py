@@ -7,19 +7,33 @@ import pandas as pd
 import pytest
 
 from plainsight.errors import InputError
-from plainsight.evaluation import nearest
-from plainsight.evaluation.mauve_score import MauveSettings
-from plainsight.evaluation.nearest import (NEAREST_COLUMNS, longest_shared_ngram, nearest_documents, top_cosines,
-                                           words)
+from plainsight.audit import nearest
+from plainsight.evaluation.features import FeatureSettings
+from plainsight.audit.nearest import (
+    NEAREST_COLUMNS,
+    longest_shared_ngram,
+    nearest_documents,
+    top_cosines,
+    words,
+)
 
 
 def test_words_are_case_folded_word_runs():
-    assert words("The Applicant, Mr. Polat (born 1970)!") == ["the", "applicant", "mr", "polat", "born", "1970"]
+    assert words("The Applicant, Mr. Polat (born 1970)!") == [
+        "the",
+        "applicant",
+        "mr",
+        "polat",
+        "born",
+        "1970",
+    ]
 
 
 def test_longest_shared_ngram_of_a_hand_made_pair():
     first = words("On 3 May 2001 the applicant, Mr Polat, lodged an appeal with the Supreme Court in Ankara.")
-    second = words("The court noted that the applicant Mr Polat lodged an appeal with the Supreme Court, twice.")
+    second = words(
+        "The court noted that the applicant Mr Polat lodged an appeal with the Supreme Court, twice."
+    )
     # "the applicant mr polat lodged an appeal with the supreme court": 11 words
     assert longest_shared_ngram(first, second) == 11
     assert longest_shared_ngram(second, first) == 11
@@ -56,18 +70,22 @@ def bag_of_words(texts, settings, batch_size=16):
 
 
 def tiny_corpus():
-    docs = pd.DataFrame({
-        "doc_id": ["d1", "d1", "d2", "d3", "d4", "d5"],
-        "split": ["train", "train", "train", "train", "test", "dev"],
-        "segment": [0, 1, 0, 0, 0, 0],
-        "text": ["The applicant went to court in Ankara with a lawyer.",
-                 "The applicant stayed in prison.",
-                 "The patient was admitted to hospital.",
-                 "The lawyer lodged an appeal with the court.",
-                 "The applicant went to court in Ankara with a lawyer.",
-                 "A patient in hospital."],
-        "annotator": "a",
-    })
+    docs = pd.DataFrame(
+        {
+            "doc_id": ["d1", "d1", "d2", "d3", "d4", "d5"],
+            "split": ["train", "train", "train", "train", "test", "dev"],
+            "segment": [0, 1, 0, 0, 0, 0],
+            "text": [
+                "The applicant went to court in Ankara with a lawyer.",
+                "The applicant stayed in prison.",
+                "The patient was admitted to hospital.",
+                "The lawyer lodged an appeal with the court.",
+                "The applicant went to court in Ankara with a lawyer.",
+                "A patient in hospital.",
+            ],
+            "annotator": "a",
+        }
+    )
     codes = docs[["doc_id", "segment", "split"]].assign(code="", entities=[[]] * len(docs))
     return docs, codes
 
@@ -75,11 +93,19 @@ def tiny_corpus():
 def test_nearest_documents_ranks_training_segments_only(monkeypatch):
     monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
     docs, codes = tiny_corpus()
-    corpus = pd.DataFrame({"text": ["Later the applicant went to court in Ankara with a lawyer, again.",
-                                    "The patient in hospital.", ""]})
-    table = nearest_documents(corpus, codes, docs, MauveSettings())
+    corpus = pd.DataFrame(
+        {
+            "text": [
+                "Later the applicant went to court in Ankara with a lawyer, again.",
+                "The patient in hospital.",
+                "",
+            ]
+        }
+    )
+    table = nearest_documents(corpus, codes, docs, FeatureSettings())
     assert {name: str(dtype) for name, dtype in table.dtypes.items()} == {
-        name: ("string" if dtype == "string" else dtype) for name, dtype in NEAREST_COLUMNS.items()}
+        name: ("string" if dtype == "string" else dtype) for name, dtype in NEAREST_COLUMNS.items()
+    }
     assert table["generation"].tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2]
     assert table["rank"].tolist() == [1, 2, 3] * 3
     first = table[table["generation"] == 0]
@@ -100,14 +126,14 @@ def test_nearest_documents_is_deterministic(monkeypatch):
     monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
     docs, codes = tiny_corpus()
     corpus = pd.DataFrame({"text": ["applicant court", "hospital lawyer"]})
-    first = nearest_documents(corpus, codes, docs, MauveSettings())
-    pd.testing.assert_frame_equal(first, nearest_documents(corpus, codes, docs, MauveSettings()))
+    first = nearest_documents(corpus, codes, docs, FeatureSettings())
+    pd.testing.assert_frame_equal(first, nearest_documents(corpus, codes, docs, FeatureSettings()))
 
 
 def test_empty_corpus_gives_an_empty_typed_table(monkeypatch):
     monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
     docs, codes = tiny_corpus()
-    table = nearest_documents(pd.DataFrame({"text": pd.Series([], dtype=str)}), codes, docs, MauveSettings())
+    table = nearest_documents(pd.DataFrame({"text": pd.Series([], dtype=str)}), codes, docs, FeatureSettings())
     assert table.empty and list(table.columns) == list(NEAREST_COLUMNS)
 
 
@@ -115,15 +141,22 @@ def test_no_training_segments_names_the_codes_file(monkeypatch):
     monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
     docs, codes = tiny_corpus()
     with pytest.raises(InputError, match="codes.parquet: no fine-tuning"):
-        nearest_documents(pd.DataFrame({"text": ["x"]}), codes[codes["split"] != "train"], docs, MauveSettings(),
-                          codes_file="codes.parquet")
+        nearest_documents(
+            pd.DataFrame({"text": ["x"]}),
+            codes[codes["split"] != "train"],
+            docs,
+            FeatureSettings(),
+            codes_file="codes.parquet",
+        )
 
 
 @pytest.mark.embedded
 def test_minilm_finds_a_copied_segment_first():
     docs, codes = tiny_corpus()
-    corpus = pd.DataFrame({"text": ["The applicant stayed in prison.", "A patient was admitted to the hospital."]})
-    table = nearest_documents(corpus, codes, docs, MauveSettings())
+    corpus = pd.DataFrame(
+        {"text": ["The applicant stayed in prison.", "A patient was admitted to the hospital."]}
+    )
+    table = nearest_documents(corpus, codes, docs, FeatureSettings())
     top = table[table["rank"] == 1]
     assert list(zip(top["doc_id"], top["segment"])) == [("d1", 1), ("d2", 0)]
     assert top["cosine"].iloc[0] == pytest.approx(1.0, abs=1e-4)

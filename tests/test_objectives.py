@@ -51,6 +51,7 @@ def manual_terms(logits, base_logits, labels, private) -> dict[str, float]:
 
 # --- small explicit tensors --------------------------------------------------------------------
 
+
 def test_lm_loss_matches_hand_computation():
     logits = torch.tensor([[[1.0, 2.0, 0.5], [0.0, -1.0, 3.0], [2.0, 2.0, 2.0]]])
     labels = torch.tensor([[-100, 1, 2]])  # the prompt token is not trained on
@@ -75,8 +76,12 @@ PRIVATE = [[False, False, True, False], [False, False, False, False]]
 
 
 def explicit_batch():
-    return (torch.tensor(LOGITS, requires_grad=True), torch.tensor(BASE_LOGITS),
-            torch.tensor(LABELS), torch.tensor(PRIVATE))
+    return (
+        torch.tensor(LOGITS, requires_grad=True),
+        torch.tensor(BASE_LOGITS),
+        torch.tensor(LABELS),
+        torch.tensor(PRIVATE),
+    )
 
 
 def test_each_term_matches_hand_computation():
@@ -150,7 +155,9 @@ def test_lm_and_kl_at_equal_weights_settle_halfway_between_the_data_and_the_base
     optimizer = torch.optim.Adam([logits], lr=0.05)
     for _ in range(3000):
         optimizer.zero_grad()
-        masked_objective(logits, base, labels, torch.zeros(1, 2, dtype=torch.bool), Lambdas())["loss"].backward()
+        masked_objective(logits, base, labels, torch.zeros(1, 2, dtype=torch.bool), Lambdas())[
+            "loss"
+        ].backward()
         optimizer.step()
     expected = (torch.nn.functional.one_hot(torch.tensor(3), 5) + base[0, 0].softmax(-1)) / 2
     assert torch.allclose(logits[0, 0].softmax(-1), expected, atol=2e-3)
@@ -166,10 +173,18 @@ def test_mismatched_shapes_are_rejected():
 
 # --- a tiny real model -------------------------------------------------------------------------
 
+
 def tiny_llama(seed: int) -> LlamaForCausalLM:
     torch.manual_seed(seed)
-    config = LlamaConfig(vocab_size=50, hidden_size=16, intermediate_size=32, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=64)
+    config = LlamaConfig(
+        vocab_size=50,
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=64,
+    )
     return LlamaForCausalLM(config)
 
 
@@ -207,6 +222,7 @@ def test_masked_objective_on_a_real_model_matches_a_token_loop():
 
 # --- private-token mask ------------------------------------------------------------------------
 
+
 def test_private_char_spans_matches_whole_words_case_insensitively():
     text = "SMITH met smith (Smith), not Smithson. Cengiz\nPolat, then cengiz   polat."
     spans = private_char_spans(text, ["Smith", "Cengiz Polat", "Polat", "Smith", "  "])
@@ -223,8 +239,9 @@ def test_private_token_mask_with_hand_made_offsets():
     # a token touching a span's edge does not overlap it
     assert private_token_mask([(0, 3), (8, 9)], [(3, 8)]) == [False, False]
     # overlapping, unsorted and touching spans; an empty span marks nothing
-    assert private_token_mask([(0, 2), (2, 4), (4, 6), (6, 8), (9, 10)],
-                              [(5, 7), (3, 6), (0, 1), (9, 9)]) == [True, True, True, True, False]
+    assert private_token_mask(
+        [(0, 2), (2, 4), (4, 6), (6, 8), (9, 10)], [(5, 7), (3, 6), (0, 1), (9, 9)]
+    ) == [True, True, True, True, False]
     assert private_token_mask([(0, 5)], []) == [False]
 
 
@@ -238,8 +255,12 @@ def test_private_token_mask_is_fast_on_long_documents():
 
 @pytest.fixture(scope="module")
 def tiny_tokenizer() -> PreTrainedTokenizerFast:
-    sentences = ["The court met the applicant in Ankara.", "Mr Cengiz was heard by the judge.",
-                 "The applicant lodged a complaint.", "The judge met the court."] * 5
+    sentences = [
+        "The court met the applicant in Ankara.",
+        "Mr Cengiz was heard by the judge.",
+        "The applicant lodged a complaint.",
+        "The judge met the court.",
+    ] * 5
     bpe = ByteLevelBPETokenizer()
     bpe.train_from_iterator(sentences, vocab_size=300, min_frequency=1, show_progress=False)
     return PreTrainedTokenizerFast(tokenizer_object=Tokenizer.from_str(bpe.to_str()))
@@ -275,6 +296,7 @@ def test_private_tokens_of_a_real_tokenizer_decode_to_the_values(tiny_tokenizer)
 
 
 # --- the reference implementation's variant -------------------------------------------------------
+
 
 def two_objectives_case():
     """Vocabulary of 2. Row 0: two prompt tokens, then a public and a private document token; row 1:
@@ -314,17 +336,29 @@ def test_reference_code_objective_takes_its_fixed_weights_and_retrains_only_ft_m
     from plainsight.training.loop import TrainingSettings
     from plainsight.training.params import training_params
 
-    block = {"epochs": 1, "learning_rate": 1e-3, "batch_size": 2, "max_length": 32, "warmup_steps": 0,
-             "lr_schedule": "constant", "lambda_lm": 1.0, "lambda_contrastive": 0.5, "lambda_kl": 2.0}
+    block = {
+        "epochs": 1,
+        "learning_rate": 1e-3,
+        "batch_size": 2,
+        "max_length": 32,
+        "warmup_steps": 0,
+        "lr_schedule": "constant",
+        "lambda_lm": 1.0,
+        "lambda_contrastive": 0.5,
+        "lambda_kl": 2.0,
+    }
     reference = {**block, "objective": "reference_code"}
     assert TrainingSettings.from_params(reference, masked=True).lambdas == Lambdas(1.0, 4.0, 1.6)
     assert TrainingSettings.from_params(reference, masked=True).objective == "reference_code"
-    assert TrainingSettings.from_params({**block, "objective": "paper"}, masked=True).lambdas == Lambdas(1.0, 0.5, 2.0)
+    assert TrainingSettings.from_params({**block, "objective": "paper"}, masked=True).lambdas == Lambdas(
+        1.0, 0.5, 2.0
+    )
     assert TrainingSettings.from_params(reference, masked=False).objective == "paper"
     # Under the fixed weights the lambdas decide nothing; the objective decides nothing for ft.
-    assert training_params(method("ft_mask"), reference, {}) == {**{k: v for k, v in block.items()
-                                                                   if not k.startswith("lambda_")},
-                                                                "objective": "reference_code"}
+    assert training_params(method("ft_mask"), reference, {}) == {
+        **{k: v for k, v in block.items() if not k.startswith("lambda_")},
+        "objective": "reference_code",
+    }
     assert "objective" not in training_params(method("ft"), reference, {})
     with pytest.raises(ValueError, match="objective"):
         TrainingSettings(1, 1e-3, 2, 32, objective="sum")

@@ -9,7 +9,9 @@ from torch import nn
 from plainsight.generation.packed_linear import PACKED_MAX_ROWS, PackedLinear, can_pack, packed_linears
 from plainsight.models import load_model
 
-pytestmark = pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="needs oneDNN (x86 CPU build)")
+pytestmark = pytest.mark.skipif(
+    not torch.backends.mkldnn.is_available(), reason="needs oneDNN (x86 CPU build)"
+)
 
 
 @pytest.fixture
@@ -30,7 +32,9 @@ def test_long_inputs_and_gradients_take_the_layer_itself(linear, monkeypatch):
     packed = PackedLinear(linear, rows_hint=4)
     monkeypatch.setattr(torch.ops.mkldnn, "_linear_pointwise", None)  # any call to it would fail
     with torch.inference_mode():
-        assert torch.equal(packed(torch.ones(PACKED_MAX_ROWS + 1, 48)), linear(torch.ones(PACKED_MAX_ROWS + 1, 48)))
+        assert torch.equal(
+            packed(torch.ones(PACKED_MAX_ROWS + 1, 48)), linear(torch.ones(PACKED_MAX_ROWS + 1, 48))
+        )
     packed(torch.ones(2, 48)).sum().backward()
     assert linear.weight.grad is not None
 

@@ -25,8 +25,11 @@ def merged(base: Mapping, top: Mapping) -> dict:
     """`top` over `base`, nested blocks merged key by key, as Snakemake merges config files."""
     out = dict(base)
     for key, value in top.items():
-        out[key] = merged(base[key], value) if isinstance(value, Mapping) and isinstance(base.get(key), Mapping) \
+        out[key] = (
+            merged(base[key], value)
+            if isinstance(value, Mapping) and isinstance(base.get(key), Mapping)
             else value
+        )
     return out
 
 
@@ -86,7 +89,9 @@ def test_perplexity_windows_are_the_longest_the_model_takes(paper):
 def test_icl_pe_blocks_whole_values_in_one_pass_as_the_paper_reports(paper):
     default = load_yaml(REPO / "config/config.yaml")["generation"]
     assert paper["generation"]["blocking"] == "values" and paper["generation"]["max_regenerations"] == 0
-    assert default["blocking"] == "values_and_parts" and default["max_regenerations"] == 3  # the stronger default
+    assert (
+        default["blocking"] == "values_and_parts" and default["max_regenerations"] == 3
+    )  # the stronger default
 
 
 def test_the_profile_runs_where_users_run_it(paper):

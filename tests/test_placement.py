@@ -6,8 +6,8 @@ import logging
 
 import pytest
 import torch
-from conftest import GPU, device
 
+from conftest import GPU, device
 from plainsight.errors import InputError
 from plainsight.models import (
     load_model,
@@ -37,9 +37,16 @@ class _NoDevice:
         return False
 
 
-@pytest.mark.parametrize("setting, gpus, expected", [
-    ("auto", 0, "cpu"), ("auto", 2, "cuda:0"), ("cpu", 2, "cpu"), ("cuda", 1, "cuda:0"), ("cuda:1", 2, "cuda:1"),
-])
+@pytest.mark.parametrize(
+    "setting, gpus, expected",
+    [
+        ("auto", 0, "cpu"),
+        ("auto", 2, "cuda:0"),
+        ("cpu", 2, "cpu"),
+        ("cuda", 1, "cuda:0"),
+        ("cuda:1", 2, "cuda:1"),
+    ],
+)
 def test_device_settings(monkeypatch, setting, gpus, expected):
     visible_gpus(monkeypatch, gpus)
     assert resolve_device(setting) == torch.device(expected)
@@ -48,8 +55,11 @@ def test_device_settings(monkeypatch, setting, gpus, expected):
 @pytest.mark.parametrize("setting, gpus", [("cuda", 0), ("cuda:0", 0), ("cuda:2", 2)])
 def test_a_cuda_device_that_is_not_visible_is_a_one_line_error(monkeypatch, setting, gpus):
     visible_gpus(monkeypatch, gpus)
-    with pytest.raises(InputError, match=rf"^config: model.device: {setting}: no such CUDA device is visible here "
-                                         rf"\({gpus} visible\)") as error:
+    with pytest.raises(
+        InputError,
+        match=rf"^config: model.device: {setting}: no such CUDA device is visible here "
+        rf"\({gpus} visible\)",
+    ) as error:
         resolve_device(setting)
     assert "\n" not in str(error.value)
 
@@ -60,17 +70,27 @@ def test_a_malformed_device_names_the_setting(setting):
         resolve_device(setting)
 
 
-@pytest.mark.parametrize("device, bf16, expected", [
-    ("cpu", True, torch.float32), ("cuda:0", True, torch.bfloat16), ("cuda:0", False, torch.float16),
-])
+@pytest.mark.parametrize(
+    "device, bf16, expected",
+    [
+        ("cpu", True, torch.float32),
+        ("cuda:0", True, torch.bfloat16),
+        ("cuda:0", False, torch.float16),
+    ],
+)
 def test_auto_dtype(monkeypatch, device, bf16, expected):
     visible_gpus(monkeypatch, 1, bf16=bf16)
     assert resolve_dtype("auto", torch.device(device)) == expected
 
 
-@pytest.mark.parametrize("setting, expected", [
-    ("float32", torch.float32), ("bfloat16", torch.bfloat16), ("float16", torch.float16),
-])
+@pytest.mark.parametrize(
+    "setting, expected",
+    [
+        ("float32", torch.float32),
+        ("bfloat16", torch.bfloat16),
+        ("float16", torch.float16),
+    ],
+)
 def test_explicit_dtypes(setting, expected):
     assert resolve_dtype(setting, torch.device("cuda", 0)) == expected
 
@@ -81,7 +101,10 @@ def test_half_precision_on_the_cpu_is_a_one_line_warning_naming_the_setting(sett
         assert resolve_dtype(setting, torch.device("cpu")) == getattr(torch, setting)
     [record] = caplog.records
     assert record.levelno == logging.WARNING
-    assert record.getMessage().startswith(f"model.dtype: {setting} on the CPU") and "\n" not in record.getMessage()
+    assert (
+        record.getMessage().startswith(f"model.dtype: {setting} on the CPU")
+        and "\n" not in record.getMessage()
+    )
 
 
 def test_float32_on_the_cpu_warns_nothing(caplog):
@@ -104,8 +127,11 @@ def test_the_model_block_resolves_to_a_placement():
 def test_load_model_places_the_model_and_records_where(tiny_model_dir, dtype):
     model, _ = load_model(tiny_model_dir, torch.device("cpu"), dtype)
     assert {(p.device.type, p.dtype) for p in model.parameters()} == {("cpu", dtype)}
-    assert model_placement(model) == placement_record(torch.device("cpu"), dtype) == {
-        "device": "cpu", "dtype": str(dtype).removeprefix("torch.")}
+    assert (
+        model_placement(model)
+        == placement_record(torch.device("cpu"), dtype)
+        == {"device": "cpu", "dtype": str(dtype).removeprefix("torch.")}
+    )
 
 
 @GPU

@@ -17,6 +17,7 @@ def cost_model(config, shapes, segments) -> scheduling.CostModel:
     """The cost model as the plan builds it, with the method registry."""
     return scheduling.CostModel(config, shapes, segments, registry)
 
+
 REPO = Path(__file__).resolve().parents[1]
 SHAPES = yaml.safe_load((REPO / "resources/model_shapes.yaml").read_text(encoding="utf-8"))
 
@@ -45,20 +46,25 @@ rule generate_icl:
 def test_the_dry_run_gives_each_job_with_its_rule_wildcards_and_resources():
     assert parse_dry_run(DRY_RUN) == [
         DryRunJob("ingest", {"dataset": "tab"}, {"tmpdir": "/tmp"}),
-        DryRunJob("generate_icl", {"dataset": "tab", "setting": "known", "idset": "direct", "method": "icl_pe",
-                                   "seed": "2"},
-                  {"tmpdir": "/tmp", "mem_mb": "2900", "mem": "3 GB", "runtime": "40"}),
+        DryRunJob(
+            "generate_icl",
+            {"dataset": "tab", "setting": "known", "idset": "direct", "method": "icl_pe", "seed": "2"},
+            {"tmpdir": "/tmp", "mem_mb": "2900", "mem": "3 GB", "runtime": "40"},
+        ),
     ]
 
 
-@pytest.mark.parametrize("name, published", [
-    ("princeton-nlp/Sheared-LLaMA-1.3B", 1.3e9),
-    ("meta-llama/Llama-3.1-8B-Instruct", 8.0e9),
-    ("gpt2-large", 774e6),
-    ("smollm2-135m", 135e6),
-    ("gemma3-270m", 270e6),
-    ("FacebookAI/roberta-base", 125e6),
-])
+@pytest.mark.parametrize(
+    "name, published",
+    [
+        ("princeton-nlp/Sheared-LLaMA-1.3B", 1.3e9),
+        ("meta-llama/Llama-3.1-8B-Instruct", 8.0e9),
+        ("gpt2-large", 774e6),
+        ("smollm2-135m", 135e6),
+        ("gemma3-270m", 270e6),
+        ("FacebookAI/roberta-base", 125e6),
+    ],
+)
 def test_shapes_give_the_published_parameter_counts(name, published):
     assert scheduling.model_shape(name, SHAPES).parameters == pytest.approx(published, rel=0.04)
 
@@ -87,11 +93,15 @@ SMALL = scheduling.ModelShape(parameters=1000, layers=2, hidden=8, kv_heads=2, h
 def test_training_memory_by_hand():
     # 16-bit weights 2,000; trainable 5 x 4 bytes x (4 copies + 3 per-sample gradients) = 140;
     # activations 3 x 4 positions x 8 x 2 layers x 34 = 6,528; logits 2 passes x 12 x 10 x (2 + 8) = 2,400
-    assert scheduling.gpu_training_bytes(SMALL, 2, 3, 4, 5, logits_passes=2, per_sample_gradients=True) \
+    assert (
+        scheduling.gpu_training_bytes(SMALL, 2, 3, 4, 5, logits_passes=2, per_sample_gradients=True)
         == 2_000 + 140 + 6_528 + 2_400
+    )
     # trained float32 weights hold 16 bytes each; float32 activations are twice the 16-bit ones
-    assert scheduling.gpu_training_bytes(SMALL, 4, 1, 1, 0, frozen_weights=False) \
+    assert (
+        scheduling.gpu_training_bytes(SMALL, 4, 1, 1, 0, frozen_weights=False)
         == 16_000 + 8 * 2 * 34 * 2 + 10 * 12
+    )
 
 
 def test_generation_memory_by_hand():
@@ -109,7 +119,9 @@ def config(**resources) -> dict:
 def test_icl_generation_hours_and_slots_on_a_gpu():
     cfg = config(gpus_per_job=1, gpu_memory_gb=80, generation_tokens_per_second=1000)
     cfg["model"]["name_or_path"] = "princeton-nlp/Sheared-LLaMA-1.3B"
-    cfg["generation"].update(batch_size="auto", generations_per_segment=500, max_new_tokens=400, group_size=32)
+    cfg["generation"].update(
+        batch_size="auto", generations_per_segment=500, max_new_tokens=400, group_size=32
+    )
     planner = cost_model(cfg, SHAPES, lambda dataset, split: 100)
     plain = planner.hours("generate_icl", {"dataset": "tab", "method": "icl"})
     blocking = planner.hours("generate_icl", {"dataset": "tab", "method": "icl_pe"})
@@ -145,7 +157,10 @@ def test_auto_slots_on_the_cpu_are_the_cpu_default_and_on_a_gpu_need_its_memory(
     cfg = config()
     cfg["generation"]["batch_size"] = "auto"
     shape = scheduling.model_shape("smollm2-135m", SHAPES)
-    assert cost_model(cfg, SHAPES, lambda dataset, split: 1).slots(shape, 1000, "smollm2-135m", 100) == CPU_AUTO_SLOTS
+    assert (
+        cost_model(cfg, SHAPES, lambda dataset, split: 1).slots(shape, 1000, "smollm2-135m", 100)
+        == CPU_AUTO_SLOTS
+    )
     cfg["resources"]["gpus_per_job"] = 1
     with pytest.raises(InputError, match="resources.gpu_memory_gb"):
         cost_model(cfg, SHAPES, lambda dataset, split: 1).slots(shape, 1000, "smollm2-135m", 100)
@@ -156,8 +171,10 @@ def test_the_plan_table_sums_gpu_hours_and_flags_jobs_over_the_gpu():
     cfg["model"]["name_or_path"] = "princeton-nlp/Sheared-LLaMA-1.3B"
     cfg["prefix_tuning"].update(max_length=2048, batch_size=8)
     planner = cost_model(cfg, SHAPES, lambda dataset, split: 2000)
-    jobs = [DryRunJob("train_adapter", {"dataset": "tab", "method": method, "seed": "1"}, {"mem_mb": "7000"})
-            for method in ("ft", "ft_mask")] + [DryRunJob("ingest", {"dataset": "tab"}, {})]
+    jobs = [
+        DryRunJob("train_adapter", {"dataset": "tab", "method": method, "seed": "1"}, {"mem_mb": "7000"})
+        for method in ("ft", "ft_mask")
+    ] + [DryRunJob("ingest", {"dataset": "tab"}, {})]
     table = plan_table(jobs, planner).set_index("rule")
     one = planner.hours("train_adapter", {"dataset": "tab", "method": "ft"})
     two = planner.hours("train_adapter", {"dataset": "tab", "method": "ft_mask"})
@@ -190,8 +207,16 @@ def test_a_random_weight_model_has_the_shape_it_was_built_from():
 
     from plainsight.models import random_weight_model
 
-    shape = {"model_type": "llama", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
-             "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000, "tie_word_embeddings": False}
+    shape = {
+        "model_type": "llama",
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "vocab_size": 1000,
+        "tie_word_embeddings": False,
+    }
     model = random_weight_model(shape, vocab_size=300, dtype=torch.bfloat16)
     norms = sum(p.numel() for name, p in model.named_parameters() if "norm" in name)
     assert model.config.vocab_size == 300 and next(model.parameters()).dtype == torch.bfloat16
@@ -210,10 +235,15 @@ def test_the_downstream_encoder_jobs_are_planned_with_gpu_hours():
     # 2 corpora of max(12 x 2, 50) = 50 generations; trained on 50 real + 100 synthetic texts twice,
     # predicting 3 x 10 test texts and the 100 synthetic ones: 430 texts x 100 tokens at 1000 tokens/s
     assert costs.hours("utility_measures", wildcards) == pytest.approx(
-        scheduling.runtime_minutes(430 * 100, 1000, 1.0) / 60)
-    assert 125e6 * 4 * 4 < costs.gpu_bytes("utility_measures", wildcards) < 80e9  # float32 weights, grads, Adam
+        scheduling.runtime_minutes(430 * 100, 1000, 1.0) / 60
+    )
+    assert (
+        125e6 * 4 * 4 < costs.gpu_bytes("utility_measures", wildcards) < 80e9
+    )  # float32 weights, grads, Adam
     table = plan_table([DryRunJob("utility_measures", wildcards, {})], costs).set_index("rule")
-    assert table.loc["utility_measures", "device_hours"] == pytest.approx(costs.hours("utility_measures", wildcards))
+    assert table.loc["utility_measures", "device_hours"] == pytest.approx(
+        costs.hours("utility_measures", wildcards)
+    )
     cfg["utility"]["downstream"]["classifier"] = "tfidf_logreg"
     assert cost_model(cfg, SHAPES, lambda d, s: 1).gpu_bytes("utility_measures", {"dataset": "tab"}) == 0
 
@@ -226,7 +256,8 @@ def test_the_membership_scores_are_planned_per_model_and_text():
     # min(50 members, 2 x 10 held out) = 20 per class, 40 texts, under the base model and 3 adapters
     tokens = 40 * 4 * (cfg["prefix_tuning"]["num_virtual_tokens"] + cfg["prefix_tuning"]["max_length"])
     assert costs.hours("membership_scores", wildcards) == pytest.approx(
-        scheduling.runtime_minutes(tokens, 1000, 1.0) / 60)
+        scheduling.runtime_minutes(tokens, 1000, 1.0) / 60
+    )
     assert costs.gpu_bytes("membership_scores", wildcards) > 0
     table = plan_table([DryRunJob("membership_scores", wildcards, {})], costs).set_index("rule")
     assert table.loc["membership_scores", "jobs"] == 1

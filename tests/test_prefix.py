@@ -75,7 +75,9 @@ def test_only_the_prefix_trains(prefixed):
     assert (config.num_attention_heads, config.token_dim) == (1, 16)
     trainable = {name: p.numel() for name, p in prefixed.named_parameters() if p.requires_grad}
     assert list(trainable) == ["prompt_encoder.default.embedding.weight"]
-    assert sum(trainable.values()) == VIRTUAL_TOKENS * 2 * 2 * 16  # tokens x layers x (K, V) x kv_heads*head_dim
+    assert (
+        sum(trainable.values()) == VIRTUAL_TOKENS * 2 * 2 * 16
+    )  # tokens x layers x (K, V) x kv_heads*head_dim
     assert prefixed.get_nb_trainable_parameters()[0] == VIRTUAL_TOKENS * 64
 
 
@@ -108,10 +110,14 @@ def test_generator_goes_through_the_prefix(prefixed, base):
     for prompt, result, plain_result in zip(prompts, results, plain):
         ids = torch.tensor([init_ids + tokenizer(prompt, add_special_tokens=False).input_ids])
         with torch.no_grad():
-            reference = base_model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False,
-                                            max_new_tokens=GREEDY.max_new_tokens,
-                                            pad_token_id=tokenizer.pad_token_id)
-        expected = cut_at_boundary(tokenizer.decode(reference[0, ids.shape[1]:], skip_special_tokens=True))
+            reference = base_model.generate(
+                input_ids=ids,
+                attention_mask=torch.ones_like(ids),
+                do_sample=False,
+                max_new_tokens=GREEDY.max_new_tokens,
+                pad_token_id=tokenizer.pad_token_id,
+            )
+        expected = cut_at_boundary(tokenizer.decode(reference[0, ids.shape[1] :], skip_special_tokens=True))
         assert result.text == expected
     # a random model's argmax barely depends on context, so not every text changes; the
     # trained prefix below shows the effect plainly
@@ -134,7 +140,7 @@ def test_trained_prefix_steers_generation(trained, base):
         bypassing = trained.get_base_model().generate(**batch, **settings)
         plain_ids = base_model.generate(**batch, **settings)
     assert torch.equal(bypassing, plain_ids)
-    assert tokenizer.decode(through_peft[0, batch.input_ids.shape[1]:]).startswith(" " + MARKER)
+    assert tokenizer.decode(through_peft[0, batch.input_ids.shape[1] :]).startswith(" " + MARKER)
 
 
 def test_save_and_load_round_trip(trained, tiny_model_dir, tmp_path):
@@ -146,8 +152,11 @@ def test_save_and_load_round_trip(trained, tiny_model_dir, tmp_path):
     save_adapter(trained, target, {"training.json": {"epsilon": 8.0, "note": "ü"}})  # replaces the first
     assert sorted(p.name for p in tmp_path.iterdir()) == ["adapter"]  # no staging left behind
     files = {p.name for p in target.iterdir()}
-    assert {"adapter_config.json", "adapter_model.safetensors", "training.json"} <= files <= {
-        "adapter_config.json", "adapter_model.safetensors", "training.json", "README.md"}  # peft adds a card
+    assert (
+        {"adapter_config.json", "adapter_model.safetensors", "training.json"}
+        <= files
+        <= {"adapter_config.json", "adapter_model.safetensors", "training.json", "README.md"}
+    )  # peft adds a card
     assert json.loads((target / "training.json").read_text(encoding="utf-8")) == {"epsilon": 8.0, "note": "ü"}
     weights = load_file(target / "adapter_model.safetensors")
     assert list(weights) == ["prompt_embeddings"]
@@ -164,6 +173,7 @@ def test_save_and_load_round_trip(trained, tiny_model_dir, tmp_path):
 
 
 # --- the reparametrised prefix (an MLP over prefix embeddings, folded away when saved) ----------
+
 
 def train_to_marker(peft_model, tokenizer, steps: int = 40, lr: float = 3e-2):
     prompt_ids = tokenizer(PROMPT, add_special_tokens=False).input_ids
@@ -187,15 +197,21 @@ def test_reparametrised_prefix_starts_as_the_plain_one_and_trains_its_mlp(tiny_m
     model, tokenizer = load_model(tiny_model_dir)
     reparametrised = prefix_model(model, tokenizer, VIRTUAL_TOKENS, INIT_TEXT, projection_hidden=32).eval()
     trainable = {name for name, p in reparametrised.named_parameters() if p.requires_grad}
-    assert trainable == {"prompt_encoder.default.embedding.weight", "prompt_encoder.default.transform.0.weight",
-                         "prompt_encoder.default.transform.0.bias", "prompt_encoder.default.transform.2.weight",
-                         "prompt_encoder.default.transform.2.bias"}
+    assert trainable == {
+        "prompt_encoder.default.embedding.weight",
+        "prompt_encoder.default.transform.0.weight",
+        "prompt_encoder.default.transform.0.bias",
+        "prompt_encoder.default.transform.2.weight",
+        "prompt_encoder.default.transform.2.bias",
+    }
     batch = encode(tokenizer, [PROMPT])
     with torch.no_grad():  # the MLP's output layer starts at zero: the prefix is the init text's cache
         torch.testing.assert_close(reparametrised(**batch).logits, prefixed(**batch).logits, atol=0, rtol=0)
     _, losses = train_to_marker(reparametrised, tokenizer)
     plain_model, _ = load_model(tiny_model_dir)
-    _, plain_losses = train_to_marker(prefix_model(plain_model, tokenizer, VIRTUAL_TOKENS, INIT_TEXT), tokenizer)
+    _, plain_losses = train_to_marker(
+        prefix_model(plain_model, tokenizer, VIRTUAL_TOKENS, INIT_TEXT), tokenizer
+    )
     # The random two-layer model bounds the loss near 5.7 (see MARKER); the MLP gets there sooner.
     assert losses[-1] < plain_losses[-1] < losses[0]
 
@@ -205,10 +221,14 @@ def test_reparametrised_prefix_saves_as_plain_rows(tiny_model_dir, tmp_path):
 
     model, tokenizer = load_model(tiny_model_dir)
     trained_model, _ = train_to_marker(
-        prefix_model(model, tokenizer, VIRTUAL_TOKENS, INIT_TEXT, projection_hidden=32), tokenizer)
+        prefix_model(model, tokenizer, VIRTUAL_TOKENS, INIT_TEXT, projection_hidden=32), tokenizer
+    )
     save_adapter(trained_model, tmp_path / "adapter")
     weights = load_file(tmp_path / "adapter" / "adapter_model.safetensors")
-    assert list(weights) == ["prompt_embeddings"] and weights["prompt_embeddings"].shape == (VIRTUAL_TOKENS, 64)
+    assert list(weights) == ["prompt_embeddings"] and weights["prompt_embeddings"].shape == (
+        VIRTUAL_TOKENS,
+        64,
+    )
     config = json.loads((tmp_path / "adapter" / "adapter_config.json").read_text(encoding="utf-8"))
     assert config["prefix_projection"] is False
     fresh, _ = load_model(tiny_model_dir)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import PRESIDIO_ENTITY_MAP
 
+from conftest import PRESIDIO_ENTITY_MAP
 from plainsight.codes.presidio import Detection, EntityMap, build_analyzer, detect_spans, resolve_overlaps
 
-SENTENCE = ("The case originated in an application (no. 40593/04) lodged by Mr Cengiz Polat, "
-            "a Turkish national, on 15 October 2004. Contact cp@example.com.")
+SENTENCE = (
+    "The case originated in an application (no. 40593/04) lodged by Mr Cengiz Polat, "
+    "a Turkish national, on 15 October 2004. Contact cp@example.com."
+)
 
 
 def d(start: int, end: int, score: float, kind: str = "X") -> Detection:
@@ -17,6 +19,7 @@ def d(start: int, end: int, score: float, kind: str = "X") -> Detection:
 
 
 # --- resolve_overlaps ---------------------------------------------------------------------------
+
 
 def test_higher_score_wins_over_a_longer_overlap():
     assert resolve_overlaps([d(0, 20, 0.5, "LONG"), d(5, 10, 0.9, "HIGH")]) == [d(5, 10, 0.9, "HIGH")]
@@ -53,6 +56,7 @@ def test_empty_input():
 
 # --- entity map ---------------------------------------------------------------------------------
 
+
 def test_entity_map_from_yaml():
     entity_map = EntityMap.from_yaml(PRESIDIO_ENTITY_MAP)
     assert entity_map.spacy_labels["GPE"] == "LOCATION"
@@ -63,6 +67,7 @@ def test_entity_map_from_yaml():
 
 
 # --- the real analyzer --------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def entity_map() -> EntityMap:
@@ -80,8 +85,9 @@ def analyzer(entity_map):
 
 @pytest.fixture(scope="module")
 def detected(analyzer, entity_map) -> tuple[pd.DataFrame, pd.DataFrame]:
-    docs = pd.DataFrame({"doc_id": ["001-83927", "other"], "segment": [0, 1],
-                         "text": [SENTENCE, "Nothing to see."]})
+    docs = pd.DataFrame(
+        {"doc_id": ["001-83927", "other"], "segment": [0, 1], "text": [SENTENCE, "Nothing to see."]}
+    )
     return docs, detect_spans(docs, analyzer, entity_map, score_threshold=0.3)
 
 
@@ -91,8 +97,16 @@ def found(spans: pd.DataFrame) -> dict[str, tuple[str, str]]:
 
 def test_detected_columns(detected):
     _, spans = detected
-    assert list(spans.columns) == ["doc_id", "segment", "start", "end", "text", "entity_type",
-                                   "identifier_type", "score"]
+    assert list(spans.columns) == [
+        "doc_id",
+        "segment",
+        "start",
+        "end",
+        "text",
+        "entity_type",
+        "identifier_type",
+        "score",
+    ]
 
 
 def test_application_number_is_a_direct_code(detected):
@@ -118,7 +132,7 @@ def test_detected_text_is_the_segment_slice(detected):
     texts = {(d.doc_id, d.segment): d.text for d in docs.itertuples(index=False)}
     assert len(spans) >= 4
     for span in spans.itertuples(index=False):
-        assert texts[(span.doc_id, span.segment)][span.start:span.end] == span.text
+        assert texts[(span.doc_id, span.segment)][span.start : span.end] == span.text
     assert set(spans["doc_id"]) == {"001-83927"}
     assert set(spans["segment"]) == {0}
 
@@ -132,7 +146,9 @@ def test_detections_do_not_overlap(detected):
 def test_extra_recognizers_are_optional_and_named(entity_map):
     from plainsight.codes.presidio import extra_patterns
 
-    assert [spec["name"] for spec in extra_patterns(entity_map, ["application_number"])] == ["application_number"]
+    assert [spec["name"] for spec in extra_patterns(entity_map, ["application_number"])] == [
+        "application_number"
+    ]
     assert extra_patterns(entity_map, []) == []
     with pytest.raises(ValueError, match="unknown Presidio recognizer.*known are application_number"):
         extra_patterns(entity_map, ["passport"])

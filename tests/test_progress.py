@@ -19,7 +19,9 @@ def test_progress_line_has_count_rate_and_eta():
 
 
 def test_progress_line_without_tokens_or_done_units():
-    assert progress_line("train", 0, 10, "steps", tokens=0, elapsed=5.0) == "train: 0/10 steps (0%), 5s elapsed"
+    assert (
+        progress_line("train", 0, 10, "steps", tokens=0, elapsed=5.0) == "train: 0/10 steps (0%), 5s elapsed"
+    )
 
 
 def test_progress_logs_every_interval_and_at_close(caplog):
@@ -31,6 +33,8 @@ def test_progress_logs_every_interval_and_at_close(caplog):
                 progress.update(1, tokens=100)
     lines = [record.getMessage() for record in caplog.records]
     # at 40 s (30 s since the start) and at 80 s (40 s after), then at close
-    assert lines == ["job: 2/4 steps (50%), 5.0 tokens/s, 40s elapsed, ETA 40s",
-                     "job: 4/4 steps (100%), 5.0 tokens/s, 1m20s elapsed",
-                     "job: 4/4 steps (100%), 5.0 tokens/s, 1m20s elapsed"]
+    assert lines == [
+        "job: 2/4 steps (50%), 5.0 tokens/s, 40s elapsed, ETA 40s",
+        "job: 4/4 steps (100%), 5.0 tokens/s, 1m20s elapsed",
+        "job: 4/4 steps (100%), 5.0 tokens/s, 1m20s elapsed",
+    ]

@@ -11,7 +11,9 @@ from plainsight.methods.prompts import Example, cut_at_boundary, fit_to_budget, 
 
 def test_render_two_examples_and_target_code_exactly():
     examples = [
-        Example("The applicant, Mr Cengiz Polat, was born in 1960.", "PERSON: Mr Cengiz Polat\nDATETIME: 1960"),
+        Example(
+            "The applicant, Mr Cengiz Polat, was born in 1960.", "PERSON: Mr Cengiz Polat\nDATETIME: 1960"
+        ),
         Example("  The Court declared the application admissible.\n\n", "LOC: Ankara"),
     ]
     expected = (
@@ -41,8 +43,10 @@ def test_render_baseline_has_documents_only():
 
 def test_render_empty_codes_show_none():
     prompt = render([Example("A document without private values.", "")], "")
-    assert prompt == ("### Private details\n(none)\n### Document\nA document without private values.\n\n"
-                      "### Private details\n(none)\n### Document\n")
+    assert prompt == (
+        "### Private details\n(none)\n### Document\nA document without private values.\n\n"
+        "### Private details\n(none)\n### Document\n"
+    )
 
 
 def test_render_without_examples_is_the_open_header():
@@ -53,36 +57,49 @@ def test_render_without_examples_is_the_open_header():
 # --- cut_at_boundary ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("generated, expected", [
-    (" The applicant was born in 1970.\n\n### Private details\nPERSON: Mr X\n", "The applicant was born in 1970."),
-    ("First part.\n### Document\nSecond.\n### Document\nThird.", "First part."),
-    ("No header at all.  \n", "No header at all."),
-    ("### Document\nEverything after a leading header.", ""),
-    ("Two hashes ## are not a header.\n", "Two hashes ## are not a header."),
-    ("Text then #### four", "Text then"),
-    ("", ""),
-])
+@pytest.mark.parametrize(
+    "generated, expected",
+    [
+        (
+            " The applicant was born in 1970.\n\n### Private details\nPERSON: Mr X\n",
+            "The applicant was born in 1970.",
+        ),
+        ("First part.\n### Document\nSecond.\n### Document\nThird.", "First part."),
+        ("No header at all.  \n", "No header at all."),
+        ("### Document\nEverything after a leading header.", ""),
+        ("Two hashes ## are not a header.\n", "Two hashes ## are not a header."),
+        ("Text then #### four", "Text then"),
+        ("", ""),
+    ],
+)
 def test_cut_at_boundary(generated, expected):
     assert cut_at_boundary(generated) == expected
 
 
 # --- fit_to_budget --------------------------------------------------------------------------------
 
-LONG = " ".join([
-    "The applicant, Mr Cengiz Polat, was born in 1960 and lives in Ankara.",
-    "The Government argued that the applicant had not exhausted domestic remedies.",
-    "On 12 March 1999 the Court declared the application admissible.",
-    "The Ankara Assize Court sentenced Mr Polat to 6 years' imprisonment.",
-    "The applicant complained under Article 6 of the Convention about the length of the proceedings.",
-    "In a judgment of 3 June 2001, the Court of Cassation upheld the decision.",
-] * 2)
-MEDIUM = ("The applicant was represented by Ms Nina Holst, a lawyer practising in Copenhagen. "
-          "Mr Henrik Hasslund lodged an appeal with the Supreme Court in Copenhagen.")
+LONG = " ".join(
+    [
+        "The applicant, Mr Cengiz Polat, was born in 1960 and lives in Ankara.",
+        "The Government argued that the applicant had not exhausted domestic remedies.",
+        "On 12 March 1999 the Court declared the application admissible.",
+        "The Ankara Assize Court sentenced Mr Polat to 6 years' imprisonment.",
+        "The applicant complained under Article 6 of the Convention about the length of the proceedings.",
+        "In a judgment of 3 June 2001, the Court of Cassation upheld the decision.",
+    ]
+    * 2
+)
+MEDIUM = (
+    "The applicant was represented by Ms Nina Holst, a lawyer practising in Copenhagen. "
+    "Mr Henrik Hasslund lodged an appeal with the Supreme Court in Copenhagen."
+)
 SHORT = "The Court declared the application admissible."
 
-CODES = ["PERSON: Mr Cengiz Polat\nLOC: Ankara\nDATETIME: 12 March 1999",
-         "PERSON: Ms Nina Holst, Mr Henrik Hasslund\nLOC: Copenhagen",
-         ""]
+CODES = [
+    "PERSON: Mr Cengiz Polat\nLOC: Ankara\nDATETIME: 12 March 1999",
+    "PERSON: Ms Nina Holst, Mr Henrik Hasslund\nLOC: Copenhagen",
+    "",
+]
 TARGET = "PERSON: Ms Dana Hayes\nLOC: Tokyo"
 
 

@@ -61,6 +61,7 @@ def test_hand_computed_shares():
 
 
 def test_criteria_from_config():
-    criteria = DocumentCriteria.from_config({"min_words": 30, "max_code_copy_share": 0.4,
-                                             "max_repeated_4gram_share": 0.3})
+    criteria = DocumentCriteria.from_config(
+        {"min_words": 30, "max_code_copy_share": 0.4, "max_repeated_4gram_share": 0.3}
+    )
     assert criteria == DocumentCriteria(30, 0.4, 0.3)

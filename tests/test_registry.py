@@ -9,7 +9,14 @@ import pytest
 import yaml
 
 from plainsight.methods import registry
-from plainsight.methods.registry import base_method, method, model_config_key, names, wildcard_pattern, with_variant
+from plainsight.methods.registry import (
+    base_method,
+    method,
+    model_config_key,
+    names,
+    wildcard_pattern,
+    with_variant,
+)
 
 REPO_CONFIG = Path(__file__).resolve().parents[1] / "config/config.yaml"
 
@@ -57,5 +64,6 @@ def test_only_a_method_that_blocks_values_regenerates():
     generation = {"max_regenerations": 3}
     assert method("icl_pe").regenerations(generation) == 3
     assert method("icl_pe.large").regenerations(generation) == 3
-    assert [method(name).regenerations(generation) for name in ("baseline", "icl", "ft", "ft_mask", "dpsgd")] \
-        == [0] * 5
+    assert [
+        method(name).regenerations(generation) for name in ("baseline", "icl", "ft", "ft_mask", "dpsgd")
+    ] == [0] * 5

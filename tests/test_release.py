@@ -9,29 +9,63 @@ import pytest
 
 from plainsight.report.release import EvidenceTable, ReleaseRun, build_release
 
-SPANS = pd.DataFrame({"text": ["Anna Berg", "Tromso", "SC-10442", "a public word"],
-                      "identifier_type": ["DIRECT", "QUASI", "DIRECT", "NO_MASK"]})
+SPANS = pd.DataFrame(
+    {
+        "text": ["Anna Berg", "Tromso", "SC-10442", "a public word"],
+        "identifier_type": ["DIRECT", "QUASI", "DIRECT", "NO_MASK"],
+    }
+)
 CODES = pd.DataFrame({"entities": [[{"type": "ORG", "value": "Elmbury Homes Trust"}]]})
-TEXTS = ["A clean note about a visit.",            # kept
-         "Anna Berg was seen at home.",            # exact leak (metrics)
-         "Ms Berg said little.",                   # partial leak (metrics)
-         "The visit was in Tromso.",               # a quasi identifier of the corpus (any identifier)
-         "Referred by Elmbury Homes Trust.",       # a detected value of the codes (any identifier)
-         "Another clean note, a public word."]     # NO_MASK values are not identifiers: kept
+TEXTS = [
+    "A clean note about a visit.",  # kept
+    "Anna Berg was seen at home.",  # exact leak (metrics)
+    "Ms Berg said little.",  # partial leak (metrics)
+    "The visit was in Tromso.",  # a quasi identifier of the corpus (any identifier)
+    "Referred by Elmbury Homes Trust.",  # a detected value of the codes (any identifier)
+    "Another clean note, a public word.",
+]  # NO_MASK values are not identifiers: kept
 
 
 def frames(drop: bool = True):
-    corpora = pd.DataFrame({"generation_id": [0, 1, 2, 0, 1, 2], "seed": [1, 1, 1, 2, 2, 2], "text": TEXTS,
-                            "fictional_code": ["PERSON: Teodor Aalto"] * 6, "method": "icl_pe",
-                            "context_doc_ids": [["d1"]] * 6, "device": "cpu", "dtype": "float32"})
-    metrics = pd.DataFrame({"generation_id": [2, 1, 0, 0, 1, 2], "seed": [1, 1, 1, 2, 2, 2],
-                            "leaked": [False, True, False, False, False, False],
-                            "partial_leak": [True, False, False, False, False, False],
-                            "near_leak": [False] * 6})
-    summaries = pd.DataFrame({"segment": [-1, -1, 0], "pipp": [10.0, 20.0, 99.0], "elp": [1.0, 3.0, 99.0],
-                              "rouge2": [0.1, 0.3, 0.9]})
-    run = ReleaseRun("casenotes", "known", "direct", "icl_pe", "smollm2-135m", {"max_new_tokens": 128}, drop,
-                     (EvidenceTable("Audit", pd.DataFrame({"nearest cosine": [0.41]})),))
+    corpora = pd.DataFrame(
+        {
+            "generation_id": [0, 1, 2, 0, 1, 2],
+            "seed": [1, 1, 1, 2, 2, 2],
+            "text": TEXTS,
+            "fictional_code": ["PERSON: Teodor Aalto"] * 6,
+            "method": "icl_pe",
+            "context_doc_ids": [["d1"]] * 6,
+            "device": "cpu",
+            "dtype": "float32",
+        }
+    )
+    metrics = pd.DataFrame(
+        {
+            "generation_id": [2, 1, 0, 0, 1, 2],
+            "seed": [1, 1, 1, 2, 2, 2],
+            "leaked": [False, True, False, False, False, False],
+            "partial_leak": [True, False, False, False, False, False],
+            "near_leak": [False] * 6,
+        }
+    )
+    summaries = pd.DataFrame(
+        {
+            "segment": [-1, -1, 0],
+            "pipp": [10.0, 20.0, 99.0],
+            "elp": [1.0, 3.0, 99.0],
+            "rouge2": [0.1, 0.3, 0.9],
+        }
+    )
+    run = ReleaseRun(
+        "casenotes",
+        "known",
+        "direct",
+        "icl_pe",
+        "smollm2-135m",
+        {"max_new_tokens": 128},
+        drop,
+        (EvidenceTable("Audit", pd.DataFrame({"nearest cosine": [0.41]})),),
+    )
     return run, corpora, metrics, summaries
 
 
@@ -50,7 +84,9 @@ def test_leaking_generations_are_left_out_and_counted():
 def test_datasheet_evidence():
     run, corpora, metrics, summaries = frames()
     _, sheet = build_release(run, corpora, metrics, summaries, SPANS, CODES)
-    assert "| PIPP (%) | ELP (%) | ROUGE-2 |\n|---|---|---|\n| 15 | 2 | 0.2 |" in sheet  # means over the seeds
+    assert (
+        "| PIPP (%) | ELP (%) | ROUGE-2 |\n|---|---|---|\n| 15 | 2 | 0.2 |" in sheet
+    )  # means over the seeds
     assert "No formal guarantee" in sheet and "## Audit" in sheet and "| 0.41 |" in sheet
     dp = {"epsilon": 7.99, "delta": 1e-5, "noise_multiplier": 1.1, "privacy_unit": "document", "units": 30}
     _, sheet = build_release(run, corpora, metrics, summaries, SPANS, CODES, [dp])
@@ -76,14 +112,27 @@ def test_evidence_takes_the_methods_rows_of_its_run_and_its_review_status(tmp_pa
 
     run, corpora, metrics, summaries = frames()
     run = replace(run, evidence=())
-    audit = pd.DataFrame({"dataset": [run.dataset, run.dataset, "other"], "setting": [run.setting] * 3,
-                          "idset": [run.idset] * 3, "method": [run.method, "base_model", run.method],
-                          "auc_loss": [0.61, 0.5, 0.9]})
+    audit = pd.DataFrame(
+        {
+            "dataset": [run.dataset, run.dataset, "other"],
+            "setting": [run.setting] * 3,
+            "idset": [run.idset] * 3,
+            "method": [run.method, "base_model", run.method],
+            "auc_loss": [0.61, 0.5, 0.9],
+        }
+    )
     audit.to_csv(tmp_path / "privacy_audit.csv", index=False)
-    comments = pd.DataFrame({"method": [run.method, run.method, "icl"], "verdict": ["leaks", "fine", "leaks"]})
+    comments = pd.DataFrame(
+        {"method": [run.method, run.method, "icl"], "verdict": ["leaks", "fine", "leaks"]}
+    )
     comments.to_parquet(tmp_path / "comments.parquet")
-    tables = evidence_tables(run, [str(tmp_path / "privacy_audit.csv")], [], [str(tmp_path / "comments.parquet")])
-    assert [t.title for t in tables] == ["Privacy audit (privacy_audit.csv)", "Review status (review page verdicts)"]
+    tables = evidence_tables(
+        run, [str(tmp_path / "privacy_audit.csv")], [], [str(tmp_path / "comments.parquet")]
+    )
+    assert [t.title for t in tables] == [
+        "Privacy audit (privacy_audit.csv)",
+        "Review status (review page verdicts)",
+    ]
     assert tables[0].frame["auc_loss"].tolist() == [0.61]  # its method and run only
     assert dict(zip(tables[1].frame["verdict"], tables[1].frame["generations"])) == {"leaks": 1, "fine": 1}
     _, sheet = build_release(replace(run, evidence=tuple(tables)), corpora, metrics, summaries, SPANS, CODES)

@@ -6,16 +6,46 @@ import pandas as pd
 import pytest
 
 from plainsight.errors import InputError
-from plainsight.evaluation import nearest
-from plainsight.evaluation.mauve_score import MauveSettings
-from plainsight.evaluation.nearest import nearest_documents, words
-from plainsight.evaluation.released import (ReleaseSettings, any_identifier_leaks, longest_shared_with_any,
-                                            member_keys, released_text_audit)
+from plainsight.audit import nearest
+from plainsight.evaluation.features import FeatureSettings
+from plainsight.audit.nearest import nearest_documents, words
+from plainsight.audit.released import (
+    ReleaseSettings,
+    any_identifier_leaks,
+    longest_shared_with_any,
+    member_keys,
+    released_text_audit,
+)
 from plainsight.methods.registry import method
 
-WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima",
-         "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey",
-         "xray", "yankee", "zulu"]
+WORDS = [
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+    "uniform",
+    "victor",
+    "whiskey",
+    "xray",
+    "yankee",
+    "zulu",
+]
 
 
 def bag_of_words(texts, settings, batch_size=16):
@@ -41,17 +71,32 @@ def corpus_tables(held_out: int = 4):
     rows += [(f"h{n}", 0, "test", segment_text(20 + n)) for n in range(held_out)]
     docs = pd.DataFrame(rows, columns=["doc_id", "segment", "split", "text"]).assign(annotator="a")
     codes = docs[["doc_id", "segment", "split"]].assign(code="", entities=[[]] * len(docs))
-    spans = pd.DataFrame({"doc_id": ["t0", "t1", "t5"], "segment": [0, 0, 0], "start": 0, "end": 5,
-                          "text": ["alpha", "delta", "papa"], "entity_type": "PERSON",
-                          "identifier_type": ["QUASI", "DIRECT", "QUASI"], "entity_id": "e", "mention_id": "m",
-                          "raw_label": "PERSON"})
+    spans = pd.DataFrame(
+        {
+            "doc_id": ["t0", "t1", "t5"],
+            "segment": [0, 0, 0],
+            "start": 0,
+            "end": 5,
+            "text": ["alpha", "delta", "papa"],
+            "entity_type": "PERSON",
+            "identifier_type": ["QUASI", "DIRECT", "QUASI"],
+            "entity_id": "e",
+            "mention_id": "m",
+            "raw_label": "PERSON",
+        }
+    )
     return docs, codes, spans
 
 
 def icl_corpus(texts: list[str], contexts: list[list[int]]) -> pd.DataFrame:
-    return pd.DataFrame({"generation_id": range(len(texts)), "text": texts,
-                         "context_doc_ids": [[f"t{n}" for n in c] for c in contexts],
-                         "context_segments": [[0] * len(c) for c in contexts]})
+    return pd.DataFrame(
+        {
+            "generation_id": range(len(texts)),
+            "text": texts,
+            "context_doc_ids": [[f"t{n}" for n in c] for c in contexts],
+            "context_segments": [[0] * len(c) for c in contexts],
+        }
+    )
 
 
 def test_members_are_context_documents_or_the_fine_tuning_set():
@@ -73,9 +118,16 @@ def test_any_identifier_leak_counts_quasi_values_of_the_contexts_only():
 def run_audit(monkeypatch, corpus, chosen_method="icl", held_out=4):
     monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
     docs, codes, spans = corpus_tables(held_out)
-    table = nearest_documents(corpus, codes, docs, MauveSettings())
-    return released_text_audit(corpus, codes, docs, spans, table, method(chosen_method),
-                               ReleaseSettings(verbatim_ngram=10, bootstrap=50, seed=1))
+    table = nearest_documents(corpus, codes, docs, FeatureSettings())
+    return released_text_audit(
+        corpus,
+        codes,
+        docs,
+        spans,
+        table,
+        method(chosen_method),
+        ReleaseSettings(verbatim_ngram=10, bootstrap=50, seed=1),
+    )
 
 
 def test_a_corpus_that_copies_its_contexts_is_flagged(monkeypatch):
@@ -104,7 +156,15 @@ def test_no_held_out_segments_names_the_codes_file(monkeypatch):
     monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
     docs, codes, spans = corpus_tables(0)
     corpus = icl_corpus(["alpha"], [[0]])
-    table = nearest_documents(corpus, codes, docs, MauveSettings())
+    table = nearest_documents(corpus, codes, docs, FeatureSettings())
     with pytest.raises(InputError, match="codes.parquet: no held-out"):
-        released_text_audit(corpus, codes, docs, spans, table, method("icl"), ReleaseSettings(bootstrap=0),
-                            files={"codes": "codes.parquet"})
+        released_text_audit(
+            corpus,
+            codes,
+            docs,
+            spans,
+            table,
+            method("icl"),
+            ReleaseSettings(bootstrap=0),
+            files={"codes": "codes.parquet"},
+        )

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
+
 from reproduce_job import train_tiny_adapter
 
 JOB = Path(__file__).with_name("reproduce_job.py")
@@ -67,8 +68,13 @@ def test_retraining_in_two_processes_gives_the_same_adapter_bytes(tiny_model_dir
     outputs = []
     for run in ("first", "second"):
         out = tmp_path / run
-        done = subprocess.run([sys.executable, str(JOB), str(tiny_model_dir), str(out), "ft"], env=env,
-                              capture_output=True, text=True, timeout=180)
+        done = subprocess.run(
+            [sys.executable, str(JOB), str(tiny_model_dir), str(out), "ft"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         outputs.append((out / ADAPTER_FILE).read_bytes())
     assert outputs[0] == outputs[1]
@@ -82,8 +88,13 @@ def test_lora_finetuning_for_perplexity_repeats(tiny_model_dir):
     def tuned_state(disturb):
         model, tokenizer = load_model(tiny_model_dir)
         torch.manual_seed(disturb)
-        tuned, _ = finetune(model, tokenizer, ["The applicant, Mr Henrik Hasslund, lives in Copenhagen."] * 4,
-                            FinetuneSettings("lora", 1, 1e-2, 2, 32), seed=1)
+        tuned, _ = finetune(
+            model,
+            tokenizer,
+            ["The applicant, Mr Henrik Hasslund, lives in Copenhagen."] * 4,
+            FinetuneSettings("lora", 1, 1e-2, 2, 32),
+            seed=1,
+        )
         return {name: p.detach().clone() for name, p in tuned.named_parameters() if p.requires_grad}
 
     first, again = tuned_state(1), tuned_state(2)

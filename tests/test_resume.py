@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 import torch
-from resume_job import run_job
 from safetensors.torch import load_file
 
 from plainsight.models import load_model
@@ -37,6 +36,7 @@ from plainsight.training.checkpoints import (
 )
 from plainsight.training.loop import TrainingSettings, build_example, fit
 from plainsight.training.prefix import prefix_model
+from resume_job import run_job
 
 TEXT = "The applicant, Mr Cengiz Polat, lives in Ankara. Polat appealed."
 JOB = Path(__file__).with_name("resume_job.py")  # also run in-process, for the uninterrupted reference
@@ -49,15 +49,25 @@ class Interrupted(Exception):
 
 
 def examples_for(tokenizer, count=5):
-    return [build_example((f"d{i}", 0), f"PERSON: Mr Cengiz Polat {i}", TEXT[: 30 + 7 * i], ["Cengiz Polat"],
-                          tokenizer, 48) for i in range(count)]
+    return [
+        build_example(
+            (f"d{i}", 0), f"PERSON: Mr Cengiz Polat {i}", TEXT[: 30 + 7 * i], ["Cengiz Polat"], tokenizer, 48
+        )
+        for i in range(count)
+    ]
 
 
 def run(model_dir, settings, masked=True, checkpoints=None, seed=7):
     model, tokenizer = load_model(model_dir)
     adapter = prefix_model(model, tokenizer, 4, TEXT)
-    history = fit(adapter, examples_for(tokenizer), replace(settings, masked=masked), seed, tokenizer.pad_token_id,
-                  checkpoints=checkpoints)
+    history = fit(
+        adapter,
+        examples_for(tokenizer),
+        replace(settings, masked=masked),
+        seed,
+        tokenizer.pad_token_id,
+        checkpoints=checkpoints,
+    )
     return trainable_state(adapter), history
 
 
@@ -85,14 +95,22 @@ def test_position_moves_on_and_is_due_every_n_steps_and_at_epoch_ends():
     for _ in range(7):
         position = position.after_step(batches_per_epoch=3)
         seen.append((position.epoch, position.batch, position.step, position.is_due(every_steps=2)))
-    assert seen == [(0, 1, 1, False), (0, 2, 2, True), (1, 0, 3, True), (1, 1, 4, True),
-                    (1, 2, 5, False), (2, 0, 6, True), (2, 1, 7, False)]
+    assert seen == [
+        (0, 1, 1, False),
+        (0, 2, 2, True),
+        (1, 0, 3, True),
+        (1, 1, 4, True),
+        (1, 2, 5, False),
+        (2, 0, 6, True),
+        (2, 1, 7, False),
+    ]
 
 
 # Saved at step 3 (end of epoch 1, not a multiple of 2), at 4 (mid-epoch), and at 4 when stopped in step 6.
 @pytest.mark.parametrize("stop_after", [3, 4, 5])
-def test_interrupted_run_resumes_to_the_uninterrupted_result(tiny_model_dir, tmp_path, monkeypatch, caplog,
-                                                              stop_after):
+def test_interrupted_run_resumes_to_the_uninterrupted_result(
+    tiny_model_dir, tmp_path, monkeypatch, caplog, stop_after
+):
     expected_state, expected_history = run(tiny_model_dir, SETTINGS)
     checkpoints = Checkpoints(tmp_path / "ckpt", every_steps=2, method="ft_mask")
 
@@ -105,7 +123,9 @@ def test_interrupted_run_resumes_to_the_uninterrupted_result(tiny_model_dir, tmp
     with caplog.at_level(logging.INFO, logger="plainsight"):
         state, history = run(tiny_model_dir, SETTINGS, checkpoints=checkpoints)
     saved_step = {3: 3, 4: 4, 5: 4}[stop_after]
-    assert re.search(rf"resuming from checkpoint at epoch {saved_step // 3 + 1} step {saved_step}\b", caplog.text)
+    assert re.search(
+        rf"resuming from checkpoint at epoch {saved_step // 3 + 1} step {saved_step}\b", caplog.text
+    )
     assert len(history) == len(expected_history) == 9
     torch.testing.assert_close(history, expected_history, rtol=1e-5, atol=1e-6)
     assert state.keys() == expected_state.keys()
@@ -156,20 +176,24 @@ def test_fingerprint_sees_settings_examples_and_weights():
 
 def test_killed_training_process_resumes_to_the_uninterrupted_result(tiny_model_dir, tmp_path):
     """SIGKILL a real training process once it has a checkpoint; its rerun resumes and ends identically."""
+
     def command(out, checkpoint_dir):
         return [sys.executable, str(JOB), str(tiny_model_dir), str(out), str(checkpoint_dir)]
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as in the job, so float reductions run in the same order
     try:
-        run_job(str(tiny_model_dir), str(tmp_path / "reference"), str(tmp_path / "ckpt_reference"))  # uninterrupted
+        run_job(
+            str(tiny_model_dir), str(tmp_path / "reference"), str(tmp_path / "ckpt_reference")
+        )  # uninterrupted
     finally:
         torch.set_num_threads(threads)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
     out, checkpoint_dir = tmp_path / "adapter", tmp_path / "ckpt"
-    job = subprocess.Popen(command(out, checkpoint_dir), env=env, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+    job = subprocess.Popen(
+        command(out, checkpoint_dir), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 60
     while not (checkpoint_dir / CHECKPOINT_FILE).is_file():
         assert job.poll() is None, "the job ended before its first checkpoint"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import headless_chromium
 
+from conftest import headless_chromium
 from plainsight.errors import InputError
 from plainsight.matching import near_spans, value_spans
 from plainsight.report.review_comments import comments_table, read_comment_file, review_notes
@@ -24,8 +24,10 @@ from plainsight.report.review_data import (
 from plainsight.report.review_site import ReviewRun, ReviewSubject, build_review_site, data_script
 
 SUBJECT = ReviewSubject("tab", "known", "direct")
-REAL_A = ("The applicant, Mr Henrik Hasslund, was born in 1950 and lives in Aarhus. "
-          "He lodged application no. 40593/04 with the Court on the same day.")
+REAL_A = (
+    "The applicant, Mr Henrik Hasslund, was born in 1950 and lives in Aarhus. "
+    "He lodged application no. 40593/04 with the Court on the same day."
+)
 REAL_B = "The applicant, Ms Anna Kowalska, lives in Krakow and works as a teacher at the local school."
 REAL_TEST = "Ms Joanna Nowak lives in Gdansk."
 
@@ -34,18 +36,38 @@ def _spans_of(doc_id: str, text: str, values: list[tuple[str, str]]) -> list[dic
     rows = []
     for entity_type, value in values:
         start = text.index(value)
-        rows.append({"doc_id": doc_id, "segment": 0, "start": start, "end": start + len(value), "text": value,
-                     "entity_type": entity_type, "identifier_type": "DIRECT", "entity_id": value,
-                     "mention_id": f"{doc_id}-{start}", "raw_label": entity_type})
+        rows.append(
+            {
+                "doc_id": doc_id,
+                "segment": 0,
+                "start": start,
+                "end": start + len(value),
+                "text": value,
+                "entity_type": entity_type,
+                "identifier_type": "DIRECT",
+                "entity_id": value,
+                "mention_id": f"{doc_id}-{start}",
+                "raw_label": entity_type,
+            }
+        )
     return rows
 
 
 def real_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
-    docs = pd.DataFrame({"doc_id": ["A", "B", "T"], "split": ["train", "train", "test"], "segment": [0, 0, 0],
-                         "text": [REAL_A, REAL_B, REAL_TEST], "annotator": ["x", "x", "x"]})
-    spans = pd.DataFrame(_spans_of("A", REAL_A, [("PERSON", "Henrik Hasslund"), ("CODE", "40593/04")])
-                         + _spans_of("B", REAL_B, [("PERSON", "Anna Kowalska")])
-                         + _spans_of("T", REAL_TEST, [("PERSON", "Joanna Nowak")]))
+    docs = pd.DataFrame(
+        {
+            "doc_id": ["A", "B", "T"],
+            "split": ["train", "train", "test"],
+            "segment": [0, 0, 0],
+            "text": [REAL_A, REAL_B, REAL_TEST],
+            "annotator": ["x", "x", "x"],
+        }
+    )
+    spans = pd.DataFrame(
+        _spans_of("A", REAL_A, [("PERSON", "Henrik Hasslund"), ("CODE", "40593/04")])
+        + _spans_of("B", REAL_B, [("PERSON", "Anna Kowalska")])
+        + _spans_of("T", REAL_TEST, [("PERSON", "Joanna Nowak")])
+    )
     return docs, spans
 
 
@@ -59,19 +81,46 @@ GENERATIONS = [
 
 
 def corpus_frames(method: str = "icl") -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    corpus = pd.DataFrame({
-        "generation_id": [f"g{i}" for i in range(3)], "method": method, "seed": 1, "segment": [0, 0, 1],
-        "text": GENERATIONS, "context_doc_ids": [["A", "B"]] * 3, "context_segments": [[0, 0]] * 3,
-        "context_codes": [["", ""]] * 3, "fictional_code": ["PERSON: Tomas Berg\nLOC: Oslo"] * 3,
-        "fictional_entities": [[{"type": "PERSON", "value": "Tomas Berg"}, {"type": "LOC", "value": "Oslo"}]] * 3,
-        "regenerations": [0, 2, 0], "hit_max_regenerations": [False, False, False]})
-    metrics = pd.DataFrame({
-        "generation_id": corpus["generation_id"], "leaked": [True, False, False],
-        "leaked_values": [["40593/04"], [], []], "partial_leak": [True, False, False],
-        "near_leak": [True, False, False], "near_leaked_values": [["Henrik Hasslund", "40593/04", "Hasslund"], [], []],
-        "is_document": [True, True, False]})
-    nearest = pd.DataFrame({"generation": [0, 0, 1], "rank": [1, 2, 1], "doc_id": ["A", "B", "B"],
-                            "segment": [0, 0, 0], "cosine": [0.91, 0.42, 0.3], "longest_shared_ngram": [9, 2, 3]})
+    corpus = pd.DataFrame(
+        {
+            "generation_id": [f"g{i}" for i in range(3)],
+            "method": method,
+            "seed": 1,
+            "segment": [0, 0, 1],
+            "text": GENERATIONS,
+            "context_doc_ids": [["A", "B"]] * 3,
+            "context_segments": [[0, 0]] * 3,
+            "context_codes": [["", ""]] * 3,
+            "fictional_code": ["PERSON: Tomas Berg\nLOC: Oslo"] * 3,
+            "fictional_entities": [
+                [{"type": "PERSON", "value": "Tomas Berg"}, {"type": "LOC", "value": "Oslo"}]
+            ]
+            * 3,
+            "regenerations": [0, 2, 0],
+            "hit_max_regenerations": [False, False, False],
+        }
+    )
+    metrics = pd.DataFrame(
+        {
+            "generation_id": corpus["generation_id"],
+            "leaked": [True, False, False],
+            "leaked_values": [["40593/04"], [], []],
+            "partial_leak": [True, False, False],
+            "near_leak": [True, False, False],
+            "near_leaked_values": [["Henrik Hasslund", "40593/04", "Hasslund"], [], []],
+            "is_document": [True, True, False],
+        }
+    )
+    nearest = pd.DataFrame(
+        {
+            "generation": [0, 0, 1],
+            "rank": [1, 2, 1],
+            "doc_id": ["A", "B", "B"],
+            "segment": [0, 0, 0],
+            "cosine": [0.91, 0.42, 0.3],
+            "longest_shared_ngram": [9, 2, 3],
+        }
+    )
     return corpus, metrics, nearest
 
 
@@ -101,17 +150,29 @@ def test_records_highlight_real_and_fictional_values_with_their_sources():
     shown = [(GENERATIONS[0][s:e], kind, sources) for s, e, kind, _, sources in first["highlights"]]
     assert shown == [("Henrik Hasslud", "near", ["A#0"]), ("40593/04", "real", ["A#0"])]
     assert [(GENERATIONS[1][s:e], kind) for s, e, kind, *_ in second["highlights"]] == [
-        ("Tomas Berg", "fictional"), ("Oslo", "fictional")]
-    assert first["flags"] == {"exact": True, "partial": True, "near": True, "not_document": False,
-                              "regenerated": 0, "hit_max": False}
+        ("Tomas Berg", "fictional"),
+        ("Oslo", "fictional"),
+    ]
+    assert first["flags"] == {
+        "exact": True,
+        "partial": True,
+        "near": True,
+        "not_document": False,
+        "regenerated": 0,
+        "hit_max": False,
+    }
     assert records[2]["flags"]["not_document"] and second["flags"]["regenerated"] == 2
     assert [n["ref"] for n in first["nearest"]] == ["A#0", "B#0"] and first["cosine"] == 0.91
     assert records[2]["nearest"] == [] and records[2]["cosine"] is None
     # "was born in 1950 and lives in Aarhus" and "He lodged application no. 40593/04" are shared with A
     assert [GENERATIONS[0][s:e] for s, e in first["nearest"][0]["shared"]] == [
-        "was born in 1950 and lives in Aarhus. He lodged application no. 40593/04"]
+        "was born in 1950 and lives in Aarhus. He lodged application no. 40593/04"
+    ]
     assert [c["ref"] for c in first["contexts"]] == ["A#0", "B#0"]
-    assert corpus_records(corpus, metrics, nearest, real_corpus(docs, spans, "direct", 4), False)[0]["contexts"] == []
+    assert (
+        corpus_records(corpus, metrics, nearest, real_corpus(docs, spans, "direct", 4), False)[0]["contexts"]
+        == []
+    )
 
 
 def test_the_entity_index_lists_real_and_synthetic_holders_exactly_or_near():
@@ -122,7 +183,9 @@ def test_the_entity_index_lists_real_and_synthetic_holders_exactly_or_near():
     assert index["henrik hasslund"]["real"] == {"A#0": "exact"}
     assert index["henrik hasslund"]["synthetic"] == {"icl/1:0": "near"}
     assert index["40593/04"]["synthetic"] == {"icl/1:0": "exact"}
-    assert index["tomas berg"]["kinds"] == ["fictional"] and index["tomas berg"]["synthetic"] == {"icl/1:1": "exact"}
+    assert index["tomas berg"]["kinds"] == ["fictional"] and index["tomas berg"]["synthetic"] == {
+        "icl/1:1": "exact"
+    }
     assert index["joanna nowak"]["real"] == {"T#0": "exact"} and index["hasslund"]["real"] == {"A#0": "exact"}
 
 
@@ -154,11 +217,15 @@ def build_fixture_site(root: Path) -> Path:
         corpus.to_parquet(folder / "seed1.parquet")
         metrics.to_parquet(folder / "metrics.parquet")
         nearest.to_parquet(folder / "nearest.parquet")
-        runs.append(ReviewRun(method, 1, folder / "seed1.parquet", folder / "metrics.parquet",
-                              folder / "nearest.parquet"))
+        runs.append(
+            ReviewRun(
+                method, 1, folder / "seed1.parquet", folder / "metrics.parquet", folder / "nearest.parquet"
+            )
+        )
     site = root / "review/tab/known/direct"
-    build_review_site(SUBJECT, runs, docs, spans, {"icl": "ICL", "ft": "Fine-tuning"}, 4,
-                      site / "index.html", site / "data")
+    build_review_site(
+        SUBJECT, runs, docs, spans, {"icl": "ICL", "ft": "Fine-tuning"}, 4, site / "index.html", site / "data"
+    )
     return site
 
 
@@ -166,19 +233,33 @@ def test_the_site_keeps_corpus_text_out_of_the_page(tmp_path):
     site = build_fixture_site(tmp_path)
     page = (site / "index.html").read_text(encoding="utf-8")
     assert sorted(p.name for p in (site / "data").iterdir()) == [
-        "corpus_ft_seed1.js", "corpus_icl_seed1.js", "entities.js", "real.js"]
+        "corpus_ft_seed1.js",
+        "corpus_icl_seed1.js",
+        "entities.js",
+        "real.js",
+    ]
     assert "window.pwned" not in page and "Hasslund" not in page
-    manifest = json.loads(page.split('<script id="manifest" type="application/json">')[1].split("</script>")[0])
+    manifest = json.loads(
+        page.split('<script id="manifest" type="application/json">')[1].split("</script>")[0]
+    )
     assert [c["key"] for c in manifest["corpora"]] == ["icl/1", "ft/1"]
     assert [c["leaking"] for c in manifest["corpora"]] == [1, 1]
     assert manifest["flags"] == ["exact", "partial", "near", "not_document", "regenerated"]
-    assert manifest["fingerprint"] == corpus_fingerprint([tmp_path / "runs/icl/seed1.parquet",
-                                                          tmp_path / "runs/ft/seed1.parquet"])
+    assert manifest["fingerprint"] == corpus_fingerprint(
+        [tmp_path / "runs/icl/seed1.parquet", tmp_path / "runs/ft/seed1.parquet"]
+    )
 
 
 def exported(fingerprint: str, comments: list[dict], idset: str = "direct") -> dict:
-    return {"format": "plainsight-review-comments", "version": 1, "dataset": "tab", "setting": "known",
-            "idset": idset, "fingerprint": fingerprint, "comments": comments}
+    return {
+        "format": "plainsight-review-comments",
+        "version": 1,
+        "dataset": "tab",
+        "setting": "known",
+        "idset": idset,
+        "fingerprint": fingerprint,
+        "comments": comments,
+    }
 
 
 SIZES = {("icl", 1): 3, ("ft", 1): 3}
@@ -186,40 +267,96 @@ SIZES = {("icl", 1): 3, ("ft", 1): 3}
 
 def test_comment_files_become_one_table_and_a_table_note(tmp_path):
     first = tmp_path / "alice.json"
-    first.write_text(json.dumps(exported("f" * 16, [
-        {"method": "icl", "seed": 1, "generation": 0, "verdict": "leaks", "comment": "names the applicant",
-         "updated": "2026-01-01T10:00:00Z"},
-        {"method": "ft", "seed": 1, "generation": 2, "verdict": "not a document", "comment": "",
-         "updated": "2026-01-01T10:00:00Z"}])))
+    first.write_text(
+        json.dumps(
+            exported(
+                "f" * 16,
+                [
+                    {
+                        "method": "icl",
+                        "seed": 1,
+                        "generation": 0,
+                        "verdict": "leaks",
+                        "comment": "names the applicant",
+                        "updated": "2026-01-01T10:00:00Z",
+                    },
+                    {
+                        "method": "ft",
+                        "seed": 1,
+                        "generation": 2,
+                        "verdict": "not a document",
+                        "comment": "",
+                        "updated": "2026-01-01T10:00:00Z",
+                    },
+                ],
+            )
+        )
+    )
     second = tmp_path / "bob.json"
-    second.write_text(json.dumps(exported("f" * 16, [
-        {"method": "icl", "seed": 1, "generation": 0, "verdict": "copies", "comment": "later",
-         "updated": "2026-01-02T10:00:00Z"},
-        {"method": "icl", "seed": 1, "generation": 1, "verdict": "leaks", "updated": "2026-01-02T10:00:00Z"}])))
+    second.write_text(
+        json.dumps(
+            exported(
+                "f" * 16,
+                [
+                    {
+                        "method": "icl",
+                        "seed": 1,
+                        "generation": 0,
+                        "verdict": "copies",
+                        "comment": "later",
+                        "updated": "2026-01-02T10:00:00Z",
+                    },
+                    {
+                        "method": "icl",
+                        "seed": 1,
+                        "generation": 1,
+                        "verdict": "leaks",
+                        "updated": "2026-01-02T10:00:00Z",
+                    },
+                ],
+            )
+        )
+    )
     table = comments_table([first, second], SUBJECT, "f" * 16, SIZES)
     assert list(zip(table["method"], table["generation"], table["verdict"])) == [
-        ("ft", 2, "not a document"), ("icl", 0, "copies"), ("icl", 1, "leaks")]
+        ("ft", 2, "not a document"),
+        ("icl", 0, "copies"),
+        ("icl", 1, "leaks"),
+    ]
     assert set(table["dataset"]) == {"tab"} and table["comment"].tolist()[1] == "later"
     notes = review_notes(table, {"icl": "ICL", "ft": "Fine-tuning", "icl_pe": "ICL-PE"})
-    assert notes == ["Review page: 3 reviewed, 1 marked as leaking "
-                     "(ICL 2 reviewed, 1 marked as leaking; Fine-tuning 1 reviewed, 0 marked as leaking)."]
+    assert notes == [
+        "Review page: 3 reviewed, 1 marked as leaking "
+        "(ICL 2 reviewed, 1 marked as leaking; Fine-tuning 1 reviewed, 0 marked as leaking)."
+    ]
     assert review_notes(table.iloc[0:0], {"icl": "ICL"}) == []
 
 
-@pytest.mark.parametrize("content, message", [
-    (exported("f" * 16, [], idset="quasi"), "written for tab/known/quasi (corpora ffffffffffffffff), "
-                                            "not for tab/known/direct"),
-    (exported("0" * 16, []), "written for tab/known/direct (corpora 0000000000000000)"),
-    (exported("f" * 16, [{"method": "icl", "seed": 1, "generation": 3, "verdict": "fine"}]),
-     "comment 1: generation 3 is not in icl seed 1"),
-    (exported("f" * 16, [{"method": "icl", "seed": 1, "generation": 0, "verdict": "bad"}]),
-     "comment 1: verdict 'bad' is not one of"),
-    ({"comments": []}, "not a review comments file"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (
+            exported("f" * 16, [], idset="quasi"),
+            "written for tab/known/quasi (corpora ffffffffffffffff), not for tab/known/direct",
+        ),
+        (exported("0" * 16, []), "written for tab/known/direct (corpora 0000000000000000)"),
+        (
+            exported("f" * 16, [{"method": "icl", "seed": 1, "generation": 3, "verdict": "fine"}]),
+            "comment 1: generation 3 is not in icl seed 1",
+        ),
+        (
+            exported("f" * 16, [{"method": "icl", "seed": 1, "generation": 0, "verdict": "bad"}]),
+            "comment 1: verdict 'bad' is not one of",
+        ),
+        ({"comments": []}, "not a review comments file"),
+    ],
+)
 def test_a_comment_file_for_other_corpora_or_malformed_stops_naming_it(tmp_path, content, message):
     path = tmp_path / "c.json"
     path.write_text(json.dumps(content))
-    with pytest.raises(InputError, match=str(path).replace("/", ".") + ".*" + message.replace("(", ".").replace(")", ".")):
+    with pytest.raises(
+        InputError, match=str(path).replace("/", ".") + ".*" + message.replace("(", ".").replace(")", ".")
+    ):
         read_comment_file(path, SUBJECT, "f" * 16, SIZES)
     path.write_text("{not json")
     with pytest.raises(InputError, match="malformed JSON"):
@@ -227,6 +364,7 @@ def test_a_comment_file_for_other_corpora_or_malformed_stops_naming_it(tmp_path,
 
 
 # --- the page in headless Chromium ---------------------------------------------------------------
+
 
 def wait_for(condition, seconds: float = 10):
     deadline = time.monotonic() + seconds
@@ -259,13 +397,17 @@ def test_the_page_filters_looks_up_comments_exports_and_imports(tmp_path):
         assert "<script>window.pwned = 1</script>" in text
         assert browser.execute_script("return window.pwned === undefined")
         assert [m.text for m in browser.find_elements(By.CSS_SELECTOR, "#doc-text mark.hl-fictional")] == [
-            "Tomas Berg", "Oslo"]
+            "Tomas Berg",
+            "Oslo",
+        ]
         # the leaking generation: highlights, nearest segment with its shared run
         wait_for(lambda: len(rows()) == 3)
         rows()[0].click()
         wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#doc-text mark.hl-near"))
         assert [m.text for m in browser.find_elements(By.CSS_SELECTOR, "#doc-text mark")] == [
-            "Henrik Hasslud", "40593/04"]
+            "Henrik Hasslud",
+            "40593/04",
+        ]
         shared = browser.find_elements(By.CSS_SELECTOR, "#doc-nearest .pair .text:last-child mark.hl-shared")
         assert shared and shared[0].text.startswith("was born in 1950")
         # entity lookup by typing
@@ -292,10 +434,12 @@ def comment_export_and_import(browser, tmp_path: Path, downloads: Path) -> None:
     browser.find_element(By.ID, "export").click()
     exported_file = wait_for(lambda: next(downloads.glob("review-tab-known-direct*.json"), None))
     content = json.loads(wait_for(lambda: exported_file.read_text() or None))
-    assert content["fingerprint"] == corpus_fingerprint([tmp_path / "runs/icl/seed1.parquet",
-                                                         tmp_path / "runs/ft/seed1.parquet"])
+    assert content["fingerprint"] == corpus_fingerprint(
+        [tmp_path / "runs/icl/seed1.parquet", tmp_path / "runs/ft/seed1.parquet"]
+    )
     assert [(c["method"], c["generation"], c["verdict"], c["comment"]) for c in content["comments"]] == [
-        ("icl", 0, "leaks", "names the applicant")]
+        ("icl", 0, "leaks", "names the applicant")
+    ]
     # the rule reads what the page wrote
     table = comments_table([exported_file], SUBJECT, content["fingerprint"], SIZES)
     assert table["verdict"].tolist() == ["leaks"]
@@ -314,4 +458,6 @@ def comment_export_and_import(browser, tmp_path: Path, downloads: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
     browser.find_element(By.ID, "import").send_keys(str(broken))
-    wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#message.error").text == "broken.json: malformed JSON")
+    wait_for(
+        lambda: browser.find_element(By.CSS_SELECTOR, "#message.error").text == "broken.json: malformed JSON"
+    )

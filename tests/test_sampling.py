@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 import torch
-from conftest import GPU, device
 from transformers import TemperatureLogitsWarper, TopPLogitsWarper
 
+from conftest import GPU, device
 from plainsight.generation.sampling import (
     NucleusSampler,
     SlotBans,
@@ -24,8 +24,12 @@ DEVICES = ["cpu", pytest.param("cuda", marks=GPU)]
 
 def uniforms(count: int, seed: int = 0, on: str = "cpu") -> torch.Tensor:
     """One uniform number per row, each from its own generator, on device `on`."""
-    return torch.cat([uniform_block(torch.Generator().manual_seed(seed * 1_000_003 + n), 1, device(on))
-                      for n in range(count)])
+    return torch.cat(
+        [
+            uniform_block(torch.Generator().manual_seed(seed * 1_000_003 + n), 1, device(on))
+            for n in range(count)
+        ]
+    )
 
 
 @pytest.mark.parametrize("name", DEVICES)
@@ -33,7 +37,9 @@ def test_known_nucleus_and_its_frequencies(name):
     # probabilities 0.5, 0.3, 0.15, 0.05 with top_p 0.9: the mass above the third token is 0.8 < 0.9,
     # above the fourth 0.95, so the nucleus is the first three, drawn as 0.5 : 0.3 : 0.15
     logits = torch.log(torch.tensor([0.15, 0.5, 0.05, 0.3], device=device(name))).repeat(40_000, 1)
-    drawn = NucleusSampler(temperature=1.0, top_p=0.9, candidates=2).draw(logits, uniforms(len(logits), on=name))
+    drawn = NucleusSampler(temperature=1.0, top_p=0.9, candidates=2).draw(
+        logits, uniforms(len(logits), on=name)
+    )
     assert (drawn.device, drawn.dtype) == (logits.device, torch.long)
     frequencies = torch.bincount(drawn.cpu(), minlength=4).float() / len(drawn)
     expected = torch.tensor([0.15, 0.5, 0.0, 0.3]) / 0.95
@@ -99,7 +105,9 @@ def test_a_row_draws_the_same_whatever_its_neighbours(name):
     logits[5] = 0.01 * torch.randn(1000)  # a flat row: the batch's candidates grow for every row
     sampler = NucleusSampler(0.7, 0.9)
     together = sampler.draw(logits, uniforms(16, seed=4, on=name))
-    alone = [sampler.draw(logits[n:n + 1], uniforms(16, seed=4, on=name)[n:n + 1]).item() for n in range(16)]
+    alone = [
+        sampler.draw(logits[n : n + 1], uniforms(16, seed=4, on=name)[n : n + 1]).item() for n in range(16)
+    ]
     assert together.tolist() == alone
     assert sampler.draw(logits, uniforms(16, seed=5, on=name)).tolist() != together.tolist()
 

@@ -13,15 +13,20 @@ def test_parameters_from_a_model_folder_match_the_model(tiny_model_dir):
 
     model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
     actual = sum(parameter.numel() for parameter in model.parameters())
-    assert resources.model_parameters(str(tiny_model_dir)) == pytest.approx(actual, rel=0.01)  # norms left out
+    assert resources.model_parameters(str(tiny_model_dir)) == pytest.approx(
+        actual, rel=0.01
+    )  # norms left out
 
 
-@pytest.mark.parametrize("name, parameters", [
-    ("smollm2-135m", 135_000_000),
-    ("princeton-nlp/Sheared-LLaMA-1.3B", 1_300_000_000),
-    ("meta-llama/Llama-3.1-8B", 8_000_000_000),
-    ("Qwen/Qwen2.5-0.5B-Instruct", 500_000_000),
-])
+@pytest.mark.parametrize(
+    "name, parameters",
+    [
+        ("smollm2-135m", 135_000_000),
+        ("princeton-nlp/Sheared-LLaMA-1.3B", 1_300_000_000),
+        ("meta-llama/Llama-3.1-8B", 8_000_000_000),
+        ("Qwen/Qwen2.5-0.5B-Instruct", 500_000_000),
+    ],
+)
 def test_parameters_from_the_size_in_the_name(name, parameters):
     assert resources.model_parameters(name) == parameters
 
@@ -33,17 +38,27 @@ def test_a_model_without_a_size_is_one_clear_error():
 
 def test_memory_of_the_embedded_model_covers_its_measured_peaks():
     """With the default headroom, above the measured peaks and not far above."""
-    generation = resources.memory_mb(135_000_000, 4, 800 + 128, resources.GENERATION_ACTIVATION_FACTOR,
-                                     on_gpu=False, headroom=1.25, weight_copies=2)
-    training = resources.memory_mb(135_000_000, 4, 20 + 128, resources.TRAINING_ACTIVATION_FACTOR,
-                                   on_gpu=False, headroom=1.25)
+    generation = resources.memory_mb(
+        135_000_000,
+        4,
+        800 + 128,
+        resources.GENERATION_ACTIVATION_FACTOR,
+        on_gpu=False,
+        headroom=1.25,
+        weight_copies=2,
+    )
+    training = resources.memory_mb(
+        135_000_000, 4, 20 + 128, resources.TRAINING_ACTIVATION_FACTOR, on_gpu=False, headroom=1.25
+    )
     assert 2_300 <= generation <= 3_100  # measured 1.7-2.0 GB with 800-token prompts and packed weights
     assert 3_100 <= training <= 4_500  # measured 2.6 GB (ft_mask) and 3.1 GB (dpsgd)
 
 
 def test_memory_grows_with_the_model_and_the_batch_and_drops_activations_on_a_gpu():
     def estimate(parameters, batch, on_gpu=False):
-        return resources.memory_mb(parameters, batch, 2048, resources.TRAINING_ACTIVATION_FACTOR, on_gpu, 1.25)
+        return resources.memory_mb(
+            parameters, batch, 2048, resources.TRAINING_ACTIVATION_FACTOR, on_gpu, 1.25
+        )
 
     assert estimate(135_000_000, 4) < estimate(135_000_000, 8) < estimate(1_300_000_000, 8)
     on_gpu = estimate(1_300_000_000, 8, on_gpu=True)
@@ -70,6 +85,7 @@ def test_slot_cache_positions_leave_a_quarter_to_run_on():
 
 # --- the cost model, shared by the scheduler and the plan ------------------------------------------
 
+
 def cost_model(segments=lambda dataset, split: {"train": 40, "test": 10}[split], **changes):
     from pathlib import Path
 
@@ -86,18 +102,24 @@ def cost_model(segments=lambda dataset, split: {"train": 40, "test": 10}[split],
 
 
 def test_the_work_of_each_model_rule_by_hand():
-    costs = cost_model(generation={"generations_per_segment": 4, "max_new_tokens": 100, "max_regenerations": 3,
-                                   "shards": 2},
-                       prefix_tuning={"generations": None, "epochs": 2, "num_virtual_tokens": 8, "max_length": 92},
-                       utility={"perplexity": {**cost_model().config["utility"]["perplexity"], "epochs": 3,
-                                               "max_length": 50},
-                                "mauve": {**cost_model().config["utility"]["mauve"], "samples": 0}})
+    costs = cost_model(
+        generation={"generations_per_segment": 4, "max_new_tokens": 100, "max_regenerations": 3, "shards": 2},
+        prefix_tuning={"generations": None, "epochs": 2, "num_virtual_tokens": 8, "max_length": 92},
+        utility={
+            "perplexity": {**cost_model().config["utility"]["perplexity"], "epochs": 3, "max_length": 50},
+            "mauve": {**cost_model().config["utility"]["mauve"], "samples": 0},
+        },
+    )
     tab = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
     ranges = len(costs.config["datasets"]["tab"]["segments"])
     # 4 per paragraph range, half of them per shard, each regenerated up to 3 times (icl_pe), 100 tokens each
-    assert costs.work("generate_icl", {**tab, "method": "icl_pe", "shard": "0"})[0] == 4 * ranges // 2 * 4 * 100
+    assert (
+        costs.work("generate_icl", {**tab, "method": "icl_pe", "shard": "0"})[0] == 4 * ranges // 2 * 4 * 100
+    )
     assert costs.work("generate_icl", {**tab, "method": "icl"})[0] == 4 * ranges * 100
-    assert costs.work("generate_trained", {**tab, "method": "ft", "shard": "1"})[0] == 40 // 2 * 100  # one per sample
+    assert (
+        costs.work("generate_trained", {**tab, "method": "ft", "shard": "1"})[0] == 40 // 2 * 100
+    )  # one per sample
     assert costs.work("mauve_texts", {**tab, "method": "icl_pe"})[0] == 10 * 4 * 100  # every test segment
     assert costs.work("train_adapter", {**tab, "method": "ft"})[0] == 40 * 2 * (8 + 92)
     # 3 epochs over the larger of the in-context corpus (4 x ranges) and one text per sample (40), then the test split
@@ -121,7 +143,14 @@ def test_host_memory_of_generation_packs_a_weight_copy_on_the_cpu_only():
     positions = slot_cache_positions(generation["max_prompt_tokens"], generation["max_new_tokens"])
     parameters = cpu.parameters(cpu.base_model)
     assert cpu.host_mb("generate_icl", job) == resources.memory_mb(
-        parameters, resources.cpu_slots(generation["batch_size"]), positions,
-        resources.GENERATION_ACTIVATION_FACTOR, False, cpu.resources["memory_headroom"], weight_copies=2)
+        parameters,
+        resources.cpu_slots(generation["batch_size"]),
+        positions,
+        resources.GENERATION_ACTIVATION_FACTOR,
+        False,
+        cpu.resources["memory_headroom"],
+        weight_copies=2,
+    )
     assert gpu.host_mb("generate_icl", job) == resources.memory_mb(
-        parameters, 1, 1, 0, True, cpu.resources["memory_headroom"], weight_copies=1)
+        parameters, 1, 1, 0, True, cpu.resources["memory_headroom"], weight_copies=1
+    )

@@ -23,6 +23,7 @@ def paragraphs_of(text: str) -> list[str]:
 
 # --- paragraph_bounds -------------------------------------------------------------------------
 
+
 def test_paragraphs_split_on_blank_lines_only():
     text = "First line\nstill first.\n\nSecond.\n\n\n\nThird."
     assert paragraph_bounds(text) == [(0, 23), (25, 32), (36, 42)]
@@ -57,6 +58,7 @@ def test_crlf_paragraph_does_not_end_with_carriage_return():
 
 # --- min_paragraphs ---------------------------------------------------------------------------
 
+
 def test_min_paragraphs_is_the_latest_first_paragraph():
     assert min_paragraphs(RANGES) == 6
     assert min_paragraphs([(1, 3)]) == 1
@@ -65,13 +67,14 @@ def test_min_paragraphs_is_the_latest_first_paragraph():
 
 # --- segment_document -------------------------------------------------------------------------
 
+
 def test_segment_texts_are_original_slices_of_paragraph_ranges():
     first, second = segment_document(TEXT, [], RANGES)
     assert first.index == 0 and second.index == 1
     assert first.text == "\n\n".join(PARAGRAPHS[0:6])
     assert second.text == "\n\n".join(PARAGRAPHS[5:12])
-    assert TEXT[first.start:first.end] == first.text
-    assert TEXT[second.start:second.end] == second.text
+    assert TEXT[first.start : first.end] == first.text
+    assert TEXT[second.start : second.end] == second.text
     assert first.start == 0
     assert second.start == TEXT.index("Paragraph 6 ")
 
@@ -83,13 +86,17 @@ def test_paragraph_six_is_in_both_segments():
 
 
 def test_spans_are_rebased_to_their_segment():
-    spans = [span_of(TEXT, "person03", "m3"), span_of(TEXT, "person06", "m6"), span_of(TEXT, "person10", "m10")]
+    spans = [
+        span_of(TEXT, "person03", "m3"),
+        span_of(TEXT, "person06", "m6"),
+        span_of(TEXT, "person10", "m10"),
+    ]
     first, second = segment_document(TEXT, spans, RANGES)
     assert [s.mention_id for s in first.spans] == ["m3", "m6"]
     assert [s.mention_id for s in second.spans] == ["m6", "m10"]
     for segment in (first, second):
         for span in segment.spans:
-            assert segment.text[span.start:span.end] == span.text
+            assert segment.text[span.start : span.end] == span.text
     # paragraph 6 starts the second segment: "Paragraph 6 mentions " is 21 characters
     assert (second.spans[0].start, second.spans[0].end) == (21, 29)
 

@@ -28,7 +28,11 @@ SHAPES = [
     ("CODE", "AB-1234-x", r"AB-[1-9]\d{3}-[a-z]"),
     ("CODE", "7AB-1234", r"[1-9][A-Z]{2}-[1-9]\d{3}"),
     ("CODE", "no. 12345/06", r"no\. [1-9]\d{4}/\d{2}"),
-    ("DATETIME", "3 May 2001", rf"\d{{1,2}} ({'|'.join(['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'])}) \d{{4}}"),
+    (
+        "DATETIME",
+        "3 May 2001",
+        rf"\d{{1,2}} ({'|'.join(['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'])}) \d{{4}}",
+    ),
     ("DATETIME", "03 May 2001", r"\d{2} [A-Z][a-z]+ \d{4}"),
     ("DATETIME", "May 3, 2001", r"[A-Z][a-z]+ \d{1,2}, \d{4}"),
     ("DATETIME", "2001-05-03", r"\d{4}-\d{2}-\d{2}"),
@@ -56,10 +60,14 @@ def test_shape_is_kept(lists, entity_type, real, shape):
 def test_a_gendered_title_keeps_given_names_of_its_gender(lists):
     names = lists.lists["PERSON"]["given_names"]
     for title, gender in (("Mr", "male"), ("Mrs", "female"), ("Ms", "female")):
-        given = {shaped_value("PERSON", f"{title} Cengiz Polat", lists, random.Random(seed)).split()[1]
-                 for seed in range(40)}
+        given = {
+            shaped_value("PERSON", f"{title} Cengiz Polat", lists, random.Random(seed)).split()[1]
+            for seed in range(40)
+        }
         assert given <= set(names[gender]) and len(given) > 10
-    untitled = {shaped_value("PERSON", "Cengiz Polat", lists, random.Random(seed)).split()[0] for seed in range(60)}
+    untitled = {
+        shaped_value("PERSON", "Cengiz Polat", lists, random.Random(seed)).split()[0] for seed in range(60)
+    }
     assert untitled & set(names["female"]) and untitled & set(names["male"])
 
 
@@ -81,16 +89,38 @@ def test_unknown_shapes_fall_back_to_the_pools(lists):
     pools = FictionalPools.from_yaml(POOLS)
     assert shaped_value("DATETIME", "last winter", lists, random.Random(0)) is None
     entities = shaped_entities([("DATETIME", "last winter"), ("MISC", "x")], pools, lists, random.Random(0))
-    assert [t for t, _ in entities] == ["DATETIME"] and re.fullmatch(r"\d{2} [A-Z][a-z]+ \d{4}", entities[0][1])
+    assert [t for t, _ in entities] == ["DATETIME"] and re.fullmatch(
+        r"\d{2} [A-Z][a-z]+ \d{4}", entities[0][1]
+    )
 
 
 def real_corpus() -> tuple[pd.DataFrame, pd.DataFrame]:
-    entities = [("PERSON", "Mr Teodor Lindqvist"), ("PERSON", "Anna Berg"), ("CODE", "40593/02"),
-                ("LOC", "Norway"), ("DATETIME", "3 May 2001"), ("ORG", "Bramley City Council")]
-    codes = pd.DataFrame([{"doc_id": f"d{i}", "segment": 0, "split": "train", "code": format_code(entities),
-                           "entities": entities_to_records(entities)} for i in range(30)])
-    spans = pd.DataFrame([{"doc_id": "d0", "segment": 0, "text": v, "entity_type": t, "identifier_type": "DIRECT"}
-                          for t, v in entities])
+    entities = [
+        ("PERSON", "Mr Teodor Lindqvist"),
+        ("PERSON", "Anna Berg"),
+        ("CODE", "40593/02"),
+        ("LOC", "Norway"),
+        ("DATETIME", "3 May 2001"),
+        ("ORG", "Bramley City Council"),
+    ]
+    codes = pd.DataFrame(
+        [
+            {
+                "doc_id": f"d{i}",
+                "segment": 0,
+                "split": "train",
+                "code": format_code(entities),
+                "entities": entities_to_records(entities),
+            }
+            for i in range(30)
+        ]
+    )
+    spans = pd.DataFrame(
+        [
+            {"doc_id": "d0", "segment": 0, "text": v, "entity_type": t, "identifier_type": "DIRECT"}
+            for t, v in entities
+        ]
+    )
     return codes, spans
 
 
@@ -112,6 +142,7 @@ def test_paper_default_is_unchanged():
     codes, spans = real_corpus()
     pools = FictionalPools.for_corpus(POOLS, spans, codes)
     from plainsight.codes.fictional import fictional_codes_table, pool_drawer
+
     expected = fictional_codes_table(codes, pool_drawer(pools), 1)
     pd.testing.assert_frame_equal(fictional_codes(codes, spans, POOLS, 1), expected)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
 from conftest import (
     PLACEHOLDER_TYPES,
     SEGMENTS,
@@ -16,7 +17,6 @@ from conftest import (
     numbered_paragraphs,
     write_json,
 )
-
 from plainsight.data.ingest import ingest_dataset
 from plainsight.data.problems import ProblemPolicy
 from plainsight.data.tab import choose_annotator, mention_to_span, read_tab_file
@@ -40,24 +40,37 @@ def with_paragraphs(doc_id: str, count: int, **sentences: str) -> list[str]:
 
 def train_document() -> dict:
     paragraphs = with_paragraphs(
-        "T1", 14,
+        "T1",
+        14,
         p1="PROCEDURE",
         p2="The case originated in an application (no. 12345/06) lodged by Mr Ali Veli.",
         p6="The hearing took place on 3 March 2005.",
         p10="The applicant lives in Ankara.",
         p14="Ms Ayşe Kaya wrote a letter.",
     )
-    mentions = [("12345/06", "CODE", "DIRECT"), ("Mr Ali Veli", "PERSON", "DIRECT"),
-                ("3 March 2005", "DATETIME", "QUASI"), ("Ankara", "LOC", "QUASI"),
-                ("Ms Ayşe Kaya", "PERSON", "DIRECT")]
+    mentions = [
+        ("12345/06", "CODE", "DIRECT"),
+        ("Mr Ali Veli", "PERSON", "DIRECT"),
+        ("3 March 2005", "DATETIME", "QUASI"),
+        ("Ankara", "LOC", "QUASI"),
+        ("Ms Ayşe Kaya", "PERSON", "DIRECT"),
+    ]
     return make_tab_document("T1", paragraphs, mentions, split="train")
 
 
 def dev_document() -> dict:
     """Two annotators; the second one is quality-checked and has one more mention."""
-    paragraphs = with_paragraphs("D1", 8, p2="Mr Can Demir complained.", p7="The decision was served on 12 May 2001.")
-    document = make_tab_document("D1", paragraphs, [("Mr Can Demir", "PERSON", "DIRECT")], split="dev",
-                                 annotators=("annotator1", "annotator2"), quality_checked=["annotator2"])
+    paragraphs = with_paragraphs(
+        "D1", 8, p2="Mr Can Demir complained.", p7="The decision was served on 12 May 2001."
+    )
+    document = make_tab_document(
+        "D1",
+        paragraphs,
+        [("Mr Can Demir", "PERSON", "DIRECT")],
+        split="dev",
+        annotators=("annotator1", "annotator2"),
+        quality_checked=["annotator2"],
+    )
     text = document["text"]
     document["annotations"]["annotator2"]["entity_mentions"] = [
         make_mention("D1", text, "Mr Can Demir", "PERSON", "DIRECT", 1, tag="a2"),
@@ -67,20 +80,32 @@ def dev_document() -> dict:
 
 
 def split_test_documents() -> list[dict]:
-    s1 = make_tab_document("S1", with_paragraphs("S1", 12, p12="It went to the Istanbul State Security Court."),
-                           [("Istanbul State Security Court", "ORG", "QUASI")], split="test",
-                           annotators=("annotator5", "annotator3"), quality_checked=[])
-    s2 = make_tab_document("S2", numbered_paragraphs("S2", 12), [], split="test",
-                           annotators=("annotator4", "annotator1"), quality_checked=["annotator9"])
+    s1 = make_tab_document(
+        "S1",
+        with_paragraphs("S1", 12, p12="It went to the Istanbul State Security Court."),
+        [("Istanbul State Security Court", "ORG", "QUASI")],
+        split="test",
+        annotators=("annotator5", "annotator3"),
+        quality_checked=[],
+    )
+    s2 = make_tab_document(
+        "S2",
+        numbered_paragraphs("S2", 12),
+        [],
+        split="test",
+        annotators=("annotator4", "annotator1"),
+        quality_checked=["annotator9"],
+    )
     return [s1, s2]
-
 
 
 @pytest.fixture
 def tab_files(tmp_path: Path) -> list[Path]:
-    return [write_json([train_document()], tmp_path / "echr_train.json"),
-            write_json([dev_document()], tmp_path / "echr_dev.json"),
-            write_json(split_test_documents(), tmp_path / "echr_test.json")]
+    return [
+        write_json([train_document()], tmp_path / "echr_train.json"),
+        write_json([dev_document()], tmp_path / "echr_dev.json"),
+        write_json(split_test_documents(), tmp_path / "echr_test.json"),
+    ]
 
 
 def spans_of(spans: pd.DataFrame, doc_id: str, segment: int) -> list[str]:
@@ -91,10 +116,11 @@ def spans_of(spans: pd.DataFrame, doc_id: str, segment: int) -> list[str]:
 def assert_offsets_match(docs: pd.DataFrame, spans: pd.DataFrame) -> None:
     texts = {(d.doc_id, d.segment): d.text for d in docs.itertuples(index=False)}
     for span in spans.itertuples(index=False):
-        assert texts[(span.doc_id, span.segment)][span.start:span.end] == span.text
+        assert texts[(span.doc_id, span.segment)][span.start : span.end] == span.text
 
 
 # --- good input -------------------------------------------------------------------------------
+
 
 def test_row_counts(tab_files):
     docs, spans = ingest(tab_files)
@@ -107,7 +133,11 @@ def test_row_counts(tab_files):
 def test_splits_come_from_dataset_type(tab_files):
     docs, _ = ingest(tab_files)
     assert docs.drop_duplicates("doc_id").set_index("doc_id")["split"].to_dict() == {
-        "T1": "train", "D1": "dev", "S1": "test", "S2": "test"}
+        "T1": "train",
+        "D1": "dev",
+        "S1": "test",
+        "S2": "test",
+    }
 
 
 def test_spans_land_in_the_right_segments(tab_files):
@@ -132,7 +162,11 @@ def test_span_fields_are_copied_from_the_mention(tab_files):
     _, spans = ingest(tab_files)
     row = spans[spans["text"] == "12345/06"].iloc[0]
     assert (row["entity_type"], row["identifier_type"], row["entity_id"], row["mention_id"]) == (
-        "CODE", "DIRECT", "T1_a1_e1", "T1_a1_em1")
+        "CODE",
+        "DIRECT",
+        "T1_a1_e1",
+        "T1_a1_em1",
+    )
     assert pd.isna(row["raw_label"])
 
 
@@ -160,16 +194,43 @@ def test_choose_annotator_directly():
 
 def test_table_schemas(tab_files):
     docs, spans = ingest(tab_files)
-    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id", "labels", "group"]
+    assert list(docs.columns) == [
+        "doc_id",
+        "split",
+        "segment",
+        "text",
+        "annotator",
+        "unit_id",
+        "labels",
+        "group",
+    ]
     assert (docs["unit_id"] == docs["doc_id"]).all()  # the document is TAB's privacy unit
-    assert list(spans.columns) == ["doc_id", "segment", "start", "end", "text", "entity_type",
-                                   "identifier_type", "entity_id", "mention_id", "raw_label"]
+    assert list(spans.columns) == [
+        "doc_id",
+        "segment",
+        "start",
+        "end",
+        "text",
+        "entity_type",
+        "identifier_type",
+        "entity_id",
+        "mention_id",
+        "raw_label",
+    ]
     assert docs["segment"].dtype == "int64"
     for column in ("start", "end", "segment"):
         assert spans[column].dtype == "int64"
     for column in ("doc_id", "split", "text", "annotator", "unit_id"):
         assert pd.api.types.is_string_dtype(docs[column]), column
-    for column in ("doc_id", "text", "entity_type", "identifier_type", "entity_id", "mention_id", "raw_label"):
+    for column in (
+        "doc_id",
+        "text",
+        "entity_type",
+        "identifier_type",
+        "entity_id",
+        "mention_id",
+        "raw_label",
+    ):
         assert pd.api.types.is_string_dtype(spans[column]), column
     assert isinstance(spans["raw_label"].dtype, pd.StringDtype)
 
@@ -190,11 +251,13 @@ def test_read_tab_file_returns_the_documents(tab_files):
 def test_mention_to_span_builds_a_span():
     text = "Lodged by Mr Ali Veli."
     mention = make_mention("X", text, "Mr Ali Veli")
-    assert mention_to_span("f.json", "X", text, mention) == Span(10, 21, "Mr Ali Veli", "PERSON", "DIRECT",
-                                                                 "X_a1_e1", "X_a1_em1")
+    assert mention_to_span("f.json", "X", text, mention) == Span(
+        10, 21, "Mr Ali Veli", "PERSON", "DIRECT", "X_a1_e1", "X_a1_em1"
+    )
 
 
 # --- bad input --------------------------------------------------------------------------------
+
 
 def assert_one_line(error: pytest.ExceptionInfo, path: Path, *parts: str) -> str:
     message = str(error.value)
@@ -206,8 +269,12 @@ def assert_one_line(error: pytest.ExceptionInfo, path: Path, *parts: str) -> str
 
 
 def good_document(doc_id: str = "A1", split: str = "train", paragraphs: int = 12) -> dict:
-    return make_tab_document(doc_id, with_paragraphs(doc_id, paragraphs, p2="Mr Ali Veli complained."),
-                             [("Mr Ali Veli", "PERSON", "DIRECT")], split=split)
+    return make_tab_document(
+        doc_id,
+        with_paragraphs(doc_id, paragraphs, p2="Mr Ali Veli complained."),
+        [("Mr Ali Veli", "PERSON", "DIRECT")],
+        split=split,
+    )
 
 
 def test_malformed_json_names_line_and_column(tmp_path):
@@ -270,8 +337,9 @@ def test_span_offsets_not_matching_span_text(tmp_path):
 
 
 def test_span_text_with_line_break_still_gives_one_line(tmp_path):
-    document = make_tab_document("A1", with_paragraphs("A1", 12, p2="Mr Ali\nVeli complained."),
-                                 [("Mr Ali\nVeli", "PERSON", "DIRECT")])
+    document = make_tab_document(
+        "A1", with_paragraphs("A1", 12, p2="Mr Ali\nVeli complained."), [("Mr Ali\nVeli", "PERSON", "DIRECT")]
+    )
     document["annotations"]["annotator1"]["entity_mentions"][0]["span_text"] = "Mr Ali\nVelii"
     path = write_json([document], tmp_path / "echr_train.json")
     with pytest.raises(InputError) as error:
@@ -358,10 +426,13 @@ def test_duplicate_doc_id_across_files_names_the_second_file(tmp_path):
 
 # --- on_invalid="drop" ------------------------------------------------------------------------
 
+
 def test_drop_keeps_the_good_mentions_of_a_document(tmp_path):
-    document = make_tab_document("A1", with_paragraphs("A1", 12, p2="Mr Ali Veli met Ms Ece Ak."),
-                                 [("Mr Ali Veli", "PERSON", "DIRECT"), ("Ms Ece Ak", "PERSON", "DIRECT"),
-                                  ("A1.", "MISC", "NO_MASK")])
+    document = make_tab_document(
+        "A1",
+        with_paragraphs("A1", 12, p2="Mr Ali Veli met Ms Ece Ak."),
+        [("Mr Ali Veli", "PERSON", "DIRECT"), ("Ms Ece Ak", "PERSON", "DIRECT"), ("A1.", "MISC", "NO_MASK")],
+    )
     mentions = document["annotations"]["annotator1"]["entity_mentions"]
     mentions[0]["start_offset"] += 1  # offsets no longer match
     mentions[2]["entity_type"] = "THING"  # unknown type
@@ -399,6 +470,7 @@ def test_unknown_on_invalid_policy_is_refused():
 
 # --- the real TAB sample ----------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def tab_sample():
     if not TAB_SAMPLE.exists():
@@ -431,7 +503,9 @@ def test_sample_spans_map_back_to_the_original_mentions(tab_sample):
         segment_start[(doc.doc_id, doc.segment)] = start
     for span in spans.itertuples(index=False):
         original = originals[span.doc_id]
-        mentions = {m["entity_mention_id"]: m for a in original["annotations"].values() for m in a["entity_mentions"]}
+        mentions = {
+            m["entity_mention_id"]: m for a in original["annotations"].values() for m in a["entity_mentions"]
+        }
         mention = mentions[span.mention_id]
         assert mention["start_offset"] == segment_start[(span.doc_id, span.segment)] + span.start
         assert mention["span_text"] == span.text
@@ -454,7 +528,7 @@ def test_sample_segments_are_unchanged_slices_of_the_unicode_text(tab_sample):
     for doc in docs.itertuples(index=False):
         paragraphs = originals[doc.doc_id]["text"].split("\n\n")
         first, last = SEGMENTS[doc.segment]
-        assert doc.text == "\n\n".join(paragraphs[first - 1:last])
+        assert doc.text == "\n\n".join(paragraphs[first - 1 : last])
     guler = docs[docs["doc_id"] == "001-126979"]["text"]
     assert guler.str.contains("İbrahim Güler").any()
     assert "Mr İbrahim Güler" in spans[spans["doc_id"] == "001-126979"]["text"].tolist()
@@ -469,6 +543,7 @@ def test_sample_labels_are_the_case_articles_and_group_the_respondent_state(tab_
 
 # --- labels and group ---------------------------------------------------------------------------
 
+
 def test_documents_without_meta_articles_have_no_labels_and_no_group(tab_files):
     docs, _ = ingest(tab_files)
     assert all(len(labels) == 0 for labels in docs["labels"])
@@ -481,8 +556,14 @@ def test_labels_and_group_are_written_as_list_of_string_and_string(tab_files, tm
     from plainsight.data.ingest import write_dataset
 
     # no document has a label or a group
-    write_dataset([str(p) for p in tab_files], TAB_CONFIG, "error", str(PLACEHOLDER_TYPES),
-                  tmp_path / "docs.parquet", tmp_path / "spans.parquet")
+    write_dataset(
+        [str(p) for p in tab_files],
+        TAB_CONFIG,
+        "error",
+        str(PLACEHOLDER_TYPES),
+        tmp_path / "docs.parquet",
+        tmp_path / "spans.parquet",
+    )
     schema = pq.read_schema(tmp_path / "docs.parquet")
     assert str(schema.field("labels").type) in ("list<element: string>", "list<item: string>")
     assert str(schema.field("group").type) == "string"

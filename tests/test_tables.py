@@ -6,8 +6,8 @@ import math
 
 import pandas as pd
 import pytest
-from conftest import RESOURCES
 
+from conftest import RESOURCES
 from plainsight.entities import IDENTIFIER_SETS
 from plainsight.errors import InputError
 from plainsight.report.tables import (
@@ -24,7 +24,7 @@ from plainsight.report.tables import (
 PAPER_TABLES = RESOURCES / "paper_tables.yaml"
 # t_{0.975, 2} in closed form: with 2 degrees of freedom t_p = a * sqrt(2 / (1 - a^2)), a = 2p - 1,
 # = 0.95 * sqrt(2 / 0.0975) = 4.30265272974946 (tables often print 4.303).
-T_3_SEEDS = 0.95 * math.sqrt(2 / (1 - 0.95 ** 2))
+T_3_SEEDS = 0.95 * math.sqrt(2 / (1 - 0.95**2))
 HW_SD1 = T_3_SEEDS * 1.0 / math.sqrt(3)  # half-width for three values with sample sd 1
 
 
@@ -46,8 +46,17 @@ def summaries() -> pd.DataFrame:
     rows = []
     for seed, (ft_pipp, icl_pipp, rouge2) in zip([1, 2, 3], [(1, 4, 0.1), (2, 5, 0.2), (3, 6, 0.3)]):
         for method, pipp in (("ft", ft_pipp), ("icl", icl_pipp)):
-            averaged = {"method": method, "seed": seed, "segment": -1, "n_generations": 10, "pipp": pipp,
-                        "elp": 2.0, "partial_leak": 10.0 * pipp, "rouge2": rouge2, "rougeL": 0.5}
+            averaged = {
+                "method": method,
+                "seed": seed,
+                "segment": -1,
+                "n_generations": 10,
+                "pipp": pipp,
+                "elp": 2.0,
+                "partial_leak": 10.0 * pipp,
+                "rouge2": rouge2,
+                "rougeL": 0.5,
+            }
             rows += [averaged, {**averaged, "segment": 0, "pipp": 99.0}]
     return pd.DataFrame(rows)
 
@@ -55,8 +64,19 @@ def summaries() -> pd.DataFrame:
 def test_build_table(specs):
     table = build_table(specs["tables"]["table1"], summaries(), specs["methods"])
     assert list(table.columns) == [
-        "Method", "PIPP (%)", "PIPP (%) ±", "Partial leak (%)", "Partial leak (%) ±", "ELP (%)", "ELP (%) ±",
-        "ROUGE-2", "ROUGE-2 ±", "ROUGE-L", "ROUGE-L ±", "Seeds"]
+        "Method",
+        "PIPP (%)",
+        "PIPP (%) ±",
+        "Partial leak (%)",
+        "Partial leak (%) ±",
+        "ELP (%)",
+        "ELP (%) ±",
+        "ROUGE-2",
+        "ROUGE-2 ±",
+        "ROUGE-L",
+        "ROUGE-L ±",
+        "Seeds",
+    ]
     assert table["Method"].tolist() == ["ICL", "Fine-tuning"]
     icl, ft = table.to_dict("records")
     # ICL PIPP 4, 5, 6: mean 5, sd 1; ELP constant: half-width 0.
@@ -82,8 +102,14 @@ def test_near_leaks_follow_partial_leaks_with_their_definition(specs):
     spec = specs["tables"]["table1"]
     frame = summaries().assign(near_leak=lambda f: 20.0 * f["pipp"])
     table = build_table(spec, frame, specs["methods"])
-    assert list(table.columns[1:7]) == ["PIPP (%)", "PIPP (%) ±", "Partial leak (%)", "Partial leak (%) ±",
-                                        "Near leak (%)", "Near leak (%) ±"]
+    assert list(table.columns[1:7]) == [
+        "PIPP (%)",
+        "PIPP (%) ±",
+        "Partial leak (%)",
+        "Partial leak (%) ±",
+        "Near leak (%)",
+        "Near leak (%) ±",
+    ]
     assert table["Near leak (%)"].tolist() == pytest.approx([100.0, 40.0])
     markdown = markdown_table(table, spec, leak_definitions_note(table))
     assert "| ICL | 5.00 ± 2.48 | 50.00 ± 24.84 | 100.00 ± 49.68 |" in markdown
@@ -94,11 +120,18 @@ def test_near_leaks_follow_partial_leaks_with_their_definition(specs):
 
 
 def test_regeneration_notes_count_documents_at_the_limit(specs):
-    generations = pd.DataFrame({"method": ["icl_pe"] * 4 + ["icl"] * 2, "regenerations": [0, 1, 3, 3, 0, 0],
-                                "hit_max_regenerations": [False, False, True, False, False, False]})
+    generations = pd.DataFrame(
+        {
+            "method": ["icl_pe"] * 4 + ["icl"] * 2,
+            "regenerations": [0, 1, 3, 3, 0, 0],
+            "hit_max_regenerations": [False, False, True, False, False, False],
+        }
+    )
     notes = regeneration_notes(generations, {"icl": "ICL", "icl_pe": "ICL w/ privacy enhancement"}, 3)
-    assert notes == ["ICL w/ privacy enhancement: 1.75 regenerations per document on average; 1 of 4 still held "
-                     "a blocked value or a near variant after 3 regeneration(s)."]
+    assert notes == [
+        "ICL w/ privacy enhancement: 1.75 regenerations per document on average; 1 of 4 still held "
+        "a blocked value or a near variant after 3 regeneration(s)."
+    ]
 
 
 def test_build_table_rejects_methods_without_a_display_name(specs):
@@ -129,12 +162,23 @@ def test_markdown_single_run_and_missing_cells(specs):
 def test_versus_paper(specs):
     spec = specs["tables"]["table1"]
     versus = versus_paper(build_table(spec, summaries(), specs["methods"]), spec, specs["methods"])
-    assert versus.columns[:5].tolist() == ["Method", "PIPP (%) ours", "PIPP (%) ours ±", "PIPP (%) paper",
-                                           "PIPP (%) paper ±"]
+    assert versus.columns[:5].tolist() == [
+        "Method",
+        "PIPP (%) ours",
+        "PIPP (%) ours ±",
+        "PIPP (%) paper",
+        "PIPP (%) paper ±",
+    ]
     assert not any("Partial leak" in c for c in versus.columns)
     # every paper row is listed, in the paper's order, even those we did not run.
-    assert versus["Method"].tolist() == ["Baseline", "DP-SGD", "ICL", "ICL w/ privacy enhancement",
-                                         "Fine-tuning", "Fine-tuning w/ masking"]
+    assert versus["Method"].tolist() == [
+        "Baseline",
+        "DP-SGD",
+        "ICL",
+        "ICL w/ privacy enhancement",
+        "Fine-tuning",
+        "Fine-tuning w/ masking",
+    ]
     rows = versus.set_index("Method")
     assert rows.loc["Baseline", "PIPP (%) paper"] == 50.0
     assert rows.loc["Baseline", "PIPP (%) paper ±"] == 2.20
@@ -147,7 +191,9 @@ def test_versus_paper(specs):
 def test_versus_paper_leaves_paper_cells_empty_where_the_paper_has_none(specs):
     spec = specs["tables"]["table14"]  # single runs, and no Baseline row
     ours = summaries().assign(method=lambda f: f["method"].replace({"ft": "baseline"}))
-    versus = versus_paper(build_table(spec, ours, specs["methods"]), spec, specs["methods"]).set_index("Method")
+    versus = versus_paper(build_table(spec, ours, specs["methods"]), spec, specs["methods"]).set_index(
+        "Method"
+    )
     assert math.isnan(versus.loc["Baseline", "PIPP (%) paper"])
     assert versus.loc["Baseline", "PIPP (%) ours"] == pytest.approx(2.0)
     assert versus.loc["ICL", "PIPP (%) paper"] == 31.36
@@ -156,8 +202,16 @@ def test_versus_paper_leaves_paper_cells_empty_where_the_paper_has_none(specs):
 
 def test_paper_tables_yaml(specs):
     assert list(specs["methods"]) == ["baseline", "dpsgd", "icl", "icl_pe", "ft", "ft_mask", "base_model"]
-    assert list(specs["tables"]) == ["table1", "table2", "table3", "table4", "table5", "table6", "table14",
-                                     "table15"]
+    assert list(specs["tables"]) == [
+        "table1",
+        "table2",
+        "table3",
+        "table4",
+        "table5",
+        "table6",
+        "table14",
+        "table15",
+    ]
     for name, spec in specs["tables"].items():
         assert set(spec["paper"]) <= set(specs["methods"]), name
         assert spec["dataset"] in {"tab", "mimic"} and spec["idset"] in IDENTIFIER_SETS, name
@@ -178,22 +232,26 @@ def test_paper_tables_yaml(specs):
 
 def test_a_column_of_another_setting_is_rejected(tmp_path):
     path = tmp_path / "tables.yaml"
-    path.write_text("methods: {icl: ICL}\n"
-                    "tables:\n"
-                    "  t:\n"
-                    "    {title: T, dataset: tab, setting: [known], idset: direct, source: utility,\n"
-                    "     columns: {mauve_x: {label: M, metric: mauve, setting: unknown, decimals: 2}}, paper: {}}\n")
+    path.write_text(
+        "methods: {icl: ICL}\n"
+        "tables:\n"
+        "  t:\n"
+        "    {title: T, dataset: tab, setting: [known], idset: direct, source: utility,\n"
+        "     columns: {mauve_x: {label: M, metric: mauve, setting: unknown, decimals: 2}}, paper: {}}\n"
+    )
     with pytest.raises(InputError, match="tables.t.columns.mauve_x"):
         load_table_specs(path)
 
 
 def test_load_table_specs_names_the_bad_record(tmp_path):
     path = tmp_path / "tables.yaml"
-    path.write_text("methods: {icl: ICL}\n"
-                    "tables:\n"
-                    "  t:\n"
-                    "    {title: T, dataset: tab, setting: known, idset: direct,\n"
-                    "     columns: {pipp: {label: P, decimals: 2}}, paper: {ft: {pipp: [1, null]}}}\n")
+    path.write_text(
+        "methods: {icl: ICL}\n"
+        "tables:\n"
+        "  t:\n"
+        "    {title: T, dataset: tab, setting: known, idset: direct,\n"
+        "     columns: {pipp: {label: P, decimals: 2}}, paper: {ft: {pipp: [1, null]}}}\n"
+    )
     with pytest.raises(InputError, match="tables.t.paper.ft"):
         load_table_specs(path)
 
@@ -211,23 +269,45 @@ def test_write_table(specs, tmp_path):
 
 
 def per_generation(method: str, leaks_by_seed: dict[int, list[bool]]) -> pd.DataFrame:
-    return pd.DataFrame([{"method": method, "seed": seed, "generation_id": i, "leaked": leaked, "elp": float(leaked),
-                          "n_private_values": 4, "leaked_values": [f"v{i}"] if leaked else [], "partial_leak": leaked, "rouge2": 0.1, "rougeL": 0.5, "is_document": True, "words": 50,
-                          "distinct2": 0.9}
-                         for seed, leaks in leaks_by_seed.items() for i, leaked in enumerate(leaks)])
+    return pd.DataFrame(
+        [
+            {
+                "method": method,
+                "seed": seed,
+                "generation_id": i,
+                "leaked": leaked,
+                "elp": float(leaked),
+                "n_private_values": 4,
+                "leaked_values": [f"v{i}"] if leaked else [],
+                "partial_leak": leaked,
+                "rouge2": 0.1,
+                "rougeL": 0.5,
+                "is_document": True,
+                "words": 50,
+                "distinct2": 0.9,
+            }
+            for seed, leaks in leaks_by_seed.items()
+            for i, leaked in enumerate(leaks)
+        ]
+    )
 
 
 def test_pooled_intervals_and_documents_column(specs):
     from plainsight.evaluation.intervals import wilson_interval
 
     rows = summaries().assign(documents=100.0)
-    generations = pd.concat([per_generation("icl", {1: [True, False, False, False], 2: [False] * 4, 3: [False] * 4}),
-                             per_generation("ft", {1: [False] * 4, 2: [False] * 4, 3: [False] * 4})])
+    generations = pd.concat(
+        [
+            per_generation("icl", {1: [True, False, False, False], 2: [False] * 4, 3: [False] * 4}),
+            per_generation("ft", {1: [False] * 4, 2: [False] * 4, 3: [False] * 4}),
+        ]
+    )
     table = build_table(specs["tables"]["table1"], rows, specs["methods"], generations)
     icl = table.set_index("Method").loc["ICL"]
     # 1 leak in 12 generations pooled over the three seeds
     assert (icl["PIPP (%) pooled low"], icl["PIPP (%) pooled high"]) == pytest.approx(
-        tuple(100 * v for v in wilson_interval(1, 12)))
+        tuple(100 * v for v in wilson_interval(1, 12))
+    )
     assert icl["ROUGE-L pooled low"] == pytest.approx(0.5) and icl["Documents (%)"] == 100.0
     markdown = markdown_table(table, specs["tables"]["table1"], ["a note"])
     low, high = (100 * v for v in wilson_interval(1, 12))
@@ -236,22 +316,37 @@ def test_pooled_intervals_and_documents_column(specs):
 
 
 def test_notes_with_known_answers(specs):
-    from plainsight.report.tables import document_warnings, dp_notes, paired_notes, presidio_note, protocol_notes
+    from plainsight.report.tables import (
+        document_warnings,
+        dp_notes,
+        paired_notes,
+        presidio_note,
+        protocol_notes,
+    )
 
     table = pd.DataFrame({"Method": ["ICL", "DP-SGD"], "Documents (%)": [95.0, 37.5]})
     assert document_warnings(table, 80) == [
         "Warning: DP-SGD: 37.5% of the generations are documents (under 80%); its leak rates and ROUGE are over "
-        "text that is often not a document."]
+        "text that is often not a document."
+    ]
     notes = protocol_notes({"icl", "ft_mask", "base_model"})
     assert len(notes) == 2 and "Appendix B" in notes[0] and "whole fine-tuning set" in notes[1]
-    generations = pd.concat([per_generation("icl", {1: [True, True, False]}),
-                             per_generation("icl_pe", {1: [False, True, False]})])
+    generations = pd.concat(
+        [per_generation("icl", {1: [True, True, False]}), per_generation("icl_pe", {1: [False, True, False]})]
+    )
     [paired] = paired_notes(generations, [["icl", "icl_pe"], ["baseline", "icl"]], specs["methods"])
     assert "paired over 3 generations" in paired and "1 leak only under ICL," in paired
     assert "0 only under ICL w/ privacy enhancement (exact McNemar p = 1)" in paired
-    record = {"epsilon": 7.996, "delta": 1e-5, "privacy_unit": "document", "units": 60, "noise_multiplier": 1.2345}
+    record = {
+        "epsilon": 7.996,
+        "delta": 1e-5,
+        "privacy_unit": "document",
+        "units": 60,
+        "noise_multiplier": 1.2345,
+    }
     assert dp_notes([record, {**record, "epsilon": 7.999}]) == [
-        "DP-SGD: epsilon 8.00 at delta 1e-05 per document (60 documents), noise multiplier 1.234, over 2 run(s)."]
+        "DP-SGD: epsilon 8.00 at delta 1e-05 per document (60 documents), noise multiplier 1.234, over 2 run(s)."
+    ]
     assert presidio_note("known", []) == []
     assert "only, as in the paper" in presidio_note("unknown", [])[0]
     assert "application_number" in presidio_note(["known", "unknown"], ["application_number"])[0]
@@ -260,7 +355,10 @@ def test_notes_with_known_answers(specs):
 def test_paired_methods_must_be_listed(tmp_path, specs):
     import yaml
 
-    broken = {"methods": specs["methods"], "tables": {"table1": {**specs["tables"]["table1"], "paired": [["icl", "x"]]}}}
+    broken = {
+        "methods": specs["methods"],
+        "tables": {"table1": {**specs["tables"]["table1"], "paired": [["icl", "x"]]}},
+    }
     path = tmp_path / "tables.yaml"
     path.write_text(yaml.safe_dump(broken), encoding="utf-8")
     with pytest.raises(InputError, match="paired"):
@@ -274,8 +372,12 @@ def test_make_table_from_the_runs_files(specs, tmp_path):
 
     rows = summaries().assign(documents=100.0)
     rows.loc[rows["method"] == "icl", "method"] = "icl.large"
-    generations = pd.concat([per_generation("icl.large", {1: [True, False], 2: [False] * 2, 3: [False] * 2}),
-                             per_generation("ft", {1: [False] * 2, 2: [False] * 2, 3: [False] * 2})])
+    generations = pd.concat(
+        [
+            per_generation("icl.large", {1: [True, False], 2: [False] * 2, 3: [False] * 2}),
+            per_generation("ft", {1: [False] * 2, 2: [False] * 2, 3: [False] * 2}),
+        ]
+    )
     runs = []
     for (method, seed), frame in rows.groupby(["method", "seed"]):
         runs.append(str(tmp_path / f"{method}_{seed}_summary.parquet"))
@@ -285,10 +387,19 @@ def test_make_table_from_the_runs_files(specs, tmp_path):
         generation_files.append(str(tmp_path / f"{method}_{seed}.parquet"))
         frame.to_parquet(generation_files[-1])
     outputs = TableOutputs(*(str(tmp_path / name) for name in ("t.csv", "t.md", "t_vs_paper.csv")))
-    make_table(PAPER_TABLES, "table1", TableRuns(runs, generation_files), TableSettings(["icl.large", "ft"], 3, 80.0),
-               outputs)
-    expected = build_table(specs["tables"]["table1"], rows.assign(method=rows["method"].str.replace(".large", "")),
-                           specs["methods"], generations.assign(method=generations["method"].str.replace(".large", "")))
+    make_table(
+        PAPER_TABLES,
+        "table1",
+        TableRuns(runs, generation_files),
+        TableSettings(["icl.large", "ft"], 3, 80.0),
+        outputs,
+    )
+    expected = build_table(
+        specs["tables"]["table1"],
+        rows.assign(method=rows["method"].str.replace(".large", "")),
+        specs["methods"],
+        generations.assign(method=generations["method"].str.replace(".large", "")),
+    )
     written = pd.read_csv(outputs.csv)
     assert written["Method"].tolist() == ["ICL", "Fine-tuning"]
     assert written["PIPP (%)"].tolist() == pytest.approx(expected["PIPP (%)"].tolist())
@@ -299,8 +410,14 @@ def test_make_table_from_the_runs_files(specs, tmp_path):
 def test_adherence_note_per_method(specs):
     from plainsight.report.tables import adherence_notes
 
-    generations = pd.DataFrame({"method": ["icl", "icl", "baseline"], "adherence_exact": [1.0, 0.5, math.nan],
-                                "adherence_near": [1.0, 0.75, math.nan], "adherence_types": [1.0, 1.0, math.nan]})
+    generations = pd.DataFrame(
+        {
+            "method": ["icl", "icl", "baseline"],
+            "adherence_exact": [1.0, 0.5, math.nan],
+            "adherence_near": [1.0, 0.75, math.nan],
+            "adherence_types": [1.0, 1.0, math.nan],
+        }
+    )
     [note] = adherence_notes(generations, {"baseline": "Baseline", "icl": "ICL"})
     assert note.endswith("ICL 75% / 88% / 100%.")
     assert "Baseline" not in note

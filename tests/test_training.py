@@ -14,9 +14,9 @@ from plainsight.training.loop import (
     TrainingSettings,
     build_example,
     collate,
+    fit,
     learning_rate_factor,
     length_batches,
-    fit,
     private_share,
 )
 from plainsight.training.objectives import IGNORE_INDEX, Lambdas
@@ -73,11 +73,14 @@ def test_collate_pads_to_the_longest_in_the_batch(tiny_tokenizer):
     assert batch["input_ids"].shape == (2, width)
     pad = width - len(short.input_ids)
     assert batch["attention_mask"][0].tolist() == [1] * len(short.input_ids) + [0] * pad
-    assert batch["labels"][0, len(short.input_ids):].tolist() == [IGNORE_INDEX] * pad
-    assert batch["private"].dtype == torch.bool and not batch["private"][0, len(short.input_ids):].any()
+    assert batch["labels"][0, len(short.input_ids) :].tolist() == [IGNORE_INDEX] * pad
+    assert batch["private"].dtype == torch.bool and not batch["private"][0, len(short.input_ids) :].any()
     assert batch["private"][0].sum() >= 1
     fixed = collate([short, long], tiny_tokenizer.pad_token_id, width=width + 5)
-    assert fixed["input_ids"].shape == (2, width + 5) and fixed["attention_mask"].sum() == batch["attention_mask"].sum()
+    assert (
+        fixed["input_ids"].shape == (2, width + 5)
+        and fixed["attention_mask"].sum() == batch["attention_mask"].sum()
+    )
     with pytest.raises(ValueError, match="does not fit"):
         collate([short, long], tiny_tokenizer.pad_token_id, width=width - 1)
 
@@ -90,8 +93,9 @@ def test_training_lowers_the_loss_and_only_moves_the_adapter(tiny_model_dir, mas
     base_state = {name: p.detach().clone() for name, p in model.named_parameters()}
     examples = [build_example((f"d{i}", 0), CODE, TEXT, ["Cengiz Polat"], tokenizer, 64) for i in range(4)]
     adapter = prefix_model(model, tokenizer, 4, TEXT)
-    settings = TrainingSettings(epochs=8, learning_rate=1e-2, batch_size=2, max_length=64, lambdas=Lambdas(),
-                                masked=masked)
+    settings = TrainingSettings(
+        epochs=8, learning_rate=1e-2, batch_size=2, max_length=64, lambdas=Lambdas(), masked=masked
+    )
     history = fit(adapter, examples, settings, seed=3, pad_token_id=tokenizer.pad_token_id)
     assert len(history) == 16
     assert history[-1]["lm" if masked else "loss"] < history[0]["lm" if masked else "loss"]
@@ -117,6 +121,7 @@ def test_training_is_deterministic(tiny_model_dir):
 
 # --- planning generations of trained methods ------------------------------------------------------
 
+
 def codes_frame(rows) -> pd.DataFrame:
     data = []
     for doc_id, segment, split, pairs in rows:
@@ -125,26 +130,33 @@ def codes_frame(rows) -> pd.DataFrame:
     return pd.DataFrame(data, columns=["doc_id", "segment", "split", "code", "entities"])
 
 
-CODES = codes_frame([
-    ("d1", 0, "train", [("PERSON", "Cengiz Polat")]),
-    ("d1", 1, "train", [("LOC", "Ankara")]),
-    ("d2", 0, "train", [("PERSON", "Nina Holst"), ("DATETIME", "3 May 2001")]),
-    ("t1", 0, "test", [("PERSON", "Olga Petrov")]),
-])
-FICTIONAL = codes_frame([
-    ("d1", 0, "train", [("PERSON", "Dr Alex Adams")]),
-    ("d1", 1, "train", [("LOC", "Tokyo")]),
-    ("d2", 0, "train", [("PERSON", "Ms Kai Lewis"), ("DATETIME", "01 May 1999")]),
-    ("t1", 0, "test", [("PERSON", "Mr Dana Ellis")]),
-]).assign(seed=1)
+CODES = codes_frame(
+    [
+        ("d1", 0, "train", [("PERSON", "Cengiz Polat")]),
+        ("d1", 1, "train", [("LOC", "Ankara")]),
+        ("d2", 0, "train", [("PERSON", "Nina Holst"), ("DATETIME", "3 May 2001")]),
+        ("t1", 0, "test", [("PERSON", "Olga Petrov")]),
+    ]
+)
+FICTIONAL = codes_frame(
+    [
+        ("d1", 0, "train", [("PERSON", "Dr Alex Adams")]),
+        ("d1", 1, "train", [("LOC", "Tokyo")]),
+        ("d2", 0, "train", [("PERSON", "Ms Kai Lewis"), ("DATETIME", "01 May 1999")]),
+        ("t1", 0, "test", [("PERSON", "Mr Dana Ellis")]),
+    ]
+).assign(seed=1)
 
 
 def test_trained_plan_uses_each_samples_fictional_code():
     planned = plan(FICTIONAL, CODES, seed=1, generations=None)
     assert training_keys(CODES) == [("d1", 0), ("d1", 1), ("d2", 0)]
     assert [p.context_keys for p in planned] == [(("d1", 0),), (("d1", 1),), (("d2", 0),)]
-    assert [p.target_code for p in planned] == ["PERSON: Dr Alex Adams", "LOC: Tokyo",
-                                                "PERSON: Ms Kai Lewis\nDATETIME: 01 May 1999"]
+    assert [p.target_code for p in planned] == [
+        "PERSON: Dr Alex Adams",
+        "LOC: Tokyo",
+        "PERSON: Ms Kai Lewis\nDATETIME: 01 May 1999",
+    ]
     assert [p.segment for p in planned] == [0, 1, 0]
     assert all(p.examples == () and p.blocked_values == () for p in planned)
 
@@ -161,12 +173,15 @@ def test_trained_plan_needs_a_fictional_code_per_sample():
         plan(FICTIONAL[FICTIONAL["segment"] == 0], CODES, seed=1, generations=None)
 
 
-@pytest.mark.parametrize("text, finished, expected", [
-    ("First paragraph.\n\nSecond one is cut mid", False, "First paragraph."),
-    ("First paragraph.\n\nSecond one ends.", True, "First paragraph.\n\nSecond one ends."),
-    ("Only one paragraph cut mid", False, "Only one paragraph cut mid"),
-    ("A.\n\nB.\n\n", False, "A."),
-])
+@pytest.mark.parametrize(
+    "text, finished, expected",
+    [
+        ("First paragraph.\n\nSecond one is cut mid", False, "First paragraph."),
+        ("First paragraph.\n\nSecond one ends.", True, "First paragraph.\n\nSecond one ends."),
+        ("Only one paragraph cut mid", False, "Only one paragraph cut mid"),
+        ("A.\n\nB.\n\n", False, "A."),
+    ],
+)
 def test_cut_unfinished_paragraph(text, finished, expected):
     assert cut_unfinished_paragraph(text, finished) == expected
 
@@ -184,29 +199,60 @@ def test_training_params_hold_only_what_the_adapter_depends_on():
     from plainsight.methods.registry import method
     from plainsight.training.params import training_params
 
-    prefix_tuning = {"num_virtual_tokens": 20, "epochs": 1, "learning_rate": 2e-3, "batch_size": 4, "max_length": 128,
-                     "init_text": "Public text.", "init_from": "corpus", "projection_hidden": 512, "warmup_steps": 3,
-                     "lr_schedule": "cosine", "lambda_lm": 1.0, "lambda_contrastive": 0.5, "lambda_kl": 2.0,
-                     "generations": 8, "threads": 1, "checkpoint_every_steps": 50}
+    prefix_tuning = {
+        "num_virtual_tokens": 20,
+        "epochs": 1,
+        "learning_rate": 2e-3,
+        "batch_size": 4,
+        "max_length": 128,
+        "init_text": "Public text.",
+        "init_from": "corpus",
+        "projection_hidden": 512,
+        "warmup_steps": 3,
+        "lr_schedule": "cosine",
+        "lambda_lm": 1.0,
+        "lambda_contrastive": 0.5,
+        "lambda_kl": 2.0,
+        "generations": 8,
+        "threads": 1,
+        "checkpoint_every_steps": 50,
+    }
     dpsgd = {"epsilon": 8.0, "max_grad_norm": 1.0}
-    shared = {"num_virtual_tokens": 20, "epochs": 1, "learning_rate": 2e-3, "batch_size": 4, "max_length": 128,
-              "init_text": "Public text.", "projection_hidden": 512}
+    shared = {
+        "num_virtual_tokens": 20,
+        "epochs": 1,
+        "learning_rate": 2e-3,
+        "batch_size": 4,
+        "max_length": 128,
+        "init_text": "Public text.",
+        "projection_hidden": 512,
+    }
     reparametrised = {"init_from": "corpus", "warmup_steps": 3, "lr_schedule": "cosine"}
     assert training_params(method("ft"), prefix_tuning, dpsgd) == {**shared, **reparametrised}
     assert training_params(method("ft_mask"), prefix_tuning, dpsgd) == {
-        **shared, **reparametrised, "lambda_lm": 1.0, "lambda_contrastive": 0.5, "lambda_kl": 2.0}
+        **shared,
+        **reparametrised,
+        "lambda_lm": 1.0,
+        "lambda_contrastive": 0.5,
+        "lambda_kl": 2.0,
+    }
     # DP-SGD starts from the public text at a constant learning rate: those settings retrain nothing
     assert training_params(method("dpsgd"), prefix_tuning, dpsgd) == {**shared, "dp": dpsgd}
 
 
-@pytest.mark.parametrize(("schedule", "factors"), [
-    # 2 warm-up steps of 10: 1/2, 2/2, then constant, linear to 0, or half a cosine to 0
-    ("constant", [0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]),
-    ("linear", [0.5, 1.0, 1.0, 0.875, 0.75, 0.625, 0.5, 0.375, 0.25, 0.125]),
-    ("cosine", [0.5, 1.0, 1.0, 0.9619398, 0.8535534, 0.6913417, 0.5, 0.3086583, 0.1464466, 0.0380602]),
-])
+@pytest.mark.parametrize(
+    ("schedule", "factors"),
+    [
+        # 2 warm-up steps of 10: 1/2, 2/2, then constant, linear to 0, or half a cosine to 0
+        ("constant", [0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]),
+        ("linear", [0.5, 1.0, 1.0, 0.875, 0.75, 0.625, 0.5, 0.375, 0.25, 0.125]),
+        ("cosine", [0.5, 1.0, 1.0, 0.9619398, 0.8535534, 0.6913417, 0.5, 0.3086583, 0.1464466, 0.0380602]),
+    ],
+)
 def test_learning_rate_factor(schedule, factors):
-    assert [learning_rate_factor(step, 10, 2, schedule) for step in range(10)] == pytest.approx(factors, abs=1e-6)
+    assert [learning_rate_factor(step, 10, 2, schedule) for step in range(10)] == pytest.approx(
+        factors, abs=1e-6
+    )
 
 
 def test_unknown_schedule_is_refused():
@@ -215,31 +261,34 @@ def test_unknown_schedule_is_refused():
 
 
 def test_private_share_counts_private_document_tokens():
-    batch = {"labels": torch.tensor([[-100, 5, 6, 7], [-100, -100, 8, -100]]),
-             "private": torch.tensor([[True, True, False, False], [False, False, True, False]])}
+    batch = {
+        "labels": torch.tensor([[-100, 5, 6, 7], [-100, -100, 8, -100]]),
+        "private": torch.tensor([[True, True, False, False], [False, False, True, False]]),
+    }
     # document tokens: 5, 6, 7, 8; private among them: 5 and 8 (the first row's prompt token is not counted)
     assert private_share(batch) == 0.5
 
 
 def test_corpus_init_text_is_the_first_opening_with_fictional_values():
     from conftest import FICTIONAL_POOLS
-
     from plainsight.codes.fictional import FictionalPools
     from plainsight.training.loop import corpus_init_text
 
-    texts = {("d1", 0): "The applicant, Mr Cengiz Polat, was born in Ankara. Cengiz Polat appealed.",
-             ("d1", 1): "Ankara is far.", ("d2", 0): "Ms Nina Holst wrote on 3 May 2001.",
-             ("t1", 0): "Olga Petrov."}
+    texts = {
+        ("d1", 0): "The applicant, Mr Cengiz Polat, was born in Ankara. Cengiz Polat appealed.",
+        ("d1", 1): "Ankara is far.",
+        ("d2", 0): "Ms Nina Holst wrote on 3 May 2001.",
+        ("t1", 0): "Olga Petrov.",
+    }
     pools = FictionalPools.from_yaml(FICTIONAL_POOLS)
     text = corpus_init_text(CODES, texts, pools, seed=1)
     # d1 segment 0 comes first; its one value is replaced, at every occurrence, by one fictional name
     assert "Polat" not in text and "Cengiz" not in text
     assert text.startswith("The applicant, Mr ") and text.endswith(" appealed.")
-    name = text[len("The applicant, Mr "):text.index(", was born")]
+    name = text[len("The applicant, Mr ") : text.index(", was born")]
     assert text.count(name) == 2 and name.split()[-1] in pools.pools["PERSON"]["last_names"]
     assert "Ankara" in text  # not a value of this segment's code (the direct identifiers)
     assert corpus_init_text(CODES, texts, pools, seed=1) == text
-
 
 
 def test_masked_step_with_a_bfloat16_model_matches_float32(tiny_model_dir, tiny_tokenizer):
@@ -250,8 +299,10 @@ def test_masked_step_with_a_bfloat16_model_matches_float32(tiny_model_dir, tiny_
     from plainsight.training.objectives import Lambdas
     from plainsight.training.prefix import prefix_model
 
-    examples = [build_example((f"d{n}", 0), CODE, TEXT, ["Cengiz Polat", "Polat"], tiny_tokenizer, 64)
-                for n in range(2)]
+    examples = [
+        build_example((f"d{n}", 0), CODE, TEXT, ["Cengiz Polat", "Polat"], tiny_tokenizer, 64)
+        for n in range(2)
+    ]
     batch = collate(examples, tiny_tokenizer.pad_token_id)
     runs = {}
     for dtype in (torch.float32, torch.bfloat16):

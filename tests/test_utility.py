@@ -9,12 +9,19 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from conftest import RESOURCES
 
-from plainsight.evaluation.mauve_score import MauveSettings, featurize, mauve_from_features, mauve_score
-from plainsight.evaluation.perplexity import FinetuneSettings, corpus_perplexity, finetune, text_examples, windows
-from plainsight.evaluation.privacy import AVERAGED_SEGMENT
+from conftest import RESOURCES
 from plainsight.data.segments import mauve_targets
+from plainsight.evaluation.features import featurize
+from plainsight.evaluation.mauve_score import MauveSettings, mauve_from_features, mauve_score
+from plainsight.evaluation.perplexity import (
+    FinetuneSettings,
+    corpus_perplexity,
+    finetune,
+    text_examples,
+    windows,
+)
+from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.evaluation.utility import BASE_MODEL, summary_rows, utility_record
 from plainsight.report.tables import build_table, load_table_specs, versus_paper
 
@@ -64,8 +71,9 @@ def test_scoring_logs_windows_done_and_tokens_per_second(tiny_tokenizer, caplog)
     texts = ["The applicant was born in 1970 and lives in Ankara.", "The Court met on 3 May 2001."]
     count = sum(len(windows(tiny_tokenizer(t, add_special_tokens=False).input_ids, 8)) for t in texts)
     with caplog.at_level("INFO", logger="plainsight.progress"):
-        corpus_perplexity(UniformLM(len(tiny_tokenizer)), tiny_tokenizer, texts, max_length=8, batch_size=2,
-                          desc="score")
+        corpus_perplexity(
+            UniformLM(len(tiny_tokenizer)), tiny_tokenizer, texts, max_length=8, batch_size=2, desc="score"
+        )
     assert count > 2  # several batches
     assert caplog.records[-1].getMessage().startswith(f"score: {count}/{count} windows (100%), ")
     assert "tokens/s" in caplog.records[-1].getMessage()
@@ -128,8 +136,10 @@ def test_perplexity_of_a_bfloat16_model_is_close_to_float32(tiny_model_dir):
     from plainsight.models import load_model
 
     text = ["The applicant, Mr Henrik Hasslund, was born in 1970 and lives in Copenhagen."] * 2
-    scores = {dtype: corpus_perplexity(*load_model(tiny_model_dir, dtype=dtype), text, max_length=16).perplexity
-              for dtype in (torch.float32, torch.bfloat16)}
+    scores = {
+        dtype: corpus_perplexity(*load_model(tiny_model_dir, dtype=dtype), text, max_length=16).perplexity
+        for dtype in (torch.float32, torch.bfloat16)
+    }
     assert scores[torch.bfloat16] == pytest.approx(scores[torch.float32], rel=0.02)
 
 
@@ -155,15 +165,21 @@ def test_mauve_of_a_set_against_itself_is_one_and_lower_when_shifted():
     assert mauve_from_features(p, p + 3.0, settings).fid == pytest.approx(16 * 9.0, rel=1e-6)
 
 
-@pytest.mark.parametrize("p_samples, q_samples, buckets", [
-    (20, 30, 2), (25, 90, 2),  # 2.5 rounds half to even
-    (155, 200, 16),  # 15.5 rounds to 16 (one per ten samples, floored, would give 15)
-    (176, 176, 18),
-    (9, 9, 2),  # never fewer than 2
-])
+@pytest.mark.parametrize(
+    "p_samples, q_samples, buckets",
+    [
+        (20, 30, 2),
+        (25, 90, 2),  # 2.5 rounds half to even
+        (155, 200, 16),  # 15.5 rounds to 16 (one per ten samples, floored, would give 15)
+        (176, 176, 18),
+        (9, 9, 2),  # never fewer than 2
+    ],
+)
 def test_mauve_buckets_are_mauve_texts_auto(p_samples, q_samples, buckets):
     rng = np.random.default_rng(1)
-    result = mauve_from_features(rng.normal(size=(p_samples, 4)), rng.normal(size=(q_samples, 4)), MauveSettings())
+    result = mauve_from_features(
+        rng.normal(size=(p_samples, 4)), rng.normal(size=(q_samples, 4)), MauveSettings()
+    )
     assert result.buckets == buckets
 
 
@@ -197,11 +213,20 @@ def test_mauve_on_a_hugging_face_model_last_hidden_state(tiny_model_dir, caplog)
 
 
 def test_mauve_targets_are_test_segments_fixed_across_runs():
-    docs = pd.DataFrame({"doc_id": ["a", "a", "b", "b", "c", "c"], "segment": [0, 1, 0, 1, 0, 1],
-                         "split": ["test", "test", "train", "train", "test", "test"]})
+    docs = pd.DataFrame(
+        {
+            "doc_id": ["a", "a", "b", "b", "c", "c"],
+            "segment": [0, 1, 0, 1, 0, 1],
+            "split": ["test", "test", "train", "train", "test", "test"],
+        }
+    )
     assert mauve_targets(docs, None) == [("a", 0), ("a", 1), ("c", 0), ("c", 1)]
     drawn = mauve_targets(docs, 2)
-    assert len(drawn) == 2 and drawn == mauve_targets(docs, 2) and set(drawn) < {("a", 0), ("a", 1), ("c", 0), ("c", 1)}
+    assert (
+        len(drawn) == 2
+        and drawn == mauve_targets(docs, 2)
+        and set(drawn) < {("a", 0), ("a", 1), ("c", 0), ("c", 1)}
+    )
     with pytest.raises(ValueError, match="no test split"):
         mauve_targets(docs[docs["split"] == "train"], None)
 
@@ -215,8 +240,17 @@ def test_utility_table_reads_each_setting_and_shows_the_base_model(tmp_path):
     for setting, offset in (("known", 0.0), ("unknown", 1.0)):
         for seed, perplexity in ((1, 10.0), (2, 12.0)):
             path = tmp_path / f"{setting}_{seed}.json"
-            path.write_text(json.dumps({"method": "icl", "seed": seed, "setting": setting,
-                                        "perplexity": perplexity + offset, "mauve": 0.5 + offset / 10}))
+            path.write_text(
+                json.dumps(
+                    {
+                        "method": "icl",
+                        "seed": seed,
+                        "setting": setting,
+                        "perplexity": perplexity + offset,
+                        "mauve": 0.5 + offset / 10,
+                    }
+                )
+            )
             paths.append(path)
     base = tmp_path / "base.json"
     base.write_text(json.dumps({"method": BASE_MODEL, "perplexity": 20.0}))
@@ -239,6 +273,12 @@ def test_the_utility_record_gives_the_run_once_and_prefixes_mauve_keys():
     perplexity = {"method": "icl", "seed": 1, "setting": "known", "perplexity": 12.5, "device": "cpu"}
     mauve = {"mauve": 0.8, "buckets": 2, "device": "cpu"}
     assert utility_record("icl", 1, "known", perplexity, mauve) == {
-        "method": "icl", "seed": 1, "setting": "known", "perplexity": 12.5, "device": "cpu",
-        "mauve": 0.8, "mauve_buckets": 2, "mauve_device": "cpu"}
-
+        "method": "icl",
+        "seed": 1,
+        "setting": "known",
+        "perplexity": 12.5,
+        "device": "cpu",
+        "mauve": 0.8,
+        "mauve_buckets": 2,
+        "mauve_device": "cpu",
+    }

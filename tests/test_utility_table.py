@@ -21,22 +21,68 @@ METHODS = {"icl": "ICL", "ft": "Fine-tuning"}
 
 
 def measures() -> pd.DataFrame:
-    base = {"dataset": "tab", "setting": "known", "idset": "direct", "labels": "6, 13", "texts": 24,
-            "macro_f1_low": 0.1, "macro_f1_high": 0.9, "adherence_exact": math.nan, "self_bleu": 0.2}
-    return pd.DataFrame([
-        {**base, "method": "ft", "seed": 1, "label_source": "silver", "macro_f1": 0.4, "adherence_exact": 0.5},
-        {**base, "method": "ft", "seed": 2, "label_source": "silver", "macro_f1": 0.6, "adherence_exact": 0.7},
-        {**base, "method": "real", "seed": 0, "label_source": "real", "macro_f1": 0.8},
-        {**base, "method": "icl.large", "seed": 1, "label_source": "silver", "macro_f1": 0.3},
-        {**base, "method": "real_sample", "seed": 0, "label_source": "real", "macro_f1": 0.5, "train_texts": 24},
-        {**base, "method": "chance", "seed": 0, "label_source": "drawn", "macro_f1": 0.3, "macro_f1_low": math.nan,
-         "macro_f1_high": math.nan, "train_texts": 0},
-    ])
+    base = {
+        "dataset": "tab",
+        "setting": "known",
+        "idset": "direct",
+        "labels": "6, 13",
+        "texts": 24,
+        "macro_f1_low": 0.1,
+        "macro_f1_high": 0.9,
+        "adherence_exact": math.nan,
+        "self_bleu": 0.2,
+    }
+    return pd.DataFrame(
+        [
+            {
+                **base,
+                "method": "ft",
+                "seed": 1,
+                "label_source": "silver",
+                "macro_f1": 0.4,
+                "adherence_exact": 0.5,
+            },
+            {
+                **base,
+                "method": "ft",
+                "seed": 2,
+                "label_source": "silver",
+                "macro_f1": 0.6,
+                "adherence_exact": 0.7,
+            },
+            {**base, "method": "real", "seed": 0, "label_source": "real", "macro_f1": 0.8},
+            {**base, "method": "icl.large", "seed": 1, "label_source": "silver", "macro_f1": 0.3},
+            {
+                **base,
+                "method": "real_sample",
+                "seed": 0,
+                "label_source": "real",
+                "macro_f1": 0.5,
+                "train_texts": 24,
+            },
+            {
+                **base,
+                "method": "chance",
+                "seed": 0,
+                "label_source": "drawn",
+                "macro_f1": 0.3,
+                "macro_f1_low": math.nan,
+                "macro_f1_high": math.nan,
+                "train_texts": 0,
+            },
+        ]
+    )
 
 
 def test_rows_are_means_over_seeds_with_the_real_row_first():
     table = utility_table(measures(), METHODS)
-    assert table["display"].tolist() == [REAL_DISPLAY, CHANCE_DISPLAY, REAL_SAMPLE_DISPLAY, "ICL", "Fine-tuning"]
+    assert table["display"].tolist() == [
+        REAL_DISPLAY,
+        CHANCE_DISPLAY,
+        REAL_SAMPLE_DISPLAY,
+        "ICL",
+        "Fine-tuning",
+    ]
     ft = table.set_index("method").loc["ft"]
     assert ft["macro_f1"] == pytest.approx(0.5) and ft["adherence_exact"] == pytest.approx(0.6)
     assert ft["seeds"] == 2 and table.set_index("method").loc["real", "seeds"] == 0
@@ -60,8 +106,10 @@ def test_markdown_shows_intervals_percentages_and_notes():
 
 def test_plots_are_written(tmp_path):
     docs = pd.DataFrame({"split": ["train", "train", "test"], "text": ["a b c", "a b", "c d e f"]})
-    corpora = [pd.DataFrame({"method": ["ft", "ft"], "text": ["a", "a b c d"]}),
-               pd.DataFrame({"method": ["icl.large"], "text": ["a b"]})]
+    corpora = [
+        pd.DataFrame({"method": ["ft", "ft"], "text": ["a", "a b c d"]}),
+        pd.DataFrame({"method": ["icl.large"], "text": ["a b"]}),
+    ]
     lengths, downstream = tmp_path / "lengths.png", tmp_path / "f1.png"
     utility_plots(measures(), docs, corpora, METHODS, lengths, downstream)
     assert lengths.read_bytes().startswith(b"\x89PNG") and downstream.read_bytes().startswith(b"\x89PNG")

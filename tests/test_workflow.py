@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+
 from conftest import headless_chromium
 
 pytestmark = pytest.mark.workflow
@@ -36,7 +37,9 @@ def merged(base: dict, changes: dict) -> dict:
     """`base` with `changes` applied key by key, nested blocks merged as Snakemake merges config files."""
     out = dict(base)
     for key, value in changes.items():
-        out[key] = merged(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) else value
+        out[key] = (
+            merged(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) else value
+        )
     return out
 
 
@@ -54,10 +57,17 @@ def write_overlay(workdir: Path, name: str, overlay: dict) -> Path:
 
 def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    result = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", *args],
-                            cwd=workdir, capture_output=True, text=True, env=env)
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "2", *args],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     if check and result.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-6000:]}")
+        raise AssertionError(
+            f"snakemake {' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-6000:]}"
+        )
     return result
 
 
@@ -97,9 +107,28 @@ def test_parquet_schemas(workflow_dir):
     spans = pd.read_parquet(results / "tab" / "spans.parquet")
     codes = pd.read_parquet(results / "tab" / "known" / "direct" / "codes.parquet")
     fictional = pd.read_parquet(results / "tab" / "known" / "direct" / "fictional" / "seed1.parquet")
-    assert list(docs.columns) == ["doc_id", "split", "segment", "text", "annotator", "unit_id", "labels", "group"]
-    assert list(spans.columns) == ["doc_id", "segment", "start", "end", "text", "entity_type",
-                                   "identifier_type", "entity_id", "mention_id", "raw_label"]
+    assert list(docs.columns) == [
+        "doc_id",
+        "split",
+        "segment",
+        "text",
+        "annotator",
+        "unit_id",
+        "labels",
+        "group",
+    ]
+    assert list(spans.columns) == [
+        "doc_id",
+        "segment",
+        "start",
+        "end",
+        "text",
+        "entity_type",
+        "identifier_type",
+        "entity_id",
+        "mention_id",
+        "raw_label",
+    ]
     assert list(codes.columns) == ["doc_id", "segment", "split", "code", "entities"]
     assert list(fictional.columns) == ["doc_id", "segment", "split", "seed", "code", "entities"]
     assert str(spans["start"].dtype) == "int64" and str(docs["segment"].dtype) == "int64"
@@ -118,7 +147,7 @@ def test_span_offsets_match_segment_text(workflow_dir, dataset):
     spans = pd.read_parquet(results / "spans.parquet")
     assert len(spans) > 100
     for span in spans.itertuples(index=False):
-        assert docs[(span.doc_id, span.segment)][span.start:span.end] == span.text
+        assert docs[(span.doc_id, span.segment)][span.start : span.end] == span.text
 
 
 def test_a_code_setting_reruns_only_code_rules(workflow_dir):
@@ -133,20 +162,32 @@ def test_a_code_setting_reruns_only_code_rules(workflow_dir):
 def test_table1_and_a_metric_setting_reruns_no_generation(workflow_dir):
     snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml")
     table = pd.read_csv(workflow_dir / "results" / "tables" / "table1.csv")
-    assert list(table["Method"]) == ["Baseline", "DP-SGD", "ICL", "ICL w/ privacy enhancement", "Fine-tuning",
-                                     "Fine-tuning w/ masking"]
+    assert list(table["Method"]) == [
+        "Baseline",
+        "DP-SGD",
+        "ICL",
+        "ICL w/ privacy enhancement",
+        "Fine-tuning",
+        "Fine-tuning w/ masking",
+    ]
     assert (table["Seeds"] == len(SEEDS)).all()
     versus = pd.read_csv(workflow_dir / "results" / "tables" / "table1_vs_paper.csv")
     assert versus.loc[versus["Method"] == "Baseline", "PIPP (%) paper"].item() == 50.0
     notes = (workflow_dir / "results" / "tables" / "table1.md").read_text(encoding="utf-8")
-    assert "Control-code adherence" in notes and "ICL w/ privacy enhancement " in notes.split("Control-code")[1]
-    snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "--report", "report.html")
+    assert (
+        "Control-code adherence" in notes and "ICL w/ privacy enhancement " in notes.split("Control-code")[1]
+    )
+    snakemake(
+        workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "--report", "report.html"
+    )
     report = (workflow_dir / "report.html").read_text(encoding="utf-8")
     assert "table1_vs_paper.csv" in report and "beside the numbers the paper reports" in report
     corpus = pd.read_parquet(workflow_dir / "results/tab/known/direct/synthetic/icl/seed1.parquet")
     assert len(corpus) == 4 and corpus["fictional_code"].str.len().gt(0).all()
     write_overlay(workflow_dir, "metric.yaml", {"metrics": {"partial_leak_min_letters": 5}})
-    planned = planned_rules(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "metric.yaml")
+    planned = planned_rules(
+        workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "metric.yaml"
+    )
     assert planned == {"privacy_metrics": 6 * len(SEEDS), "table": 1}
 
 
@@ -156,10 +197,19 @@ def test_nearest_documents_of_a_corpus_are_its_training_segments(workflow_dir):
     nearest = pd.read_parquet(workflow_dir / target)
     corpus = pd.read_parquet(workflow_dir / "results/tab/known/direct/synthetic/icl_pe/seed1.parquet")
     codes = pd.read_parquet(workflow_dir / "results/tab/known/direct/codes.parquet")
-    assert list(nearest.columns) == ["generation", "rank", "doc_id", "segment", "cosine", "longest_shared_ngram"]
+    assert list(nearest.columns) == [
+        "generation",
+        "rank",
+        "doc_id",
+        "segment",
+        "cosine",
+        "longest_shared_ngram",
+    ]
     assert nearest["generation"].tolist() == [g for g in range(len(corpus)) for _ in range(3)]
     assert nearest["rank"].tolist() == [1, 2, 3] * len(corpus)
-    train = set(zip(codes.loc[codes["split"] == "train", "doc_id"], codes.loc[codes["split"] == "train", "segment"]))
+    train = set(
+        zip(codes.loc[codes["split"] == "train", "doc_id"], codes.loc[codes["split"] == "train", "segment"])
+    )
     assert set(zip(nearest["doc_id"], nearest["segment"])) <= train
     assert nearest["cosine"].between(-1, 1.0001).all() and (nearest["longest_shared_ngram"] >= 0).all()
 
@@ -169,43 +219,88 @@ def test_review_page_of_table1_and_its_comments_in_the_table_notes(workflow_dir)
     page = workflow_dir / "results/review/tab/known/direct/index.html"
     snakemake(workflow_dir, str(page.relative_to(workflow_dir)), "--configfile", "tiny.yaml")
     html = page.read_text(encoding="utf-8")
-    manifest = json.loads(html.split('<script id="manifest" type="application/json">')[1].split("</script>")[0])
+    manifest = json.loads(
+        html.split('<script id="manifest" type="application/json">')[1].split("</script>")[0]
+    )
     assert [(c["method"], c["seed"]) for c in manifest["corpora"]] == [  # review.seeds: [1]
-        (m, 1) for m in ("baseline", "dpsgd", "icl", "icl_pe", "ft", "ft_mask")]
-    assert {p.name for p in (page.parent / "data").iterdir()} >= {"real.js", "entities.js", "corpus_icl_seed1.js"}
+        (m, 1) for m in ("baseline", "dpsgd", "icl", "icl_pe", "ft", "ft_mask")
+    ]
+    assert {p.name for p in (page.parent / "data").iterdir()} >= {
+        "real.js",
+        "entities.js",
+        "corpus_icl_seed1.js",
+    }
     folder = workflow_dir / "review/tab/known/direct"
     folder.mkdir(parents=True, exist_ok=True)
-    exported = {"format": "plainsight-review-comments", "version": 1, "dataset": "tab", "setting": "known",
-                "idset": "direct", "fingerprint": manifest["fingerprint"], "comments": [
-                    {"method": "icl", "seed": 1, "generation": 0, "verdict": "leaks", "comment": "a name",
-                     "updated": "2026-01-01T00:00:00Z"},
-                    {"method": "ft", "seed": 1, "generation": 1, "verdict": "fine", "comment": "",
-                     "updated": "2026-01-01T00:00:00Z"}]}
+    exported = {
+        "format": "plainsight-review-comments",
+        "version": 1,
+        "dataset": "tab",
+        "setting": "known",
+        "idset": "direct",
+        "fingerprint": manifest["fingerprint"],
+        "comments": [
+            {
+                "method": "icl",
+                "seed": 1,
+                "generation": 0,
+                "verdict": "leaks",
+                "comment": "a name",
+                "updated": "2026-01-01T00:00:00Z",
+            },
+            {
+                "method": "ft",
+                "seed": 1,
+                "generation": 1,
+                "verdict": "fine",
+                "comment": "",
+                "updated": "2026-01-01T00:00:00Z",
+            },
+        ],
+    }
     (folder / "reviewer.json").write_text(json.dumps(exported), encoding="utf-8")
     snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml")
     notes = (workflow_dir / "results/tables/table1.md").read_text(encoding="utf-8")
-    assert "Review page: 2 reviewed, 1 marked as leaking (ICL 1 reviewed, 1 marked as leaking; " \
-           "Fine-tuning 1 reviewed, 0 marked as leaking)." in notes
+    assert (
+        "Review page: 2 reviewed, 1 marked as leaking (ICL 1 reviewed, 1 marked as leaking; "
+        "Fine-tuning 1 reviewed, 0 marked as leaking)." in notes
+    )
     (folder / "other.json").write_text(json.dumps({**exported, "idset": "quasi"}), encoding="utf-8")
     failed = snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", check=False)
     assert failed.returncode != 0
     error_lines = [line for line in failed.stderr.splitlines() if line.startswith("error: ")]
-    assert len(error_lines) == 1 and "review/tab/known/direct/other.json: written for tab/known/quasi" in error_lines[0]
+    assert (
+        len(error_lines) == 1
+        and "review/tab/known/direct/other.json: written for tab/known/quasi" in error_lines[0]
+    )
     (folder / "other.json").unlink()
     (folder / "reviewer.json").unlink()
 
 
-AUDIT_TARGETS = ("results/tables/privacy_audit.csv", "results/plots/privacy_audit_roc_tab_known_direct_seed1.png",
-                 "results/plots/privacy_audit_distances_tab_known_direct_seed1.png")
+AUDIT_TARGETS = (
+    "results/tables/privacy_audit.csv",
+    "results/plots/privacy_audit_roc_tab_known_direct_seed1.png",
+    "results/plots/privacy_audit_distances_tab_known_direct_seed1.png",
+)
 
 
 def test_privacy_audit_table_plots_and_a_bad_adapter(workflow_dir):
     snakemake(workflow_dir, *AUDIT_TARGETS, "--configfile", "tiny.yaml")
     table = pd.read_csv(workflow_dir / AUDIT_TARGETS[0])
-    assert list(table["Method"]) == ["Base model (control)", "Baseline", "DP-SGD", "ICL", "ICL w/ privacy enhancement",
-                                     "Fine-tuning", "Fine-tuning w/ masking"]
+    assert list(table["Method"]) == [
+        "Base model (control)",
+        "Baseline",
+        "DP-SGD",
+        "ICL",
+        "ICL w/ privacy enhancement",
+        "Fine-tuning",
+        "Fine-tuning w/ masking",
+    ]
     trained = table["method"].isin(["base", "dpsgd", "ft", "ft_mask"])
-    assert table.loc[trained, "mia_loss_auc"].between(0, 1).all() and table.loc[~trained, "mia_loss_auc"].isna().all()
+    assert (
+        table.loc[trained, "mia_loss_auc"].between(0, 1).all()
+        and table.loc[~trained, "mia_loss_auc"].isna().all()
+    )
     assert table.loc[trained & (table["method"] != "base"), "mia_reference_auc"].between(0, 1).all()
     released = table["method"] != "base"
     for column in ("text_mia_auc_cosine", "verbatim_share", "any_identifier_leak_share", "pipp"):
@@ -219,8 +314,15 @@ def test_privacy_audit_table_plots_and_a_bad_adapter(workflow_dir):
     record = adapter / "training.json"
     record.rename(adapter.parent / "training.json.aside")
     try:
-        result = snakemake(workflow_dir, "results/tab/known/direct/audit/membership/seed1_scores.parquet",
-                           "--configfile", "tiny.yaml", "--forcerun", "membership_scores", check=False)
+        result = snakemake(
+            workflow_dir,
+            "results/tab/known/direct/audit/membership/seed1_scores.parquet",
+            "--configfile",
+            "tiny.yaml",
+            "--forcerun",
+            "membership_scores",
+            check=False,
+        )
     finally:
         (adapter.parent / "training.json.aside").rename(record)
     assert result.returncode != 0
@@ -236,7 +338,9 @@ def test_canary_table_trains_each_method_on_the_canaried_set(workflow_dir):
     assert sorted(set(table["repeats"])) == [1, 4, 16] and (table["canaries"] == 2).all()
     assert table["mean_exposure"].between(0, table["exposure_bound"].max()).all()
     docs = pd.read_parquet(workflow_dir / "results/tab/known/direct/canaries/seed1/docs.parquet")
-    assert docs["text"].str.count("case file reference is").sum() == 2 * (1 + 4 + 16)  # a segment may get several
+    assert docs["text"].str.count("case file reference is").sum() == 2 * (
+        1 + 4 + 16
+    )  # a segment may get several
     assert (workflow_dir / "results/tab/known/direct/canaries/seed1/models/ft/training.json").exists()
 
 
@@ -251,7 +355,9 @@ def test_trained_corpus_is_regenerated_from_the_cached_adapter(workflow_dir):
     (workflow_dir / corpus_path).unlink()
     assert planned_rules(workflow_dir, corpus_path, "--configfile", "tiny.yaml") == {"generate_trained": 1}
     snakemake(workflow_dir, corpus_path, "--configfile", "tiny.yaml")
-    pd.testing.assert_frame_equal(pd.read_parquet(workflow_dir / corpus_path), corpus)  # same adapter, same seed
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(workflow_dir / corpus_path), corpus
+    )  # same adapter, same seed
     # the same content (Snakemake compares checksums), so nothing downstream reruns
     assert planned_rules(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml") == {}
 
@@ -260,29 +366,55 @@ def test_trained_corpus_is_regenerated_from_the_cached_adapter(workflow_dir):
 # (generate_icl, train_adapter, generate_trained). A setting reruns the jobs that read it, no others.
 IN_CONTEXT_RUNS, TRAINED_RUNS, ONE_METHOD_RUNS = 3 * len(SEEDS), 3 * len(SEEDS), len(SEEDS)
 RERUNS_BY_SETTING = {
-    **{("generation", key): (IN_CONTEXT_RUNS, 0, 0)
-       for key in ("generations_per_segment", "context_documents", "max_prompt_tokens")},
-    **{("generation", key): (IN_CONTEXT_RUNS, 0, TRAINED_RUNS)
-       for key in ("max_new_tokens", "temperature", "top_p", "batch_size", "group_size")},
-    **{("generation", key): (ONE_METHOD_RUNS, 0, 0) for key in ("max_regenerations", "blocking")},  # icl_pe only
+    **{
+        ("generation", key): (IN_CONTEXT_RUNS, 0, 0)
+        for key in ("generations_per_segment", "context_documents", "max_prompt_tokens")
+    },
+    **{
+        ("generation", key): (IN_CONTEXT_RUNS, 0, TRAINED_RUNS)
+        for key in ("max_new_tokens", "temperature", "top_p", "batch_size", "group_size")
+    },
+    **{
+        ("generation", key): (ONE_METHOD_RUNS, 0, 0) for key in ("max_regenerations", "blocking")
+    },  # icl_pe only
     ("generation", "threads"): (0, 0, 0),
-    **{("prefix_tuning", key): (0, TRAINED_RUNS, TRAINED_RUNS)
-       for key in ("num_virtual_tokens", "epochs", "learning_rate", "batch_size", "max_length", "init_text",
-                   "projection_hidden")},
-    **{("prefix_tuning", key): (0, 2 * ONE_METHOD_RUNS, 2 * ONE_METHOD_RUNS)  # ft and ft_mask, not DP-SGD
-       for key in ("init_from", "warmup_steps", "lr_schedule")},
-    **{("prefix_tuning", key): (0, ONE_METHOD_RUNS, ONE_METHOD_RUNS)  # the masked objective's
-       for key in ("objective", "lambda_lm", "lambda_contrastive", "lambda_kl")},
+    **{
+        ("prefix_tuning", key): (0, TRAINED_RUNS, TRAINED_RUNS)
+        for key in (
+            "num_virtual_tokens",
+            "epochs",
+            "learning_rate",
+            "batch_size",
+            "max_length",
+            "init_text",
+            "projection_hidden",
+        )
+    },
+    **{
+        ("prefix_tuning", key): (0, 2 * ONE_METHOD_RUNS, 2 * ONE_METHOD_RUNS)  # ft and ft_mask, not DP-SGD
+        for key in ("init_from", "warmup_steps", "lr_schedule")
+    },
+    **{
+        ("prefix_tuning", key): (0, ONE_METHOD_RUNS, ONE_METHOD_RUNS)  # the masked objective's
+        for key in ("objective", "lambda_lm", "lambda_contrastive", "lambda_kl")
+    },
     ("prefix_tuning", "generations"): (0, 0, TRAINED_RUNS),
     ("prefix_tuning", "threads"): (0, 0, 0),
     ("prefix_tuning", "checkpoint_every_steps"): (0, 0, 0),
-    **{("dpsgd", key): (0, ONE_METHOD_RUNS, ONE_METHOD_RUNS)
-       for key in ("epsilon", "max_grad_norm", "privacy_unit", "delta")},
+    **{
+        ("dpsgd", key): (0, ONE_METHOD_RUNS, ONE_METHOD_RUNS)
+        for key in ("epsilon", "max_grad_norm", "privacy_unit", "delta")
+    },
 }
 # Settings whose changed value is not derived from the old one by `changed`.
-OTHER_VALUES = {("dpsgd", "privacy_unit"): "sequence", ("dpsgd", "delta"): 1e-6, ("generation", "blocking"): "values",
-                ("prefix_tuning", "init_from"): "corpus", ("prefix_tuning", "lr_schedule"): "linear",
-                ("prefix_tuning", "objective"): "reference_code"}
+OTHER_VALUES = {
+    ("dpsgd", "privacy_unit"): "sequence",
+    ("dpsgd", "delta"): 1e-6,
+    ("generation", "blocking"): "values",
+    ("prefix_tuning", "init_from"): "corpus",
+    ("prefix_tuning", "lr_schedule"): "linear",
+    ("prefix_tuning", "objective"): "reference_code",
+}
 
 
 def changed(value):
@@ -294,18 +426,27 @@ def changed(value):
 
 def test_every_generation_and_training_setting_reruns_only_the_jobs_that_read_it(workflow_dir):
     snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml")
-    config = merged(yaml.safe_load((REPO / "config/config.yaml").read_text(encoding="utf-8")),
-                    yaml.safe_load((workflow_dir / "tiny.yaml").read_text(encoding="utf-8")))
+    config = merged(
+        yaml.safe_load((REPO / "config/config.yaml").read_text(encoding="utf-8")),
+        yaml.safe_load((workflow_dir / "tiny.yaml").read_text(encoding="utf-8")),
+    )
     block_keys = {(block, key) for block in ("generation", "prefix_tuning", "dpsgd") for key in config[block]}
     assert block_keys - {("generation", "shards")} == set(RERUNS_BY_SETTING)  # shards: another job layout
     wrong = {}
     for (block, key), (icl, train, trained) in RERUNS_BY_SETTING.items():
         value = OTHER_VALUES.get((block, key), changed(config[block][key]))
         write_overlay(workflow_dir, "changed.yaml", {block: {key: value}})
-        planned = planned_rules(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "changed.yaml")
-        expected = {"generate_icl": icl, "train_adapter": train, "generate_trained": trained,
-                    "privacy_metrics": icl + trained, "table": int(icl + trained > 0),
-                    "review_comments": int(icl + trained > 0)}  # its file check reads the corpora
+        planned = planned_rules(
+            workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "changed.yaml"
+        )
+        expected = {
+            "generate_icl": icl,
+            "train_adapter": train,
+            "generate_trained": trained,
+            "privacy_metrics": icl + trained,
+            "table": int(icl + trained > 0),
+            "review_comments": int(icl + trained > 0),
+        }  # its file check reads the corpora
         expected = {rule: count for rule, count in expected.items() if count}
         if planned != expected:
             wrong[f"{block}.{key}"] = planned
@@ -355,7 +496,9 @@ def test_bad_span_is_one_line_error_and_leaves_no_output(tmp_path):
     source = workdir / "mytab"
     source.mkdir()
     for split in ("train", "dev", "test"):
-        documents = json.loads((REPO / "resources/demo/tab" / f"echr_{split}.json").read_text(encoding="utf-8"))
+        documents = json.loads(
+            (REPO / "resources/demo/tab" / f"echr_{split}.json").read_text(encoding="utf-8")
+        )
         if split == "dev":
             used_annotator = documents[1]["quality_checked"][0]  # the annotator whose spans are read
             mention = documents[1]["annotations"][used_annotator]["entity_mentions"][0]
@@ -374,25 +517,41 @@ def test_bad_span_is_one_line_error_and_leaves_no_output(tmp_path):
 
 def test_utility_table_plot_examples_and_report(workflow_dir):
     """Table 4 (perplexity and MAUVE in both settings, base model row), the plot, a corpus sample, the report."""
-    write_overlay(workflow_dir, "utility.yaml", {
-        "methods": ["baseline", "icl_pe", "ft"],
-        "utility": {"seeds": [1], "perplexity": {"max_length": 32, "batch_size": 8},
-                    "mauve": {"samples": 6}},
-    })
+    write_overlay(
+        workflow_dir,
+        "utility.yaml",
+        {
+            "methods": ["baseline", "icl_pe", "ft"],
+            "utility": {
+                "seeds": [1],
+                "perplexity": {"max_length": 32, "batch_size": 8},
+                "mauve": {"samples": 6},
+            },
+        },
+    )
     configs = ("--configfile", "tiny.yaml", "utility.yaml")
-    targets = ("results/tables/table4.csv", "results/plots/privacy_utility_tab.png",
-               "results/tab/known/direct/synthetic/icl_pe/seed1_examples.md")
+    targets = (
+        "results/tables/table4.csv",
+        "results/plots/privacy_utility_tab.png",
+        "results/tab/known/direct/synthetic/icl_pe/seed1_examples.md",
+    )
     snakemake(workflow_dir, *targets, *configs)
     table = pd.read_csv(workflow_dir / "results/tables/table4.csv").set_index("Method")
-    assert list(table.index) == ["Baseline", "ICL w/ privacy enhancement", "Fine-tuning",
-                                 "Base model, not fine-tuned (reference)"]
+    assert list(table.index) == [
+        "Baseline",
+        "ICL w/ privacy enhancement",
+        "Fine-tuning",
+        "Base model, not fine-tuned (reference)",
+    ]
     assert table[["Perplexity (known)", "Perplexity (unknown)"]].gt(1).all().all()
     mauve = table.drop(index="Base model, not fine-tuned (reference)")[["MAUVE (known)", "MAUVE (unknown)"]]
     assert mauve.gt(0).all().all() and mauve.le(1).all().all()
     record = json.loads((workflow_dir / "results/tab/unknown/direct/utility/ft/seed1.json").read_text())
     assert record["mauve_featurizer"] == "minilm" and record["mauve_p_samples"] == 6
     assert record["mauve_scaling_factor"] == 5.0 and record["test_tokens"] > 0
-    texts = pd.read_parquet(workflow_dir / "results/tab/known/direct/utility/icl_pe/seed1_mauve_texts.parquet")
+    texts = pd.read_parquet(
+        workflow_dir / "results/tab/known/direct/utility/icl_pe/seed1_mauve_texts.parquet"
+    )
     docs = pd.read_parquet(workflow_dir / "results/tab/docs.parquet")
     test_docs = set(docs.loc[docs["split"] == "test", "doc_id"])
     assert len(texts) == 6 and set(texts["target_doc_id"]) <= test_docs
@@ -416,22 +575,35 @@ def test_utility_table_plot_examples_and_report(workflow_dir):
 def test_utility_measures_table_and_plots(workflow_dir):
     """The utility table of the Table 1 run: the real row and every method, downstream scores within
     [0, 1], adherence only where a code was shown; both plots; a rare label stops naming it."""
-    targets = ("results/tables/utility.csv", "results/tables/utility.md",
-               "results/plots/utility_lengths_tab_known_direct.png", "results/plots/downstream_f1_tab_known_direct.png")
+    targets = (
+        "results/tables/utility.csv",
+        "results/tables/utility.md",
+        "results/plots/utility_lengths_tab_known_direct.png",
+        "results/plots/downstream_f1_tab_known_direct.png",
+    )
     snakemake(workflow_dir, *targets, "--configfile", "tiny.yaml")
     table = pd.read_csv(workflow_dir / "results/tables/utility.csv")
-    assert table["display"].tolist() == ["Real training data (ceiling)",
-                                         "Chance (labels drawn at the real shares)",
-                                         "Real training data, as many texts as a corpus",
-                                         "Baseline", "DP-SGD", "ICL",
-                                         "ICL w/ privacy enhancement", "Fine-tuning", "Fine-tuning w/ masking"]
+    assert table["display"].tolist() == [
+        "Real training data (ceiling)",
+        "Chance (labels drawn at the real shares)",
+        "Real training data, as many texts as a corpus",
+        "Baseline",
+        "DP-SGD",
+        "ICL",
+        "ICL w/ privacy enhancement",
+        "Fine-tuning",
+        "Fine-tuning w/ masking",
+    ]
     assert table[["macro_f1", "accuracy"]].apply(lambda c: c.between(0, 1)).all().all()
     assert table.loc[0, "macro_f1"] > 0.3 and (table["labels"] == table.loc[0, "labels"]).all()
     assert table.loc[1, "macro_f1"] < table.loc[0, "macro_f1"]  # chance below the real ceiling
     shown = table.set_index("method")
     assert pd.isna(shown.loc["baseline", "adherence_exact"]) and shown.loc["icl", "adherence_exact"] >= 0
     markdown = (workflow_dir / "results/tables/utility.md").read_text(encoding="utf-8")
-    assert "## TAB, private entities known, direct identifiers" in markdown and "| Downstream macro-F1 |" in markdown
+    assert (
+        "## TAB, private entities known, direct identifiers" in markdown
+        and "| Downstream macro-F1 |" in markdown
+    )
     for plot in targets[2:]:
         assert (workflow_dir / plot).read_bytes().startswith(b"\x89PNG")
     rare = {"utility": {"downstream": {"on_rare_label": "error", "min_documents": 3}}}
@@ -466,7 +638,8 @@ def report_descriptions(report: Path, screenshot: Path) -> dict[tuple[str, str],
                 browser.execute_script("arguments[0].click();", browser.find_element(By.XPATH, info))
                 # the panel renders after the click: wait for it rather than read the page at once
                 WebDriverWait(browser, 20).until(
-                    lambda page: "DESCRIPTION" in page.find_element(By.TAG_NAME, "body").text)
+                    lambda page: "DESCRIPTION" in page.find_element(By.TAG_NAME, "body").text
+                )
                 body = browser.find_element(By.TAG_NAME, "body").text
                 descriptions[(category, label)] = body.split("DESCRIPTION", 1)[1].split("SIZE", 1)[0].strip()
                 click_text(category)  # the breadcrumb back to the category's list
@@ -476,31 +649,59 @@ def report_descriptions(report: Path, screenshot: Path) -> dict[tuple[str, str],
     return descriptions
 
 
-def test_the_plan_lists_the_dry_run_jobs_with_gpu_estimates_before_the_data_is_there(tmp_path, tiny_model_dir):
+def test_the_plan_lists_the_dry_run_jobs_with_gpu_estimates_before_the_data_is_there(
+    tmp_path, tiny_model_dir
+):
     """A MIMIC source that is not on this machine yet is planned with its planned size."""
     workdir = make_workdir(tmp_path / "plan")
-    write_overlay(workdir, "tiny.yaml", tiny_overlay(tiny_model_dir, {
-        "datasets": {"mimic": {"source": "path", "path": "elsewhere/NOTEEVENTS.csv"}},
-        "resources": {"gpus_per_job": 1, "gpu_memory_gb": 80,
-                      "planned_segments": {"tab": {"train": 40, "test": 6}, "mimic": {"train": 30, "test": 4}}}}))
-    expected = planned_rules(workdir, "results/tables/table3.csv", "--configfile", "tiny.yaml",
-                             "--config", "datasets={'tab': {'source': 'demo'}, 'mimic': {'source': 'demo'}}")
+    write_overlay(
+        workdir,
+        "tiny.yaml",
+        tiny_overlay(
+            tiny_model_dir,
+            {
+                "datasets": {"mimic": {"source": "path", "path": "elsewhere/NOTEEVENTS.csv"}},
+                "resources": {
+                    "gpus_per_job": 1,
+                    "gpu_memory_gb": 80,
+                    "planned_segments": {"tab": {"train": 40, "test": 6}, "mimic": {"train": 30, "test": 4}},
+                },
+            },
+        ),
+    )
+    expected = planned_rules(
+        workdir,
+        "results/tables/table3.csv",
+        "--configfile",
+        "tiny.yaml",
+        "--config",
+        "datasets={'tab': {'source': 'demo'}, 'mimic': {'source': 'demo'}}",
+    )
     snakemake(workdir, "results/plan/tables/table3.csv.md", "--configfile", "tiny.yaml")
     plan = (workdir / "results/plan/tables/table3.csv.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| (\w+) \| (\d+) \|", plan, flags=re.MULTILINE))
     assert {rule: int(jobs) for rule, jobs in rows.items()} == expected
-    assert re.search(r"^\| train_adapter \| \d+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|", plan, flags=re.MULTILINE)
+    assert re.search(
+        r"^\| train_adapter \| \d+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|", plan, flags=re.MULTILINE
+    )
     assert "mimic: planned segments" in plan
 
 
 def test_a_bfloat16_icl_pe_corpus_runs_end_to_end_on_the_cpu(tmp_path, tiny_model_dir):
     workdir = make_workdir(tmp_path / "bf16")
-    write_overlay(workdir, "tiny.yaml", tiny_overlay(tiny_model_dir, {"model": {
-        "name_or_path": str(tiny_model_dir), "device": "cpu", "dtype": "bfloat16"}}))
+    write_overlay(
+        workdir,
+        "tiny.yaml",
+        tiny_overlay(
+            tiny_model_dir,
+            {"model": {"name_or_path": str(tiny_model_dir), "device": "cpu", "dtype": "bfloat16"}},
+        ),
+    )
     target = "results/tab/known/direct/metrics/icl_pe/seed1.parquet"
     result = snakemake(workdir, target, "--configfile", "tiny.yaml")
     assert "model.dtype: bfloat16 on the CPU" in result.stderr + "".join(
-        path.read_text(encoding="utf-8") for path in (workdir / "results/logs").rglob("*.log"))
+        path.read_text(encoding="utf-8") for path in (workdir / "results/logs").rglob("*.log")
+    )
     corpus = pd.read_parquet(workdir / "results/tab/known/direct/synthetic/icl_pe/seed1.parquet")
     assert set(corpus["dtype"]) == {"bfloat16"} and set(corpus["device"]) == {"cpu"}
     assert len(corpus) == 2 * 2 and (corpus["new_tokens"] > 0).all()  # 2 ranges x 2 generations each

@@ -7,6 +7,7 @@ import re
 
 import pandas as pd
 import pytest
+
 from test_workflow import REPO, make_workdir, snakemake, tiny_overlay, write_overlay
 
 pytestmark = pytest.mark.workflow
@@ -18,9 +19,19 @@ METHODS = ["Baseline", "DP-SGD", "ICL", "ICL w/ privacy enhancement", "Fine-tuni
 @pytest.fixture(scope="module")
 def example_dir(tmp_path_factory, tiny_model_dir):
     workdir = make_workdir(tmp_path_factory.mktemp("generic"))
-    write_overlay(workdir, "tiny.yaml", tiny_overlay(tiny_model_dir, {
-        "seeds": [1], "tables": {"seeds": {"table1": [1], "table2": [1]}}}))
-    snakemake(workdir, "results/tables/table1.csv", "results/tables/table2.csv", "--configfile", EXAMPLE, "tiny.yaml")
+    write_overlay(
+        workdir,
+        "tiny.yaml",
+        tiny_overlay(tiny_model_dir, {"seeds": [1], "tables": {"seeds": {"table1": [1], "table2": [1]}}}),
+    )
+    snakemake(
+        workdir,
+        "results/tables/table1.csv",
+        "results/tables/table2.csv",
+        "--configfile",
+        EXAMPLE,
+        "tiny.yaml",
+    )
     return workdir
 
 
@@ -60,18 +71,32 @@ def test_known_on_a_corpus_without_spans_stops_before_any_job(tmp_path):
     notes = [json.loads(line) for line in (REPO / "resources/demo/casenotes.jsonl").read_text().splitlines()]
     plain.write_text("".join(json.dumps({k: v for k, v in n.items() if k != "spans"}) + "\n" for n in notes))
     write_overlay(workdir, "plain.yaml", {"datasets": {"casenotes": {"path": str(plain)}}})
-    result = snakemake(workdir, "results/tables/table1.csv", "--configfile", EXAMPLE, "plain.yaml", check=False)
+    result = snakemake(
+        workdir, "results/tables/table1.csv", "--configfile", EXAMPLE, "plain.yaml", check=False
+    )
     assert result.returncode != 0
-    assert "dataset casenotes" in result.stderr and "only the unknown setting (Presidio) runs" in result.stderr
+    assert (
+        "dataset casenotes" in result.stderr and "only the unknown setting (Presidio) runs" in result.stderr
+    )
     assert not (workdir / "results").exists()
     write_overlay(workdir, "unknown.yaml", {"settings": ["unknown"]})
-    snakemake(workdir, "--dry-run", "results/tables/table2.csv", "--configfile", EXAMPLE, "plain.yaml", "unknown.yaml")
+    snakemake(
+        workdir,
+        "--dry-run",
+        "results/tables/table2.csv",
+        "--configfile",
+        EXAMPLE,
+        "plain.yaml",
+        "unknown.yaml",
+    )
 
 
 def test_release_bundle_of_icl_pe_holds_no_real_value(example_dir):
     bundle_dir = "results/release/casenotes/known/direct/icl_pe"
     snakemake(example_dir, f"{bundle_dir}/synthetic.jsonl", "--configfile", EXAMPLE, "tiny.yaml")
-    rows = [json.loads(line) for line in (example_dir / bundle_dir / "synthetic.jsonl").read_text().splitlines()]
+    rows = [
+        json.loads(line) for line in (example_dir / bundle_dir / "synthetic.jsonl").read_text().splitlines()
+    ]
     sheet = (example_dir / bundle_dir / "DATASHEET.md").read_text()
     corpus = pd.read_parquet(example_dir / "results/casenotes/known/direct/synthetic/icl_pe/seed1.parquet")
     assert all(set(row) == {"text", "fictional_code", "method", "seed"} for row in rows)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+
 from test_workflow import make_workdir, planned_rules, snakemake, tiny_overlay, write_overlay
 
 pytestmark = pytest.mark.workflow
@@ -14,11 +15,14 @@ CORPUS = f"{METHOD_DIR}/icl_pe/seed1.parquet"
 
 def build(workdir, model_dir, shards: int) -> tuple[dict[str, int], pd.DataFrame]:
     """The planned jobs and the built icl_pe corpus of one seed with `shards` generate jobs."""
-    overlay = tiny_overlay(model_dir, {
-        "seeds": [1],
-        # 2 segment ranges x 5 = 10 generations in 3 groups (4, 4 and 2): one group per shard
-        "generation": {"generations_per_segment": 5, "group_size": 4, "shards": shards},
-    })
+    overlay = tiny_overlay(
+        model_dir,
+        {
+            "seeds": [1],
+            # 2 segment ranges x 5 = 10 generations in 3 groups (4, 4 and 2): one group per shard
+            "generation": {"generations_per_segment": 5, "group_size": 4, "shards": shards},
+        },
+    )
     write_overlay(make_workdir(workdir), "tiny.yaml", overlay)
     planned = planned_rules(workdir, CORPUS, "--configfile", "tiny.yaml")
     snakemake(workdir, CORPUS, "--configfile", "tiny.yaml")

@@ -58,8 +58,7 @@ values are given per dataset or table.
 """
 
 TABLE_HEADER = (
-    "| Key | Type / allowed values | Default | Paper profile | Description |\n"
-    "|---|---|---|---|---|\n"
+    "| Key | Type / allowed values | Default | Paper profile | Description |\n|---|---|---|---|---|\n"
 )
 
 
@@ -233,8 +232,9 @@ def paper_cell(defaults: Mapping, paper: Mapping, path: tuple[str, ...]) -> str:
     """The paper profile's value where it differs from the default's; blank where they agree."""
     default_values = values_at(defaults, path)
     paper_values = values_at(overlay(defaults, paper), path)
-    differing = {label: value for label, value in paper_values.items()
-                 if default_values.get(label, MISSING) != value}
+    differing = {
+        label: value for label, value in paper_values.items() if default_values.get(label, MISSING) != value
+    }
     return values_cell(differing) if differing else ""
 
 

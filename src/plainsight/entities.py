@@ -34,8 +34,16 @@ class Span:
 
 
 SPAN_COLUMNS: tuple[str, ...] = (
-    "doc_id", "segment", "start", "end", "text", "entity_type",
-    "identifier_type", "entity_id", "mention_id", "raw_label",
+    "doc_id",
+    "segment",
+    "start",
+    "end",
+    "text",
+    "entity_type",
+    "identifier_type",
+    "entity_id",
+    "mention_id",
+    "raw_label",
 )
 # `unit_id` is the privacy unit DP-SGD protects (plainsight.training.dp): all rows that share it
 # are added or removed together. A document (TAB) yields one row per paragraph range, and one
@@ -43,4 +51,13 @@ SPAN_COLUMNS: tuple[str, ...] = (
 # `labels` are the document's classes for a downstream task (TAB: its ECHR articles; MIMIC: the note's
 # CATEGORY; a generic record's `label`; empty when none) and `group` a subgroup of documents for fairness
 # measures (TAB: the respondent state; MIMIC: none); both are the same on every segment of a document.
-DOC_COLUMNS: tuple[str, ...] = ("doc_id", "split", "segment", "text", "annotator", "unit_id", "labels", "group")
+DOC_COLUMNS: tuple[str, ...] = (
+    "doc_id",
+    "split",
+    "segment",
+    "text",
+    "annotator",
+    "unit_id",
+    "labels",
+    "group",
+)

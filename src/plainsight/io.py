@@ -6,8 +6,9 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pandas as pd
 
@@ -28,7 +29,9 @@ def read_json(path: str | Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
-        raise InputError(path, f"line {err.lineno} column {err.colno}", f"malformed JSON: {err.msg}") from None
+        raise InputError(
+            path, f"line {err.lineno} column {err.colno}", f"malformed JSON: {err.msg}"
+        ) from None
 
 
 def _umask() -> int:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Iterable, Mapping, Sequence
+from functools import cache
 
 import numpy as np
 from rapidfuzz import process
@@ -38,7 +38,7 @@ def unique_values(values: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(v for v in map(normalise_value, values) if v))
 
 
-@lru_cache(maxsize=None)
+@cache
 def value_pattern(value: str) -> re.Pattern[str]:
     """A case-insensitive whole-word pattern for `value`; whitespace in it matches any run.
 
@@ -52,7 +52,7 @@ def value_pattern(value: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _needle(value: str) -> str:
     """The longest word of `value`, case-folded: it occurs in any text that the pattern matches."""
     return max(value.split(), key=len).casefold()
@@ -79,10 +79,13 @@ def name_words(person_values: Iterable[str], min_letters: int = 4) -> list[str]:
     ordinary text too often to show that a name was copied.
     """
     words = (word for value in person_values for word in re.findall(r"\w+", value))
-    return list(dict.fromkeys(
-        word for word in words
-        if word.casefold() not in HONORIFICS and sum(c.isalpha() for c in word) >= min_letters
-    ))
+    return list(
+        dict.fromkeys(
+            word
+            for word in words
+            if word.casefold() not in HONORIFICS and sum(c.isalpha() for c in word) >= min_letters
+        )
+    )
 
 
 def partial_leak(text: str, person_values: Iterable[str], min_letters: int = 4) -> bool:
@@ -141,7 +144,7 @@ class _Target:
     code: bool  # a digit code of CODE_DIGITS_FOR_A_CHANGE digits or more
 
     @classmethod
-    def of(cls, value: str) -> "_Target":
+    def of(cls, value: str) -> _Target:
         words = tuple(folded_words(value))
         code = _CODE.fullmatch(value.strip()) is not None and _digits(words) >= CODE_DIGITS_FOR_A_CHANGE
         return cls(value, words, code)
@@ -204,11 +207,24 @@ class NearMatcher:
         sizes = sorted({size for target in self.targets for size in target.window_sizes()})
         for size in sizes:
             runs = _Runs(words, size, variants_allowed)
-            open_targets = [n for n, t in enumerate(self.targets) if n not in hits and size in t.window_sizes()]
-            hits.update(n for n in open_targets if runs.holds_exactly(self.targets[n])
-                        or (_digits(self.targets[n].words) and runs.holds_number(self.targets[n])))
-            hits.update(runs.near_letters([(n, self.targets[n]) for n in open_targets
-                                           if n not in hits and not _digits(self.targets[n].words)]))
+            open_targets = [
+                n for n, t in enumerate(self.targets) if n not in hits and size in t.window_sizes()
+            ]
+            hits.update(
+                n
+                for n in open_targets
+                if runs.holds_exactly(self.targets[n])
+                or (_digits(self.targets[n].words) and runs.holds_number(self.targets[n]))
+            )
+            hits.update(
+                runs.near_letters(
+                    [
+                        (n, self.targets[n])
+                        for n in open_targets
+                        if n not in hits and not _digits(self.targets[n].words)
+                    ]
+                )
+            )
         return [target.value for n, target in enumerate(self.targets) if n in hits]
 
 
@@ -217,9 +233,11 @@ class _Runs:
 
     def __init__(self, words: Sequence[str], size: int, variants_allowed: Sequence[bool]):
         starts = range(len(words) - size + 1)
-        self.exact = {tuple(words[i:i + size]) for i in starts}
+        self.exact = {tuple(words[i : i + size]) for i in starts}
         # A one-word variant must be capitalised and not an ordinary word (see NearMatcher).
-        eligible = list(dict.fromkeys(tuple(words[i:i + size]) for i in starts if size > 1 or variants_allowed[i]))
+        eligible = list(
+            dict.fromkeys(tuple(words[i : i + size]) for i in starts if size > 1 or variants_allowed[i])
+        )
         self.numbers = [run for run in eligible if _digits(run)]
         self.letters = [run for run in eligible if not _digits(run)]
 
@@ -236,8 +254,13 @@ class _Runs:
             return set()
         most = max(allowed_edits(_letters(t.words)) for _, t in targets)
         # rapidfuzz compares every target with every run in C; the few close pairs are checked exactly.
-        distances = process.cdist([" ".join(t.words) for _, t in targets], [" ".join(r) for r in self.letters],
-                                  scorer=Levenshtein.distance, score_cutoff=most, dtype=np.int32)
+        distances = process.cdist(
+            [" ".join(t.words) for _, t in targets],
+            [" ".join(r) for r in self.letters],
+            scorer=Levenshtein.distance,
+            score_cutoff=most,
+            dtype=np.int32,
+        )
         found = set()
         for row, column in zip(*np.nonzero(distances <= most)):
             key, target = targets[row]
@@ -253,8 +276,11 @@ class _Runs:
 DISTINCTIVE_MIN_LETTERS = 4
 
 
-def public_words(texts: Mapping[tuple[str, int], str], private: Mapping[tuple[str, int], Sequence[str]],
-                 min_documents: int = 2) -> frozenset[str]:
+def public_words(
+    texts: Mapping[tuple[str, int], str],
+    private: Mapping[tuple[str, int], Sequence[str]],
+    min_documents: int = 2,
+) -> frozenset[str]:
     """The folded words that the corpus uses outside its private values, in `min_documents` documents.
 
     `texts` and `private` are keyed by (doc_id, segment). A word needs two documents by default so
@@ -277,17 +303,29 @@ def distinctive_words(entity_type: str, value: str, common_words: frozenset[str]
     if entity_type == "PERSON":
         return name_words([value])
     if entity_type == "CODE":
-        return [group for group in dict.fromkeys(re.findall(r"\d+", value)) if len(group) >= CODE_DIGITS_FOR_A_CHANGE]
+        return [
+            group
+            for group in dict.fromkeys(re.findall(r"\d+", value))
+            if len(group) >= CODE_DIGITS_FOR_A_CHANGE
+        ]
     if entity_type in ("ORG", "LOC"):
-        return [word for word in dict.fromkeys(_WORD.findall(value))
-                if _letters([word]) >= DISTINCTIVE_MIN_LETTERS and fold(word) not in common_words]
+        return [
+            word
+            for word in dict.fromkeys(_WORD.findall(value))
+            if _letters([word]) >= DISTINCTIVE_MIN_LETTERS and fold(word) not in common_words
+        ]
     return []
 
 
 def private_parts(entities: Iterable[tuple[str, str]], common_words: frozenset[str]) -> list[str]:
     """The distinctive words of a set of (type, value) pairs, without repeats."""
-    return list(dict.fromkeys(word for entity_type, value in entities
-                              for word in distinctive_words(entity_type, value, common_words)))
+    return list(
+        dict.fromkeys(
+            word
+            for entity_type, value in entities
+            for word in distinctive_words(entity_type, value, common_words)
+        )
+    )
 
 
 # --- where a value occurs: character spans for display -------------------------------------------
@@ -316,18 +354,26 @@ def near_spans(text: str, value: str, common_words: frozenset[str] = frozenset()
     folded = [fold(word.group()) for word in words]
     found: list[tuple[int, int]] = []
     for size in target.window_sizes():
-        windows = [" ".join(folded[first:first + size]) for first in range(len(words) - size + 1)]
+        windows = [" ".join(folded[first : first + size]) for first in range(len(words) - size + 1)]
         if not windows:
             continue
-        distances = process.cdist([wanted], windows, scorer=Levenshtein.distance,
-                                  score_cutoff=_LOCATE_PREFILTER_EDITS, dtype=np.int32)[0]
+        distances = process.cdist(
+            [wanted],
+            windows,
+            scorer=Levenshtein.distance,
+            score_cutoff=_LOCATE_PREFILTER_EDITS,
+            dtype=np.int32,
+        )[0]
         for first in np.nonzero(distances <= _LOCATE_PREFILTER_EDITS)[0]:
             start, end = words[first].start(), words[first + size - 1].end()
             if matcher.found(text[start:end]):
                 found.append((start, end))
     # a window holding a shorter match ("Mr Tomas Berg" around "Tomas Berg") is not the variant itself
-    innermost = [span for span in found if not any(
-        other != span and span[0] <= other[0] and other[1] <= span[1] for other in found)]
+    innermost = [
+        span
+        for span in found
+        if not any(other != span and span[0] <= other[0] and other[1] <= span[1] for other in found)
+    ]
     return without_overlaps(innermost)
 
 

@@ -33,7 +33,9 @@ class EmbeddedModel:
     def folder(self) -> Path:
         spec = importlib.util.find_spec(self.package)
         if spec is None or not spec.submodule_search_locations:
-            raise FileNotFoundError(f"package {self.package!r} is not installed (see requirements-models.txt)")
+            raise FileNotFoundError(
+                f"package {self.package!r} is not installed (see requirements-models.txt)"
+            )
         return Path(spec.submodule_search_locations[0])
 
     @contextmanager

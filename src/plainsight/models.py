@@ -37,7 +37,9 @@ def convert_embedded(name: str, out_dir: str | Path) -> None:
     embedded = EMBEDDED_MODELS[name]
     with embedded.gguf_folder() as folder:
         tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=embedded.gguf_file)
-        model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=embedded.gguf_file, dtype=torch.float32)
+        model = AutoModelForCausalLM.from_pretrained(
+            folder, gguf_file=embedded.gguf_file, dtype=torch.float32
+        )
     target = Path(out_dir)
     out = target.with_name(target.name + ".part")
     shutil.rmtree(out, ignore_errors=True)
@@ -68,8 +70,12 @@ def resolve_device(setting: str) -> torch.device:
     index = int(match.group(1) or 0)
     visible = torch.cuda.device_count() if torch.cuda.is_available() else 0
     if index >= visible:
-        raise InputError("config", "model.device", f"{setting}: no such CUDA device is visible here ({visible} "
-                         "visible); set it to auto or cpu, or run where the GPU is visible")
+        raise InputError(
+            "config",
+            "model.device",
+            f"{setting}: no such CUDA device is visible here ({visible} "
+            "visible); set it to auto or cpu, or run where the GPU is visible",
+        )
     return torch.device("cuda", index)
 
 
@@ -81,11 +87,16 @@ def resolve_dtype(setting: str, device: torch.device) -> torch.dtype:
         if device.type != "cuda":
             return torch.float32
         with torch.cuda.device(device):
-            return torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16
+            return (
+                torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16
+            )
     dtype = DTYPES[setting]
     if device.type == "cpu" and dtype != torch.float32:
-        log.warning("model.dtype: %s on the CPU: most CPUs compute it slower than float32, and CPU decoding "
-                    "packs float32 layers only", setting)
+        log.warning(
+            "model.dtype: %s on the CPU: most CPUs compute it slower than float32, and CPU decoding "
+            "packs float32 layers only",
+            setting,
+        )
     return dtype
 
 
@@ -125,8 +136,9 @@ def load_model(name_or_path: str | Path, device: torch.device = CPU, dtype: torc
     return model, tokenizer
 
 
-def random_weight_model(shape: Mapping, vocab_size: int, device: torch.device = CPU,
-                        dtype: torch.dtype = torch.float32):
+def random_weight_model(
+    shape: Mapping, vocab_size: int, device: torch.device = CPU, dtype: torch.dtype = torch.float32
+):
     """A causal LM of the architecture `shape` (transformers config keys, as in resources/model_shapes.yaml)
     with random weights, for speed and memory measurements: what a step costs does not depend on the
     weights' values, so nothing is downloaded. The vocabulary is `vocab_size` (the tokenizer's that

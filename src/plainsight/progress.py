@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from tqdm.auto import tqdm
 
@@ -32,7 +32,9 @@ def progress_line(desc: str, done: int, total: int, unit: str, tokens: int, elap
     """`generate icl seed 1: 12/24 documents (50%), 37.2 tokens/s, 1m05s elapsed, ETA 1m05s`."""
     share = f" ({100 * done / total:.0f}%)" if total else ""
     rate = f", {tokens / elapsed:.1f} tokens/s" if tokens and elapsed > 0 else ""
-    eta = f", ETA {format_duration(elapsed * (total - done) / done)}" if done and total and done < total else ""
+    eta = (
+        f", ETA {format_duration(elapsed * (total - done) / done)}" if done and total and done < total else ""
+    )
     return f"{desc}: {done}/{total} {unit}{share}{rate}, {format_duration(elapsed)} elapsed{eta}"
 
 
@@ -43,8 +45,15 @@ class Progress:
     `clock` is injectable so tests need not sleep.
     """
 
-    def __init__(self, total: int, desc: str, unit: str, initial: int = 0, interval_s: float = 30.0,
-                 clock: Callable[[], float] = time.perf_counter):
+    def __init__(
+        self,
+        total: int,
+        desc: str,
+        unit: str,
+        initial: int = 0,
+        interval_s: float = 30.0,
+        clock: Callable[[], float] = time.perf_counter,
+    ):
         self.total, self.desc, self.unit, self.interval_s, self.clock = total, desc, unit, interval_s, clock
         self.done, self.tokens = initial, 0
         self.started = self.last_logged = clock()
@@ -69,7 +78,7 @@ class Progress:
         self.bar.close()
         log.info("%s", self.line())
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Iterator, Sequence
 
 
 def stable_rng(*key: object) -> random.Random:

@@ -37,7 +37,9 @@ BYTES_PER_PARAMETER = 4  # float32 weights
 RUNTIME_OVERHEAD_MB = 600  # Python, torch, transformers and pandas loaded, before the model
 LAYER_WIDTH_PER_SQRT_PARAMETER = 1.45  # layers x hidden size ~ 1.45 x sqrt(parameters)
 GENERATION_ACTIVATION_FACTOR = 2  # KV cache (keys and values) plus the current step
-TRAINING_ACTIVATION_FACTOR = 48  # saved activations, logits of the prefixed and the base pass, per-sample gradients
+TRAINING_ACTIVATION_FACTOR = (
+    48  # saved activations, logits of the prefixed and the base pass, per-sample gradients
+)
 STARTUP_MINUTES = 2  # imports, loading the model, reading the inputs
 # Parquet bytes of one control-code row are at least this many (96-100 on the demo data),
 # so a codes file's size bounds its number of segments from above.
@@ -74,7 +76,7 @@ class ModelShape:
     vocab: int
 
     @classmethod
-    def from_config(cls, config: Mapping) -> "ModelShape":
+    def from_config(cls, config: Mapping) -> ModelShape:
         """From transformers config keys (a config.json, or an entry of resources/model_shapes.yaml)."""
         config = {_CONFIG_ALIASES.get(key, key): value for key, value in config.items()}
         hidden, heads = config["hidden_size"], config.get("num_attention_heads", 1)
@@ -84,11 +86,15 @@ class ModelShape:
         # gate, up and down projections; gpt2 and the BERT family: up and down
         gated = config.get("model_type") not in ("gpt2", "bert", "roberta")
         mlp = (3 if gated else 2) * hidden * (config.get("intermediate_size") or 4 * hidden)
-        embeddings = (config["vocab_size"] + config.get("n_positions", 0)) * hidden \
+        embeddings = (
+            (config["vocab_size"] + config.get("n_positions", 0))
+            * hidden
             * (1 if config.get("tie_word_embeddings", True) else 2)
+        )
         layers = config["num_hidden_layers"]
-        return cls(embeddings + layers * (attention + mlp), layers, hidden, kv_heads, head_dim,
-                   config["vocab_size"])
+        return cls(
+            embeddings + layers * (attention + mlp), layers, hidden, kv_heads, head_dim, config["vocab_size"]
+        )
 
     @property
     def kv_width(self) -> int:
@@ -113,19 +119,29 @@ def model_parameters(name_or_path: str, known_shapes: Mapping[str, Mapping] | No
     sizes = _SIZE_IN_NAME.findall(Path(name_or_path).name)
     if not sizes:
         raise ValueError(
-            f"cannot tell the parameter count of model {name_or_path!r}: set resources.model_parameters")
+            f"cannot tell the parameter count of model {name_or_path!r}: set resources.model_parameters"
+        )
     number, unit = sizes[-1]
     return round(float(number) * (1e6 if unit.lower() == "m" else 1e9))
 
 
-def memory_mb(parameters: int, sequences: int, tokens_per_sequence: int, activation_factor: float,
-              on_gpu: bool, headroom: float, weight_copies: int = 1) -> int:
+def memory_mb(
+    parameters: int,
+    sequences: int,
+    tokens_per_sequence: int,
+    activation_factor: float,
+    on_gpu: bool,
+    headroom: float,
+    weight_copies: int = 1,
+) -> int:
     """Host memory of a model job; on a GPU the activations live in GPU memory. `weight_copies`
     counts what the job holds per weight: gradients and optimizer moments, or packed layers."""
     weights = weight_copies * parameters * BYTES_PER_PARAMETER
     activations = 0.0
     if not on_gpu:
-        bytes_per_token = LAYER_WIDTH_PER_SQRT_PARAMETER * math.sqrt(parameters) * BYTES_PER_PARAMETER * activation_factor
+        bytes_per_token = (
+            LAYER_WIDTH_PER_SQRT_PARAMETER * math.sqrt(parameters) * BYTES_PER_PARAMETER * activation_factor
+        )
         activations = sequences * tokens_per_sequence * bytes_per_token
     return math.ceil(headroom * (RUNTIME_OVERHEAD_MB + (weights + activations) / MB))
 
@@ -164,9 +180,17 @@ def segments_upper_bound(codes_mb: float) -> int:
 
 # --- GPU memory (the cost plan) ------------------------------------------------------------------
 
-def gpu_training_bytes(shape: ModelShape, dtype_bytes: int, sequences: int, tokens: int,
-                       trainable_parameters: int, logits_passes: int = 1, per_sample_gradients: bool = False,
-                       frozen_weights: bool = True) -> int:
+
+def gpu_training_bytes(
+    shape: ModelShape,
+    dtype_bytes: int,
+    sequences: int,
+    tokens: int,
+    trainable_parameters: int,
+    logits_passes: int = 1,
+    per_sample_gradients: bool = False,
+    frozen_weights: bool = True,
+) -> int:
     """One training step: the weights (frozen in `dtype_bytes`, or trained in float32 with gradients
     and Adam moments), the trainable parameters' float32 copies, the activations kept for backward,
     and the float32 log-softmax of `logits_passes` forward passes (2 for ft_mask's base pass)."""
@@ -178,8 +202,9 @@ def gpu_training_bytes(shape: ModelShape, dtype_bytes: int, sequences: int, toke
     return weights + trainable + activations + logits
 
 
-def gpu_generation_bytes(shape: ModelShape, dtype_bytes: int, slots: int, positions: int,
-                         prefill_tokens: int) -> int:
+def gpu_generation_bytes(
+    shape: ModelShape, dtype_bytes: int, slots: int, positions: int, prefill_tokens: int
+) -> int:
     """Decoding: weights, the slots' KV cache, and the transient activations and float32 logits
     of one prompt's prefill."""
     kv = slots * kv_cache_bytes(shape.layers, shape.kv_heads, shape.head_dim, dtype_bytes, positions)
@@ -193,8 +218,13 @@ def prefix_parameters(shape: ModelShape, virtual_tokens: int, projection_hidden:
     if not projection_hidden:
         return virtual_tokens * rows
     # the embedding (peft's token_dim: the key/value width), then Linear(token_dim, H), Tanh, Linear(H, rows)
-    return (virtual_tokens * shape.kv_width + shape.kv_width * projection_hidden + projection_hidden
-            + projection_hidden * rows + rows)
+    return (
+        virtual_tokens * shape.kv_width
+        + shape.kv_width * projection_hidden
+        + projection_hidden
+        + projection_hidden * rows
+        + rows
+    )
 
 
 # --- the model jobs of the workflow, rule by rule ------------------------------------------------
@@ -241,15 +271,19 @@ class CostModel:
         self.resources = self.config["resources"]
         self.on_gpu = self.resources["gpus_per_job"] > 0
         self.base_model = self.config["model"]["name_or_path"]
-        self.dtype_bytes = DTYPE_BYTES.get(self.config["model"]["dtype"], 2 if self.on_gpu else 4)  # auto: 16-bit on a GPU
+        self.dtype_bytes = DTYPE_BYTES.get(
+            self.config["model"]["dtype"], 2 if self.on_gpu else 4
+        )  # auto: 16-bit on a GPU
 
     # --- shared pieces ---
 
     def shape(self, name_or_path: str) -> ModelShape:
         shape = model_shape(name_or_path, self.shapes)
         if shape is None:
-            raise ValueError(f"no shape for model {name_or_path!r}: add it to resources.model_shapes "
-                             f"({self.resources['model_shapes']}) or give a folder with its config.json")
+            raise ValueError(
+                f"no shape for model {name_or_path!r}: add it to resources.model_shapes "
+                f"({self.resources['model_shapes']}) or give a folder with its config.json"
+            )
         return shape
 
     def parameters(self, name_or_path: str) -> int:
@@ -276,13 +310,18 @@ class CostModel:
             return cpu_slots(generation["batch_size"])
         gpu_gb = self.resources["gpu_memory_gb"]
         if not gpu_gb:
-            raise InputError("config", "resources.gpu_memory_gb",
-                             "generation.batch_size: auto on a GPU needs the GPU's memory to plan the slots")
+            raise InputError(
+                "config",
+                "resources.gpu_memory_gb",
+                "generation.batch_size: auto on a GPU needs the GPU's memory to plan the slots",
+            )
         per_slot = kv_cache_bytes(shape.layers, shape.kv_heads, shape.head_dim, self.dtype_bytes, positions)
         free = gpu_gb * 1e9 - shape.parameters * self.dtype_bytes
         slots = max(1, min(slots_that_fit(free, per_slot), prompts))
-        self.notes[f"slots {model}"] = (f"`batch_size: auto` takes {slots} slots for {model} on a "
-                                        f"{gpu_gb} GB GPU ({per_slot / GIB:.2f} GiB of KV cache each)")
+        self.notes[f"slots {model}"] = (
+            f"`batch_size: auto` takes {slots} slots for {model} on a "
+            f"{gpu_gb} GB GPU ({per_slot / GIB:.2f} GiB of KV cache each)"
+        )
         return slots
 
     # --- what each rule's job does ---
@@ -298,7 +337,9 @@ class CostModel:
         """Texts a generate job writes, regenerations included (a bound: each may be regenerated)."""
         generation = self.config["generation"]
         if rule == "generate_icl":
-            per_corpus = generation["generations_per_segment"] * len(self.config["datasets"][w["dataset"]]["segments"])
+            per_corpus = generation["generations_per_segment"] * len(
+                self.config["datasets"][w["dataset"]]["segments"]
+            )
             return math.ceil(per_corpus / self.shards(w)) * self.attempts(w["method"])
         if rule == "generate_trained":
             per_corpus = self.config["prefix_tuning"]["generations"] or self.segments(w["dataset"], "train")
@@ -324,8 +365,12 @@ class CostModel:
         scoring = self.segments(dataset, "test") * sequences_tokens
         if rule == "base_perplexity":
             return scoring
-        return (self.config["utility"]["perplexity"]["epochs"] * self.corpus_generations(dataset)
-                * self.config["generation"]["max_new_tokens"] + scoring)
+        return (
+            self.config["utility"]["perplexity"]["epochs"]
+            * self.corpus_generations(dataset)
+            * self.config["generation"]["max_new_tokens"]
+            + scoring
+        )
 
     # --- the estimates ---
 
@@ -349,8 +394,10 @@ class CostModel:
     def corpus_generations(self, dataset: str) -> int:
         """Generations of the larger corpus kind: an in-context method's, or a trained method's."""
         generation = self.config["generation"]
-        return max(generation["generations_per_segment"] * len(self.config["datasets"][dataset]["segments"]),
-                   self.config["prefix_tuning"]["generations"] or self.segments(dataset, "train"))
+        return max(
+            generation["generations_per_segment"] * len(self.config["datasets"][dataset]["segments"]),
+            self.config["prefix_tuning"]["generations"] or self.segments(dataset, "train"),
+        )
 
     def membership_tokens(self, w: Mapping[str, str]) -> float:
         """Tokens the membership attacks score: balanced members and held-out segments (dev and test; the
@@ -384,8 +431,9 @@ class CostModel:
     def runtime_minutes(self, rule: str, w: Mapping[str, str], margin: float | None = None) -> int:
         """The scheduler's run time: the work at the throughput, times `resources.runtime_margin`."""
         tokens, tokens_per_second = self.work(rule, w)
-        return runtime_minutes(tokens, tokens_per_second,
-                               self.resources["runtime_margin"] if margin is None else margin)
+        return runtime_minutes(
+            tokens, tokens_per_second, self.resources["runtime_margin"] if margin is None else margin
+        )
 
     def hours(self, rule: str, w: Mapping[str, str]) -> float:
         """The plan's hours: the work at the throughput, with no margin."""
@@ -398,18 +446,39 @@ class CostModel:
         if rule in GENERATION_RULES:
             model, prompt = self.generation_job(rule, w)
             positions = slot_cache_positions(prompt, self.config["generation"]["max_new_tokens"])
-            return memory_mb(self.parameters(model), cpu_slots(self.config["generation"]["batch_size"]), positions,
-                             GENERATION_ACTIVATION_FACTOR, self.on_gpu, headroom, 1 if self.on_gpu else 2)
+            return memory_mb(
+                self.parameters(model),
+                cpu_slots(self.config["generation"]["batch_size"]),
+                positions,
+                GENERATION_ACTIVATION_FACTOR,
+                self.on_gpu,
+                headroom,
+                1 if self.on_gpu else 2,
+            )
         if rule == "membership_scores":
             sequences, tokens = self.membership_batch()
-            return memory_mb(self.parameters(self.base_model), sequences, tokens, TRAINING_ACTIVATION_FACTOR,
-                             self.on_gpu, headroom, 1)
+            return memory_mb(
+                self.parameters(self.base_model),
+                sequences,
+                tokens,
+                TRAINING_ACTIVATION_FACTOR,
+                self.on_gpu,
+                headroom,
+                1,
+            )
         if rule not in TRAINING_RULES:
             raise ValueError(f"rule {rule} requests no host memory of its own")
         full = rule != "train_adapter" and self.config["utility"]["perplexity"]["finetune"] == "full"
         sequences, tokens = self.training_batch(rule)
-        return memory_mb(self.parameters(self.base_model), sequences, tokens, TRAINING_ACTIVATION_FACTOR,
-                         self.on_gpu, headroom, TRAINABLE_COPIES if full else 1)
+        return memory_mb(
+            self.parameters(self.base_model),
+            sequences,
+            tokens,
+            TRAINING_ACTIVATION_FACTOR,
+            self.on_gpu,
+            headroom,
+            TRAINABLE_COPIES if full else 1,
+        )
 
     def gpu_bytes(self, rule: str, w: Mapping[str, str]) -> int:
         """GPU memory of a job in the job's dtype; 0 for MAUVE's sentence embedder (small, on the CPU)."""
@@ -429,13 +498,22 @@ class CostModel:
             if downstream["classifier"] != "encoder":
                 return 0
             encoder = downstream["encoder"]
-            return gpu_training_bytes(self.shape(encoder["model"]), self.dtype_bytes, encoder["batch_size"],
-                                      encoder["max_length"], 0, logits_passes=0, frozen_weights=False)
+            return gpu_training_bytes(
+                self.shape(encoder["model"]),
+                self.dtype_bytes,
+                encoder["batch_size"],
+                encoder["max_length"],
+                0,
+                logits_passes=0,
+                frozen_weights=False,
+            )
         mauve = self.config["utility"]["mauve"]
         if mauve["featurizer"] == "minilm":
             return 0
         shape = self.shape(mauve["featurizer"])
-        return shape.parameters * self.dtype_bytes + mauve["max_tokens"] * shape.hidden * 16 * self.dtype_bytes
+        return (
+            shape.parameters * self.dtype_bytes + mauve["max_tokens"] * shape.hidden * 16 * self.dtype_bytes
+        )
 
     def training_gpu_bytes(self, rule: str, w: Mapping[str, str]) -> int:
         shape = self.shape(self.base_model)
@@ -444,9 +522,15 @@ class CostModel:
             prefix = self.config["prefix_tuning"]
             method = self.methods.method(w["method"])
             trainable = prefix_parameters(shape, prefix["num_virtual_tokens"], prefix["projection_hidden"])
-            return gpu_training_bytes(shape, self.dtype_bytes, sequences, tokens, trainable,
-                                      logits_passes=2 if method.masked_objective else 1,
-                                      per_sample_gradients=method.differentially_private)
+            return gpu_training_bytes(
+                shape,
+                self.dtype_bytes,
+                sequences,
+                tokens,
+                trainable,
+                logits_passes=2 if method.masked_objective else 1,
+                per_sample_gradients=method.differentially_private,
+            )
         if rule == "base_perplexity":
             return gpu_training_bytes(shape, self.dtype_bytes, sequences, tokens, 0)
         settings = self.config["utility"]["perplexity"]

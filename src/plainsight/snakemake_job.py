@@ -8,8 +8,9 @@ attributes instead of an undefined global, and one place that knows where Snakem
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from plainsight.errors import InputError
 from plainsight.logs import run_step
@@ -28,9 +29,18 @@ class RuleJob:
     config: dict[str, Any]
 
     @classmethod
-    def from_snakemake(cls, snakemake: Any) -> "RuleJob":
-        return cls(snakemake.rule, snakemake.input, snakemake.output, snakemake.params, snakemake.wildcards,
-                   snakemake.log, snakemake.threads, snakemake.resources, snakemake.config)
+    def from_snakemake(cls, snakemake: Any) -> RuleJob:
+        return cls(
+            snakemake.rule,
+            snakemake.input,
+            snakemake.output,
+            snakemake.params,
+            snakemake.wildcards,
+            snakemake.log,
+            snakemake.threads,
+            snakemake.resources,
+            snakemake.config,
+        )
 
     @property
     def method(self) -> str:
@@ -73,12 +83,17 @@ def gpu_memory_error(job: RuleJob, error: BaseException) -> InputError:
     the GPU memory estimated for it (`resources.gpu_memory_mb`, from `plainsight.report.plan`)."""
     settings = ", ".join(f"{key} {value}" for key, value in memory_settings(job.params).items())
     estimate = getattr(job.resources, "gpu_memory_mb", 0)
-    estimated = f"estimated {estimate / 1000:.1f} GB" if estimate else "no estimate (set resources.gpu_memory_gb)"
+    estimated = (
+        f"estimated {estimate / 1000:.1f} GB" if estimate else "no estimate (set resources.gpu_memory_gb)"
+    )
     wildcards = ", ".join(f"{key}={value}" for key, value in dict(job.wildcards.items()).items())
-    return InputError(f"rule {job.rule}", wildcards or None,
-                      f"out of GPU memory with {settings or 'its settings'} ({estimated}; "
-                      f"{str(error).splitlines()[0] if str(error) else type(error).__name__}): lower the batch "
-                      "size or the lengths, or use a GPU with more memory")
+    return InputError(
+        f"rule {job.rule}",
+        wildcards or None,
+        f"out of GPU memory with {settings or 'its settings'} ({estimated}; "
+        f"{str(error).splitlines()[0] if str(error) else type(error).__name__}): lower the batch "
+        "size or the lengths, or use a GPU with more memory",
+    )
 
 
 def run_rule(main: Callable[[RuleJob], None]) -> None:
@@ -90,7 +105,9 @@ def run_rule(main: Callable[[RuleJob], None]) -> None:
         try:
             main(job)
         except Exception as error:
-            if type(error).__name__ != "OutOfMemoryError":  # torch.cuda.OutOfMemoryError, without importing torch
+            if (
+                type(error).__name__ != "OutOfMemoryError"
+            ):  # torch.cuda.OutOfMemoryError, without importing torch
                 raise
             raise gpu_memory_error(job, error) from error
 

@@ -4,6 +4,7 @@ Every client has two or three notes (the client is the privacy unit: `unit_id`),
 (`label`) and a district (`group`). Spans are character offsets with the corpus's own labels
 (CLIENT, CASE_NUMBER, ...), as an annotation tool would export them.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,14 +15,22 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from faker import Faker
-
 from fictional_pools import fictional_pool_terms
 from texts import read_yaml
 
 SPEC = read_yaml("casenotes.yaml")
 SLOT = re.compile(r"\{(\w+)\}")
-PARAGRAPH_ORDER = ("opening", "background", "situation", "household", "finances", "actions", "views", "plan",
-                   "closing")
+PARAGRAPH_ORDER = (
+    "opening",
+    "background",
+    "situation",
+    "household",
+    "finances",
+    "actions",
+    "views",
+    "plan",
+    "closing",
+)
 FILE_NAME = "casenotes.jsonl"
 
 
@@ -59,10 +68,21 @@ def make_clients(rng: random.Random, fake: Faker, forbidden: set[str]) -> list[C
         first, last, title = unused_name(fake, forbidden, taken)
         label = rng.choice(sorted(SPEC["labels"]))
         birth = date(1935, 1, 1) + timedelta(days=rng.randrange(365 * 70))
-        clients.append(Client(f"client-{number:03d}", f"{first} {last}", f"{title} {last}", label,
-                              rng.choice(SPEC["districts"]), split, birth,
-                              f"{rng.randint(1, 180)} {rng.choice(SPEC['streets'])}", rng.choice(SPEC["towns"]),
-                              rng.choice(SPEC["agencies"][label]), f"SC-{rng.randint(10000, 99999)}"))
+        clients.append(
+            Client(
+                f"client-{number:03d}",
+                f"{first} {last}",
+                f"{title} {last}",
+                label,
+                rng.choice(SPEC["districts"]),
+                split,
+                birth,
+                f"{rng.randint(1, 180)} {rng.choice(SPEC['streets'])}",
+                rng.choice(SPEC["towns"]),
+                rng.choice(SPEC["agencies"][label]),
+                f"SC-{rng.randint(10000, 99999)}",
+            )
+        )
     return clients
 
 
@@ -80,11 +100,20 @@ def render(template: str, values: dict[str, str], start: int) -> tuple[str, list
 
 def note_values(client: Client, visit: date, worker: str, rng: random.Random) -> dict[str, str]:
     age = (visit - client.birth).days // 365
-    return {"client": client.name, "client_short": client.short, "worker": worker,
-            "case_no": client.case_no, "date": _long_date(visit),
-            "review_date": _long_date(visit + timedelta(days=28)),
-            "birth_date": client.birth.strftime("%d/%m/%Y"), "address": client.address, "town": client.town,
-            "agency": client.agency, "age": str(age), "amount": f"£{rng.randint(12, 480) * 5:,}"}
+    return {
+        "client": client.name,
+        "client_short": client.short,
+        "worker": worker,
+        "case_no": client.case_no,
+        "date": _long_date(visit),
+        "review_date": _long_date(visit + timedelta(days=28)),
+        "birth_date": client.birth.strftime("%d/%m/%Y"),
+        "address": client.address,
+        "town": client.town,
+        "agency": client.agency,
+        "age": str(age),
+        "amount": f"£{rng.randint(12, 480) * 5:,}",
+    }
 
 
 def _long_date(day: date) -> str:
@@ -101,9 +130,15 @@ def make_note(client: Client, number: int, visit: date, worker: str, rng: random
         paragraphs.append(text)
         spans.extend(found)
         position += len(text) + 2
-    return {"doc_id": f"{client.unit_id}-note{number}", "unit_id": client.unit_id, "split": client.split,
-            "label": SPEC["labels"][client.label], "group": client.district, "text": "\n\n".join(paragraphs),
-            "spans": spans}
+    return {
+        "doc_id": f"{client.unit_id}-note{number}",
+        "unit_id": client.unit_id,
+        "split": client.split,
+        "label": SPEC["labels"][client.label],
+        "group": client.district,
+        "text": "\n\n".join(paragraphs),
+        "spans": spans,
+    }
 
 
 def make_casenotes(rng: random.Random, seed: int) -> list[dict]:

@@ -3,6 +3,7 @@
 A fictional code replaces real entities with values from ``resources/fictional_pools.yaml``; a
 pool value found in a generation can only be a leak if the training text never contained it.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,5 +25,12 @@ def fictional_pool_terms(path: Path = POOLS_YAML) -> tuple[str, ...]:
     pools = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     person, loc = pools["PERSON"], pools["LOC"]
     streets = [_HOUSE_NUMBER.sub("", address) for address in loc["addresses"]]
-    return (*person["first_names"], *person["last_names"], *loc["cities"], *loc["countries"], *streets,
-            *loc["infrastructure"], *pools["ORG"])
+    return (
+        *person["first_names"],
+        *person["last_names"],
+        *loc["cities"],
+        *loc["countries"],
+        *streets,
+        *loc["infrastructure"],
+        *pools["ORG"],
+    )

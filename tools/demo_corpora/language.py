@@ -1,4 +1,5 @@
 """English wording shared by both corpora, and Latin spelling of Cyrillic names (language.yaml)."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -14,7 +15,10 @@ _TRANSLITERATION = _LANGUAGE["transliteration"]
 CYRILLIC_LOCALES: list[str] = _TRANSLITERATION["locales"]
 
 # Pronoun slots ({he}, {His}, ...) by "is female".
-PRONOUNS: dict[bool, dict[str, str]] = {False: _LANGUAGE["pronouns"]["male"], True: _LANGUAGE["pronouns"]["female"]}
+PRONOUNS: dict[bool, dict[str, str]] = {
+    False: _LANGUAGE["pronouns"]["male"],
+    True: _LANGUAGE["pronouns"]["female"],
+}
 
 
 def number_words(n: int) -> str:

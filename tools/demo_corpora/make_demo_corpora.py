@@ -23,6 +23,7 @@ Usage::
     python tools/demo_corpora/make_demo_corpora.py [--out resources/demo]
     python tools/demo_corpora/make_demo_corpora.py --rouge-pairs 400   # report diversity
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,9 +31,9 @@ import csv
 import json
 import random
 import time
+from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
-from typing import Sequence
 
 from casenotes_corpus import make_casenotes, write_casenotes
 from mimic_corpus import make_mimic_notes, write_mimic_notes
@@ -66,8 +67,11 @@ def mean_pairwise_rouge_l(texts: list[str], n_pairs: int, seed: int = 0) -> tupl
 
 
 def corpus_texts(out_dir: Path) -> dict[str, list[str]]:
-    tab = [doc["text"] for split in N_TAB_DOCS
-           for doc in json.loads((out_dir / "tab" / f"echr_{split}.json").read_text(encoding="utf-8"))]
+    tab = [
+        doc["text"]
+        for split in N_TAB_DOCS
+        for doc in json.loads((out_dir / "tab" / f"echr_{split}.json").read_text(encoding="utf-8"))
+    ]
     with open(out_dir / "mimic" / "NOTEEVENTS.csv", encoding="utf-8", newline="") as fh:
         mimic = [row["TEXT"] for row in csv.DictReader(fh)]
     return {"TAB (ECHR)": tab, "MIMIC-III notes": mimic}
@@ -75,10 +79,16 @@ def corpus_texts(out_dir: Path) -> dict[str, list[str]]:
 
 def cli(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory (default: resources/demo)")
-    parser.add_argument("--rouge-pairs", type=int, default=0,
-                        help="also report the mean pairwise ROUGE-L F1 over this many random document pairs "
-                             "(all pairs if there are fewer)")
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help="output directory (default: resources/demo)"
+    )
+    parser.add_argument(
+        "--rouge-pairs",
+        type=int,
+        default=0,
+        help="also report the mean pairwise ROUGE-L F1 over this many random document pairs "
+        "(all pairs if there are fewer)",
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     main(args.out)
@@ -86,7 +96,9 @@ def cli(argv: Sequence[str] | None = None) -> None:
     if args.rouge_pairs:
         for name, texts in corpus_texts(args.out).items():
             mean, n_pairs = mean_pairwise_rouge_l(texts, args.rouge_pairs)
-            print(f"{name}: mean pairwise ROUGE-L F1 over {n_pairs} pairs of {len(texts)} documents = {mean:.3f}")
+            print(
+                f"{name}: mean pairwise ROUGE-L F1 over {n_pairs} pairs of {len(texts)} documents = {mean:.3f}"
+            )
 
 
 if __name__ == "__main__":

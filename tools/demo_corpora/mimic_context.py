@@ -1,5 +1,6 @@
 """What the notes of one MIMIC-III admission are written with: de-identification placeholders,
 the clinical condition, and the slots every template may use."""
+
 from __future__ import annotations
 
 import random
@@ -43,16 +44,23 @@ class Phi:
 
     def doctor(self) -> str:
         # Every form is drawn before one is chosen, so each doctor costs the same draws.
-        return self.rng.choice((
-            f"Dr. {self.tag('Last Name (STitle)', blank=0.3)}",
-            f"Dr. {self.tag('First Name8 (NamePattern2)', blank=0.3)} {self.tag('Last Name (NamePattern1)')}",
-            f"Dr. {self.tag('Doctor Last Name', blank=0.5)}",
-            f"Dr. {self.tag('Doctor First Name', blank=0.5)} {self.tag('Last Name (un)', hi=9999)}",
-        ))
+        return self.rng.choice(
+            (
+                f"Dr. {self.tag('Last Name (STitle)', blank=0.3)}",
+                f"Dr. {self.tag('First Name8 (NamePattern2)', blank=0.3)} {self.tag('Last Name (NamePattern1)')}",
+                f"Dr. {self.tag('Doctor Last Name', blank=0.5)}",
+                f"Dr. {self.tag('Doctor First Name', blank=0.5)} {self.tag('Last Name (un)', hi=9999)}",
+            )
+        )
 
     def relative(self) -> str:
-        return self.rng.choice((self.tag("Name (NI)", blank=0.6), self.tag("First Name (Titles)", hi=9999),
-                                self.tag("Known firstname", hi=9999)))
+        return self.rng.choice(
+            (
+                self.tag("Name (NI)", blank=0.6),
+                self.tag("First Name (Titles)", hi=9999),
+                self.tag("Known firstname", hi=9999),
+            )
+        )
 
 
 @dataclass(frozen=True)
@@ -64,14 +72,14 @@ class Condition:
     complaints: list[str]
     procedures: list[str]
     hpi: list[str]
-    exam: list[str]                    # abnormal exam lines, "System: finding"
-    abnormal_labs: dict                # lab -> [low, high] on admission
-    extra_labs: list[str]              # shown in addition to the blood count and chemistry panels
-    studies: list[str]                 # imaging / study paragraphs
-    course: list[list[str]]            # problem paragraphs, each with alternatives
+    exam: list[str]  # abnormal exam lines, "System: finding"
+    abnormal_labs: dict  # lab -> [low, high] on admission
+    extra_labs: list[str]  # shown in addition to the blood count and chemistry panels
+    studies: list[str]  # imaging / study paragraphs
+    course: list[list[str]]  # problem paragraphs, each with alternatives
     diagnoses: list[str]
     meds: list[str]
-    radiology: list[str]               # keys of the radiology exams suitable for this condition
+    radiology: list[str]  # keys of the radiology exams suitable for this condition
     instructions: str
 
 
@@ -105,30 +113,59 @@ class NoteCtx:
         age = "[**Age over 90 **]" if adm.age >= 90 else str(adm.age)
         los = (adm.discharge - adm.admit).days
         self.slots = {
-            **PRONOUNS[adm.female], "age": age, "sex": words["sex"], "man": words["man"],
+            **PRONOUNS[adm.female],
+            "age": age,
+            "sex": words["sex"],
+            "man": words["man"],
             "pt": f"{words['honorific']} {p.tag('Known lastname', 'patient')}",
-            "pcp": p.doctor(), "outside": p.tag(self.pick(("Hospital", "Hospital3")), hi=9999),
-            "hosp1": p.tag("Hospital1", "hosp1", hi=200, blank=0.4), "unit": p.tag("Hospital Unit Name", hi=200),
-            "ward": p.tag("Hospital Ward Name", hi=999), "loc": p.tag(self.pick(("Location (un)", "Location")), hi=9999),
-            "state": p.tag("State", hi=999), "company": p.tag("Company", hi=9999), "company2": p.tag("Company", hi=9999),
+            "pcp": p.doctor(),
+            "outside": p.tag(self.pick(("Hospital", "Hospital3")), hi=9999),
+            "hosp1": p.tag("Hospital1", "hosp1", hi=200, blank=0.4),
+            "unit": p.tag("Hospital Unit Name", hi=200),
+            "ward": p.tag("Hospital Ward Name", hi=999),
+            "loc": p.tag(self.pick(("Location (un)", "Location")), hi=9999),
+            "state": p.tag("State", hi=999),
+            "company": p.tag("Company", hi=9999),
+            "company2": p.tag("Company", hi=9999),
             "facility": f"{p.tag('Hospital', hi=9999)} {self.pick(NOTES['facility_kinds'])}",
-            "street": p.tag("Street Address(2)", hi=9999), "relative": p.relative(), "phone": p.tag("Telephone/Fax (1)"),
-            "spouse": words["spouse"], "gi_doc": p.tag("Last Name (STitle)", hi=9999),
+            "street": p.tag("Street Address(2)", hi=9999),
+            "relative": p.relative(),
+            "phone": p.tag("Telephone/Fax (1)"),
+            "spouse": words["spouse"],
+            "gi_doc": p.tag("Last Name (STitle)", hi=9999),
             "ortho_doc": p.tag("Doctor Last Name", hi=9999),
             "clinic": NOTES["anticoagulation_clinic"].format(hospital=p.tag("Hospital1", "hosp1", hi=200)),
-            "age90": "[**Age over 90 **]", "y_prev": p.year(adm.admit.year - self.rng.randint(1, 4)),
+            "age90": "[**Age over 90 **]",
+            "y_prev": p.year(adm.admit.year - self.rng.randint(1, 4)),
             "y_old": p.year(adm.admit.year - self.rng.randint(6, 25)),
-            "side": self.pick(NOTES["sides"]), "n": self.rng.randint(2, 7), "ef": self.rng.randint(15, 35),
-            "kg": self.rng.randint(3, 8), "bnp": self.rng.randint(3500, 24000), "liters": self.rng.randint(4, 11),
-            "dry_wt": self.rng.randint(62, 118), "hct": round(self.rng.uniform(19, 27), 1), "units": self.rng.randint(2, 6),
-            "lactate": round(self.rng.uniform(2.4, 5.8), 1), "nihss": self.rng.randint(4, 18), "fev1": self.rng.randint(22, 45),
-            "glucose": self.rng.randint(420, 780), "lipase": self.rng.randint(900, 4200), "chads": self.rng.randint(1, 4),
-            "course_days": self.pick((5, 7, 8)), "packs": self.rng.randint(10, 60),
-            "country": p.tag("Country", hi=999), "year4": "[**Year (4 digits) **]",
-            "apt": p.tag("Apartment Address(1)", hi=9999), "college": p.tag("University/College", blank=0.6, hi=999),
-            "month_only": p.tag("Month (only)", hi=999), "email": p.tag("E-mail address", hi=9999),
-            "url": p.tag("URL", hi=9999), "holiday": p.tag("Holiday", hi=999), "date_range": p.tag("Date range (1)", hi=9999),
-            "month_day2": p.tag("Month/Day (2)", hi=999), "serial": p.tag("Serial Number", hi=99999),
+            "side": self.pick(NOTES["sides"]),
+            "n": self.rng.randint(2, 7),
+            "ef": self.rng.randint(15, 35),
+            "kg": self.rng.randint(3, 8),
+            "bnp": self.rng.randint(3500, 24000),
+            "liters": self.rng.randint(4, 11),
+            "dry_wt": self.rng.randint(62, 118),
+            "hct": round(self.rng.uniform(19, 27), 1),
+            "units": self.rng.randint(2, 6),
+            "lactate": round(self.rng.uniform(2.4, 5.8), 1),
+            "nihss": self.rng.randint(4, 18),
+            "fev1": self.rng.randint(22, 45),
+            "glucose": self.rng.randint(420, 780),
+            "lipase": self.rng.randint(900, 4200),
+            "chads": self.rng.randint(1, 4),
+            "course_days": self.pick((5, 7, 8)),
+            "packs": self.rng.randint(10, 60),
+            "country": p.tag("Country", hi=999),
+            "year4": "[**Year (4 digits) **]",
+            "apt": p.tag("Apartment Address(1)", hi=9999),
+            "college": p.tag("University/College", blank=0.6, hi=999),
+            "month_only": p.tag("Month (only)", hi=999),
+            "email": p.tag("E-mail address", hi=9999),
+            "url": p.tag("URL", hi=9999),
+            "holiday": p.tag("Holiday", hi=999),
+            "date_range": p.tag("Date range (1)", hi=9999),
+            "month_day2": p.tag("Month/Day (2)", hi=999),
+            "serial": p.tag("Serial Number", hi=99999),
             "ssn": "[**Social Security Number **]",
         }
         self.slots["Side"] = self.slots["side"].capitalize()
@@ -178,6 +215,11 @@ class NoteCtx:
 
 def vitals(rng: random.Random) -> str:
     return NOTES["vitals"].format(
-        temperature=rng.uniform(97.5, 102.4), systolic=rng.randint(88, 168), diastolic=rng.randint(48, 96),
-        heart_rate=rng.randint(62, 128), respiratory_rate=rng.randint(14, 30), saturation=rng.randint(86, 99),
-        oxygen=rng.choice(NOTES["oxygen"]))
+        temperature=rng.uniform(97.5, 102.4),
+        systolic=rng.randint(88, 168),
+        diastolic=rng.randint(48, 96),
+        heart_rate=rng.randint(62, 128),
+        respiratory_rate=rng.randint(14, 30),
+        saturation=rng.randint(86, 99),
+        oxygen=rng.choice(NOTES["oxygen"]),
+    )

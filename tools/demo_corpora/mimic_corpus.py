@@ -1,4 +1,5 @@
 """The MIMIC-III corpus: clinical notes in the format of NOTEEVENTS.csv."""
+
 from __future__ import annotations
 
 import csv
@@ -12,8 +13,19 @@ from mimic_notes import NOTE_BUILDERS
 
 N_MIMIC_NOTES = {"Discharge summary": 48, "Radiology": 8, "Nursing": 6, "Physician ": 4}
 MIN_PARAGRAPHS = 14
-MIMIC_HEADER = ("ROW_ID", "SUBJECT_ID", "HADM_ID", "CHARTDATE", "CHARTTIME", "STORETIME", "CATEGORY",
-                "DESCRIPTION", "CGID", "ISERROR", "TEXT")
+MIMIC_HEADER = (
+    "ROW_ID",
+    "SUBJECT_ID",
+    "HADM_ID",
+    "CHARTDATE",
+    "CHARTTIME",
+    "STORETIME",
+    "CATEGORY",
+    "DESCRIPTION",
+    "CGID",
+    "ISERROR",
+    "TEXT",
+)
 
 NAME_OR_NUMBER = re.compile(r"\[\*\*[^*]*(?:Name|name|Number|number|Telephone|Initials)[^*]*\*\*\]")
 PLACEHOLDER = re.compile(r"\[\*\*(.*?)\*\*\]")
@@ -34,13 +46,25 @@ def make_admissions(rng: random.Random, n: int) -> list[Admission]:
     admissions = []
     for i in range(n):
         admit = date(rng.randint(2100, 2195), rng.randint(1, 12), rng.randint(1, 28))
-        age = rng.choice((rng.randint(42, 89), rng.randint(55, 89), rng.randint(90, 96))) if rng.random() < 0.9 \
+        age = (
+            rng.choice((rng.randint(42, 89), rng.randint(55, 89), rng.randint(90, 96)))
+            if rng.random() < 0.9
             else rng.randint(22, 40)
+        )
         dob = admit - timedelta(days=365 * age + rng.randint(1, 360))
-        admissions.append(Admission(
-            subject_id=subjects[i], hadm_id=hadms[i], admit=admit, discharge=admit + timedelta(days=rng.randint(5, 12)),
-            dob=dob, female=rng.random() < 0.45, condition=CONDITIONS[i % len(CONDITIONS)],
-            chronic=[], seed=rng.randrange(2**31)))
+        admissions.append(
+            Admission(
+                subject_id=subjects[i],
+                hadm_id=hadms[i],
+                admit=admit,
+                discharge=admit + timedelta(days=rng.randint(5, 12)),
+                dob=dob,
+                female=rng.random() < 0.45,
+                condition=CONDITIONS[i % len(CONDITIONS)],
+                chronic=[],
+                seed=rng.randrange(2**31),
+            )
+        )
         adm = admissions[-1]
         allowed = sorted(p for p in CHRONIC_PROBLEMS if not (adm.female and p in MALE_ONLY_PROBLEMS))
         # At least one chronic problem: the notes' past history and "{pmh_short}" are never empty.
@@ -68,12 +92,21 @@ def make_mimic_notes(rng: random.Random) -> list[dict]:
                 store_time = chart_time[:-5] + "59:00"
                 cgid = str(n.rng.randint(14000, 21000))
         validate_note(paras)
-        rows.append({
-            "ROW_ID": row_id, "SUBJECT_ID": adm.subject_id, "HADM_ID": adm.hadm_id,
-            "CHARTDATE": chart_date.isoformat(), "CHARTTIME": chart_time, "STORETIME": store_time,
-            "CATEGORY": category, "DESCRIPTION": description, "CGID": cgid, "ISERROR": "",
-            "TEXT": "\n\n".join(paras) + "\n",
-        })
+        rows.append(
+            {
+                "ROW_ID": row_id,
+                "SUBJECT_ID": adm.subject_id,
+                "HADM_ID": adm.hadm_id,
+                "CHARTDATE": chart_date.isoformat(),
+                "CHARTTIME": chart_time,
+                "STORETIME": store_time,
+                "CATEGORY": category,
+                "DESCRIPTION": description,
+                "CGID": cgid,
+                "ISERROR": "",
+                "TEXT": "\n\n".join(paras) + "\n",
+            }
+        )
     return rows
 
 

@@ -1,15 +1,16 @@
 """What one TAB document is written with: entities with character offsets, respondent States,
 people drawn from Faker, a timeline of dates, and the slots every template may use."""
+
 from __future__ import annotations
 
 import random
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any, Sequence
+from typing import Any
 
 from faker import Faker
-
 from fictional_pools import fictional_pool_terms
 from language import CYRILLIC_LOCALES, PRONOUNS, indefinite, long_date, month_year, transliterate
 from texts import read_yaml
@@ -29,6 +30,7 @@ def uses_fictional_pool(value: str) -> bool:
 # ---------------------------------------------------------------------------
 # Entities and paragraphs with character-offset spans
 # ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Ent:
@@ -97,24 +99,25 @@ def join_paras(paras: Sequence[Para], sep: str = "\n\n") -> Para:
 # Respondent States (tab_states.yaml)
 # ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class State:
     code: str
-    name: str                 # official name, without article
-    definite_article: bool    # "the Republic of Poland", but "Ukraine"
-    adjective: str            # nationality
-    faker_locale: str         # people's names
+    name: str  # official name, without article
+    definite_article: bool  # "the Republic of Poland", but "Ukraine"
+    adjective: str  # nationality
+    faker_locale: str  # people's names
     dialling_code: int
     cities: list[str]
-    currency: str             # plural currency name
+    currency: str  # plural currency name
     currency_code: str
-    criminal_court: str       # courts, prisons and police: patterns with {city} or {district}
+    criminal_court: str  # courts, prisons and police: patterns with {city} or {district}
     civil_court: str
     appeal_court: str
     top_court: str
     prison: str
     police: str
-    company_form: str         # pattern with {name}
+    company_form: str  # pattern with {name}
     agent_office: str
 
 
@@ -126,6 +129,7 @@ DISTRICTS: list[str] = _STATES_TEXTS["districts"]
 # ---------------------------------------------------------------------------
 # People, dates and the per-document context
 # ---------------------------------------------------------------------------
+
 
 @dataclass
 class Person:
@@ -198,7 +202,11 @@ class Ctx:
         return self.rng.random() < p
 
     def _clean(self, value: str) -> str:
-        return transliterate(value, self.state.faker_locale) if self.state.faker_locale in CYRILLIC_LOCALES else value
+        return (
+            transliterate(value, self.state.faker_locale)
+            if self.state.faker_locale in CYRILLIC_LOCALES
+            else value
+        )
 
     def person(self, female: bool | None = None, may_be_doctor: bool = False) -> Person:
         female = self.chance(0.3) if female is None else female
@@ -242,8 +250,11 @@ class Ctx:
     def money(self, amount: int, ident: str = "QUASI") -> Ent:
         s = self.state
         style = self.rng.randrange(3)
-        text = (f"{amount:,} {s.currency}", f"{amount:,} {s.currency} ({s.currency_code})",
-                f"{s.currency_code} {amount:,}")[style]
+        text = (
+            f"{amount:,} {s.currency}",
+            f"{amount:,} {s.currency} ({s.currency_code})",
+            f"{s.currency_code} {amount:,}",
+        )[style]
         return Ent(text, "QUANTITY", ident)
 
     @staticmethod
@@ -264,8 +275,11 @@ class Ctx:
 
     def org(self, pattern: str, city: str | None = None) -> tuple:
         """An organisation slot ("the" + name); national bodies are not identifying."""
-        text = pattern.format(city=city or self.home, district=self.pick(DISTRICTS),
-                              n=f"{self.rng.randint(1, 77)}/{self.rng.randint(1, 9)}")
+        text = pattern.format(
+            city=city or self.home,
+            district=self.pick(DISTRICTS),
+            n=f"{self.rng.randint(1, 77)}/{self.rng.randint(1, 9)}",
+        )
         return the(Ent(text, "ORG", "QUASI" if "{" in pattern else "NO_MASK"))
 
     def company(self) -> Ent:
@@ -276,7 +290,13 @@ class Ctx:
 
     def case_no(self) -> Ent:
         year, r = self.tl.current.year, self.rng.randint
-        text = self.pick((f"{year}/{r(10, 2999)}", f"{r(1, 9)}-{r(100, 999)}/{year % 100:02d}", f"K{r(10, 99)}-{r(100, 9999)}"))
+        text = self.pick(
+            (
+                f"{year}/{r(10, 2999)}",
+                f"{r(1, 9)}-{r(100, 999)}/{year % 100:02d}",
+                f"K{r(10, 99)}-{r(100, 9999)}",
+            )
+        )
         return Ent(text, "CODE", "DIRECT")
 
     def phone(self) -> Ent:
@@ -303,24 +323,36 @@ class Ctx:
         s, app = self.state, self.applicant
         return {
             **PRONOUNS[app.female],
-            "title": app.title, "applicant": self.name(app), "app_sur": self.name(app, "last"),
-            "nat": Ent(s.adjective, "DEM", "QUASI", key="nationality"), "a_nat": indefinite(s.adjective),
+            "title": app.title,
+            "applicant": self.name(app),
+            "app_sur": self.name(app, "last"),
+            "nat": Ent(s.adjective, "DEM", "QUASI", key="nationality"),
+            "a_nat": indefinite(s.adjective),
             "gov_adj": Ent(s.adjective, "DEM", "NO_MASK", key="government"),
-            "state": Ent(s.name, "ORG", "NO_MASK"), "the_": "the " if s.definite_article else "",
-            "home": self.loc(self.home), "city2": self.loc(self.other_cities[0]),
+            "state": Ent(s.name, "ORG", "NO_MASK"),
+            "the_": "the " if s.definite_article else "",
+            "home": self.loc(self.home),
+            "city2": self.loc(self.other_cities[0]),
             "city3": self.loc(self.other_cities[1]),
-            "lawyer": self.name(self.lawyer, "initialled"), "l_title": self.lawyer.title,
+            "lawyer": self.name(self.lawyer, "initialled"),
+            "l_title": self.lawyer.title,
             "lawyer_full": self.name(self.lawyer),
-            "lawyer_city": Ent(self.pick((self.home, self.other_cities[1])), "LOC", "QUASI",
-                               related=self.lawyer.key),
-            "agent": self.name(self.agent, "full", "NO_MASK"), "a_title": self.agent.title,
+            "lawyer_city": Ent(
+                self.pick((self.home, self.other_cities[1])), "LOC", "QUASI", related=self.lawyer.key
+            ),
+            "agent": self.name(self.agent, "full", "NO_MASK"),
+            "a_title": self.agent.title,
             "ministry": Ent(s.agent_office, "ORG", "NO_MASK"),
-            "job": Ent(self.job, "DEM", "QUASI"), "a_job": indefinite(self.job),
-            "court1": self.org(s.criminal_court), "civil_court": self.org(s.civil_court),
+            "job": Ent(self.job, "DEM", "QUASI"),
+            "a_job": indefinite(self.job),
+            "court1": self.org(s.criminal_court),
+            "civil_court": self.org(s.civil_court),
             "court2": self.org(s.appeal_court, city=self.pick((self.home, self.other_cities[0]))),
             "top": ("the ", Ent(s.top_court, "ORG", "NO_MASK")),
             "prosecutor": the(self.local_org(DOCUMENT_TEXTS["names"]["prosecutor"])),
-            "prison": self.org(s.prison), "police": self.org(s.police),
-            "birth": Ent(str(self.tl.current.year - self.rng.randint(19, 62)), "DATETIME", "QUASI",
-                         related=app.key),
+            "prison": self.org(s.prison),
+            "police": self.org(s.police),
+            "birth": Ent(
+                str(self.tl.current.year - self.rng.randint(19, 62)), "DATETIME", "QUASI", related=app.key
+            ),
         }

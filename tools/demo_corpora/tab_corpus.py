@@ -1,4 +1,5 @@
 """The TAB (ECHR) corpus: judgments and admissibility decisions with their annotations."""
+
 from __future__ import annotations
 
 import json
@@ -31,25 +32,38 @@ def build_tab_text(c: Ctx, story: Story, judgment: bool) -> Para:
     aftermath = [c.para(FACTS["aftermath"], d=c.date(20, 200), d2=c.date(30, 200))] if c.chance(0.6) else []
     lodged = c.tl.next(30, 300)
     c.slots.update(
-        lodged=c.date_ent(lodged), allegation=story.allegation.format(**PRONOUNS[c.applicant.female]),
+        lodged=c.date_ent(lodged),
+        allegation=story.allegation.format(**PRONOUNS[c.applicant.female]),
         appno=Ent(f"{c.rng.randint(1000, 59999)}/{lodged.year % 100:02d}", "CODE", "DIRECT"),
-        art=story.articles[0], ngo=Ent(c.pick(WORDS["ngos"]), "ORG", "QUASI"),
+        art=story.articles[0],
+        ngo=Ent(c.pick(WORDS["ngos"]), "ORG", "QUASI"),
         children=count_of(c.rng.randint(1, 4), "child"),
     )
     paras: list[Para] = []
     if judgment:
-        paras += [c.heading(HEADINGS["procedure"]), c.para(PROCEDURE["origin"]), c.para(PROCEDURE["representation"]),
-                  c.para(PROCEDURE["government"])]
+        paras += [
+            c.heading(HEADINGS["procedure"]),
+            c.para(PROCEDURE["origin"]),
+            c.para(PROCEDURE["representation"]),
+            c.para(PROCEDURE["government"]),
+        ]
         if c.chance(0.7):
             paras.append(c.para(PROCEDURE["allegation"]))
         if c.chance(0.6):
-            paras.append(c.para(PROCEDURE["notice"], notice=c.date(100, 900), section=c.pick(WORDS["court_sections"])))
+            paras.append(
+                c.para(PROCEDURE["notice"], notice=c.date(100, 900), section=c.pick(WORDS["court_sections"]))
+            )
         paras.append(c.heading(HEADINGS["facts"]))
         paras += c.maybe_heading(0.7, HEADINGS["circumstances"])
         paras.append(c.para(FACTS["background"]))
     else:
-        paras += [c.heading(HEADINGS["facts"]), c.para(FACTS["decision_introduction"]), c.para(PROCEDURE["government"]),
-                  c.heading(HEADINGS["decision_circumstances"]), c.para(FACTS["decision_summary"])]
+        paras += [
+            c.heading(HEADINGS["facts"]),
+            c.para(FACTS["decision_introduction"]),
+            c.para(PROCEDURE["government"]),
+            c.heading(HEADINGS["decision_circumstances"]),
+            c.para(FACTS["decision_summary"]),
+        ]
     paras += story.facts + aftermath
     if c.chance(0.45):
         paras += [c.heading(HEADINGS["domestic_law"]), story.domestic_law]
@@ -66,17 +80,26 @@ def build_tab_text(c: Ctx, story: Story, judgment: bool) -> Para:
     paras += [complaint, c.para(LAW["government_position"]), c.para(LAW["admissibility"]), story.merits]
     if c.chance(0.5):
         claim = c.rng.randint(5, 90) * 1000
-        paras += [c.heading(HEADINGS["just_satisfaction"]),
-                  c.para(LAW["damages"], claim=c.qty(f"EUR {claim:,}"), award=c.qty(f"EUR {claim // c.rng.randint(2, 6):,}"))]
+        paras += [
+            c.heading(HEADINGS["just_satisfaction"]),
+            c.para(
+                LAW["damages"],
+                claim=c.qty(f"EUR {claim:,}"),
+                award=c.qty(f"EUR {claim // c.rng.randint(2, 6):,}"),
+            ),
+        ]
         if c.chance(0.5):
             costs = c.rng.randint(15, 120) * 100
-            paras.append(c.para(LAW["costs"], costs=c.qty(f"EUR {costs:,}"), award=c.qty(f"EUR {costs // 2:,}")))
+            paras.append(
+                c.para(LAW["costs"], costs=c.qty(f"EUR {costs:,}"), award=c.qty(f"EUR {costs // 2:,}"))
+            )
     return join_paras(paras)
 
 
 # ---------------------------------------------------------------------------
 # Annotations
 # ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Mention:
@@ -92,9 +115,19 @@ class Mention:
 
 def gold_mentions(doc: Para, rng: random.Random) -> list[Mention]:
     """The reference annotation: every rendered entity span, in text order."""
-    return [Mention(s, e, ent.etype, ent.ident, ent.conf, ent.key, ent.related,
-                    rng.choices(("check", "insert", "correct"), (0.8, 0.14, 0.06))[0])
-            for s, e, ent in sorted(doc.spans, key=lambda x: (x[0], x[1]))]
+    return [
+        Mention(
+            s,
+            e,
+            ent.etype,
+            ent.ident,
+            ent.conf,
+            ent.key,
+            ent.related,
+            rng.choices(("check", "insert", "correct"), (0.8, 0.14, 0.06))[0],
+        )
+        for s, e, ent in sorted(doc.spans, key=lambda x: (x[0], x[1]))
+    ]
 
 
 def disagreeing_copy(mentions: list[Mention], rng: random.Random) -> list[Mention]:
@@ -123,12 +156,19 @@ def annotation_json(doc_id: str, text: str, ann_no: int, mentions: list[Mention]
         entity_id = entity_ids.setdefault(m.key, f"{prefix}_e{len(entity_ids) + 1}")
         mention_id = f"{prefix}_em{i}"
         mention_ids_by_key.setdefault(m.key, []).append(mention_id)
-        records.append({
-            "entity_type": m.etype, "entity_mention_id": mention_id,
-            "start_offset": m.start, "end_offset": m.end, "span_text": text[m.start:m.end],
-            "edit_type": m.edit_type, "identifier_type": m.ident, "entity_id": entity_id,
-            "confidential_status": m.conf,
-        })
+        records.append(
+            {
+                "entity_type": m.etype,
+                "entity_mention_id": mention_id,
+                "start_offset": m.start,
+                "end_offset": m.end,
+                "span_text": text[m.start : m.end],
+                "edit_type": m.edit_type,
+                "identifier_type": m.ident,
+                "entity_id": entity_id,
+                "confidential_status": m.conf,
+            }
+        )
     for record, m in zip(records, mentions):
         targets = mention_ids_by_key.get(m.related or "", [])
         if targets and rng.random() < 0.8:
@@ -140,6 +180,7 @@ def annotation_json(doc_id: str, text: str, ann_no: int, mentions: list[Mention]
 # Documents and corpus
 # ---------------------------------------------------------------------------
 
+
 def validate_tab_text(doc: Para) -> bool:
     """Length and paragraph count in range, and a direct identifier both in paragraphs 1-5 and 6-11."""
     paragraphs = doc.text.split("\n\n")
@@ -148,11 +189,15 @@ def validate_tab_text(doc: Para) -> bool:
     starts = [0]
     for p in paragraphs[:-1]:
         starts.append(starts[-1] + len(p) + 2)
-    direct_paras = {sum(1 for st in starts if st <= s) - 1 for s, _, ent in doc.spans if ent.ident == "DIRECT"}
+    direct_paras = {
+        sum(1 for st in starts if st <= s) - 1 for s, _, ent in doc.spans if ent.ident == "DIRECT"
+    }
     return bool(direct_paras & set(range(1, 6))) and bool(direct_paras & set(range(6, 12)))
 
 
-def make_tab_document(rng: random.Random, doc_id: str, split: str, story_fn, state: State, checked: bool) -> dict:
+def make_tab_document(
+    rng: random.Random, doc_id: str, split: str, story_fn, state: State, checked: bool
+) -> dict:
     """Draw documents for one (storyline, state) slot until one satisfies the corpus constraints."""
     while True:
         seed = rng.randrange(2**31)
@@ -176,19 +221,29 @@ def make_tab_document(rng: random.Random, doc_id: str, split: str, story_fn, sta
         "doc_id": doc_id,
         "dataset_type": split,
         "text": text.text,
-        "meta": {"year": year, "legal_branch": branch, "articles": story.articles,
-                 "countries": state.code, "applicant": c.applicant.full},
+        "meta": {
+            "year": year,
+            "legal_branch": branch,
+            "articles": story.articles,
+            "countries": state.code,
+            "applicant": c.applicant.full,
+        },
         "task": f"Task: Annotate the document to anonymise the following person: {c.applicant.full}",
         "quality_checked": [f"annotator{c.rng.choice(annotators)}"] if checked else [],
-        "annotations": {f"annotator{n}": annotation_json(doc_id, text.text, n, m, c.rng)
-                        for n, m in zip(annotators, versions)},
+        "annotations": {
+            f"annotator{n}": annotation_json(doc_id, text.text, n, m, c.rng)
+            for n, m in zip(annotators, versions)
+        },
     }
 
 
 def make_tab_corpus(rng: random.Random) -> dict[str, list[dict]]:
     total = sum(N_TAB_DOCS.values())
     doc_numbers = sorted(rng.sample(range(90001, 99999), total))
-    slots = [(STORYLINES[i % len(STORYLINES)], STATES[(i * 7 + i // len(STATES)) % len(STATES)]) for i in range(total)]
+    slots = [
+        (STORYLINES[i % len(STORYLINES)], STATES[(i * 7 + i // len(STATES)) % len(STATES)])
+        for i in range(total)
+    ]
     rng.shuffle(slots)
     corpus, i = {}, 0
     for split, n in N_TAB_DOCS.items():
@@ -197,7 +252,9 @@ def make_tab_corpus(rng: random.Random) -> dict[str, list[dict]]:
             story_fn, state = slots[i]
             # train: a third quality-checked; dev/test: all but every fourth document
             checked = k % 3 == 0 if split == "train" else k % 4 != 3
-            corpus[split].append(make_tab_document(rng, f"001-{doc_numbers[i]}", split, story_fn, state, checked))
+            corpus[split].append(
+                make_tab_document(rng, f"001-{doc_numbers[i]}", split, story_fn, state, checked)
+            )
             i += 1
     return corpus
 

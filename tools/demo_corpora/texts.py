@@ -1,4 +1,5 @@
 """The YAML files next to this module hold every word the generator writes."""
+
 from __future__ import annotations
 
 from pathlib import Path

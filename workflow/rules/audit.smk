@@ -1,5 +1,5 @@
-# Privacy audit of the synthetic corpora beyond the leak counts (plainsight.evaluation.nearest,
-# membership, released; plainsight.report.audit): results/tables/privacy_audit and its plots.
+# Privacy audit of the synthetic corpora beyond the leak counts (plainsight.audit.nearest,
+# membership, released; plainsight.audit.table): results/tables/privacy_audit and its plots.
 
 
 rule nearest_documents:

@@ -1,6 +1,6 @@
 """Rule `canary_docs`: the fine-tuning set with canaries in it, and the canaries."""
 
-from plainsight.evaluation.canaries import read_canary_settings, write_canaried_docs
+from plainsight.audit.canaries import read_canary_settings, write_canaried_docs
 from plainsight.snakemake_job import RuleJob, run_rule
 
 

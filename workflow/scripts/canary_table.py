@@ -1,6 +1,6 @@
 """Rule `canary_table`: results/tables/canaries.{csv,md}."""
 
-from plainsight.report.canaries import write_canary_table
+from plainsight.audit.canary_table import write_canary_table
 from plainsight.snakemake_job import RuleJob, run_rule
 
 

@@ -8,7 +8,9 @@ from plainsight.snakemake_job import RuleJob, run_rule
 
 
 def main(job: RuleJob) -> None:
-    codes = setting_codes(pd.read_parquet(job.input.docs), pd.read_parquet(job.input.values), job.wildcards.idset)
+    codes = setting_codes(
+        pd.read_parquet(job.input.docs), pd.read_parquet(job.input.values), job.wildcards.idset
+    )
     write_parquet(codes, job.output[0])
 
 

@@ -9,8 +9,9 @@ from plainsight.snakemake_job import RuleJob, run_rule
 
 def main(job: RuleJob) -> None:
     w = job.wildcards
-    text = corpus_examples(pd.read_parquet(job.input[0]), job.params.shown, w.dataset, w.setting, w.idset, w.method,
-                           w.seed)
+    text = corpus_examples(
+        pd.read_parquet(job.input[0]), job.params.shown, w.dataset, w.setting, w.idset, w.method, w.seed
+    )
     write_text(text, job.output[0])
 
 

@@ -8,8 +8,14 @@ from plainsight.snakemake_job import RuleJob, run_rule
 
 
 def main(job: RuleJob) -> None:
-    table = fictional_codes(pd.read_parquet(job.input.codes), pd.read_parquet(job.input.spans), job.input.pools,
-                            int(job.wildcards.seed), job.params.surrogates, job.input.lists)
+    table = fictional_codes(
+        pd.read_parquet(job.input.codes),
+        pd.read_parquet(job.input.spans),
+        job.input.pools,
+        int(job.wildcards.seed),
+        job.params.surrogates,
+        job.input.lists,
+    )
     write_parquet(table, job.output[0])
 
 

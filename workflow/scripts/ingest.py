@@ -6,8 +6,14 @@ from plainsight.snakemake_job import RuleJob, run_rule
 
 def main(job: RuleJob) -> None:
     params = job.params
-    write_dataset(list(job.input), params.dataset, params.on_invalid, params.placeholder_types,
-                  job.output.docs, job.output.spans)
+    write_dataset(
+        list(job.input),
+        params.dataset,
+        params.on_invalid,
+        params.placeholder_types,
+        job.output.docs,
+        job.output.spans,
+    )
 
 
 run_rule(main)

@@ -3,7 +3,12 @@
 import pandas as pd
 
 from plainsight.report.tables import load_table_specs
-from plainsight.report.utility_table import markdown_utility_table, utility_notes, utility_table, write_utility_table
+from plainsight.report.utility_table import (
+    markdown_utility_table,
+    utility_notes,
+    utility_table,
+    write_utility_table,
+)
 from plainsight.snakemake_job import RuleJob, run_rule
 
 
@@ -11,8 +16,12 @@ def main(job: RuleJob) -> None:
     methods = load_table_specs(job.input.paper)["methods"]
     measures = pd.concat([pd.read_parquet(path) for path in job.input.measures], ignore_index=True)
     table = utility_table(measures, {key: name for key, name in methods.items() if key in job.params.methods})
-    write_utility_table(table, markdown_utility_table(table, utility_notes(job.params.classifier)),
-                        job.output.csv, job.output.markdown)
+    write_utility_table(
+        table,
+        markdown_utility_table(table, utility_notes(job.params.classifier)),
+        job.output.csv,
+        job.output.markdown,
+    )
 
 
 run_rule(main)

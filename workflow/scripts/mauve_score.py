@@ -8,8 +8,13 @@ from plainsight.snakemake_job import RuleJob, run_rule
 
 
 def main(job: RuleJob) -> None:
-    record = mauve_record(pd.read_parquet(job.input.texts), pd.read_parquet(job.input.docs), job.params.mauve,
-                          job.params.placement, job.threads)
+    record = mauve_record(
+        pd.read_parquet(job.input.texts),
+        pd.read_parquet(job.input.docs),
+        job.params.mauve,
+        job.params.placement,
+        job.threads,
+    )
     write_json(record, job.output[0])
 
 

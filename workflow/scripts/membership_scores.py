@@ -4,7 +4,7 @@ import pandas as pd
 import torch
 
 from plainsight.data.segments import segment_texts
-from plainsight.evaluation.membership import ScoringSettings, membership_scores
+from plainsight.audit.membership import ScoringSettings, membership_scores
 from plainsight.io import write_parquet
 from plainsight.models import load_model, resolve_placement
 from plainsight.snakemake_job import RuleJob, run_rule
@@ -15,9 +15,16 @@ def main(job: RuleJob) -> None:
     params = job.params
     model, tokenizer = load_model(params.model, *resolve_placement(params.placement))
     settings = ScoringSettings(params.max_length, params.batch_size, params.min_k)
-    scores = membership_scores(model, tokenizer, dict(zip(params.methods, job.input.adapters)),
-                               pd.read_parquet(job.input.codes), segment_texts(pd.read_parquet(job.input.docs)),
-                               settings, job.seed, codes_file=job.input.codes)
+    scores = membership_scores(
+        model,
+        tokenizer,
+        dict(zip(params.methods, job.input.adapters)),
+        pd.read_parquet(job.input.codes),
+        segment_texts(pd.read_parquet(job.input.docs)),
+        settings,
+        job.seed,
+        codes_file=job.input.codes,
+    )
     write_parquet(scores, job.output[0])
 
 

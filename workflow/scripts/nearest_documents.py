@@ -3,8 +3,8 @@
 import pandas as pd
 import torch
 
-from plainsight.evaluation.mauve_score import MauveSettings
-from plainsight.evaluation.nearest import nearest_documents
+from plainsight.evaluation.features import FeatureSettings
+from plainsight.audit.nearest import nearest_documents
 from plainsight.io import write_parquet
 from plainsight.models import resolve_placement
 from plainsight.snakemake_job import RuleJob, run_rule
@@ -13,9 +13,13 @@ from plainsight.snakemake_job import RuleJob, run_rule
 def main(job: RuleJob) -> None:
     torch.set_num_threads(job.threads)
     device, dtype = resolve_placement(job.params.placement)
-    nearest = nearest_documents(pd.read_parquet(job.input.corpus), pd.read_parquet(job.input.codes),
-                                pd.read_parquet(job.input.docs), MauveSettings(device=device, dtype=dtype),
-                                codes_file=job.input.codes)
+    nearest = nearest_documents(
+        pd.read_parquet(job.input.corpus),
+        pd.read_parquet(job.input.codes),
+        pd.read_parquet(job.input.docs),
+        FeatureSettings(device=device, dtype=dtype),
+        codes_file=job.input.codes,
+    )
     write_parquet(nearest, job.output[0])
 
 

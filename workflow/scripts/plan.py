@@ -5,7 +5,9 @@ from plainsight.snakemake_job import run_rule
 
 
 def main(job):
-    write_plan(job.config, job.params.snakefile, job.params.target, job.output[0], job.params.snakemake_python)
+    write_plan(
+        job.config, job.params.snakefile, job.params.target, job.output[0], job.params.snakemake_python
+    )
 
 
 run_rule(main)

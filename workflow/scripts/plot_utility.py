@@ -10,9 +10,14 @@ from plainsight.snakemake_job import RuleJob, run_rule
 def main(job: RuleJob) -> None:
     methods = load_table_specs(job.input.paper)["methods"]
     corpora = [pd.read_parquet(path) for path in job.input.corpora]
-    utility_plots(pd.read_parquet(job.input.measures), pd.read_parquet(job.input.docs), corpora,
-                  {key: name for key, name in methods.items() if key in job.params.methods},
-                  job.output.lengths, job.output.downstream)
+    utility_plots(
+        pd.read_parquet(job.input.measures),
+        pd.read_parquet(job.input.docs),
+        corpora,
+        {key: name for key, name in methods.items() if key in job.params.methods},
+        job.output.lengths,
+        job.output.downstream,
+    )
 
 
 run_rule(main)

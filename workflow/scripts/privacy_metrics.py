@@ -12,8 +12,12 @@ log = logging.getLogger("plainsight")
 
 
 def main(job: RuleJob) -> None:
-    frames = [pd.read_parquet(path) for path in (job.input.corpus, job.input.docs, job.input.spans, job.input.codes)]
-    per_generation, summary = run_privacy_metrics(job.method, *frames, job.wildcards.idset, job.params.metrics)
+    frames = [
+        pd.read_parquet(path) for path in (job.input.corpus, job.input.docs, job.input.spans, job.input.codes)
+    ]
+    per_generation, summary = run_privacy_metrics(
+        job.method, *frames, job.wildcards.idset, job.params.metrics
+    )
     log.info("summary:\n%s", summary.to_string(index=False))
     write_parquet(per_generation, job.output.generations)
     write_parquet(summary, job.output.summary)

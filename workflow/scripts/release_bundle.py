@@ -9,20 +9,42 @@ from plainsight.io import read_json
 from plainsight.report.release import ReleaseRun, evidence_tables, write_release
 from plainsight.snakemake_job import RuleJob, run_rule
 
-GENERATION_SETTINGS = ("generations_per_segment", "context_documents", "max_new_tokens", "temperature", "top_p",
-                       "blocking", "max_regenerations")
+GENERATION_SETTINGS = (
+    "generations_per_segment",
+    "context_documents",
+    "max_new_tokens",
+    "temperature",
+    "top_p",
+    "blocking",
+    "max_regenerations",
+)
 
 
 def main(job: RuleJob) -> None:
     w = job.wildcards
-    run = ReleaseRun(w.dataset, w.setting, w.idset, w.method, job.params.model,
-                     {key: job.params.generation[key] for key in GENERATION_SETTINGS}, job.params.drop_leaking)
+    run = ReleaseRun(
+        w.dataset,
+        w.setting,
+        w.idset,
+        w.method,
+        job.params.model,
+        {key: job.params.generation[key] for key in GENERATION_SETTINGS},
+        job.params.drop_leaking,
+    )
     run = replace(run, evidence=evidence_tables(run, job.input.audit, job.input.utility, job.input.comments))
-    frames = {name: pd.concat([pd.read_parquet(p) for p in job.input[name]], ignore_index=True)
-              for name in ("corpora", "metrics", "summaries")}
-    write_release(run, frames, pd.read_parquet(job.input.spans), pd.read_parquet(job.input.codes),
-                  [read_json(Path(adapter) / "training.json") for adapter in job.input.dp_adapters],
-                  job.output.bundle, job.output.datasheet)
+    frames = {
+        name: pd.concat([pd.read_parquet(p) for p in job.input[name]], ignore_index=True)
+        for name in ("corpora", "metrics", "summaries")
+    }
+    write_release(
+        run,
+        frames,
+        pd.read_parquet(job.input.spans),
+        pd.read_parquet(job.input.codes),
+        [read_json(Path(adapter) / "training.json") for adapter in job.input.dp_adapters],
+        job.output.bundle,
+        job.output.datasheet,
+    )
 
 
 run_rule(main)

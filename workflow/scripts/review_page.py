@@ -11,12 +11,22 @@ from plainsight.snakemake_job import RuleJob, run_rule
 
 def main(job: RuleJob) -> None:
     w = job.wildcards
-    runs = [ReviewRun(method, int(seed), Path(corpus), Path(metrics), Path(nearest))
-            for (method, seed), corpus, metrics, nearest
-            in zip(job.params.runs, job.input.corpora, job.input.metrics, job.input.nearest)]
-    build_review_site(ReviewSubject(w.dataset, w.setting, w.idset), runs, pd.read_parquet(job.input.docs),
-                      pd.read_parquet(job.input.spans), load_table_specs(job.input.paper)["methods"],
-                      job.params.partial_leak_min_letters, Path(job.output.index), Path(job.output.data))
+    runs = [
+        ReviewRun(method, int(seed), Path(corpus), Path(metrics), Path(nearest))
+        for (method, seed), corpus, metrics, nearest in zip(
+            job.params.runs, job.input.corpora, job.input.metrics, job.input.nearest
+        )
+    ]
+    build_review_site(
+        ReviewSubject(w.dataset, w.setting, w.idset),
+        runs,
+        pd.read_parquet(job.input.docs),
+        pd.read_parquet(job.input.spans),
+        load_table_specs(job.input.paper)["methods"],
+        job.params.partial_leak_min_letters,
+        Path(job.output.index),
+        Path(job.output.data),
+    )
 
 
 run_rule(main)

@@ -10,11 +10,22 @@ from plainsight.training.checkpoints import Checkpoints
 def main(job: RuleJob) -> None:
     # How often to checkpoint decides nothing about the adapter: read from the config, not the params.
     every = job.config["prefix_tuning"]["checkpoint_every_steps"]
-    train_method_adapter(AdapterJob(
-        method=job.method, seed=job.seed, training=job.params.training, docs=Path(job.input.docs),
-        spans=Path(job.input.spans), codes=Path(job.input.codes), pools=Path(job.input.pools),
-        model=job.params.model, placement=job.params.placement, output=Path(job.output[0]),
-        checkpoints=Checkpoints(Path(job.params.checkpoints), every, job.method), threads=job.threads))
+    train_method_adapter(
+        AdapterJob(
+            method=job.method,
+            seed=job.seed,
+            training=job.params.training,
+            docs=Path(job.input.docs),
+            spans=Path(job.input.spans),
+            codes=Path(job.input.codes),
+            pools=Path(job.input.pools),
+            model=job.params.model,
+            placement=job.params.placement,
+            output=Path(job.output[0]),
+            checkpoints=Checkpoints(Path(job.params.checkpoints), every, job.method),
+            threads=job.threads,
+        )
+    )
 
 
 run_rule(main)

@@ -7,8 +7,9 @@ from plainsight.snakemake_job import RuleJob, run_rule
 
 def main(job: RuleJob) -> None:
     w = job.wildcards
-    record = utility_record(w.method, int(w.seed), w.setting, read_json(job.input.perplexity),
-                            read_json(job.input.mauve))
+    record = utility_record(
+        w.method, int(w.seed), w.setting, read_json(job.input.perplexity), read_json(job.input.mauve)
+    )
     write_json(record, job.output[0])
 
 

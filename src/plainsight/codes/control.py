@@ -8,7 +8,7 @@ An entity list is a list of (type, value) pairs; the text form is derived from i
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import pandas as pd
 
@@ -56,13 +56,22 @@ def codes_table(docs: pd.DataFrame, detected: pd.DataFrame) -> pd.DataFrame:
     from gold spans or from a detector; segments without any value get an empty code.
     """
     ordered = detected.sort_values(["doc_id", "segment", "start"], kind="stable")
-    grouped = {key: build_entities(zip(g["entity_type"], g["text"]))
-               for key, g in ordered.groupby(["doc_id", "segment"], sort=False)}
+    grouped = {
+        key: build_entities(zip(g["entity_type"], g["text"]))
+        for key, g in ordered.groupby(["doc_id", "segment"], sort=False)
+    }
     rows = []
     for doc in docs.itertuples(index=False):
         entities = grouped.get((doc.doc_id, doc.segment), [])
-        rows.append({"doc_id": doc.doc_id, "segment": doc.segment, "split": doc.split,
-                     "code": format_code(entities), "entities": entities_to_records(entities)})
+        rows.append(
+            {
+                "doc_id": doc.doc_id,
+                "segment": doc.segment,
+                "split": doc.split,
+                "code": format_code(entities),
+                "entities": entities_to_records(entities),
+            }
+        )
     return pd.DataFrame(rows, columns=["doc_id", "segment", "split", "code", "entities"])
 
 

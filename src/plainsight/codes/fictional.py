@@ -22,20 +22,34 @@ from __future__ import annotations
 import calendar
 import logging
 import random
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import pandas as pd
 import yaml
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from plainsight.codes.control import Entities, entities_to_records, format_code, records_to_entities, type_counts
+from plainsight.codes.control import (
+    Entities,
+    entities_to_records,
+    format_code,
+    records_to_entities,
+    type_counts,
+)
 from plainsight.entities import ENTITY_TYPES, IDENTIFIER_SETS
 from plainsight.errors import InputError
-from plainsight.matching import (CODE_DIGITS_FOR_A_CHANGE, NearMatcher, allowed_edits, fold, folded_words,
-                                 name_words, unique_values)
+from plainsight.matching import (
+    CODE_DIGITS_FOR_A_CHANGE,
+    NearMatcher,
+    allowed_edits,
+    fold,
+    folded_words,
+    name_words,
+    unique_values,
+)
 from plainsight.rng import stable_rng
 
 log = logging.getLogger(__name__)
@@ -76,24 +90,29 @@ class RealValues:
         folded = fold(value)
         edits = allowed_edits(sum(char.isalpha() for char in folded))
         # candidates within the letter edits and one digit; then letters and digits are judged apart
-        candidates = process.extract(folded, self._folded, scorer=Levenshtein.distance, score_cutoff=edits + 1,
-                                     limit=None)
+        candidates = process.extract(
+            folded, self._folded, scorer=Levenshtein.distance, score_cutoff=edits + 1, limit=None
+        )
         return any(_near_variant(folded, candidate) for candidate, _, _ in candidates)
 
     def held_in(self, value: str) -> bool:
         """Whether a real value occurs in `value` as whole words ("2004" in "15 October 2004")."""
         words = folded_words(value)
-        return any(tuple(words[start:start + size]) in self._word_runs
-                   for size in range(1, min(self._longest, len(words)) + 1)
-                   for start in range(len(words) - size + 1))
+        return any(
+            tuple(words[start : start + size]) in self._word_runs
+            for size in range(1, min(self._longest, len(words)) + 1)
+            for start in range(len(words) - size + 1)
+        )
 
 
 def _near_variant(a: str, b: str) -> bool:
     """Two folded values: letters within the allowed edits, digits equal or one changed in five or more."""
     digits_a, digits_b = [c for c in a if c.isdigit()], [c for c in b if c.isdigit()]
     letters_a, letters_b = "".join(c for c in a if c.isalpha()), "".join(c for c in b if c.isalpha())
-    digits_near = digits_a == digits_b or (len(digits_a) == len(digits_b) >= CODE_DIGITS_FOR_A_CHANGE
-                                           and sum(x != y for x, y in zip(digits_a, digits_b)) <= 1)
+    digits_near = digits_a == digits_b or (
+        len(digits_a) == len(digits_b) >= CODE_DIGITS_FOR_A_CHANGE
+        and sum(x != y for x, y in zip(digits_a, digits_b)) <= 1
+    )
     return digits_near and Levenshtein.distance(letters_a, letters_b) <= allowed_edits(len(letters_a))
 
 
@@ -103,15 +122,15 @@ class FictionalPools:
     real: RealValues | None = None  # drawn values that hold one of these are drawn again
 
     @classmethod
-    def from_yaml(cls, path: str | Path) -> "FictionalPools":
+    def from_yaml(cls, path: str | Path) -> FictionalPools:
         return cls(yaml.safe_load(Path(path).read_text(encoding="utf-8")))
 
     @classmethod
-    def for_corpus(cls, path: str | Path, spans: pd.DataFrame, codes: pd.DataFrame) -> "FictionalPools":
+    def for_corpus(cls, path: str | Path, spans: pd.DataFrame, codes: pd.DataFrame) -> FictionalPools:
         """The pools at `path`, without what looks like a private value of the corpus of `spans` and `codes`."""
         return cls.from_yaml(path).excluding(corpus_real_values(spans, codes), path)
 
-    def excluding(self, real: RealValues, path: str | Path = "fictional pools") -> "FictionalPools":
+    def excluding(self, real: RealValues, path: str | Path = "fictional pools") -> FictionalPools:
         """These pools without the entries that look like a real value; drawn values checked as well.
 
         Entries keep their order, so pools that lose nothing draw exactly what they drew before.
@@ -119,9 +138,14 @@ class FictionalPools:
         entries = [entry for pool in self.pools.values() for entry in _string_entries(pool)]
         found = real.entries_found(entries)
         if found:
-            log.info("left out %d pool entries that look like real private values: %s", len(found),
-                     ", ".join(sorted(found)))
-        return FictionalPools(_titles_as_in_corpus(_without(self.pools, found, path, ""), real.person_values), real)
+            log.info(
+                "left out %d pool entries that look like real private values: %s",
+                len(found),
+                ", ".join(sorted(found)),
+            )
+        return FictionalPools(
+            _titles_as_in_corpus(_without(self.pools, found, path, ""), real.person_values), real
+        )
 
     def draw(self, entity_type: str, rng: random.Random) -> str:
         return _DRAWERS[entity_type](self.pools[entity_type], rng)
@@ -155,8 +179,11 @@ def _titles_as_in_corpus(pools: dict[str, Any], person_values: list[str]) -> dic
     share = titled_share(person_values, [*person["titles"], *person.get("recognised_titles", [])])
     if share >= 0.5:
         return pools
-    log.info("fictional names carry no title: %.0f%% of the corpus's %d real names have one", 100 * share,
-             len(person_values))
+    log.info(
+        "fictional names carry no title: %.0f%% of the corpus's %d real names have one",
+        100 * share,
+        len(person_values),
+    )
     return {**pools, "PERSON": {**person, "titles": []}}
 
 
@@ -171,11 +198,15 @@ def _string_entries(pool: Any) -> list[str]:
 def _without(pool: Any, found: set[str], path: str | Path, record: str) -> Any:
     """`pool` with the `found` entries removed from its lists; an emptied list is an error."""
     if isinstance(pool, dict):
-        return {key: _without(value, found, path, f"{record}.{key}".lstrip(".")) for key, value in pool.items()}
+        return {
+            key: _without(value, found, path, f"{record}.{key}".lstrip(".")) for key, value in pool.items()
+        }
     if isinstance(pool, list) and any(isinstance(entry, str) for entry in pool):
         kept = [entry for entry in pool if entry not in found]
         if not kept:
-            raise InputError(path, record, "every entry of this pool looks like a real private value of the corpus")
+            raise InputError(
+                path, record, "every entry of this pool looks like a real private value of the corpus"
+            )
         return kept
     return pool
 
@@ -210,7 +241,12 @@ def _org(pool: list, rng: random.Random) -> str:
 def _dem(pool: dict, rng: random.Random) -> str:
     age = rng.randint(pool["min_age"], pool["max_age"])
     job = rng.choice(pool["jobs"])
-    forms = [f"{age}-year-old {job}", f"{rng.choice(pool['heritages'])} descent", job.capitalize(), f"{age}-year-old"]
+    forms = [
+        f"{age}-year-old {job}",
+        f"{rng.choice(pool['heritages'])} descent",
+        job.capitalize(),
+        f"{age}-year-old",
+    ]
     return rng.choice(forms)
 
 
@@ -222,8 +258,13 @@ def _quantity(pool: dict, rng: random.Random) -> str:
 
 
 _DRAWERS: dict[str, Callable[[Any, random.Random], str]] = {
-    "PERSON": _person, "CODE": _code, "DATETIME": _datetime, "LOC": _loc,
-    "ORG": _org, "DEM": _dem, "QUANTITY": _quantity,
+    "PERSON": _person,
+    "CODE": _code,
+    "DATETIME": _datetime,
+    "LOC": _loc,
+    "ORG": _org,
+    "DEM": _dem,
+    "QUANTITY": _quantity,
 }
 
 
@@ -241,8 +282,12 @@ def fictional_entities(counts: dict[str, int], pools: FictionalPools, rng: rando
             if len(values) == counts[entity_type]:
                 break
         if len(values) < counts[entity_type]:
-            log.warning("only %d distinct fictional %s values for a code with %d", len(values), entity_type,
-                        counts[entity_type])
+            log.warning(
+                "only %d distinct fictional %s values for a code with %d",
+                len(values),
+                entity_type,
+                counts[entity_type],
+            )
         entities.extend((entity_type, v) for v in values)
     return entities
 
@@ -258,6 +303,14 @@ def fictional_codes_table(codes: pd.DataFrame, draw: Drawer, seed: int) -> pd.Da
     rows = []
     for row in codes.itertuples(index=False):
         entities = draw(records_to_entities(row.entities), stable_rng(seed, row.doc_id, row.segment))
-        rows.append({"doc_id": row.doc_id, "segment": row.segment, "split": row.split, "seed": seed,
-                     "code": format_code(entities), "entities": entities_to_records(entities)})
+        rows.append(
+            {
+                "doc_id": row.doc_id,
+                "segment": row.segment,
+                "split": row.split,
+                "seed": seed,
+                "code": format_code(entities),
+                "entities": entities_to_records(entities),
+            }
+        )
     return pd.DataFrame(rows, columns=["doc_id", "segment", "split", "seed", "code", "entities"])

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
 import yaml
@@ -29,10 +29,13 @@ class EntityMap:
     patterns: tuple[dict, ...]
 
     @classmethod
-    def from_yaml(cls, path: str | Path) -> "EntityMap":
+    def from_yaml(cls, path: str | Path) -> EntityMap:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        return cls(data["spacy_labels"], {k: tuple(v) for k, v in data["presidio_to_tab"].items()},
-                   tuple(data.get("patterns", [])))
+        return cls(
+            data["spacy_labels"],
+            {k: tuple(v) for k, v in data["presidio_to_tab"].items()},
+            tuple(data.get("patterns", [])),
+        )
 
 
 def resolve_overlaps(detections: Iterable[Detection]) -> list[Detection]:
@@ -51,8 +54,10 @@ def extra_patterns(entity_map: EntityMap, names: Sequence[str]) -> list[dict]:
     known = {spec["name"]: spec for spec in entity_map.patterns}
     unknown = [name for name in names if name not in known]
     if unknown:
-        raise ValueError(f"unknown Presidio recognizer(s) {', '.join(unknown)} in codes.presidio.extra_recognizers: "
-                         f"known are {', '.join(known) or 'none'}")
+        raise ValueError(
+            f"unknown Presidio recognizer(s) {', '.join(unknown)} in codes.presidio.extra_recognizers: "
+            f"known are {', '.join(known) or 'none'}"
+        )
     return [known[name] for name in names]
 
 
@@ -84,8 +89,13 @@ def build_analyzer(spacy_model: str, entity_map: EntityMap, extra_recognizers: S
     return AnalyzerEngine(nlp_engine=nlp_engine, registry=registry, supported_languages=["en"])
 
 
-def detect_spans(docs: pd.DataFrame, analyzer, entity_map: EntityMap, score_threshold: float,
-                 progress: Iterable | None = None) -> pd.DataFrame:
+def detect_spans(
+    docs: pd.DataFrame,
+    analyzer,
+    entity_map: EntityMap,
+    score_threshold: float,
+    progress: Iterable | None = None,
+) -> pd.DataFrame:
     """Detected values per segment, mapped to TAB categories and identifier types."""
     rows, ignored = [], Counter()
     for doc in progress if progress is not None else docs.itertuples(index=False):
@@ -97,14 +107,23 @@ def detect_spans(docs: pd.DataFrame, analyzer, entity_map: EntityMap, score_thre
                 ignored[detection.presidio_type] += 1
                 continue
             entity_type, identifier_type = mapped
-            rows.append({"doc_id": doc.doc_id, "segment": doc.segment, "start": detection.start,
-                         "end": detection.end, "text": doc.text[detection.start:detection.end],
-                         "entity_type": entity_type, "identifier_type": identifier_type,
-                         "score": detection.score})
+            rows.append(
+                {
+                    "doc_id": doc.doc_id,
+                    "segment": doc.segment,
+                    "start": detection.start,
+                    "end": detection.end,
+                    "text": doc.text[detection.start : detection.end],
+                    "entity_type": entity_type,
+                    "identifier_type": identifier_type,
+                    "score": detection.score,
+                }
+            )
     if ignored:
         log.info("ignored Presidio types without a TAB category: %s", dict(ignored))
-    return pd.DataFrame(rows, columns=["doc_id", "segment", "start", "end", "text", "entity_type",
-                                       "identifier_type", "score"])
+    return pd.DataFrame(
+        rows, columns=["doc_id", "segment", "start", "end", "text", "entity_type", "identifier_type", "score"]
+    )
 
 
 def detect_corpus(docs: pd.DataFrame, entity_map_path: str | Path, settings: Mapping) -> pd.DataFrame:

@@ -17,28 +17,44 @@ import calendar
 import logging
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 import yaml
 
 from plainsight.codes.control import Entities
-from plainsight.codes.fictional import (EXCLUDED_TYPES, Drawer, FictionalPools, RealValues, corpus_real_values,
-                                        fictional_codes_table, pool_drawer)
+from plainsight.codes.fictional import (
+    EXCLUDED_TYPES,
+    Drawer,
+    FictionalPools,
+    RealValues,
+    corpus_real_values,
+    fictional_codes_table,
+    pool_drawer,
+)
 
 log = logging.getLogger(__name__)
 _MAX_DRAWS = 50
 
 _MONTHS = "|".join(calendar.month_name[1:])
 _DATE_SHAPES: list[tuple[re.Pattern, Callable[[re.Match, date], str]]] = [
-    (re.compile(rf"^(\d{{1,2}}) ({_MONTHS}) (\d{{4}})$"), lambda m, d: f"{_day(m[1], d)} {_month(d)} {d.year}"),
-    (re.compile(rf"^({_MONTHS}) (\d{{1,2}}), (\d{{4}})$"), lambda m, d: f"{_month(d)} {_day(m[2], d)}, {d.year}"),
+    (
+        re.compile(rf"^(\d{{1,2}}) ({_MONTHS}) (\d{{4}})$"),
+        lambda m, d: f"{_day(m[1], d)} {_month(d)} {d.year}",
+    ),
+    (
+        re.compile(rf"^({_MONTHS}) (\d{{1,2}}), (\d{{4}})$"),
+        lambda m, d: f"{_month(d)} {_day(m[2], d)}, {d.year}",
+    ),
     (re.compile(r"^(\d{4})-(\d{2})-(\d{2})$"), lambda m, d: d.isoformat()),
-    (re.compile(r"^(\d{1,2})([./])(\d{1,2})\2(\d{4})$"),
-     lambda m, d: f"{_day(m[1], d)}{m[2]}{d.month:0{len(m[3])}d}{m[2]}{d.year}"),
+    (
+        re.compile(r"^(\d{1,2})([./])(\d{1,2})\2(\d{4})$"),
+        lambda m, d: f"{_day(m[1], d)}{m[2]}{d.month:0{len(m[3])}d}{m[2]}{d.year}",
+    ),
     (re.compile(rf"^({_MONTHS}) (\d{{4}})$"), lambda m, d: f"{_month(d)} {d.year}"),
     (re.compile(r"^(\d{4})$"), lambda m, d: str(d.year)),
 ]
@@ -59,11 +75,11 @@ class SurrogateLists:
     countries: frozenset[str] = frozenset()  # every listed country, casefolded, for recognising one
 
     @classmethod
-    def from_yaml(cls, path: str | Path) -> "SurrogateLists":
+    def from_yaml(cls, path: str | Path) -> SurrogateLists:
         lists = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
         return cls(lists, None, frozenset(c.casefold() for c in lists["LOC"]["countries"]))
 
-    def excluding(self, real: RealValues) -> "SurrogateLists":
+    def excluding(self, real: RealValues) -> SurrogateLists:
         """These lists without entries that look like a real value; composed values checked as well."""
         return SurrogateLists(_without(self.lists, real), real, self.countries)
 
@@ -98,7 +114,7 @@ def _shaped_word(word: str, rng: random.Random, letters: bool) -> str:
     # A code's leading letters are its scheme ("SC-10442", "AB-1234-x"), shared by every code of the corpus.
     prefix = re.match(r"[A-Za-z]*", word).group(0)
     out = [prefix]
-    for index, char in enumerate(word[len(prefix):], start=len(prefix)):
+    for index, char in enumerate(word[len(prefix) :], start=len(prefix)):
         leading = index == 0 or not word[index - 1].isdigit()
         if char.isdigit():
             out.append(str(rng.randint(0 if char == "0" or not leading else 1, 9)))
@@ -131,12 +147,16 @@ def _person(value: str, lists: SurrogateLists, rng: random.Random) -> str | None
     words = value.split()
     titles = {title.casefold() for title in pool["titles"]}
     title = words[:1] if words and words[0].rstrip(".").casefold() in titles else []
-    names = words[len(title):]
+    names = words[len(title) :]
     if not names:
         return None
     genders = {title.casefold(): gender for title, gender in pool["title_genders"].items()}
     gender = genders.get(title[0].rstrip(".").casefold()) if title else None
-    given = pool["given_names"][gender] if gender else [*pool["given_names"]["female"], *pool["given_names"]["male"]]
+    given = (
+        pool["given_names"][gender]
+        if gender
+        else [*pool["given_names"]["female"], *pool["given_names"]["male"]]
+    )
     drawn = [_given(word, given, rng) for word in names[:-1]]
     surname = "-".join(rng.choice(pool["surnames"]) for _ in names[-1].split("-"))
     out = [*title, *drawn, surname]
@@ -175,12 +195,19 @@ def _digits_only(value: str, lists: SurrogateLists, rng: random.Random) -> str |
 
 
 _SHAPERS: dict[str, Callable[[str, SurrogateLists, random.Random], str | None]] = {
-    "PERSON": _person, "CODE": _code, "DATETIME": _date, "LOC": _loc, "ORG": _org,
-    "DEM": _digits_only, "QUANTITY": _digits_only,
+    "PERSON": _person,
+    "CODE": _code,
+    "DATETIME": _date,
+    "LOC": _loc,
+    "ORG": _org,
+    "DEM": _digits_only,
+    "QUANTITY": _digits_only,
 }
 
 
-def shaped_entities(real: Entities, pools: FictionalPools, lists: SurrogateLists, rng: random.Random) -> Entities:
+def shaped_entities(
+    real: Entities, pools: FictionalPools, lists: SurrogateLists, rng: random.Random
+) -> Entities:
     """One distinct fictional value per real value (MISC left out), each in its real value's shape."""
     entities: Entities = []
     for entity_type, value in real:
@@ -192,7 +219,9 @@ def shaped_entities(real: Entities, pools: FictionalPools, lists: SurrogateLists
                 entities.append((entity_type, drawn))
                 break
         else:
-            log.warning("no fictional %s value in the shape of a real one after %d draws", entity_type, _MAX_DRAWS)
+            log.warning(
+                "no fictional %s value in the shape of a real one after %d draws", entity_type, _MAX_DRAWS
+            )
     return entities
 
 
@@ -201,8 +230,13 @@ def surrogate_drawer(pools: FictionalPools, lists: SurrogateLists) -> Drawer:
     return lambda real, rng: shaped_entities(real, pools, lists, rng)
 
 
-def fictional_drawer(codes: pd.DataFrame, spans: pd.DataFrame, pools_path: str | Path, surrogates: str = "paper",
-                     lists_path: str | Path | None = None) -> Drawer:
+def fictional_drawer(
+    codes: pd.DataFrame,
+    spans: pd.DataFrame,
+    pools_path: str | Path,
+    surrogates: str = "paper",
+    lists_path: str | Path | None = None,
+) -> Drawer:
     """How the corpus's fictional values are drawn (`codes.surrogates`): from the paper's pools, or
     (`format_preserving`) in the shape of each real value; either way nothing that looks like a
     real private value of the corpus."""
@@ -215,8 +249,14 @@ def fictional_drawer(codes: pd.DataFrame, spans: pd.DataFrame, pools_path: str |
     return surrogate_drawer(pools, SurrogateLists.from_yaml(lists_path).excluding(real))
 
 
-def fictional_codes(codes: pd.DataFrame, spans: pd.DataFrame, pools_path: str | Path, seed: int,
-                    surrogates: str = "paper", lists_path: str | Path | None = None) -> pd.DataFrame:
+def fictional_codes(
+    codes: pd.DataFrame,
+    spans: pd.DataFrame,
+    pools_path: str | Path,
+    seed: int,
+    surrogates: str = "paper",
+    lists_path: str | Path | None = None,
+) -> pd.DataFrame:
     """The fictional codes of one seed, drawn as `fictional_drawer` says."""
     draw = fictional_drawer(codes, spans, pools_path, surrogates, lists_path)
     return fictional_codes_table(codes, draw, seed)

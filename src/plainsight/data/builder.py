@@ -11,8 +11,8 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 import pyarrow as pa
@@ -27,7 +27,12 @@ from plainsight.io import atomic_path
 log = logging.getLogger(__name__)
 
 BATCH_ROWS = 2048
-_TYPED_COLUMNS = {"segment": pa.int64(), "start": pa.int64(), "end": pa.int64(), "labels": pa.list_(pa.string())}
+_TYPED_COLUMNS = {
+    "segment": pa.int64(),
+    "start": pa.int64(),
+    "end": pa.int64(),
+    "labels": pa.list_(pa.string()),
+}
 DOCS_SCHEMA = pa.schema([(name, _TYPED_COLUMNS.get(name, pa.string())) for name in DOC_COLUMNS])
 SPANS_SCHEMA = pa.schema([(name, _TYPED_COLUMNS.get(name, pa.string())) for name in SPAN_COLUMNS])
 
@@ -66,7 +71,9 @@ class _Rows:
 class CorpusBuilder:
     """Collects documents, segments them, and yields (or writes) the docs and spans tables."""
 
-    def __init__(self, ranges: list[tuple[int, int]], policy: ProblemPolicy, paragraph_break: str = "blank_line"):
+    def __init__(
+        self, ranges: list[tuple[int, int]], policy: ProblemPolicy, paragraph_break: str = "blank_line"
+    ):
         self.ranges = [tuple(r) for r in ranges]
         self.policy = policy
         self.paragraph_break = paragraph_break
@@ -76,8 +83,18 @@ class CorpusBuilder:
         self.split_documents: Counter = Counter()
         self._seen: set[str] = set()
 
-    def add(self, path: str | Path, doc_id: str, split: str, text: str, annotator: str, spans: list[Span],
-            unit_id: str, labels: Sequence[str] = (), group: str | None = None) -> None:
+    def add(
+        self,
+        path: str | Path,
+        doc_id: str,
+        split: str,
+        text: str,
+        annotator: str,
+        spans: list[Span],
+        unit_id: str,
+        labels: Sequence[str] = (),
+        group: str | None = None,
+    ) -> None:
         """Segment one document; `unit_id` is its privacy unit (its own id, or its patient's).
 
         `labels` (the downstream task's classes) and `group` (a subgroup such as a country or a
@@ -98,13 +115,33 @@ class CorpusBuilder:
             return
         for segment in segment_document(text, spans, self.ranges, self.paragraph_break):
             self.counts["crossing spans dropped"] += segment.crossing_spans
-            self.docs.append({"doc_id": doc_id, "split": split, "segment": segment.index, "text": segment.text,
-                              "annotator": annotator, "unit_id": unit_id, "labels": list(labels), "group": group})
+            self.docs.append(
+                {
+                    "doc_id": doc_id,
+                    "split": split,
+                    "segment": segment.index,
+                    "text": segment.text,
+                    "annotator": annotator,
+                    "unit_id": unit_id,
+                    "labels": list(labels),
+                    "group": group,
+                }
+            )
             for span in segment.spans:
-                self.spans.append({"doc_id": doc_id, "segment": segment.index, "start": span.start,
-                                   "end": span.end, "text": span.text, "entity_type": span.entity_type,
-                                   "identifier_type": span.identifier_type, "entity_id": span.entity_id,
-                                   "mention_id": span.mention_id, "raw_label": span.raw_label})
+                self.spans.append(
+                    {
+                        "doc_id": doc_id,
+                        "segment": segment.index,
+                        "start": span.start,
+                        "end": span.end,
+                        "text": span.text,
+                        "entity_type": span.entity_type,
+                        "identifier_type": span.identifier_type,
+                        "entity_id": span.entity_id,
+                        "mention_id": span.mention_id,
+                        "raw_label": span.raw_label,
+                    }
+                )
         self.counts["documents"] += 1
         self.split_documents[split] += 1
 
@@ -112,8 +149,10 @@ class CorpusBuilder:
     def writing(self, docs_path: str | Path, spans_path: str | Path):
         """Stream the rows added inside the block into the two Parquet files, written all-or-nothing."""
         with atomic_path(docs_path) as docs_tmp, atomic_path(spans_path) as spans_tmp:
-            with pq.ParquetWriter(docs_tmp, DOCS_SCHEMA) as docs_writer, \
-                    pq.ParquetWriter(spans_tmp, SPANS_SCHEMA) as spans_writer:
+            with (
+                pq.ParquetWriter(docs_tmp, DOCS_SCHEMA) as docs_writer,
+                pq.ParquetWriter(spans_tmp, SPANS_SCHEMA) as spans_writer,
+            ):
                 self.docs.writer, self.spans.writer = docs_writer, spans_writer
                 yield self
                 self.docs.flush()

@@ -43,9 +43,11 @@ class GenericSettings:
     split_seed: int
 
     @classmethod
-    def from_config(cls, dataset: dict[str, Any]) -> "GenericSettings":
-        label_map = {str(label): LabelType(kind["type"], IDENTIFIERS[kind["identifier"]])
-                     for label, kind in (dataset.get("label_map") or {}).items()}
+    def from_config(cls, dataset: dict[str, Any]) -> GenericSettings:
+        label_map = {
+            str(label): LabelType(kind["type"], IDENTIFIERS[kind["identifier"]])
+            for label, kind in (dataset.get("label_map") or {}).items()
+        }
         fractions = dataset.get("split_fractions") or {"train": 0.8, "dev": 0.1, "test": 0.1}
         return cls(label_map, dict(fractions), int(dataset.get("split_seed", 0)))
 
@@ -67,7 +69,9 @@ def seeded_split(unit_id: str, fractions: dict[str, float], seed: int) -> str:
     return SPLITS[-1]
 
 
-def ingest_generic(path: str | Path, builder: CorpusBuilder, policy: ProblemPolicy, settings: GenericSettings) -> None:
+def ingest_generic(
+    path: str | Path, builder: CorpusBuilder, policy: ProblemPolicy, settings: GenericSettings
+) -> None:
     """Add every record of one generic file to `builder`; every split must end up with a document."""
     for number, (where, record) in enumerate(iter_records(path), start=1):
         doc_id = _text_field(path, where, record, "doc_id") or f"record-{number}"
@@ -78,13 +82,25 @@ def ingest_generic(path: str | Path, builder: CorpusBuilder, policy: ProblemPoli
             policy.report(error, "invalid record")
             continue
         text, spans, unit_id, split, labels, group = document
-        builder.add(path, doc_id, split, text,
-                    ANNOTATOR, [_with_ids(span, doc_id, n) for n, span in enumerate(spans, start=1)],
-                    unit_id=unit_id, labels=labels, group=group)
+        builder.add(
+            path,
+            doc_id,
+            split,
+            text,
+            ANNOTATOR,
+            [_with_ids(span, doc_id, n) for n, span in enumerate(spans, start=1)],
+            unit_id=unit_id,
+            labels=labels,
+            group=group,
+        )
     empty = [split for split in SPLITS if not builder.split_documents[split]]
     if empty:
-        raise InputError(path, None, f"split(s) {', '.join(empty)} hold no document; give every split at least "
-                                     "one (the `split` field, or `split_fractions`)")
+        raise InputError(
+            path,
+            None,
+            f"split(s) {', '.join(empty)} hold no document; give every split at least "
+            "one (the `split` field, or `split_fractions`)",
+        )
 
 
 def _document(path: Path | str, where: str, record: dict, doc_id: str, settings: GenericSettings) -> tuple:
@@ -92,13 +108,20 @@ def _document(path: Path | str, where: str, record: dict, doc_id: str, settings:
     if not isinstance(text, str):
         raise InputError(path, where, "field 'text' missing or not a string")
     unit_id = _text_field(path, where, record, "unit_id") or doc_id
-    split = _text_field(path, where, record, "split") or seeded_split(unit_id, settings.split_fractions,
-                                                                     settings.split_seed)
+    split = _text_field(path, where, record, "split") or seeded_split(
+        unit_id, settings.split_fractions, settings.split_seed
+    )
     if split not in SPLITS:
         raise InputError(path, where, f"split {split!r} is not one of {SPLITS}")
     spans = record_spans(path, where, text, record.get("spans") or [], settings.label_map)
-    return text, spans, unit_id, split, _labels(path, where, record.get("label")), \
-        _text_field(path, where, record, "group")
+    return (
+        text,
+        spans,
+        unit_id,
+        split,
+        _labels(path, where, record.get("label")),
+        _text_field(path, where, record, "group"),
+    )
 
 
 def _text_field(path: Path | str, where: str, record: dict, name: str) -> str | None:
@@ -119,16 +142,23 @@ def _labels(path: Path | str, where: str, label: Any) -> list[str]:
     return [str(item) for item in labels]
 
 
-def record_spans(path: Path | str, where: str, text: str, raw_spans: Any,
-                 label_map: dict[str, LabelType]) -> list[Span]:
+def record_spans(
+    path: Path | str, where: str, text: str, raw_spans: Any, label_map: dict[str, LabelType]
+) -> list[Span]:
     """The record's spans, checked against its text and the label map, in text order."""
     if not isinstance(raw_spans, list):
         raise InputError(path, where, "field 'spans' is a list of {start, end, label}")
-    spans = sorted((_span(path, where, text, raw, label_map) for raw in raw_spans), key=lambda s: (s.start, s.end))
+    spans = sorted(
+        (_span(path, where, text, raw, label_map) for raw in raw_spans), key=lambda s: (s.start, s.end)
+    )
     for before, after in zip(spans, spans[1:]):
         if after.start < before.end and after.entity_type != before.entity_type:
-            raise InputError(path, where, f"spans {before.start}-{before.end} ({before.raw_label}) and "
-                                          f"{after.start}-{after.end} ({after.raw_label}) overlap with different types")
+            raise InputError(
+                path,
+                where,
+                f"spans {before.start}-{before.end} ({before.raw_label}) and "
+                f"{after.start}-{after.end} ({after.raw_label}) overlap with different types",
+            )
     return spans
 
 
@@ -141,10 +171,16 @@ def _span(path: Path | str, where: str, text: str, raw: Any, label_map: dict[str
     if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
         raise InputError(path, where, f"span {start}-{end} lies outside the text (length {len(text)})")
     if label not in label_map:
-        raise InputError(path, where, f"span {start}-{end} has label {label!r}, which label_map does not map "
-                                      f"(known: {', '.join(sorted(label_map)) or 'none'})")
+        raise InputError(
+            path,
+            where,
+            f"span {start}-{end} has label {label!r}, which label_map does not map "
+            f"(known: {', '.join(sorted(label_map)) or 'none'})",
+        )
     if "text" in raw and raw["text"] != text[start:end]:
-        raise InputError(path, where, f"span {start}-{end} gives {text[start:end]!r} but its text is {raw['text']!r}")
+        raise InputError(
+            path, where, f"span {start}-{end} gives {text[start:end]!r} but its text is {raw['text']!r}"
+        )
     kind = label_map[label]
     return Span(start, end, text[start:end], kind.entity_type, kind.identifier_type, "", "", str(label))
 
@@ -152,8 +188,16 @@ def _span(path: Path | str, where: str, text: str, raw: Any, label_map: dict[str
 def _with_ids(span: Span, doc_id: str, number: int) -> Span:
     # Mentions of the same value under the same label are one entity of the document.
     entity_id = f"{doc_id}_{span.raw_label}_{span.text.casefold()}"
-    return Span(span.start, span.end, span.text, span.entity_type, span.identifier_type, entity_id,
-                f"{doc_id}_m{number}", span.raw_label)
+    return Span(
+        span.start,
+        span.end,
+        span.text,
+        span.entity_type,
+        span.identifier_type,
+        entity_id,
+        f"{doc_id}_m{number}",
+        span.raw_label,
+    )
 
 
 def check_known_setting(datasets: dict[str, dict], settings: list[str]) -> None:
@@ -166,5 +210,7 @@ def check_known_setting(datasets: dict[str, dict], settings: list[str]) -> None:
     for name, dataset in datasets.items():
         path = dataset.get("path")
         if dataset["format"] == "generic" and path and Path(path).exists() and not has_spans(path):
-            raise ValueError(f"config: settings: dataset {name} ({path}) has no `spans`, so its private values are "
-                             "not known; only the unknown setting (Presidio) runs on it: set `settings: [unknown]`")
+            raise ValueError(
+                f"config: settings: dataset {name} ({path}) has no `spans`, so its private values are "
+                "not known; only the unknown setting (Presidio) runs on it: set `settings: [unknown]`"
+            )

@@ -13,16 +13,23 @@ from plainsight.data.problems import ProblemPolicy
 from plainsight.data.tab import ingest_tab
 
 
-def ingest_dataset(paths: list[str | Path], dataset: dict, on_invalid: str,
-                   placeholder_types: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+def ingest_dataset(
+    paths: list[str | Path], dataset: dict, on_invalid: str, placeholder_types: str | Path
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Read a dataset's source files into (docs, spans) tables, as configured."""
     builder = _builder(dataset, on_invalid)
     _fill(builder, paths, dataset, placeholder_types)
     return builder.tables()
 
 
-def write_dataset(paths: list[str | Path], dataset: dict, on_invalid: str, placeholder_types: str | Path,
-                  docs_path: str | Path, spans_path: str | Path) -> None:
+def write_dataset(
+    paths: list[str | Path],
+    dataset: dict,
+    on_invalid: str,
+    placeholder_types: str | Path,
+    docs_path: str | Path,
+    spans_path: str | Path,
+) -> None:
     """Read a dataset's source files straight into docs and spans Parquet files (both or neither)."""
     builder = _builder(dataset, on_invalid)
     with builder.writing(docs_path, spans_path):
@@ -30,10 +37,14 @@ def write_dataset(paths: list[str | Path], dataset: dict, on_invalid: str, place
 
 
 def _builder(dataset: dict, on_invalid: str) -> CorpusBuilder:
-    return CorpusBuilder(dataset["segments"], ProblemPolicy(on_invalid), dataset.get("paragraph_break", "blank_line"))
+    return CorpusBuilder(
+        dataset["segments"], ProblemPolicy(on_invalid), dataset.get("paragraph_break", "blank_line")
+    )
 
 
-def _fill(builder: CorpusBuilder, paths: list[str | Path], dataset: dict, placeholder_types: str | Path) -> None:
+def _fill(
+    builder: CorpusBuilder, paths: list[str | Path], dataset: dict, placeholder_types: str | Path
+) -> None:
     if dataset["format"] == "tab":
         ingest_tab(paths, builder, builder.policy)
         return
@@ -41,5 +52,10 @@ def _fill(builder: CorpusBuilder, paths: list[str | Path], dataset: dict, placeh
     if dataset["format"] == "generic":
         ingest_generic(path, builder, builder.policy, GenericSettings.from_config(dataset))
     else:
-        ingest_mimic(path, builder, builder.policy, PlaceholderTypes.from_yaml(placeholder_types),
-                     dataset["split_fractions"])
+        ingest_mimic(
+            path,
+            builder,
+            builder.policy,
+            PlaceholderTypes.from_yaml(placeholder_types),
+            dataset["split_fractions"],
+        )

@@ -42,10 +42,12 @@ class PlaceholderTypes:
     fallback: tuple[str, str]
 
     @classmethod
-    def from_yaml(cls, path: str | Path) -> "PlaceholderTypes":
+    def from_yaml(cls, path: str | Path) -> PlaceholderTypes:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        rules = tuple(PlaceholderRule(re.compile(r["pattern"], re.IGNORECASE), r["entity_type"], r["identifier_type"])
-                      for r in data["rules"])
+        rules = tuple(
+            PlaceholderRule(re.compile(r["pattern"], re.IGNORECASE), r["entity_type"], r["identifier_type"])
+            for r in data["rules"]
+        )
         fallback = data["fallback"]
         return cls(rules, (fallback["entity_type"], fallback["identifier_type"]))
 
@@ -75,16 +77,33 @@ def placeholder_spans(path: str | Path, row_id: str, text: str, types: Placehold
     spans = []
     for number, match in enumerate(PLACEHOLDER.finditer(text), start=1):
         label, entity_type, identifier_type = types.classify(match.group(1))
-        spans.append(Span(match.start(), match.end(), match.group(0), entity_type, identifier_type,
-                          entity_id=f"{row_id}_{match.group(0)}", mention_id=f"{row_id}_m{number}", raw_label=label))
+        spans.append(
+            Span(
+                match.start(),
+                match.end(),
+                match.group(0),
+                entity_type,
+                identifier_type,
+                entity_id=f"{row_id}_{match.group(0)}",
+                mention_id=f"{row_id}_m{number}",
+                raw_label=label,
+            )
+        )
     unclosed = text.count("[**") - len(spans)
     if unclosed:
-        raise InputError(path, f"ROW_ID {row_id}", f"{unclosed} placeholder(s) opened with '[**' but never closed")
+        raise InputError(
+            path, f"ROW_ID {row_id}", f"{unclosed} placeholder(s) opened with '[**' but never closed"
+        )
     return spans
 
 
-def ingest_mimic(path: str | Path, builder: CorpusBuilder, policy: ProblemPolicy,
-                 types: PlaceholderTypes, fractions: dict[str, float]) -> None:
+def ingest_mimic(
+    path: str | Path,
+    builder: CorpusBuilder,
+    policy: ProblemPolicy,
+    types: PlaceholderTypes,
+    fractions: dict[str, float],
+) -> None:
     reader = csv.DictReader(io.StringIO(read_text_utf8(path), newline=""))
     missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
@@ -103,5 +122,14 @@ def ingest_mimic(path: str | Path, builder: CorpusBuilder, policy: ProblemPolicy
         # note (ROW_ID) at a time would let the others reveal them.
         # NOTEEVENTS holds no gender (MIMIC keeps it in PATIENTS.csv), so the note has no group.
         category = (row.get("CATEGORY") or "").strip()
-        builder.add(path, row_id, split_of(subject_id, fractions), row["TEXT"], "deid-placeholders", spans,
-                    unit_id=subject_id, labels=[category] if category else [], group=None)
+        builder.add(
+            path,
+            row_id,
+            split_of(subject_id, fractions),
+            row["TEXT"],
+            "deid-placeholders",
+            spans,
+            unit_id=subject_id,
+            labels=[category] if category else [],
+            group=None,
+        )

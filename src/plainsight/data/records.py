@@ -10,8 +10,9 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pyarrow.parquet as pq
 
@@ -78,13 +79,20 @@ def _csv_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             except StopIteration:
                 return
             except csv.Error as err:
-                raise InputError(path, f"record on line {reader.line_num + 1}", f"broken CSV: {err}") from None
+                raise InputError(
+                    path, f"record on line {reader.line_num + 1}", f"broken CSV: {err}"
+                ) from None
             except UnicodeDecodeError as err:
-                raise InputError(path, f"after line {reader.line_num}", f"not valid UTF-8: {err.reason}") from None
+                raise InputError(
+                    path, f"after line {reader.line_num}", f"not valid UTF-8: {err.reason}"
+                ) from None
             where = f"record ending on line {reader.line_num}"
             if None in row:
                 raise InputError(path, where, f"{len(row[None])} more cells than the header has")
-            yield where, {key: _csv_cell(path, where, key, value) for key, value in row.items() if value != ""}
+            yield (
+                where,
+                {key: _csv_cell(path, where, key, value) for key, value in row.items() if value != ""},
+            )
 
 
 def _csv_cell(path: Path, where: str, key: str, value: str | None) -> Any:

@@ -48,8 +48,9 @@ def min_paragraphs(ranges: list[tuple[int, int]]) -> int:
     return max(first for first, _ in ranges)
 
 
-def segment_document(text: str, spans: list[Span], ranges: list[tuple[int, int]],
-                     paragraph_break: str = "blank_line") -> list[Segment]:
+def segment_document(
+    text: str, spans: list[Span], ranges: list[tuple[int, int]], paragraph_break: str = "blank_line"
+) -> list[Segment]:
     """Cut `text` into the configured 1-based inclusive paragraph ranges.
 
     A range that runs past the last paragraph is shortened to it. The caller

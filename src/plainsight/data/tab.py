@@ -20,8 +20,15 @@ from plainsight.io import atomic_path, read_json
 SPLITS = ("train", "dev", "test")
 TAB_FILES = {split: f"echr_{split}.json" for split in SPLITS}
 _REQUIRED_DOC_FIELDS = {"doc_id": str, "dataset_type": str, "text": str, "annotations": dict}
-_REQUIRED_MENTION_FIELDS = ("entity_type", "entity_mention_id", "start_offset", "end_offset",
-                            "span_text", "identifier_type", "entity_id")
+_REQUIRED_MENTION_FIELDS = (
+    "entity_type",
+    "entity_mention_id",
+    "start_offset",
+    "end_offset",
+    "span_text",
+    "identifier_type",
+    "entity_id",
+)
 
 
 def choose_annotator(document: dict[str, Any]) -> str:
@@ -46,7 +53,9 @@ def read_tab_file(path: str | Path) -> list[dict[str, Any]]:
             if not isinstance(document.get(name), kind):
                 raise InputError(path, record, f"field {name!r} missing or not a {kind.__name__}")
         if document["dataset_type"] not in SPLITS:
-            raise InputError(path, record, f"dataset_type {document['dataset_type']!r} is not one of {SPLITS}")
+            raise InputError(
+                path, record, f"dataset_type {document['dataset_type']!r} is not one of {SPLITS}"
+            )
         if not document["annotations"]:
             raise InputError(path, record, "document has no annotations")
         for annotator, annotation in document["annotations"].items():
@@ -62,7 +71,9 @@ def mention_to_span(path: str | Path, doc_id: str, text: str, mention: Any) -> S
         raise InputError(path, f"document {doc_id}", f"entity mention lacks fields {missing}")
     record = f"document {doc_id} mention {mention['entity_mention_id']}"
     if mention["entity_type"] not in ENTITY_TYPES:
-        raise InputError(path, record, f"unknown entity_type {mention['entity_type']!r}; expected one of {ENTITY_TYPES}")
+        raise InputError(
+            path, record, f"unknown entity_type {mention['entity_type']!r}; expected one of {ENTITY_TYPES}"
+        )
     if mention["identifier_type"] not in IDENTIFIER_TYPES:
         raise InputError(path, record, f"unknown identifier_type {mention['identifier_type']!r}")
     start, end = mention["start_offset"], mention["end_offset"]
@@ -70,11 +81,19 @@ def mention_to_span(path: str | Path, doc_id: str, text: str, mention: Any) -> S
         raise InputError(path, record, f"offsets {start}-{end} outside the text (length {len(text)})")
     if text[start:end] != mention["span_text"]:
         raise InputError(
-            path, record,
+            path,
+            record,
             f"offsets {start}-{end} give {text[start:end]!r} but span_text is {mention['span_text']!r}",
         )
-    return Span(start, end, mention["span_text"], mention["entity_type"], mention["identifier_type"],
-                mention["entity_id"], mention["entity_mention_id"])
+    return Span(
+        start,
+        end,
+        mention["span_text"],
+        mention["entity_type"],
+        mention["identifier_type"],
+        mention["entity_id"],
+        mention["entity_mention_id"],
+    )
 
 
 def case_labels(path: str | Path, document: dict[str, Any]) -> tuple[list[str], str | None]:
@@ -83,8 +102,9 @@ def case_labels(path: str | Path, document: dict[str, Any]) -> tuple[list[str], 
     meta = document.get("meta") or {}
     record = f"document {document['doc_id']}"
     articles = meta.get("articles") or []
-    if not isinstance(articles, list) or not all(isinstance(a, (int, str)) and not isinstance(a, bool)
-                                                 for a in articles):
+    if not isinstance(articles, list) or not all(
+        isinstance(a, (int, str)) and not isinstance(a, bool) for a in articles
+    ):
         raise InputError(path, record, f"meta.articles {articles!r} is not a list of article numbers")
     country = meta.get("countries")
     if country is not None and not isinstance(country, str):
@@ -106,8 +126,17 @@ def ingest_tab(paths: list[str | Path], builder: CorpusBuilder, policy: ProblemP
                 except InputError as error:
                     policy.report(error, "invalid mention")
             # One court case per document: the document is the privacy unit.
-            builder.add(path, doc_id, document["dataset_type"], text, annotator, spans, unit_id=doc_id,
-                        labels=labels, group=group)
+            builder.add(
+                path,
+                doc_id,
+                document["dataset_type"],
+                text,
+                annotator,
+                spans,
+                unit_id=doc_id,
+                labels=labels,
+                group=group,
+            )
 
 
 def download_tab(url: str, target: str | Path) -> None:

@@ -16,7 +16,8 @@ NaN for all three.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -29,7 +30,9 @@ def fictional_pairs(corpus_row: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The (type, value) pairs of a generation's fictional code; none where the prompt showed no code."""
     if not corpus_row.get("fictional_code"):
         return []
-    return [(str(entity["type"]), str(entity["value"])) for entity in corpus_row.get("fictional_entities", [])]
+    return [
+        (str(entity["type"]), str(entity["value"])) for entity in corpus_row.get("fictional_entities", [])
+    ]
 
 
 def code_adherence(text: str, pairs: Iterable[tuple[str, str]]) -> dict[str, float]:

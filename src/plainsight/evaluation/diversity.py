@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from scipy import linalg, stats
@@ -40,8 +40,10 @@ def self_bleu(texts: Sequence[str]) -> float:
     if len(tokenized) < 2:
         return math.nan
     smoothing = SmoothingFunction().method1
-    scores = [sentence_bleu(tokenized[:i] + tokenized[i + 1:], hypothesis, smoothing_function=smoothing)
-              for i, hypothesis in enumerate(tokenized)]
+    scores = [
+        sentence_bleu(tokenized[:i] + tokenized[i + 1 :], hypothesis, smoothing_function=smoothing)
+        for i, hypothesis in enumerate(tokenized)
+    ]
     return float(np.mean(scores))
 
 
@@ -50,7 +52,7 @@ def corpus_distinct_n(texts: Iterable[str], n: int) -> float:
     grams: list[tuple[str, ...]] = []
     for text in texts:
         tokens = words(text)
-        grams += [tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
+        grams += [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
     return len(set(grams)) / len(grams) if grams else math.nan
 
 

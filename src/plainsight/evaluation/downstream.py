@@ -34,8 +34,9 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -55,8 +56,15 @@ CHANCE = "chance"
 LABEL_MODES = ("silver_matched", "silver", "inherited")
 RARE_LABEL_POLICIES = ("error", "drop")
 CLASSIFIERS = ("tfidf_logreg", "encoder")
-SCORE_COLUMNS: tuple[str, ...] = ("macro_f1", "macro_f1_low", "macro_f1_high", "accuracy", "accuracy_low",
-                                  "accuracy_high", "equalised_odds_gap")
+SCORE_COLUMNS: tuple[str, ...] = (
+    "macro_f1",
+    "macro_f1_low",
+    "macro_f1_high",
+    "accuracy",
+    "accuracy_low",
+    "accuracy_high",
+    "equalised_odds_gap",
+)
 
 
 @dataclass(frozen=True)
@@ -80,22 +88,32 @@ class DownstreamSettings:
     encoder: EncoderSettings = field(default_factory=EncoderSettings)
 
     def __post_init__(self):
-        for name, value, allowed in (("classifier", self.classifier, CLASSIFIERS),
-                                     ("synthetic_labels", self.synthetic_labels, LABEL_MODES),
-                                     ("on_rare_label", self.on_rare_label, RARE_LABEL_POLICIES)):
+        for name, value, allowed in (
+            ("classifier", self.classifier, CLASSIFIERS),
+            ("synthetic_labels", self.synthetic_labels, LABEL_MODES),
+            ("on_rare_label", self.on_rare_label, RARE_LABEL_POLICIES),
+        ):
             if value not in allowed:
                 raise ValueError(f"downstream.{name} {value!r} is not one of {allowed}")
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> "DownstreamSettings":
+    def from_config(cls, config: Mapping[str, Any]) -> DownstreamSettings:
         """The `utility.downstream` config block."""
         encoder = config.get("encoder") or {}
-        return cls(config["classifier"], config["top_labels"], config["min_documents"], config["synthetic_labels"],
-                   config["on_rare_label"], config["bootstrap_resamples"], config.get("seed", 0),
-                   EncoderSettings(**encoder))
+        return cls(
+            config["classifier"],
+            config["top_labels"],
+            config["min_documents"],
+            config["synthetic_labels"],
+            config["on_rare_label"],
+            config["bootstrap_resamples"],
+            config.get("seed", 0),
+            EncoderSettings(**encoder),
+        )
 
 
 # --- the task ------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class LabelTask:
@@ -116,7 +134,10 @@ class LabelTask:
 def document_labels(docs: pd.DataFrame) -> dict[str, list[str]]:
     """Each document's labels (every segment of a document carries the same)."""
     first = docs.drop_duplicates("doc_id")
-    return {str(doc_id): [str(label) for label in labels] for doc_id, labels in zip(first["doc_id"], first["labels"])}
+    return {
+        str(doc_id): [str(label) for label in labels]
+        for doc_id, labels in zip(first["doc_id"], first["labels"])
+    }
 
 
 def _split_counts(docs: pd.DataFrame, split: str) -> Counter:
@@ -127,26 +148,42 @@ def _split_counts(docs: pd.DataFrame, split: str) -> Counter:
 def label_task(docs: pd.DataFrame, settings: DownstreamSettings, dataset: str) -> LabelTask:
     """The task's labels: the most frequent in the training split that every split has enough of."""
     train, test = _split_counts(docs, "train"), _split_counts(docs, "test")
-    top = [label for label, _ in sorted(train.items(), key=lambda item: (-item[1], item[0]))[:settings.top_labels]]
+    top = [
+        label
+        for label, _ in sorted(train.items(), key=lambda item: (-item[1], item[0]))[: settings.top_labels]
+    ]
     kept = []
     for label in top:
-        short = {split: counts[label] for split, counts in (("train", train), ("test", test))
-                 if counts[label] < settings.min_documents}
+        short = {
+            split: counts[label]
+            for split, counts in (("train", train), ("test", test))
+            if counts[label] < settings.min_documents
+        }
         if not short:
             kept.append(label)
         elif settings.on_rare_label == "error":
             split, count = next(iter(short.items()))
-            raise InputError(f"dataset {dataset}", f"label {label!r}",
-                             f"{count} documents in the {split} split, fewer than downstream.min_documents "
-                             f"({settings.min_documents}); set downstream.on_rare_label: drop to leave it out")
+            raise InputError(
+                f"dataset {dataset}",
+                f"label {label!r}",
+                f"{count} documents in the {split} split, fewer than downstream.min_documents "
+                f"({settings.min_documents}); set downstream.on_rare_label: drop to leave it out",
+            )
         else:
-            log.info("label %r dropped: %s documents, fewer than %d", label,
-                     ", ".join(f"{count} in {split}" for split, count in short.items()), settings.min_documents)
+            log.info(
+                "label %r dropped: %s documents, fewer than %d",
+                label,
+                ", ".join(f"{count} in {split}" for split, count in short.items()),
+                settings.min_documents,
+            )
     multi_label = any(len(labels) > 1 for labels in document_labels(docs).values())
     if len(kept) < (1 if multi_label else 2):
-        raise InputError(f"dataset {dataset}", "labels",
-                         f"{len(kept)} label(s) left with at least {settings.min_documents} documents in the training "
-                         f"and the test split; a downstream task needs {1 if multi_label else 2}")
+        raise InputError(
+            f"dataset {dataset}",
+            "labels",
+            f"{len(kept)} label(s) left with at least {settings.min_documents} documents in the training "
+            f"and the test split; a downstream task needs {1 if multi_label else 2}",
+        )
     log.info("downstream task: %s labels %s", "multi-label" if multi_label else "single-label", kept)
     return LabelTask(tuple(kept), multi_label)
 
@@ -167,16 +204,21 @@ def real_split(docs: pd.DataFrame, split: str, task: LabelTask) -> RealSplit:
         keep = targets.sum(axis=1) > 0
         rows, targets = rows[keep], targets[keep]
     groups = rows["group"].astype(object).where(rows["group"].notna(), None) if "group" in rows else None
-    return RealSplit(rows["text"].astype(str).tolist(), targets, rows["doc_id"].astype(str).to_numpy(),
-                     np.asarray(groups if groups is not None else [None] * len(rows), dtype=object))
+    return RealSplit(
+        rows["text"].astype(str).tolist(),
+        targets,
+        rows["doc_id"].astype(str).to_numpy(),
+        np.asarray(groups if groups is not None else [None] * len(rows), dtype=object),
+    )
 
 
 # --- classifiers ---------------------------------------------------------------------------------
 
+
 class TextClassifier(Protocol):
     multi_label: bool
 
-    def fit(self, texts: Sequence[str], targets: np.ndarray) -> "TextClassifier": ...
+    def fit(self, texts: Sequence[str], targets: np.ndarray) -> TextClassifier: ...
 
     def scores(self, texts: Sequence[str]) -> np.ndarray:
         """Per text and label a decision value: positive where the label's probability is above 0.5."""
@@ -212,7 +254,7 @@ def matched_labels(scores: np.ndarray, shares: np.ndarray, multi_label: bool) ->
     wanted = quotas(shares, texts)
     if multi_label:
         for column in range(labels):
-            matched[np.argsort(-scores[:, column], kind="stable")[:wanted[column]], column] = 1
+            matched[np.argsort(-scores[:, column], kind="stable")[: wanted[column]], column] = 1
         return matched
     left = wanted.copy()
     for flat in np.argsort(-scores, axis=None, kind="stable"):
@@ -232,15 +274,16 @@ class TfidfLogisticRegression:
         self.task, self.seed = task, seed
         self.multi_label = task.multi_label
 
-    def fit(self, texts: Sequence[str], targets: np.ndarray) -> "TfidfLogisticRegression":
+    def fit(self, texts: Sequence[str], targets: np.ndarray) -> TfidfLogisticRegression:
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.linear_model import LogisticRegression
         from sklearn.multiclass import OneVsRestClassifier
         from sklearn.pipeline import make_pipeline
 
         regression = LogisticRegression(class_weight="balanced", max_iter=1000, random_state=self.seed)
-        self.pipeline = make_pipeline(TfidfVectorizer(sublinear_tf=True, ngram_range=(1, 2)),
-                                      OneVsRestClassifier(regression))
+        self.pipeline = make_pipeline(
+            TfidfVectorizer(sublinear_tf=True, ngram_range=(1, 2)), OneVsRestClassifier(regression)
+        )
         # one-vs-rest keeps a label that no training text has as a constant "no" (it warns)
         self.pipeline.fit(list(texts), targets)
         return self
@@ -250,8 +293,9 @@ class TfidfLogisticRegression:
         return values.reshape(len(texts), len(self.task.labels))
 
 
-def make_classifier(task: LabelTask, settings: DownstreamSettings, placement: Mapping[str, str] | None = None
-                    ) -> TextClassifier:
+def make_classifier(
+    task: LabelTask, settings: DownstreamSettings, placement: Mapping[str, str] | None = None
+) -> TextClassifier:
     if settings.classifier == "encoder":
         from plainsight.evaluation.encoder_classifier import EncoderClassifier
 
@@ -261,6 +305,7 @@ def make_classifier(task: LabelTask, settings: DownstreamSettings, placement: Ma
 
 # --- scores --------------------------------------------------------------------------------------
 
+
 def macro_f1(targets: np.ndarray, predicted: np.ndarray) -> float:
     """Macro-F1 of 0/1 indicator matrices (texts x labels); a label with no true and no predicted
     positive scores 0 (scikit-learn's zero_division=0)."""
@@ -268,7 +313,9 @@ def macro_f1(targets: np.ndarray, predicted: np.ndarray) -> float:
     false_pos = ((1 - targets) & predicted).sum(axis=0)
     false_neg = (targets & (1 - predicted)).sum(axis=0)
     denominator = 2 * true_pos + false_pos + false_neg
-    f1 = np.divide(2 * true_pos, denominator, out=np.zeros(denominator.shape, dtype=float), where=denominator > 0)
+    f1 = np.divide(
+        2 * true_pos, denominator, out=np.zeros(denominator.shape, dtype=float), where=denominator > 0
+    )
     return float(f1.mean())
 
 
@@ -322,24 +369,37 @@ def chance_scores(test: RealSplit, shares: np.ndarray, multi_label: bool) -> dic
         accuracy = np.prod(np.where(test.targets == 1, shares, 1 - shares), axis=1).mean()
     else:
         accuracy = float(test_shares @ (shares / shares.sum())) if shares.sum() else 0.0
-    return {"macro_f1": float(f1.mean()), "accuracy": float(accuracy),
-            **dict.fromkeys(("macro_f1_low", "macro_f1_high", "accuracy_low", "accuracy_high",
-                             "equalised_odds_gap"), math.nan)}
+    return {
+        "macro_f1": float(f1.mean()),
+        "accuracy": float(accuracy),
+        **dict.fromkeys(
+            ("macro_f1_low", "macro_f1_high", "accuracy_low", "accuracy_high", "equalised_odds_gap"), math.nan
+        ),
+    }
 
 
 def scores(test: RealSplit, predicted: np.ndarray, settings: DownstreamSettings) -> dict[str, float]:
     """Macro-F1, accuracy (with bootstrap intervals over test documents) and the equalised-odds gap."""
     samples = document_resamples(test.doc_ids, settings.bootstrap_resamples, settings.seed)
-    f1_low, f1_high = percentile_interval(np.array([macro_f1(test.targets[r], predicted[r]) for r in samples]))
+    f1_low, f1_high = percentile_interval(
+        np.array([macro_f1(test.targets[r], predicted[r]) for r in samples])
+    )
     accuracy_low, accuracy_high = percentile_interval(
-        np.array([exact_match(test.targets[r], predicted[r]) for r in samples]))
-    return {"macro_f1": float(macro_f1(test.targets, predicted)), "macro_f1_low": f1_low, "macro_f1_high": f1_high,
-            "accuracy": float(exact_match(test.targets, predicted)), "accuracy_low": accuracy_low,
-            "accuracy_high": accuracy_high,
-            "equalised_odds_gap": equalised_odds_gap(test.targets, predicted, test.groups)}
+        np.array([exact_match(test.targets[r], predicted[r]) for r in samples])
+    )
+    return {
+        "macro_f1": float(macro_f1(test.targets, predicted)),
+        "macro_f1_low": f1_low,
+        "macro_f1_high": f1_high,
+        "accuracy": float(exact_match(test.targets, predicted)),
+        "accuracy_low": accuracy_low,
+        "accuracy_high": accuracy_high,
+        "equalised_odds_gap": equalised_odds_gap(test.targets, predicted, test.groups),
+    }
 
 
 # --- labels of synthetic texts -------------------------------------------------------------------
+
 
 def inherited_labels(corpus: pd.DataFrame, labels_of: Mapping[str, Sequence[str]]) -> list[list[str]]:
     """A generation's labels from the documents that prompted it: the one fine-tuning sample whose
@@ -352,18 +412,31 @@ def inherited_labels(corpus: pd.DataFrame, labels_of: Mapping[str, Sequence[str]
     return result
 
 
-def synthetic_targets(corpus: pd.DataFrame, task: LabelTask, labels_of: Mapping[str, Sequence[str]],
-                      ceiling: TextClassifier, shares: np.ndarray, mode: str) -> np.ndarray:
+def synthetic_targets(
+    corpus: pd.DataFrame,
+    task: LabelTask,
+    labels_of: Mapping[str, Sequence[str]],
+    ceiling: TextClassifier,
+    shares: np.ndarray,
+    mode: str,
+) -> np.ndarray:
     if mode == "inherited":
         return task.matrix(inherited_labels(corpus, labels_of))
     scores = ceiling.scores(corpus["text"].astype(str).tolist())
-    return matched_labels(scores, shares, task.multi_label) if mode == "silver_matched" else \
-        decisions(scores, task.multi_label)
+    return (
+        matched_labels(scores, shares, task.multi_label)
+        if mode == "silver_matched"
+        else decisions(scores, task.multi_label)
+    )
 
 
-def downstream_scores(docs: pd.DataFrame, corpora: Mapping[tuple[str, int], pd.DataFrame],
-                      settings: DownstreamSettings, dataset: str,
-                      placement: Mapping[str, str] | None = None) -> pd.DataFrame:
+def downstream_scores(
+    docs: pd.DataFrame,
+    corpora: Mapping[tuple[str, int], pd.DataFrame],
+    settings: DownstreamSettings,
+    dataset: str,
+    placement: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
     """One row for the real-trained ceiling (method `real`, seed 0), one for chance (`chance`), one for
     real training segments as many as the largest corpus has texts (`real_sample`, where that is
     fewer), and one per synthetic corpus, keyed (method, seed): training texts, labels, their source,
@@ -372,25 +445,50 @@ def downstream_scores(docs: pd.DataFrame, corpora: Mapping[tuple[str, int], pd.D
     train, test = real_split(docs, "train", task), real_split(docs, "test", task)
     shares = train.targets.mean(axis=0)
     ceiling = make_classifier(task, settings, placement).fit(train.texts, train.targets)
-    rows = [{"method": REAL, "seed": 0, "train_texts": len(train.texts), "label_source": "real",
-             **scores(test, predict(ceiling, test.texts), settings)},
-            {"method": CHANCE, "seed": 0, "train_texts": 0, "label_source": "drawn",
-             **chance_scores(test, shares, task.multi_label)}]
+    rows = [
+        {
+            "method": REAL,
+            "seed": 0,
+            "train_texts": len(train.texts),
+            "label_source": "real",
+            **scores(test, predict(ceiling, test.texts), settings),
+        },
+        {
+            "method": CHANCE,
+            "seed": 0,
+            "train_texts": 0,
+            "label_source": "drawn",
+            **chance_scores(test, shares, task.multi_label),
+        },
+    ]
     size = max((len(corpus) for corpus in corpora.values()), default=len(train.texts))
     if size < len(train.texts):
         chosen = sorted(stable_rng("downstream real sample").sample(range(len(train.texts)), size))
         texts = [train.texts[i] for i in chosen]
         sampled = make_classifier(task, settings, placement).fit(texts, train.targets[chosen])
-        rows.append({"method": REAL_SAMPLE, "seed": 0, "train_texts": size, "label_source": "real",
-                     **scores(test, predict(sampled, test.texts), settings)})
+        rows.append(
+            {
+                "method": REAL_SAMPLE,
+                "seed": 0,
+                "train_texts": size,
+                "label_source": "real",
+                **scores(test, predict(sampled, test.texts), settings),
+            }
+        )
     labels_of = document_labels(docs)
     for (method, seed), corpus in corpora.items():
         targets = synthetic_targets(corpus, task, labels_of, ceiling, shares, settings.synthetic_labels)
         texts = corpus["text"].astype(str).tolist()
         classifier = make_classifier(task, settings, placement).fit(texts, targets)
-        rows.append({"method": method, "seed": seed, "train_texts": len(texts),
-                     "label_source": settings.synthetic_labels,
-                     **scores(test, predict(classifier, test.texts), settings)})
+        rows.append(
+            {
+                "method": method,
+                "seed": seed,
+                "train_texts": len(texts),
+                "label_source": settings.synthetic_labels,
+                **scores(test, predict(classifier, test.texts), settings),
+            }
+        )
     frame = pd.DataFrame(rows)
     frame["labels"] = ", ".join(task.labels)
     return frame

@@ -15,12 +15,13 @@ seeds gives:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 from scipy import stats
+
 
 def wilson_interval(events: int, trials: int, level: float = 0.95) -> tuple[float, float]:
     """The Wilson score interval of a proportion, as fractions (scipy's); (nan, nan) without trials."""
@@ -32,13 +33,21 @@ def wilson_interval(events: int, trials: int, level: float = 0.95) -> tuple[floa
     return float(interval.low), float(interval.high)
 
 
-def bootstrap_interval(generations: pd.DataFrame, statistic: Callable[[pd.DataFrame], float], seed: int = 0,
-                       resamples: int = 2000, strata: str = "seed", level: float = 0.95) -> tuple[float, float]:
+def bootstrap_interval(
+    generations: pd.DataFrame,
+    statistic: Callable[[pd.DataFrame], float],
+    seed: int = 0,
+    resamples: int = 2000,
+    strata: str = "seed",
+    level: float = 0.95,
+) -> tuple[float, float]:
     """Percentile interval of `statistic` over resamples of the rows, drawn within each stratum."""
     if generations.empty:
         return math.nan, math.nan
     rng = np.random.default_rng(seed)
-    groups = [np.flatnonzero(generations[strata].to_numpy() == value) for value in generations[strata].unique()]
+    groups = [
+        np.flatnonzero(generations[strata].to_numpy() == value) for value in generations[strata].unique()
+    ]
     values = np.empty(resamples)
     for r in range(resamples):
         rows = np.concatenate([rng.choice(group, size=group.size, replace=True) for group in groups])

@@ -18,9 +18,10 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 import torch
@@ -54,10 +55,16 @@ class FinetuneSettings:
             raise ValueError(f"fine-tuning mode {self.mode!r} is not one of {FINETUNE_MODES}")
 
     @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> "FinetuneSettings":
+    def from_params(cls, params: Mapping[str, Any]) -> FinetuneSettings:
         """The settings of the config's `utility.perplexity` block."""
-        return cls(params["finetune"], params["epochs"], params["learning_rate"], params["batch_size"],
-                   params["max_length"], params["lora_rank"])
+        return cls(
+            params["finetune"],
+            params["epochs"],
+            params["learning_rate"],
+            params["batch_size"],
+            params["max_length"],
+            params["lora_rank"],
+        )
 
     def weights_dtype(self, dtype: torch.dtype) -> torch.dtype:
         """The dtype to load the model in, given `model.dtype`: float32 when every weight is trained."""
@@ -75,16 +82,21 @@ def windows(token_ids: Sequence[int], max_length: int) -> list[list[int]]:
     """Consecutive windows of at most `max_length` tokens; windows of one token predict nothing and are dropped."""
     if max_length < 2:
         raise ValueError("max_length must be at least 2 to predict a token")
-    pieces = [list(token_ids[i:i + max_length]) for i in range(0, len(token_ids), max_length)]
+    pieces = [list(token_ids[i : i + max_length]) for i in range(0, len(token_ids), max_length)]
     return [piece for piece in pieces if len(piece) > 1]
 
 
 @torch.inference_mode()
-def corpus_perplexity(model, tokenizer, texts: Sequence[str], max_length: int, batch_size: int = 4,
-                      desc: str = "perplexity") -> Perplexity:
+def corpus_perplexity(
+    model, tokenizer, texts: Sequence[str], max_length: int, batch_size: int = 4, desc: str = "perplexity"
+) -> Perplexity:
     """exp(mean token negative log-likelihood over every predicted token of `texts`)."""
-    pieces = [w for text in texts if text.strip()
-              for w in windows(tokenizer(text, add_special_tokens=False).input_ids, max_length)]
+    pieces = [
+        w
+        for text in texts
+        if text.strip()
+        for w in windows(tokenizer(text, add_special_tokens=False).input_ids, max_length)
+    ]
     if not pieces:
         raise ValueError("no text to score: every text is empty or a single token")
     pieces.sort(key=len)  # similar lengths per batch: little padding
@@ -94,7 +106,7 @@ def corpus_perplexity(model, tokenizer, texts: Sequence[str], max_length: int, b
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     with Progress(len(pieces), desc, "windows") as progress:
         for start in range(0, len(pieces), batch_size):
-            batch = pieces[start:start + batch_size]
+            batch = pieces[start : start + batch_size]
             nll, predicted = _batch_nll(model, batch, pad, device)
             nll_sum += nll
             tokens += predicted
@@ -110,8 +122,12 @@ def _batch_nll(model, batch: Sequence[list[int]], pad: int, device) -> tuple[flo
     labels = torch.tensor([p + [IGNORE_INDEX] * (width - len(p)) for p in batch], device=device)
     logits = model(input_ids=input_ids, attention_mask=attention).logits
     targets = labels[:, 1:]
-    nll = F.cross_entropy(logits[:, :-1].float().reshape(-1, logits.shape[-1]), targets.reshape(-1),
-                          ignore_index=IGNORE_INDEX, reduction="sum").item()
+    nll = F.cross_entropy(
+        logits[:, :-1].float().reshape(-1, logits.shape[-1]),
+        targets.reshape(-1),
+        ignore_index=IGNORE_INDEX,
+        reduction="sum",
+    ).item()
     return nll, int((targets != IGNORE_INDEX).sum())
 
 
@@ -135,13 +151,19 @@ def trainable(model, settings: FinetuneSettings):
         return model
     from peft import LoraConfig, get_peft_model
 
-    config = LoraConfig(r=settings.lora_rank, lora_alpha=2 * settings.lora_rank, lora_dropout=0.0,
-                        target_modules="all-linear", task_type="CAUSAL_LM")
+    config = LoraConfig(
+        r=settings.lora_rank,
+        lora_alpha=2 * settings.lora_rank,
+        lora_dropout=0.0,
+        target_modules="all-linear",
+        task_type="CAUSAL_LM",
+    )
     return get_peft_model(model, config)
 
 
-def finetune(model, tokenizer, texts: Sequence[str], settings: FinetuneSettings, seed: int,
-             desc: str = "fine-tune") -> tuple[object, list[dict[str, float]]]:
+def finetune(
+    model, tokenizer, texts: Sequence[str], settings: FinetuneSettings, seed: int, desc: str = "fine-tune"
+) -> tuple[object, list[dict[str, float]]]:
     """Fine-tune `model` on `texts` with the plain LM loss; returns the tuned model and the step losses.
 
     With no usable text (every synthetic text empty) the model is returned unchanged.
@@ -153,9 +175,14 @@ def finetune(model, tokenizer, texts: Sequence[str], settings: FinetuneSettings,
     # LoRA's A matrices start random: drawn from generators seeded here, not from the process's.
     with seeded_torch(seed, "lora init", devices=cuda_indices(next(model.parameters()).device)):
         tuned = trainable(model, settings)
-    history = fit(tuned, examples, TrainingSettings(settings.epochs, settings.learning_rate, settings.batch_size,
-                                                    settings.max_length),
-                  seed=seed, pad_token_id=tokenizer.pad_token_id, desc=desc)
+    history = fit(
+        tuned,
+        examples,
+        TrainingSettings(settings.epochs, settings.learning_rate, settings.batch_size, settings.max_length),
+        seed=seed,
+        pad_token_id=tokenizer.pad_token_id,
+        desc=desc,
+    )
     return tuned, history
 
 
@@ -163,6 +190,7 @@ def finetune(model, tokenizer, texts: Sequence[str], settings: FinetuneSettings,
 class PerplexityJob:
     """One perplexity record: of a copy of the model fine-tuned on a synthetic corpus, or (no `corpus`)
     of the model untouched, the reference row."""
+
     docs: Path
     settings: FinetuneSettings
     model: str  # a model folder or id
@@ -186,14 +214,37 @@ def write_perplexity(job: PerplexityJob) -> None:
     record: dict[str, Any] = {"method": BASE_MODEL}
     if job.corpus is not None:
         synthetic = pd.read_parquet(job.corpus)["text"].tolist()
-        model, history = finetune(model, tokenizer, synthetic, job.settings, job.seed,
-                                  desc=f"fine-tune on {job.method} seed {job.seed}")
-        record = {"method": job.method, "seed": job.seed, "setting": job.setting,
-                  "training_texts": sum(1 for t in synthetic if t.strip()), "training_steps": len(history),
-                  "final_loss": history[-1]["loss"] if history else None}
+        model, history = finetune(
+            model,
+            tokenizer,
+            synthetic,
+            job.settings,
+            job.seed,
+            desc=f"fine-tune on {job.method} seed {job.seed}",
+        )
+        record = {
+            "method": job.method,
+            "seed": job.seed,
+            "setting": job.setting,
+            "training_texts": sum(1 for t in synthetic if t.strip()),
+            "training_steps": len(history),
+            "final_loss": history[-1]["loss"] if history else None,
+        }
     scored = corpus_perplexity(model, tokenizer, test_texts, job.settings.max_length, job.settings.batch_size)
-    log.info("perplexity %.3f over %d test tokens (%d test segments)", scored.perplexity, scored.tokens,
-             len(test_texts))
-    write_json({**record, "perplexity": scored.perplexity, "test_tokens": scored.tokens,
-                "test_segments": len(test_texts), "finetune": dataclasses.asdict(job.settings),
-                **model_placement(model)}, job.output)
+    log.info(
+        "perplexity %.3f over %d test tokens (%d test segments)",
+        scored.perplexity,
+        scored.tokens,
+        len(test_texts),
+    )
+    write_json(
+        {
+            **record,
+            "perplexity": scored.perplexity,
+            "test_tokens": scored.tokens,
+            "test_segments": len(test_texts),
+            "finetune": dataclasses.asdict(job.settings),
+            **model_placement(model),
+        },
+        job.output,
+    )

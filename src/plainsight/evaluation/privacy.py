@@ -31,7 +31,8 @@ What is private, and what ROUGE compares with, follows the paper per method fami
 from __future__ import annotations
 
 import math
-from typing import Any, Collection, Iterable, Mapping, get_args
+from collections.abc import Collection, Iterable, Mapping
+from typing import Any, get_args
 
 import numpy as np
 import pandas as pd
@@ -44,7 +45,14 @@ from plainsight.evaluation.adherence import ADHERENCE_COLUMNS, code_adherence, f
 from plainsight.evaluation.intervals import bootstrap_interval, wilson_interval
 from plainsight.evaluation.quality import QUALITY_COLUMNS, DocumentCriteria, document_quality
 from plainsight.evaluation.rouge import RougeText, max_rouge, rouge_scores, rouge_text
-from plainsight.matching import NearMatcher, leaked_values, name_words, partial_leak, public_words, unique_values
+from plainsight.matching import (
+    NearMatcher,
+    leaked_values,
+    name_words,
+    partial_leak,
+    public_words,
+    unique_values,
+)
 from plainsight.methods.registry import Family, method
 from plainsight.methods.trained import training_keys
 
@@ -52,27 +60,56 @@ from plainsight.methods.trained import training_keys
 AVERAGED_SEGMENT = -1
 
 GENERATION_COLUMNS: tuple[str, ...] = (
-    "generation_id", "method", "seed", "segment", "n_private_values", "n_leaked",
-    "leaked_values", "leaked", "elp", "partial_leak", "near_leak", "near_leaked_values",
-    "rouge2", "rougeL", "rouge2_last", "rougeL_last", "new_tokens", "regenerations", "hit_max_regenerations",
-    *QUALITY_COLUMNS, *ADHERENCE_COLUMNS,
+    "generation_id",
+    "method",
+    "seed",
+    "segment",
+    "n_private_values",
+    "n_leaked",
+    "leaked_values",
+    "leaked",
+    "elp",
+    "partial_leak",
+    "near_leak",
+    "near_leaked_values",
+    "rouge2",
+    "rougeL",
+    "rouge2_last",
+    "rougeL_last",
+    "new_tokens",
+    "regenerations",
+    "hit_max_regenerations",
+    *QUALITY_COLUMNS,
+    *ADHERENCE_COLUMNS,
 )
 # Per corpus: documents (%) and the mean length and distinct-2 of its generations.
 QUALITY_METRICS: tuple[str, ...] = ("documents", "mean_words", "distinct2")
-SUMMARY_METRICS: tuple[str, ...] = ("pipp", "elp", "partial_leak", "near_leak", "rouge2", "rougeL", *QUALITY_METRICS)
+SUMMARY_METRICS: tuple[str, ...] = (
+    "pipp",
+    "elp",
+    "partial_leak",
+    "near_leak",
+    "rouge2",
+    "rougeL",
+    *QUALITY_METRICS,
+)
 SUMMARY_COLUMNS: tuple[str, ...] = ("method", "seed", "segment", "n_generations", *SUMMARY_METRICS)
 
 # --- private sets ------------------------------------------------------------------------------
 
+
 def _gold_entities(spans: pd.DataFrame, idset: str) -> dict[SegmentKey, list[tuple[str, str]]]:
     """Each segment's normalised, deduplicated gold (type, value) pairs of the identifier set."""
     selected = select_spans(spans, idset).sort_values(["doc_id", "segment", "start"], kind="stable")
-    return {(str(doc_id), int(segment)): build_entities(zip(group["entity_type"], group["text"]))
-            for (doc_id, segment), group in selected.groupby(["doc_id", "segment"], sort=False)}
+    return {
+        (str(doc_id), int(segment)): build_entities(zip(group["entity_type"], group["text"]))
+        for (doc_id, segment), group in selected.groupby(["doc_id", "segment"], sort=False)
+    }
 
 
-def gold_values_by_segment(spans: pd.DataFrame, idset: str,
-                           entity_types: Collection[str] | None = None) -> dict[SegmentKey, list[str]]:
+def gold_values_by_segment(
+    spans: pd.DataFrame, idset: str, entity_types: Collection[str] | None = None
+) -> dict[SegmentKey, list[str]]:
     """Each segment's distinct gold values of the identifier set, optionally of some types only.
 
     Segments without such values are absent from the mapping.
@@ -86,24 +123,30 @@ def gold_values_by_segment(spans: pd.DataFrame, idset: str,
 
 def segment_type_sets(spans: pd.DataFrame, idset: str) -> dict[SegmentKey, frozenset[str]]:
     """Each segment's set of gold entity types, without those fictional codes never carry."""
-    return {key: frozenset(t for t, _ in entities) - EXCLUDED_TYPES
-            for key, entities in _gold_entities(spans, idset).items()}
+    return {
+        key: frozenset(t for t, _ in entities) - EXCLUDED_TYPES
+        for key, entities in _gold_entities(spans, idset).items()
+    }
 
 
 def context_keys(corpus_row: Mapping[str, Any]) -> list[SegmentKey]:
     """The real segments shown in a generation's prompt."""
     doc_ids, segments = corpus_row["context_doc_ids"], corpus_row["context_segments"]
     if len(doc_ids) != len(segments):
-        raise ValueError(f"generation {corpus_row['generation_id']}: "
-                         f"{len(doc_ids)} context doc ids but {len(segments)} context segments")
+        raise ValueError(
+            f"generation {corpus_row['generation_id']}: "
+            f"{len(doc_ids)} context doc ids but {len(segments)} context segments"
+        )
     return [(str(doc_id), int(segment)) for doc_id, segment in zip(doc_ids, segments)]
 
 
-def context_private_values(corpus_row: Mapping[str, Any],
-                           gold_values_by_segment: Mapping[SegmentKey, list[str]]) -> list[str]:
+def context_private_values(
+    corpus_row: Mapping[str, Any], gold_values_by_segment: Mapping[SegmentKey, list[str]]
+) -> list[str]:
     """The union of the gold values of a generation's context segments."""
-    return unique_values(value for key in context_keys(corpus_row)
-                         for value in gold_values_by_segment.get(key, []))
+    return unique_values(
+        value for key in context_keys(corpus_row) for value in gold_values_by_segment.get(key, [])
+    )
 
 
 def fictional_type_set(corpus_row: Mapping[str, Any]) -> frozenset[str]:
@@ -111,7 +154,9 @@ def fictional_type_set(corpus_row: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(entity["type"] for entity in corpus_row["fictional_entities"]) - EXCLUDED_TYPES
 
 
-def near_matcher(private: list[str], persons: list[str], min_letters: int, common_words: frozenset[str]) -> NearMatcher:
+def near_matcher(
+    private: list[str], persons: list[str], min_letters: int, common_words: frozenset[str]
+) -> NearMatcher:
     """Near leaks of private values and of the name words that partial leaks count."""
     return NearMatcher([*private, *name_words(persons, min_letters)], common_words)
 
@@ -122,7 +167,9 @@ def _segment_text(texts: Mapping[SegmentKey, str], key: SegmentKey) -> str:
     return texts[key]
 
 
-def _prepared(cache: dict[SegmentKey, RougeText], texts: Mapping[SegmentKey, str], key: SegmentKey) -> RougeText:
+def _prepared(
+    cache: dict[SegmentKey, RougeText], texts: Mapping[SegmentKey, str], key: SegmentKey
+) -> RougeText:
     """A real segment prepared for ROUGE, once: generations share their candidate segments."""
     if key not in cache:
         cache[key] = rouge_text(_segment_text(texts, key))
@@ -131,9 +178,17 @@ def _prepared(cache: dict[SegmentKey, RougeText], texts: Mapping[SegmentKey, str
 
 # --- per generation ----------------------------------------------------------------------------
 
-def _generation_row(corpus_row: Mapping[str, Any], private: list[str], persons: list[str], near: NearMatcher,
-                    rouge_best: tuple[float, float], rouge_last: tuple[float, float], min_letters: int,
-                    criteria: DocumentCriteria) -> dict[str, Any]:
+
+def _generation_row(
+    corpus_row: Mapping[str, Any],
+    private: list[str],
+    persons: list[str],
+    near: NearMatcher,
+    rouge_best: tuple[float, float],
+    rouge_last: tuple[float, float],
+    min_letters: int,
+    criteria: DocumentCriteria,
+) -> dict[str, Any]:
     leaked = leaked_values(corpus_row["text"], private)
     near_leaked = near.found(corpus_row["text"])
     return {
@@ -161,9 +216,14 @@ def _generation_row(corpus_row: Mapping[str, Any], private: list[str], persons: 
     }
 
 
-def icl_privacy_metrics(corpus: pd.DataFrame, docs: pd.DataFrame, spans: pd.DataFrame, idset: str,
-                        partial_min_letters: int = 4, criteria: DocumentCriteria = DocumentCriteria()
-                        ) -> pd.DataFrame:
+def icl_privacy_metrics(
+    corpus: pd.DataFrame,
+    docs: pd.DataFrame,
+    spans: pd.DataFrame,
+    idset: str,
+    partial_min_letters: int = 4,
+    criteria: DocumentCriteria = DocumentCriteria(),
+) -> pd.DataFrame:
     """Per-generation leakage of the context segments' private values, and ROUGE against each context:
     the best one (reported) and the last one."""
     values = gold_values_by_segment(spans, idset)
@@ -176,16 +236,30 @@ def icl_privacy_metrics(corpus: pd.DataFrame, docs: pd.DataFrame, spans: pd.Data
         generated = rouge_text(row["text"])
         contexts = [_prepared(prepared, texts, key) for key in context_keys(row)]
         private, private_persons = context_private_values(row, values), context_private_values(row, persons)
-        rows.append(_generation_row(row, private, private_persons,
-                                    near_matcher(private, private_persons, partial_min_letters, common),
-                                    max_rouge(generated, contexts), rouge_scores(generated, contexts[-1]),
-                                    partial_min_letters, criteria))
+        rows.append(
+            _generation_row(
+                row,
+                private,
+                private_persons,
+                near_matcher(private, private_persons, partial_min_letters, common),
+                max_rouge(generated, contexts),
+                rouge_scores(generated, contexts[-1]),
+                partial_min_letters,
+                criteria,
+            )
+        )
     return pd.DataFrame(rows, columns=list(GENERATION_COLUMNS))
 
 
-def ft_privacy_metrics(corpus: pd.DataFrame, docs: pd.DataFrame, spans: pd.DataFrame, idset: str,
-                       train_keys: Iterable[tuple[str, int]], partial_min_letters: int = 4,
-                       criteria: DocumentCriteria = DocumentCriteria()) -> pd.DataFrame:
+def ft_privacy_metrics(
+    corpus: pd.DataFrame,
+    docs: pd.DataFrame,
+    spans: pd.DataFrame,
+    idset: str,
+    train_keys: Iterable[tuple[str, int]],
+    partial_min_letters: int = 4,
+    criteria: DocumentCriteria = DocumentCriteria(),
+) -> pd.DataFrame:
     """Per-generation leakage of every private value of the fine-tuning set, and the best ROUGE over
     the fine-tuning segments with the generation's entity types."""
     values = gold_values_by_segment(spans, idset)
@@ -204,12 +278,16 @@ def ft_privacy_metrics(corpus: pd.DataFrame, docs: pd.DataFrame, spans: pd.DataF
         wanted = fictional_type_set(row)
         candidates = [k for k in keys if types.get(k, frozenset()) == wanted] or keys
         best = max_rouge(rouge_text(row["text"]), [_prepared(prepared, texts, key) for key in candidates])
-        rows.append(_generation_row(row, private, private_persons, near, best, (math.nan, math.nan),
-                                    partial_min_letters, criteria))
+        rows.append(
+            _generation_row(
+                row, private, private_persons, near, best, (math.nan, math.nan), partial_min_letters, criteria
+            )
+        )
     return pd.DataFrame(rows, columns=list(GENERATION_COLUMNS))
 
 
 # --- summaries ---------------------------------------------------------------------------------
+
 
 def _elp(group: pd.DataFrame, family: Family) -> float:
     """ELP in percent over a group of generations.
@@ -254,28 +332,47 @@ def summarise(per_generation: pd.DataFrame, family: Family) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     for (method, seed), run in per_generation.groupby(["method", "seed"], sort=True):
         segment_rows = [
-            {"method": method, "seed": seed, "segment": int(segment), "n_generations": len(group),
-             **_segment_summary(group, family)}
+            {
+                "method": method,
+                "seed": seed,
+                "segment": int(segment),
+                "n_generations": len(group),
+                **_segment_summary(group, family),
+            }
             for segment, group in run.groupby("segment", sort=True)
         ]
         averaged = pd.DataFrame(segment_rows)[list(SUMMARY_METRICS)].mean()
         if family == "trained":
             averaged["elp"] = _elp(run, family)
         rows.extend(segment_rows)
-        rows.append({"method": method, "seed": seed, "segment": AVERAGED_SEGMENT,
-                     "n_generations": sum(r["n_generations"] for r in segment_rows),
-                     **{metric: float(averaged[metric]) for metric in SUMMARY_METRICS}})
+        rows.append(
+            {
+                "method": method,
+                "seed": seed,
+                "segment": AVERAGED_SEGMENT,
+                "n_generations": sum(r["n_generations"] for r in segment_rows),
+                **{metric: float(averaged[metric]) for metric in SUMMARY_METRICS},
+            }
+        )
     return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
 
 
 # --- pooled intervals --------------------------------------------------------------------------
 
 # Metrics whose pooled interval is a Wilson interval of a per-generation boolean.
-RATE_COLUMNS: dict[str, str] = {"pipp": "leaked", "partial_leak": "partial_leak", "near_leak": "near_leak",
-                                "documents": "is_document"}
+RATE_COLUMNS: dict[str, str] = {
+    "pipp": "leaked",
+    "partial_leak": "partial_leak",
+    "near_leak": "near_leak",
+    "documents": "is_document",
+}
 # Metrics whose pooled interval is a bootstrap of the mean of a per-generation column.
-MEAN_COLUMNS: dict[str, str] = {"rouge2": "rouge2", "rougeL": "rougeL", "mean_words": "words",
-                                "distinct2": "distinct2"}
+MEAN_COLUMNS: dict[str, str] = {
+    "rouge2": "rouge2",
+    "rougeL": "rougeL",
+    "mean_words": "words",
+    "distinct2": "distinct2",
+}
 
 
 def pooled_elp(generations: pd.DataFrame, family: Family) -> float:
@@ -286,7 +383,9 @@ def pooled_elp(generations: pd.DataFrame, family: Family) -> float:
     return float(np.mean([_elp(run, family) for _, run in generations.groupby("seed")]))
 
 
-def pooled_interval(generations: pd.DataFrame, metric: str, family: Family, seed: int = 0) -> tuple[float, float]:
+def pooled_interval(
+    generations: pd.DataFrame, metric: str, family: Family, seed: int = 0
+) -> tuple[float, float]:
     """95% interval of a summary metric over every generation of every seed (in the metric's unit)."""
     if metric in RATE_COLUMNS:
         low, high = wilson_interval(int(generations[RATE_COLUMNS[metric]].sum()), len(generations))
@@ -299,15 +398,24 @@ def pooled_interval(generations: pd.DataFrame, metric: str, family: Family, seed
     raise ValueError(f"no pooled interval for metric {metric!r}")
 
 
-def run_privacy_metrics(method_name: str, corpus: pd.DataFrame, docs: pd.DataFrame, spans: pd.DataFrame,
-                        codes: pd.DataFrame, idset: str, metrics: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run_privacy_metrics(
+    method_name: str,
+    corpus: pd.DataFrame,
+    docs: pd.DataFrame,
+    spans: pd.DataFrame,
+    codes: pd.DataFrame,
+    idset: str,
+    metrics: Mapping[str, Any],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rule `privacy_metrics`: the per-generation metrics of one corpus, by its method family's
     definitions (a trained method against its fine-tuning segments, from `codes`), and their summary."""
     min_letters = metrics["partial_leak_min_letters"]
     criteria = DocumentCriteria.from_config(metrics["document"])
     spec = method(method_name)
     if spec.trained:
-        per_generation = ft_privacy_metrics(corpus, docs, spans, idset, training_keys(codes), min_letters, criteria)
+        per_generation = ft_privacy_metrics(
+            corpus, docs, spans, idset, training_keys(codes), min_letters, criteria
+        )
     else:
         per_generation = icl_privacy_metrics(corpus, docs, spans, idset, min_letters, criteria)
     return per_generation, summarise(per_generation, spec.family)

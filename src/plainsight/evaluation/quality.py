@@ -11,15 +11,22 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from plainsight.entities import ENTITY_TYPES
 
 _WORD = re.compile(r"\w+")
 _CODE_LINE = re.compile(rf"^[ \t]*(?:{'|'.join(ENTITY_TYPES)})[ \t]*:.*$", re.MULTILINE)
 
-QUALITY_COLUMNS: tuple[str, ...] = ("words", "distinct2", "repeated_4gram_share", "code_copy_share", "is_document")
+QUALITY_COLUMNS: tuple[str, ...] = (
+    "words",
+    "distinct2",
+    "repeated_4gram_share",
+    "code_copy_share",
+    "is_document",
+)
 
 
 @dataclass(frozen=True)
@@ -29,13 +36,15 @@ class DocumentCriteria:
     max_repeated_4gram_share: float = 0.5
 
     @classmethod
-    def from_config(cls, document: Mapping[str, Any]) -> "DocumentCriteria":
+    def from_config(cls, document: Mapping[str, Any]) -> DocumentCriteria:
         """The `metrics.document` config block."""
-        return cls(document["min_words"], document["max_code_copy_share"], document["max_repeated_4gram_share"])
+        return cls(
+            document["min_words"], document["max_code_copy_share"], document["max_repeated_4gram_share"]
+        )
 
 
 def _ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:
-    return [tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
+    return [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
 
 
 def distinct_n(text: str, n: int = 2) -> float:
@@ -69,6 +78,9 @@ def document_quality(text: str, criteria: DocumentCriteria) -> dict[str, Any]:
         "distinct2": distinct_n(text, 2),
         "repeated_4gram_share": repeated,
         "code_copy_share": copied,
-        "is_document": bool(words >= criteria.min_words and copied <= criteria.max_code_copy_share
-                            and repeated <= criteria.max_repeated_4gram_share),
+        "is_document": bool(
+            words >= criteria.min_words
+            and copied <= criteria.max_code_copy_share
+            and repeated <= criteria.max_repeated_4gram_share
+        ),
     }

@@ -8,10 +8,10 @@ subsequence comes from rapidfuzz's `LCSseq` (compiled, bit-parallel), one `cdist
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from types import SimpleNamespace
-from typing import Sequence
 
 import numpy as np
 from nltk.stem.porter import PorterStemmer  # the stemmer rouge-score uses (a dependency of rouge-score)
@@ -46,8 +46,9 @@ def lcs_length(prediction: RougeText, reference: RougeText) -> int:
 def rouge2(prediction: RougeText, reference: RougeText) -> float:
     shared = prediction.bigrams.keys() & reference.bigrams.keys()
     overlap = sum(min(prediction.bigrams[bigram], reference.bigrams[bigram]) for bigram in shared)
-    return scoring.fmeasure(overlap / max(prediction.bigrams.total(), 1),
-                            overlap / max(reference.bigrams.total(), 1))
+    return scoring.fmeasure(
+        overlap / max(prediction.bigrams.total(), 1), overlap / max(reference.bigrams.total(), 1)
+    )
 
 
 def rouge_l(lcs: int, prediction_tokens: int, reference_tokens: int) -> float:
@@ -72,8 +73,14 @@ def max_rouge(prediction: RougeText, references: Sequence[RougeText]) -> tuple[f
     """The best ROUGE-2 and the best ROUGE-L over `references`, each maximised on its own."""
     if not references:
         raise ValueError("no reference text to compare with")
-    lcs = process.cdist([prediction.tokens], [reference.tokens for reference in references],
-                        scorer=LCSseq.similarity, dtype=np.int32)[0]
-    best_l = max(rouge_l(int(length), len(prediction.tokens), len(reference.tokens))
-                 for length, reference in zip(lcs, references))
+    lcs = process.cdist(
+        [prediction.tokens],
+        [reference.tokens for reference in references],
+        scorer=LCSseq.similarity,
+        dtype=np.int32,
+    )[0]
+    best_l = max(
+        rouge_l(int(length), len(prediction.tokens), len(reference.tokens))
+        for length, reference in zip(lcs, references)
+    )
     return max(rouge2(prediction, reference) for reference in references), best_l

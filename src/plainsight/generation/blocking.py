@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from functools import lru_cache
-from functools import cached_property
-from typing import Sequence
+from collections.abc import Sequence
+from functools import cached_property, lru_cache
 
 import numpy as np
 from rapidfuzz import process
@@ -57,8 +56,11 @@ def casings(value: str) -> list[bytes]:
     """The canonical forms of a value and of its form without diacritics, in their common casings
     (one form for ASCII-only values)."""
     forms = {value.strip(), strip_diacritics(value.strip())}
-    variants = (variant for form in forms
-                for variant in (form, form.lower(), form.upper(), form.title(), form.capitalize()))
+    variants = (
+        variant
+        for form in forms
+        for variant in (form, form.lower(), form.upper(), form.title(), form.capitalize())
+    )
     return sorted({canonical(v) for v in variants if v})
 
 
@@ -95,7 +97,11 @@ def _byte_level_decoder(tokenizer) -> dict[str, int] | None:
         return None
     # GPT-2's fixed byte -> character table: printable Latin-1 bytes stand for themselves,
     # the other bytes take the characters from U+0100 on, in byte order.
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    printable = [
+        *range(ord("!"), ord("~") + 1),
+        *range(ord("¡"), ord("¬") + 1),
+        *range(ord("®"), ord("ÿ") + 1),
+    ]
     others = [byte for byte in range(256) if byte not in printable]
     table = {chr(byte): byte for byte in printable}
     table.update({chr(256 + n): byte for n, byte in enumerate(others)})
@@ -156,10 +162,14 @@ class Vocabulary:
         if not ids or not most:
             return ()
         candidates = [before + part for part in words] if before else words
-        distances = process.cdist([word], candidates, scorer=Levenshtein.distance, score_cutoff=most,
-                                  dtype=np.int32)[0]
-        return tuple(ids[i] for i in np.nonzero(distances <= most)[0]
-                     if distances[i] <= allowed_edits(min(len(candidates[i]), len(word))))
+        distances = process.cdist(
+            [word], candidates, scorer=Levenshtein.distance, score_cutoff=most, dtype=np.int32
+        )[0]
+        return tuple(
+            ids[i]
+            for i in np.nonzero(distances <= most)[0]
+            if distances[i] <= allowed_edits(min(len(candidates[i]), len(word)))
+        )
 
 
 def _ends_word(text: bytes, end: int) -> bool:
@@ -209,8 +219,10 @@ def _near_prefix(written: str, word: str) -> bool:
     may still become a variant). A variant with another first letter is left to the regeneration
     check: testing every word against every start would cost a vocabulary scan at most steps."""
     most = allowed_edits(len(word))
-    return written[0] == word[0] and any(Levenshtein.distance(written, word[:end], score_cutoff=most) <= most
-               for end in range(max(1, len(written) - most), min(len(word), len(written) + most) + 1))
+    return written[0] == word[0] and any(
+        Levenshtein.distance(written, word[:end], score_cutoff=most) <= most
+        for end in range(max(1, len(written) - most), min(len(word), len(written) + most) + 1)
+    )
 
 
 class ValueBlocker:
@@ -219,8 +231,13 @@ class ValueBlocker:
     `near_words` (distinctive words of the values) are blocked with their near variants too.
     """
 
-    def __init__(self, vocabulary: Vocabulary, values: Sequence[str], tail_tokens: int = 48,
-                 near_words: Sequence[str] = ()):
+    def __init__(
+        self,
+        vocabulary: Vocabulary,
+        values: Sequence[str],
+        tail_tokens: int = 48,
+        near_words: Sequence[str] = (),
+    ):
         self.vocabulary = vocabulary
         self.values = sorted({form for value in values for form in casings(value)})
         self.near_words = sorted({fold(word) for word in near_words if allowed_edits(len(fold(word)))})
@@ -232,7 +249,7 @@ class ValueBlocker:
         if not self.values and not self.near_words:
             return set()
         texts = self.vocabulary.texts
-        tail = b"".join(texts[t] for t in generated[-self.tail_tokens:] if t < len(texts))
+        tail = b"".join(texts[t] for t in generated[-self.tail_tokens :] if t < len(texts))
         banned = banned_tokens(tail, self.values, self.vocabulary)
         if self.near_words:
             banned |= banned_near_words(canonical(tail), self.near_words, self.vocabulary)

@@ -8,7 +8,8 @@ context, or its fictional code alone through an adapter) and whether it regenera
 from __future__ import annotations
 
 import logging
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -25,37 +26,60 @@ from plainsight.models import model_placement
 log = logging.getLogger(__name__)
 
 CORPUS_COLUMNS = (
-    "generation_id", "method", "seed", "segment", "text", "context_doc_ids", "context_segments",
-    "context_codes", "fictional_code", "fictional_entities", "regenerations", "hit_max_regenerations",
-    "leaked_blocked_values", "prompt_tokens", "new_tokens", "trimmed_context_tokens", "device", "dtype",
+    "generation_id",
+    "method",
+    "seed",
+    "segment",
+    "text",
+    "context_doc_ids",
+    "context_segments",
+    "context_codes",
+    "fictional_code",
+    "fictional_entities",
+    "regenerations",
+    "hit_max_regenerations",
+    "leaked_blocked_values",
+    "prompt_tokens",
+    "new_tokens",
+    "trimmed_context_tokens",
+    "device",
+    "dtype",
 )
 
 
-def corpus_frame(method: str, seed: int, planned: Sequence[PlannedGeneration], results: Sequence[Result],
-                 trimmed: Sequence[int], placement: Mapping[str, str]) -> pd.DataFrame:
+def corpus_frame(
+    method: str,
+    seed: int,
+    planned: Sequence[PlannedGeneration],
+    results: Sequence[Result],
+    trimmed: Sequence[int],
+    placement: Mapping[str, str],
+) -> pd.DataFrame:
     """One row per generation: text, what the prompt showed, generation statistics, and the device and
     dtype it was decoded in (`placement`)."""
     rows = []
     for generation, result, removed in zip(planned, results, trimmed, strict=True):
-        rows.append({
-            "generation_id": generation.generation_id,
-            "method": method,
-            "seed": seed,
-            "segment": generation.segment,
-            "text": result.text,
-            "context_doc_ids": [doc_id for doc_id, _ in generation.context_keys],
-            "context_segments": [int(segment) for _, segment in generation.context_keys],
-            "context_codes": list(generation.context_codes),
-            "fictional_code": generation.target_code or "",
-            "fictional_entities": entities_to_records(generation.target_entities),
-            "regenerations": result.regenerations,
-            "hit_max_regenerations": bool(result.leaked_blocked),
-            "leaked_blocked_values": list(result.leaked_blocked),
-            "prompt_tokens": result.prompt_tokens,
-            "new_tokens": result.new_tokens,
-            "trimmed_context_tokens": removed,
-            **placement,
-        })
+        rows.append(
+            {
+                "generation_id": generation.generation_id,
+                "method": method,
+                "seed": seed,
+                "segment": generation.segment,
+                "text": result.text,
+                "context_doc_ids": [doc_id for doc_id, _ in generation.context_keys],
+                "context_segments": [int(segment) for _, segment in generation.context_keys],
+                "context_codes": list(generation.context_codes),
+                "fictional_code": generation.target_code or "",
+                "fictional_entities": entities_to_records(generation.target_entities),
+                "regenerations": result.regenerations,
+                "hit_max_regenerations": bool(result.leaked_blocked),
+                "leaked_blocked_values": list(result.leaked_blocked),
+                "prompt_tokens": result.prompt_tokens,
+                "new_tokens": result.new_tokens,
+                "trimmed_context_tokens": removed,
+                **placement,
+            }
+        )
     return pd.DataFrame(rows, columns=list(CORPUS_COLUMNS))
 
 
@@ -68,22 +92,39 @@ def join_shards(shards: Sequence[pd.DataFrame]) -> pd.DataFrame:
     return frame.sort_values("generation_id", kind="stable", ignore_index=True)
 
 
-def method_prompts(method: registry.Method, planned: Sequence[PlannedGeneration], tokenizer, generation: Mapping,
-                   context_size: int) -> tuple[list[str], list[int]]:
+def method_prompts(
+    method: registry.Method,
+    planned: Sequence[PlannedGeneration],
+    tokenizer,
+    generation: Mapping,
+    context_size: int,
+) -> tuple[list[str], list[int]]:
     """Each generation's prompt, and the context tokens cut from it to fit the model's context."""
     if not method.in_context:
         return [render([], g.target_code) for g in planned], [0] * len(planned)
     budget = prompt_budget(generation["max_prompt_tokens"], generation["max_new_tokens"], context_size)
     prompts, trimmed = fitted_prompts(list(planned), tokenizer, budget)
     if any(trimmed):
-        log.info("trimmed context documents of %d prompt(s) to fit %d tokens (%d tokens removed)",
-                 sum(1 for t in trimmed if t), budget, sum(trimmed))
+        log.info(
+            "trimmed context documents of %d prompt(s) to fit %d tokens (%d tokens removed)",
+            sum(1 for t in trimmed if t),
+            budget,
+            sum(trimmed),
+        )
     return prompts, trimmed
 
 
-def generate_corpus(method_name: str, seed: int, planned: Sequence[PlannedGeneration], model: Any, tokenizer,
-                    generation: Mapping, shard: int = 0, shards: int = 1,
-                    common_words: frozenset[str] = frozenset()) -> pd.DataFrame:
+def generate_corpus(
+    method_name: str,
+    seed: int,
+    planned: Sequence[PlannedGeneration],
+    model: Any,
+    tokenizer,
+    generation: Mapping,
+    shard: int = 0,
+    shards: int = 1,
+    common_words: frozenset[str] = frozenset(),
+) -> pd.DataFrame:
     """Shard `shard` of `shards` of the corpus of `planned` generations, in generation order.
 
     `model` is the base model for in-context methods and the adapter model for trained ones;
@@ -91,13 +132,28 @@ def generate_corpus(method_name: str, seed: int, planned: Sequence[PlannedGenera
     which the near-leak check of blocked values does not take for variants.
     """
     method = registry.method(method_name)
-    prompts, trimmed = method_prompts(method, planned, tokenizer, generation, model.config.max_position_embeddings)
+    prompts, trimmed = method_prompts(
+        method, planned, tokenizer, generation, model.config.max_position_embeddings
+    )
     sampling = SamplingSettings.from_config(generation, method)
-    requests = [Request(prompt, list(g.blocked_values), list(g.near_words)) for prompt, g in zip(prompts, planned)]
+    requests = [
+        Request(prompt, list(g.blocked_values), list(g.near_words)) for prompt, g in zip(prompts, planned)
+    ]
     positions, results = Generator(model, tokenizer, sampling, common_words).run_shard(
-        requests, [g.generation_id for g in planned], seed, shard, shards,
-        desc=f"{method_name} seed {seed} shard {shard}/{shards}")
+        requests,
+        [g.generation_id for g in planned],
+        seed,
+        shard,
+        shards,
+        desc=f"{method_name} seed {seed} shard {shard}/{shards}",
+    )
     if method.trained:
         cut_unfinished_paragraphs(results, sampling.max_new_tokens)
-    return corpus_frame(method_name, seed, [planned[p] for p in positions], results,
-                        [trimmed[p] for p in positions], model_placement(base_model(model)))
+    return corpus_frame(
+        method_name,
+        seed,
+        [planned[p] for p in positions],
+        results,
+        [trimmed[p] for p in positions],
+        model_placement(base_model(model)),
+    )

@@ -7,8 +7,9 @@ model (with the method's adapter) and decodes them (`plainsight.generation.corpu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import pandas as pd
 import torch
@@ -28,13 +29,16 @@ PURPOSES = ("corpus", "mauve")
 class GenerateJob:
     """One generate job: its method, seed and purpose, its input files (None where the rule has none),
     the model and the settings its rule hands it."""
+
     method: str
     seed: int
     purpose: str  # "corpus": the method's synthetic corpus; "mauve": texts for MAUVE's test segments
     codes: str
     model: str
     placement: Mapping[str, Any]
-    generation: Mapping[str, Any]  # the rule's `generation` params (plainsight.generation.corpus.generation_params)
+    generation: Mapping[
+        str, Any
+    ]  # the rule's `generation` params (plainsight.generation.corpus.generation_params)
     docs: str | None = None
     spans: str | None = None
     pools: str | None = None
@@ -64,16 +68,31 @@ def corpus_plan(job: GenerateJob, method: registry.Method, codes: pd.DataFrame, 
     if method.trained:
         return trained.plan(pd.read_parquet(job.fictional), codes, job.seed, job.generations)
     draw = fictional_drawer(codes, pd.read_parquet(job.spans), job.pools, job.surrogates, job.surrogate_lists)
-    return in_context.plan(method.name, codes, texts, draw, job.seed, job.generation["generations_per_segment"],
-                           job.generation["context_documents"], blocked)
+    return in_context.plan(
+        method.name,
+        codes,
+        texts,
+        draw,
+        job.seed,
+        job.generation["generations_per_segment"],
+        job.generation["context_documents"],
+        blocked,
+    )
 
 
-def mauve_plan(job: GenerateJob, method: registry.Method, codes: pd.DataFrame, texts,
-               targets: list[SegmentKey], blocked: Blocking):
+def mauve_plan(
+    job: GenerateJob,
+    method: registry.Method,
+    codes: pd.DataFrame,
+    texts,
+    targets: list[SegmentKey],
+    blocked: Blocking,
+):
     if method.trained:
         return trained.plan_for_segments(codes, targets)
-    return in_context.plan_for_segments(method.name, codes, texts, targets, job.seed,
-                                        job.generation["context_documents"], blocked)
+    return in_context.plan_for_segments(
+        method.name, codes, texts, targets, job.seed, job.generation["context_documents"], blocked
+    )
 
 
 def load_job_model(job: GenerateJob, method: registry.Method):
@@ -92,11 +111,23 @@ def generate_texts(job: GenerateJob) -> pd.DataFrame:
     texts = segment_texts(docs) if docs is not None else {}
     blocked = blocking(job, method, codes, texts)
     targets = mauve_targets(docs, job.mauve_samples) if job.purpose == "mauve" else None
-    planned = (mauve_plan(job, method, codes, texts, targets, blocked) if targets is not None
-               else corpus_plan(job, method, codes, texts, blocked))
+    planned = (
+        mauve_plan(job, method, codes, texts, targets, blocked)
+        if targets is not None
+        else corpus_plan(job, method, codes, texts, blocked)
+    )
     model, tokenizer = load_job_model(job, method)
-    frame = generate_corpus(job.method, job.seed, planned, model, tokenizer, job.generation, job.shard, job.shards,
-                            blocked.common_words)
+    frame = generate_corpus(
+        job.method,
+        job.seed,
+        planned,
+        model,
+        tokenizer,
+        job.generation,
+        job.shard,
+        job.shards,
+        blocked.common_words,
+    )
     if targets is not None:
         frame.insert(4, "target_doc_id", [targets[g][0] for g in frame["generation_id"]])
     return frame

@@ -50,13 +50,24 @@ def batch_slots(batch_size: int | str, model, positions_per_slot: int, most_usef
     free = free_gpu_bytes(parameter.device)
     fit = slots_that_fit(free, per_slot)
     if fit < 1:
-        raise InputError("config", "generation.batch_size",
-                         f"auto: one slot's KV cache ({per_slot / GIB:.2f} GiB for {positions_per_slot} "
-                         f"positions) does not fit the {free / GIB:.2f} GiB free on {parameter.device} less a "
-                         f"{FREE_MEMORY_MARGIN:.0%} margin; shorten generation.max_prompt_tokens or "
-                         "max_new_tokens, or use a GPU with more memory")
+        raise InputError(
+            "config",
+            "generation.batch_size",
+            f"auto: one slot's KV cache ({per_slot / GIB:.2f} GiB for {positions_per_slot} "
+            f"positions) does not fit the {free / GIB:.2f} GiB free on {parameter.device} less a "
+            f"{FREE_MEMORY_MARGIN:.0%} margin; shorten generation.max_prompt_tokens or "
+            "max_new_tokens, or use a GPU with more memory",
+        )
     slots = min(fit, most_useful)
-    log.info("generation.batch_size: auto: %d slots on %s (KV cache %.2f GiB per slot of %d positions, "
-             "%.2f GiB free, %d would fit, %d prompts to decode)", slots, parameter.device, per_slot / GIB,
-             positions_per_slot, free / GIB, fit, most_useful)
+    log.info(
+        "generation.batch_size: auto: %d slots on %s (KV cache %.2f GiB per slot of %d positions, "
+        "%.2f GiB free, %d would fit, %d prompts to decode)",
+        slots,
+        parameter.device,
+        per_slot / GIB,
+        positions_per_slot,
+        free / GIB,
+        fit,
+        most_useful,
+    )
     return slots

@@ -19,8 +19,8 @@ training in the same process sees the model it loaded.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import torch
 from torch import nn
@@ -42,14 +42,20 @@ class PackedLinear(nn.Module):
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
         if inputs.shape[:-1].numel() > PACKED_MAX_ROWS or torch.is_grad_enabled():
             return self.linear(inputs)
-        return torch.ops.mkldnn._linear_pointwise(inputs, self.packed_weight, self.linear.bias, "none", [], "")
+        return torch.ops.mkldnn._linear_pointwise(
+            inputs, self.packed_weight, self.linear.bias, "none", [], ""
+        )
 
 
 def can_pack(model: nn.Module) -> bool:
     """Whether the model runs float32 on a CPU with oneDNN, where packing pays."""
     parameter = next(model.parameters())
-    return (parameter.device.type == "cpu" and parameter.dtype == torch.float32
-            and torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn, "_linear_pointwise"))
+    return (
+        parameter.device.type == "cpu"
+        and parameter.dtype == torch.float32
+        and torch.backends.mkldnn.is_available()
+        and hasattr(torch.ops.mkldnn, "_linear_pointwise")
+    )
 
 
 @contextmanager
@@ -59,8 +65,12 @@ def packed_linears(model: nn.Module, rows_hint: int) -> Iterator[None]:
     if not can_pack(model):
         yield
         return
-    swapped = [(parent, name, child) for parent in model.modules()
-               for name, child in parent.named_children() if type(child) is nn.Linear]
+    swapped = [
+        (parent, name, child)
+        for parent in model.modules()
+        for name, child in parent.named_children()
+        if type(child) is nn.Linear
+    ]
     try:
         for parent, name, child in swapped:
             setattr(parent, name, PackedLinear(child, rows_hint))

@@ -3,7 +3,7 @@ Snakefile reads them while it parses."""
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from plainsight.methods import registry
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import torch
 
@@ -55,10 +55,16 @@ class SamplingSettings:
     group_size: int = 32
 
     @classmethod
-    def from_config(cls, generation: dict, method: Method) -> "SamplingSettings":
+    def from_config(cls, generation: dict, method: Method) -> SamplingSettings:
         """The `generation` config block; only a method that blocks values regenerates."""
-        return cls(generation["max_new_tokens"], generation["temperature"], generation["top_p"],
-                   generation["batch_size"], method.regenerations(generation), generation["group_size"])
+        return cls(
+            generation["max_new_tokens"],
+            generation["temperature"],
+            generation["top_p"],
+            generation["batch_size"],
+            method.regenerations(generation),
+            generation["group_size"],
+        )
 
 
 @dataclass
@@ -85,11 +91,12 @@ def length_order(lengths: Sequence[int], ids: Sequence[int]) -> list[int]:
 def length_sorted_groups(lengths: Sequence[int], ids: Sequence[int], group_size: int) -> list[list[int]]:
     """Positions in `length_order`, cut into groups of `group_size` (the units shards take)."""
     order = length_order(lengths, ids)
-    return [order[start:start + group_size] for start in range(0, len(order), group_size)]
+    return [order[start : start + group_size] for start in range(0, len(order), group_size)]
 
 
-def shard_positions(lengths: Sequence[int], ids: Sequence[int], group_size: int, shard: int, shards: int
-                    ) -> list[int]:
+def shard_positions(
+    lengths: Sequence[int], ids: Sequence[int], group_size: int, shard: int, shards: int
+) -> list[int]:
     """The positions shard `shard` (0-based) of `shards` generates, in their original order.
 
     A shard takes whole groups of the full run, every `shards`-th one, so each shard gets short
@@ -118,7 +125,9 @@ class Generator:
     variants of a blocked value.
     """
 
-    def __init__(self, model, tokenizer, settings: SamplingSettings, common_words: frozenset[str] = frozenset()):
+    def __init__(
+        self, model, tokenizer, settings: SamplingSettings, common_words: frozenset[str] = frozenset()
+    ):
         self.model = model
         self.tokenizer = tokenizer
         self.settings = settings
@@ -142,8 +151,9 @@ class Generator:
         slots = batch_slots(settings.batch_size, base_model(self.model), positions, max(prompts, 1))
         return SlotDecoder(self.model, self.tokenizer, sampler, settings.max_new_tokens, slots, BOUNDARY)
 
-    def run(self, requests: list[Request], seed: int, desc: str = "generate",
-            ids: Sequence[int] | None = None) -> list[Result]:
+    def run(
+        self, requests: list[Request], seed: int, desc: str = "generate", ids: Sequence[int] | None = None
+    ) -> list[Result]:
         """Generate one document per request; regenerate those that still leak a blocked value
         (exactly or as a near variant).
 
@@ -152,7 +162,9 @@ class Generator:
         """
         ids = list(range(len(requests))) if ids is None else list(ids)
         prompt_ids = self.prompt_ids(requests)
-        detectors = [NearMatcher(r.blocked_values, self.common_words) if r.blocked_values else None for r in requests]
+        detectors = [
+            NearMatcher(r.blocked_values, self.common_words) if r.blocked_values else None for r in requests
+        ]
         results: list[Result | None] = [None] * len(requests)
         decoder = self.decoder(max(map(len, prompt_ids), default=0), len(requests))
         sampled_tokens, started = 0, time.perf_counter()  # tokens of every attempt
@@ -161,10 +173,14 @@ class Generator:
         def row(position: int, attempt: int) -> Row:
             request = requests[position]
             blocks = request.blocked_values or request.near_words
-            return Row(_Attempt(position, attempt), prompt_ids[position],
-                       torch.Generator().manual_seed(document_seed(seed, attempt, ids[position])),
-                       ValueBlocker(self.vocabulary, request.blocked_values, near_words=request.near_words)
-                       if blocks else None)
+            return Row(
+                _Attempt(position, attempt),
+                prompt_ids[position],
+                torch.Generator().manual_seed(document_seed(seed, attempt, ids[position])),
+                ValueBlocker(self.vocabulary, request.blocked_values, near_words=request.near_words)
+                if blocks
+                else None,
+            )
 
         def finished(done: Row) -> Row | None:
             nonlocal sampled_tokens
@@ -184,18 +200,38 @@ class Generator:
             decoder.run([row(position, 0) for position in order], finished)
         elapsed = time.perf_counter() - started
         steps = len(decoder.occupancy)
-        log.info("%s: %d documents, %d regenerated, %d new tokens in %.1f s (%.1f tokens/s, %d slots on %s, "
-                 "%.1f rows per decoding step)", desc, len(requests), sum(1 for r in results if r.regenerations),
-                 sampled_tokens, elapsed, sampled_tokens / max(elapsed, 1e-9), decoder.slots, decoder.device,
-                 sum(decoder.occupancy) / max(steps, 1))
+        log.info(
+            "%s: %d documents, %d regenerated, %d new tokens in %.1f s (%.1f tokens/s, %d slots on %s, "
+            "%.1f rows per decoding step)",
+            desc,
+            len(requests),
+            sum(1 for r in results if r.regenerations),
+            sampled_tokens,
+            elapsed,
+            sampled_tokens / max(elapsed, 1e-9),
+            decoder.slots,
+            decoder.device,
+            sum(decoder.occupancy) / max(steps, 1),
+        )
         for generation_id, result in zip(ids, results):
             if result.leaked_blocked:
-                log.warning("generation %d still contains %s (or a near variant) after %d regenerations",
-                            generation_id, result.leaked_blocked, self.settings.max_regenerations)
+                log.warning(
+                    "generation %d still contains %s (or a near variant) after %d regenerations",
+                    generation_id,
+                    result.leaked_blocked,
+                    self.settings.max_regenerations,
+                )
         return results
 
-    def run_shard(self, requests: list[Request], ids: Sequence[int], seed: int, shard: int, shards: int,
-                  desc: str = "generate") -> tuple[list[int], list[Result]]:
+    def run_shard(
+        self,
+        requests: list[Request],
+        ids: Sequence[int],
+        seed: int,
+        shard: int,
+        shards: int,
+        desc: str = "generate",
+    ) -> tuple[list[int], list[Result]]:
         """Shard `shard` of `shards` of the run over `requests` (see `shard_positions`): its positions
         in `requests` and their results, the same as the full run gives them."""
         lengths = [len(p) for p in self.prompt_ids(requests)]

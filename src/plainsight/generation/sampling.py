@@ -27,7 +27,7 @@ but the drawn ids.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import torch
 
@@ -104,7 +104,12 @@ class SlotBans:
             return
         if self.pairs is None:
             vocabulary = scores.shape[-1]
-            pairs = [(slot, token) for slot, tokens in enumerate(self.sets) for token in tokens if token < vocabulary]
+            pairs = [
+                (slot, token)
+                for slot, tokens in enumerate(self.sets)
+                for token in tokens
+                if token < vocabulary
+            ]
             self.pairs = torch.tensor(pairs, dtype=torch.long, device=self.device).reshape(-1, 2).T.unbind()
             self.uploads += 1
         rows, tokens = self.pairs

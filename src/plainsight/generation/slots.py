@@ -38,8 +38,8 @@ prefix's length, as peft does.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import torch
 from transformers.cache_utils import Cache, DynamicCache, DynamicLayer
@@ -53,6 +53,7 @@ from plainsight.scheduling import slot_cache_positions
 @dataclass
 class Row:
     """One document to decode; `generated` fills as it is sampled."""
+
     key: object  # the caller's handle
     prompt_ids: list[int]
     generator: torch.Generator  # its random numbers: a block of max_new_tokens is drawn at its prefill
@@ -76,11 +77,11 @@ class _WindowLayer(DynamicLayer):
 
     def update(self, key_states, value_states, *args, **kwargs):
         stop = self.end + key_states.shape[-2]
-        self.buffer_keys[:, :, self.end:stop] = key_states
-        self.buffer_values[:, :, self.end:stop] = value_states
+        self.buffer_keys[:, :, self.end : stop] = key_states
+        self.buffer_values[:, :, self.end : stop] = value_states
         self.end = stop
-        self.keys = self.buffer_keys[:, :, self.low:stop]
-        self.values = self.buffer_values[:, :, self.low:stop]
+        self.keys = self.buffer_keys[:, :, self.low : stop]
+        self.values = self.buffer_values[:, :, self.low : stop]
         return self.keys, self.values
 
     def get_seq_length(self) -> int:
@@ -116,8 +117,12 @@ def _kv_shapes(model) -> list[tuple[int, int, torch.dtype]]:
     cache = DynamicCache()
     parameter = next(model.parameters())
     with torch.no_grad():
-        model(input_ids=torch.zeros(1, 1, dtype=torch.long, device=parameter.device), past_key_values=cache,
-              use_cache=True, logits_to_keep=1)
+        model(
+            input_ids=torch.zeros(1, 1, dtype=torch.long, device=parameter.device),
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=1,
+        )
     return [(layer.keys.shape[1], layer.keys.shape[-1], layer.keys.dtype) for layer in cache.layers]
 
 
@@ -129,8 +134,9 @@ class SlotDecoder:
     next free slot before the rows still queued.
     """
 
-    def __init__(self, model, tokenizer, sampler: NucleusSampler, max_new_tokens: int, slots: int,
-                 stop_string: str):
+    def __init__(
+        self, model, tokenizer, sampler: NucleusSampler, max_new_tokens: int, slots: int, stop_string: str
+    ):
         self.lm = base_model(model)
         self.prefix = prefix_key_values(model)
         self.tokenizer = tokenizer
@@ -166,7 +172,7 @@ class SlotDecoder:
         if token in self.eos or len(row.generated) >= self.max_new_tokens:
             return True
         # enough tokens for the stop string even at one byte per token, and its neighbours
-        tail = self.tokenizer.decode(row.generated[-4 * len(self.stop_string) - 2:])
+        tail = self.tokenizer.decode(row.generated[-4 * len(self.stop_string) - 2 :])
         return self.stop_string in tail
 
 
@@ -178,14 +184,18 @@ class _Batch:
         self.longest = longest  # every prompt (with the prefix) fits before `end`
         capacity = slot_cache_positions(longest, decoder.max_new_tokens)
         slots, device = decoder.slots, decoder.device
-        self.keys = [torch.zeros(slots, heads, capacity, dim, dtype=dtype, device=device)
-                     for heads, dim, dtype in decoder.kv_shapes]
+        self.keys = [
+            torch.zeros(slots, heads, capacity, dim, dtype=dtype, device=device)
+            for heads, dim, dtype in decoder.kv_shapes
+        ]
         self.values = [torch.zeros_like(keys) for keys in self.keys]
         self.mask = torch.zeros(slots, capacity, dtype=torch.bool, device=device)
         self.rows: list[Row | None] = [None] * slots
         self.starts = [0] * slots
         self.positions = torch.zeros(slots, dtype=torch.long, device=device)  # position id of the next token
-        self.last_tokens = torch.zeros(slots, dtype=torch.long, device=device)  # each row's last sampled token
+        self.last_tokens = torch.zeros(
+            slots, dtype=torch.long, device=device
+        )  # each row's last sampled token
         self.uniforms = torch.zeros(slots, decoder.max_new_tokens, device=device)  # each row's random numbers
         self.used = torch.zeros(slots, dtype=torch.long, device=device)  # random numbers each row has used
         self.bans = SlotBans(slots, device)
@@ -219,17 +229,20 @@ class _Batch:
         decoder = self.decoder
         start = self.end - decoder.prefix_length - len(row.prompt_ids)
         layers = []
-        for (keys, values), prefix in zip(zip(self.keys, self.values), decoder.prefix or [None] * len(self.keys)):
-            layer = _WindowLayer(keys[slot:slot + 1], values[slot:slot + 1], start, start)
+        for (keys, values), prefix in zip(
+            zip(self.keys, self.values), decoder.prefix or [None] * len(self.keys)
+        ):
+            layer = _WindowLayer(keys[slot : slot + 1], values[slot : slot + 1], start, start)
             if prefix is not None:
                 layer.update(*prefix)
             layers.append(layer)
         input_ids = torch.tensor([row.prompt_ids], dtype=torch.long, device=decoder.device)
         # no attention mask: one unpadded row is plain causal attention, the prefix before it in view
-        output = decoder.lm(input_ids=input_ids, past_key_values=Cache(layers=layers), use_cache=True,
-                            logits_to_keep=1)
+        output = decoder.lm(
+            input_ids=input_ids, past_key_values=Cache(layers=layers), use_cache=True, logits_to_keep=1
+        )
         self.mask[slot] = False
-        self.mask[slot, start:self.end] = True
+        self.mask[slot, start : self.end] = True
         self.starts[slot] = start
         self.positions[slot] = self.end - start
         self.uniforms[slot] = uniform_block(row.generator, decoder.max_new_tokens, decoder.device)
@@ -244,7 +257,11 @@ class _Batch:
         index = torch.tensor(live, device=self.decoder.device)
         self.keys = [keys.index_select(0, index) for keys in self.keys]
         self.values = [values.index_select(0, index) for values in self.values]
-        self.mask, self.positions, self.last_tokens = self.mask[index], self.positions[index], self.last_tokens[index]
+        self.mask, self.positions, self.last_tokens = (
+            self.mask[index],
+            self.positions[index],
+            self.last_tokens[index],
+        )
         self.uniforms, self.used = self.uniforms[index], self.used[index]
         self.bans.keep(live)
         self.rows = [self.rows[slot] for slot in live]
@@ -258,9 +275,13 @@ class _Batch:
         self.occupancy.append(len(self.rows))
         self.mask[:, self.end] = True
         layers = [_WindowLayer(keys, values, low, self.end) for keys, values in zip(self.keys, self.values)]
-        output = self.decoder.lm(input_ids=self.last_tokens[:, None], attention_mask=self.mask[:, low:self.end + 1],
-                                 position_ids=self.positions[:, None], past_key_values=Cache(layers=layers),
-                                 use_cache=True)
+        output = self.decoder.lm(
+            input_ids=self.last_tokens[:, None],
+            attention_mask=self.mask[:, low : self.end + 1],
+            position_ids=self.positions[:, None],
+            past_key_values=Cache(layers=layers),
+            use_cache=True,
+        )
         self.end += 1
         self.positions += 1
         self.sample(slice(None), output.logits[:, -1])
@@ -290,8 +311,8 @@ class _Batch:
         shift = min(min(self.starts), self.end - self.longest)
         length = self.end - shift
         for buffer in (*self.keys, *self.values):
-            buffer[:, :, :length] = buffer[:, :, shift:self.end].clone()
-        self.mask[:, :length] = self.mask[:, shift:self.end].clone()
+            buffer[:, :, :length] = buffer[:, :, shift : self.end].clone()
+        self.mask[:, :length] = self.mask[:, shift : self.end].clone()
         self.mask[:, length:] = False
         self.starts = [start - shift for start in self.starts]
         self.end = length

@@ -18,10 +18,10 @@ import pandas as pd
 from plainsight.codes.control import Entities, format_code, records_to_entities
 from plainsight.codes.fictional import EXCLUDED_TYPES, Drawer
 from plainsight.entities import ENTITY_TYPES
+from plainsight.matching import private_parts, public_words, unique_values
 from plainsight.methods import registry
 from plainsight.methods.planned import PlannedGeneration
 from plainsight.methods.prompts import Example, fit_to_budget, render
-from plainsight.matching import private_parts, public_words, unique_values
 from plainsight.methods.registry import Method
 from plainsight.rng import stable_rng
 
@@ -46,9 +46,11 @@ class Blocking:
             raise ValueError(f"unknown blocking {self.mode!r}: expected one of {BLOCKING_MODES}")
 
     @classmethod
-    def for_corpus(cls, mode: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str]) -> "Blocking":
+    def for_corpus(cls, mode: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str]) -> Blocking:
         """`mode` with the ordinary words of the corpus of `codes` and segment `texts`."""
-        values = {key: [value for _, value in entities] for key, entities in _entities_by_segment(codes).items()}
+        values = {
+            key: [value for _, value in entities] for key, entities in _entities_by_segment(codes).items()
+        }
         return cls(mode, public_words(texts, values))
 
     def blocked(self, context_entities: list[Entities]) -> tuple[str, ...]:
@@ -63,7 +65,9 @@ class Blocking:
         """The words whose near variants may not be written either."""
         if self.mode != "values_and_parts":
             return ()
-        return tuple(private_parts([pair for entities in context_entities for pair in entities], self.common_words))
+        return tuple(
+            private_parts([pair for entities in context_entities for pair in entities], self.common_words)
+        )
 
 
 def context_pool(codes: pd.DataFrame, segment: int, needed: int = 3) -> list[tuple[str, int]]:
@@ -83,12 +87,16 @@ def target_template(context_entities: list[Entities]) -> Entities:
     the mean count rounded (at least 1) of its values, taken in turn from each context that has it."""
     template: Entities = []
     for entity_type in ENTITY_TYPES:
-        per_context = [[value for kind, value in entities if kind == entity_type] for entities in context_entities]
+        per_context = [
+            [value for kind, value in entities if kind == entity_type] for entities in context_entities
+        ]
         per_context = [values for values in per_context if values]
         if entity_type in EXCLUDED_TYPES or not per_context:
             continue
         count = max(1, round(sum(len(values) for values in per_context) / len(per_context)))
-        in_turn = [values[i] for i in range(max(map(len, per_context))) for values in per_context if i < len(values)]
+        in_turn = [
+            values[i] for i in range(max(map(len, per_context))) for values in per_context if i < len(values)
+        ]
         template.extend((entity_type, value) for value in in_turn[:count])
     return template
 
@@ -111,15 +119,24 @@ def _pools(codes: pd.DataFrame, context_documents: int) -> dict[int, list[tuple[
     for segment in sorted(codes["segment"].unique()):
         pool = context_pool(codes, segment, context_documents)
         if len(pool) < context_documents:
-            raise ValueError(f"segment range {segment} has {len(pool)} training segments, "
-                             f"{context_documents} are needed per prompt")
+            raise ValueError(
+                f"segment range {segment} has {len(pool)} training segments, "
+                f"{context_documents} are needed per prompt"
+            )
         pools[int(segment)] = pool
     return pools
 
 
-def _planned(spec: Method, generation_id: int, segment: int, keys: tuple[tuple[str, int], ...],
-             entities_of: dict[tuple[str, int], Entities], texts: dict[tuple[str, int], str],
-             target: Entities, blocking: Blocking) -> PlannedGeneration:
+def _planned(
+    spec: Method,
+    generation_id: int,
+    segment: int,
+    keys: tuple[tuple[str, int], ...],
+    entities_of: dict[tuple[str, int], Entities],
+    texts: dict[tuple[str, int], str],
+    target: Entities,
+    blocking: Blocking,
+) -> PlannedGeneration:
     """One prompt: the context segments `keys` (with their real codes if the method shows codes), then `target`."""
     context_entities = [entities_of[key] for key in keys]
     real_codes = tuple(format_code(e) for e in context_entities)
@@ -131,17 +148,33 @@ def _planned(spec: Method, generation_id: int, segment: int, keys: tuple[tuple[s
         target_code = format_code(target)
     if not spec.blocks_context_values:
         return PlannedGeneration(generation_id, segment, keys, examples, real_codes, target_code, target, ())
-    return PlannedGeneration(generation_id, segment, keys, examples, real_codes, target_code, target,
-                             blocking.blocked(context_entities), blocking.near_words(context_entities))
+    return PlannedGeneration(
+        generation_id,
+        segment,
+        keys,
+        examples,
+        real_codes,
+        target_code,
+        target,
+        blocking.blocked(context_entities),
+        blocking.near_words(context_entities),
+    )
 
 
 def _entities_by_segment(codes: pd.DataFrame) -> dict[tuple[str, int], Entities]:
     return {(r.doc_id, r.segment): records_to_entities(r.entities) for r in codes.itertuples(index=False)}
 
 
-def plan(method: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str], draw: Drawer,
-         seed: int, generations_per_segment: int, context_documents: int = 3,
-         blocking: Blocking = Blocking()) -> list[PlannedGeneration]:
+def plan(
+    method: str,
+    codes: pd.DataFrame,
+    texts: dict[tuple[str, int], str],
+    draw: Drawer,
+    seed: int,
+    generations_per_segment: int,
+    context_documents: int = 3,
+    blocking: Blocking = Blocking(),
+) -> list[PlannedGeneration]:
     """The generations of one method and seed, for every paragraph range, each with a fictional code."""
     spec = _in_context(method)
     entities_of = _entities_by_segment(codes)
@@ -149,15 +182,33 @@ def plan(method: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str], dr
     for segment, pool in _pools(codes, context_documents).items():
         for number in range(generations_per_segment):
             keys = tuple(stable_rng(seed, "contexts", segment, number).sample(pool, context_documents))
-            target = fictional_target([entities_of[key] for key in keys], draw, (seed, "fictional", segment, number))
-            planned.append(_planned(spec, segment * generations_per_segment + number, segment, keys,
-                                    entities_of, texts, target, blocking))
+            target = fictional_target(
+                [entities_of[key] for key in keys], draw, (seed, "fictional", segment, number)
+            )
+            planned.append(
+                _planned(
+                    spec,
+                    segment * generations_per_segment + number,
+                    segment,
+                    keys,
+                    entities_of,
+                    texts,
+                    target,
+                    blocking,
+                )
+            )
     return planned
 
 
-def plan_for_segments(method: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str],
-                      targets: list[tuple[str, int]], seed: int, context_documents: int = 3,
-                      blocking: Blocking = Blocking()) -> list[PlannedGeneration]:
+def plan_for_segments(
+    method: str,
+    codes: pd.DataFrame,
+    texts: dict[tuple[str, int], str],
+    targets: list[tuple[str, int]],
+    seed: int,
+    context_documents: int = 3,
+    blocking: Blocking = Blocking(),
+) -> list[PlannedGeneration]:
     """One generation per target segment, written from that segment's real code (utility: MAUVE).
 
     The contexts are training segments of the target's paragraph range, drawn per seed and target.
@@ -167,9 +218,14 @@ def plan_for_segments(method: str, codes: pd.DataFrame, texts: dict[tuple[str, i
     pools = _pools(codes, context_documents)
     planned = []
     for number, (doc_id, segment) in enumerate(targets):
-        keys = tuple(stable_rng(seed, "utility contexts", doc_id, segment).sample(pools[segment], context_documents))
-        planned.append(_planned(spec, number, segment, keys, entities_of, texts, entities_of[(doc_id, segment)],
-                                blocking))
+        keys = tuple(
+            stable_rng(seed, "utility contexts", doc_id, segment).sample(pools[segment], context_documents)
+        )
+        planned.append(
+            _planned(
+                spec, number, segment, keys, entities_of, texts, entities_of[(doc_id, segment)], blocking
+            )
+        )
     return planned
 
 

@@ -45,13 +45,15 @@ def _block(code: str | None, text: str) -> str:
     return f"{_header(code)}{text.strip()}\n\n"
 
 
-def fit_to_budget(examples: list[Example], target_code: str | None, tokenizer, max_tokens: int
-                  ) -> tuple[list[Example], int]:
+def fit_to_budget(
+    examples: list[Example], target_code: str | None, tokenizer, max_tokens: int
+) -> tuple[list[Example], int]:
     """Shorten the example documents (never the codes) until the prompt fits `max_tokens`.
 
     The longest documents are cut first, to a common token cap, keeping their
     beginnings. Returns the examples and the number of document tokens removed.
     """
+
     def length(candidate: list[Example]) -> int:
         return len(tokenizer(render(candidate, target_code), add_special_tokens=False).input_ids)
 

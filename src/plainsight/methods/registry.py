@@ -30,7 +30,9 @@ class Method:
     name: str
     family: Family
     shows_codes: bool  # in-context prompts pair each real document with its control code
-    blocks_context_values: bool  # the real codes' values are blocked while decoding, and regenerated on a leak
+    blocks_context_values: (
+        bool  # the real codes' values are blocked while decoding, and regenerated on a leak
+    )
     training: Training | None = None  # how the adapter is trained (trained family only)
 
     @property
@@ -58,15 +60,17 @@ class Method:
         return generation["max_regenerations"] if self.blocks_context_values else 0
 
 
-METHODS: dict[str, Method] = {m.name: m for m in (
-    Method("baseline", "in_context", shows_codes=False, blocks_context_values=False),
-    Method("icl", "in_context", shows_codes=True, blocks_context_values=False),
-    Method("icl_pe", "in_context", shows_codes=True, blocks_context_values=True),
-    Method("ft", "trained", shows_codes=True, blocks_context_values=False, training="prefix"),
-    Method("ft_mask", "trained", shows_codes=True, blocks_context_values=False,
-           training="masked_prefix"),
-    Method("dpsgd", "trained", shows_codes=True, blocks_context_values=False, training="dp_prefix"),
-)}
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in (
+        Method("baseline", "in_context", shows_codes=False, blocks_context_values=False),
+        Method("icl", "in_context", shows_codes=True, blocks_context_values=False),
+        Method("icl_pe", "in_context", shows_codes=True, blocks_context_values=True),
+        Method("ft", "trained", shows_codes=True, blocks_context_values=False, training="prefix"),
+        Method("ft_mask", "trained", shows_codes=True, blocks_context_values=False, training="masked_prefix"),
+        Method("dpsgd", "trained", shows_codes=True, blocks_context_values=False, training="dp_prefix"),
+    )
+}
 
 
 def base_method(name: str) -> str:
@@ -79,8 +83,10 @@ def method(name: str) -> Method:
     base, _, variant = name.partition(VARIANT_SEPARATOR)
     if base not in METHODS or (variant and variant not in VARIANTS):
         known = ", ".join(METHODS)
-        raise ValueError(f"unknown method {name!r}: known methods are {known}, optionally with a model variant "
-                         f"({', '.join(VARIANT_SEPARATOR + v for v in VARIANTS)})")
+        raise ValueError(
+            f"unknown method {name!r}: known methods are {known}, optionally with a model variant "
+            f"({', '.join(VARIANT_SEPARATOR + v for v in VARIANTS)})"
+        )
     return METHODS[base]
 
 

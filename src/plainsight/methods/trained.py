@@ -21,8 +21,9 @@ def training_keys(codes: pd.DataFrame) -> list[tuple[str, int]]:
     return sorted(zip(train["doc_id"].astype(str), train["segment"].astype(int)))
 
 
-def plan(fictional: pd.DataFrame, codes: pd.DataFrame, seed: int, generations: int | None
-         ) -> list[PlannedGeneration]:
+def plan(
+    fictional: pd.DataFrame, codes: pd.DataFrame, seed: int, generations: int | None
+) -> list[PlannedGeneration]:
     """One generation per fine-tuning sample, or `generations` samples drawn with the seed."""
     keys = training_keys(codes)
     if generations is not None and generations < len(keys):
@@ -33,8 +34,9 @@ def plan(fictional: pd.DataFrame, codes: pd.DataFrame, seed: int, generations: i
         if key not in fictional_of:
             raise ValueError(f"no fictional code for segment {key[1]} of document {key[0]}")
         row = fictional_of[key]
-        planned.append(PlannedGeneration(number, key[1], (key,), (), (), row.code,
-                                         records_to_entities(row.entities), ()))
+        planned.append(
+            PlannedGeneration(number, key[1], (key,), (), (), row.code, records_to_entities(row.entities), ())
+        )
     return planned
 
 
@@ -44,7 +46,9 @@ def plan_for_segments(codes: pd.DataFrame, targets: list[tuple[str, int]]) -> li
     planned = []
     for number, key in enumerate(targets):
         row = rows[key]
-        planned.append(PlannedGeneration(number, key[1], (), (), (), row.code, records_to_entities(row.entities), ()))
+        planned.append(
+            PlannedGeneration(number, key[1], (), (), (), row.code, records_to_entities(row.entities), ())
+        )
     return planned
 
 
@@ -59,4 +63,4 @@ def cut_unfinished_paragraph(text: str, finished: bool) -> str:
     text = text.rstrip()
     if finished or "\n\n" not in text:
         return text
-    return text[:text.rindex("\n\n")].rstrip()
+    return text[: text.rindex("\n\n")].rstrip()

@@ -1,1 +1,1 @@
-"""Stage 7, report: paper-style tables, the privacy-utility plot and readable corpus samples."""
+"""Stage 8, report: paper-style tables, the privacy-utility plot and readable corpus samples."""

@@ -14,6 +14,7 @@ from plainsight.io import read_json
 from plainsight.methods.registry import base_method
 from plainsight.report.review_comments import review_notes
 from plainsight.report.tables import (
+    adherence_notes,
     build_table,
     document_warnings,
     dp_notes,
@@ -23,7 +24,6 @@ from plainsight.report.tables import (
     paired_notes,
     presidio_note,
     protocol_notes,
-    adherence_notes,
     regeneration_notes,
     versus_paper,
     write_table,
@@ -76,20 +76,29 @@ def read_generations(paths: Sequence[str]) -> pd.DataFrame | None:
     return generations
 
 
-def table_notes(table: pd.DataFrame, spec: Mapping, methods: Mapping[str, str], summaries: pd.DataFrame,
-                generations: pd.DataFrame | None, runs: TableRuns, settings: TableSettings) -> list[str]:
+def table_notes(
+    table: pd.DataFrame,
+    spec: Mapping,
+    methods: Mapping[str, str],
+    summaries: pd.DataFrame,
+    generations: pd.DataFrame | None,
+    runs: TableRuns,
+    settings: TableSettings,
+) -> list[str]:
     """The notes under a table: protocol, leak definitions, regenerations, low document rates, paired
     differences, the DP guarantee and the Presidio recognizers."""
     per_generation = generations is not None
-    return [*protocol_notes(set(summaries["method"])),
-            *leak_definitions_note(table),
-            *(regeneration_notes(generations, methods, settings.max_regenerations) if per_generation else []),
-            *(adherence_notes(generations, methods) if per_generation else []),
-            *document_warnings(table, settings.documents_warn_below),
-            *(paired_notes(generations, spec.get("paired", []), methods) if per_generation else []),
-            *dp_notes([read_json(Path(adapter) / "training.json") for adapter in runs.dp_adapters]),
-            *presidio_note(spec["setting"], settings.presidio_extra_recognizers),
-            *review_notes(read_comments(runs.comments, settings.methods), methods)]
+    return [
+        *protocol_notes(set(summaries["method"])),
+        *leak_definitions_note(table),
+        *(regeneration_notes(generations, methods, settings.max_regenerations) if per_generation else []),
+        *(adherence_notes(generations, methods) if per_generation else []),
+        *document_warnings(table, settings.documents_warn_below),
+        *(paired_notes(generations, spec.get("paired", []), methods) if per_generation else []),
+        *dp_notes([read_json(Path(adapter) / "training.json") for adapter in runs.dp_adapters]),
+        *presidio_note(spec["setting"], settings.presidio_extra_recognizers),
+        *review_notes(read_comments(runs.comments, settings.methods), methods),
+    ]
 
 
 def read_comments(paths: Sequence[str], methods: Sequence[str]) -> pd.DataFrame:
@@ -101,18 +110,26 @@ def read_comments(paths: Sequence[str], methods: Sequence[str]) -> pd.DataFrame:
     return comments.assign(method=comments["method"].map(base_method))
 
 
-def make_table(paper_specs: str | Path, name: str, runs: TableRuns, settings: TableSettings,
-               outputs: TableOutputs) -> None:
+def make_table(
+    paper_specs: str | Path, name: str, runs: TableRuns, settings: TableSettings, outputs: TableOutputs
+) -> None:
     """Table `name` of the paper's table specs, from its runs, written as CSV, Markdown and the
     comparison with the paper."""
     specs = load_table_specs(paper_specs)
     spec = specs["tables"][name]
-    summaries = read_summaries(runs.summaries, spec["setting"] if isinstance(spec["setting"], list)
-                               else [spec["setting"]])
+    summaries = read_summaries(
+        runs.summaries, spec["setting"] if isinstance(spec["setting"], list) else [spec["setting"]]
+    )
     generations = read_generations(runs.generations)
     listed = {base_method(m) for m in settings.methods} | set(summaries["method"])
     methods = {key: label for key, label in specs["methods"].items() if key in listed}
     table = build_table(spec, summaries, methods, generations)
     notes = table_notes(table, spec, methods, summaries, generations, runs, settings)
-    write_table(table, markdown_table(table, spec, notes), versus_paper(table, spec, methods),
-                outputs.csv, outputs.markdown, outputs.versus)
+    write_table(
+        table,
+        markdown_table(table, spec, notes),
+        versus_paper(table, spec, methods),
+        outputs.csv,
+        outputs.markdown,
+        outputs.versus,
+    )

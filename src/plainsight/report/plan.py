@@ -17,7 +17,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,8 +79,17 @@ def plan_table(jobs: list[DryRunJob], costs: scheduling.CostModel) -> pd.DataFra
     rows: dict[str, dict] = {}
     for job in jobs:
         estimate = job_estimate(costs, job)
-        row = rows.setdefault(job.rule, {"rule": job.rule, "jobs": 0, "device_hours": 0.0, "longest_hours": 0.0,
-                                          "gpu_memory_gib": 0.0, "host_memory_gb": 0.0})
+        row = rows.setdefault(
+            job.rule,
+            {
+                "rule": job.rule,
+                "jobs": 0,
+                "device_hours": 0.0,
+                "longest_hours": 0.0,
+                "gpu_memory_gib": 0.0,
+                "host_memory_gb": 0.0,
+            },
+        )
         row["jobs"] += 1
         mem_mb = job.resources.get("mem_mb", "")
         if mem_mb.isdigit():
@@ -89,8 +98,10 @@ def plan_table(jobs: list[DryRunJob], costs: scheduling.CostModel) -> pd.DataFra
             row["device_hours"] += estimate.hours * gpus
             row["longest_hours"] = max(row["longest_hours"], estimate.hours)
             row["gpu_memory_gib"] = max(row["gpu_memory_gib"], estimate.gpu_bytes / scheduling.GIB)
-    table = pd.DataFrame(list(rows.values()),
-                         columns=["rule", "jobs", "device_hours", "longest_hours", "gpu_memory_gib", "host_memory_gb"])
+    table = pd.DataFrame(
+        list(rows.values()),
+        columns=["rule", "jobs", "device_hours", "longest_hours", "gpu_memory_gib", "host_memory_gb"],
+    )
     table["loads_model"] = table["rule"].isin(scheduling.MODEL_RULES)
     ordered = table.sort_values(["loads_model", "device_hours", "rule"], ascending=[False, False, True])
     return ordered.drop(columns="loads_model").reset_index(drop=True)
@@ -100,34 +111,53 @@ def render(table: pd.DataFrame, target: str, costs: scheduling.CostModel, sizes:
     """The plan as Markdown: the table, its total, and what it assumes."""
     on_gpu = costs.on_gpu
     hours_label = "GPU-hours" if on_gpu else "CPU job hours"
-    lines = [f"# Cost plan: `{target}`", "",
-             f"| Rule | Jobs | {hours_label} | Longest job (h) | GPU memory per job (GiB) | Host memory request (GB) |",
-             "| :--- | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        f"# Cost plan: `{target}`",
+        "",
+        f"| Rule | Jobs | {hours_label} | Longest job (h) | GPU memory per job (GiB) | Host memory request (GB) |",
+        "| :--- | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for row in table.itertuples(index=False):
         gpu = f"{row.gpu_memory_gib:.1f}" if on_gpu and row.gpu_memory_gib else "-"
         host = f"{row.host_memory_gb:.1f}" if row.host_memory_gb else "-"
         model_job = row.rule in scheduling.MODEL_RULES
-        lines.append(f"| {row.rule} | {row.jobs} | {row.device_hours:.2f} | "
-                     f"{row.longest_hours:.2f} | {gpu} | {host} |" if model_job else
-                     f"| {row.rule} | {row.jobs} | - | - | - | {host} |")
-    lines.append(f"| **total** | **{int(table['jobs'].sum())}** | **{table['device_hours'].sum():.1f}** | | | |")
+        lines.append(
+            f"| {row.rule} | {row.jobs} | {row.device_hours:.2f} | {row.longest_hours:.2f} | {gpu} | {host} |"
+            if model_job
+            else f"| {row.rule} | {row.jobs} | - | - | - | {host} |"
+        )
+    lines.append(
+        f"| **total** | **{int(table['jobs'].sum())}** | **{table['device_hours'].sum():.1f}** | | | |"
+    )
     resources = costs.resources
     gpu_gb = resources["gpu_memory_gb"]
-    too_large = table[table["gpu_memory_gib"] > (gpu_gb or math.inf) * 1e9 / scheduling.GIB] if on_gpu else table.iloc[0:0]
-    lines += ["", "Assumptions:", "",
-              f"- model jobs on {'%d GPU(s) each' % resources['gpus_per_job'] if on_gpu else 'the CPU'}, "
-              f"{costs.dtype_bytes * 8}-bit weights ({costs.config['model']['dtype']})"
-              + (f", {gpu_gb} GB per GPU" if on_gpu and gpu_gb else ""),
-              f"- {resources['generation_tokens_per_second']:g} new tokens/s per generation job, "
-              f"{resources['training_tokens_per_second']:g} tokens/s per training or scoring job "
-              "(`resources`; measure yours with benchmarks/generation.py and benchmarks/training.py)",
-              "- hours include 2 minutes of start-up per job and no queueing; jobs that load no model take "
-              "minutes on one CPU core and are counted as jobs only",
-              *[f"- {dataset}: {size}" for dataset, size in sizes.items()],
-              *[f"- {note}" for note in costs.notes.values()]]
+    too_large = (
+        table[table["gpu_memory_gib"] > (gpu_gb or math.inf) * 1e9 / scheduling.GIB]
+        if on_gpu
+        else table.iloc[0:0]
+    )
+    lines += [
+        "",
+        "Assumptions:",
+        "",
+        f"- model jobs on {'%d GPU(s) each' % resources['gpus_per_job'] if on_gpu else 'the CPU'}, "
+        f"{costs.dtype_bytes * 8}-bit weights ({costs.config['model']['dtype']})"
+        + (f", {gpu_gb} GB per GPU" if on_gpu and gpu_gb else ""),
+        f"- {resources['generation_tokens_per_second']:g} new tokens/s per generation job, "
+        f"{resources['training_tokens_per_second']:g} tokens/s per training or scoring job "
+        "(`resources`; measure yours with benchmarks/generation.py and benchmarks/training.py)",
+        "- hours include 2 minutes of start-up per job and no queueing; jobs that load no model take "
+        "minutes on one CPU core and are counted as jobs only",
+        *[f"- {dataset}: {size}" for dataset, size in sizes.items()],
+        *[f"- {note}" for note in costs.notes.values()],
+    ]
     if len(too_large):
-        lines += ["", f"**Over the GPU's memory ({gpu_gb} GB):** " + ", ".join(too_large["rule"])
-                  + ": lower the batch size or max_length, or use a GPU with more memory."]
+        lines += [
+            "",
+            f"**Over the GPU's memory ({gpu_gb} GB):** "
+            + ", ".join(too_large["rule"])
+            + ": lower the batch size or max_length, or use a GPU with more memory.",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -138,7 +168,9 @@ def segment_counter(config: Mapping, jobs: list[DryRunJob], results: Path = Path
     rebuilt = {job.wildcards.get("dataset") for job in jobs if job.rule in ("ingest", "control_codes")}
     sizes: dict[str, str] = {}
 
-    built_splits: dict[str, pd.Series | None] = {}  # each dataset's codes are looked for once, not once per job
+    built_splits: dict[
+        str, pd.Series | None
+    ] = {}  # each dataset's codes are looked for once, not once per job
 
     def splits(dataset: str) -> pd.Series | None:
         if dataset not in built_splits:
@@ -153,8 +185,10 @@ def segment_counter(config: Mapping, jobs: list[DryRunJob], results: Path = Path
         if splits(dataset) is not None:
             return int((splits(dataset) == split).sum())
         if dataset not in planned or split not in planned[dataset]:
-            raise ValueError(f"no control codes of {dataset} built yet: set resources.planned_segments."
-                             f"{dataset}.{split} (segments of the {split} split) to plan it")
+            raise ValueError(
+                f"no control codes of {dataset} built yet: set resources.planned_segments."
+                f"{dataset}.{split} (segments of the {split} split) to plan it"
+            )
         sizes[dataset] = f"planned segments (resources.planned_segments): {planned[dataset]}"
         return int(planned[dataset][split])
 
@@ -174,9 +208,22 @@ def dry_run(config: Mapping, snakefile: str, target: str, python: str = sys.exec
         yaml.safe_dump(dict(config), handle)
     try:
         completed = subprocess.run(
-            [python, "-m", "snakemake", target, "--dry-run", "--nolock", "--snakefile", str(snakefile),
-             "--configfile", handle.name],
-            capture_output=True, text=True, env={**os.environ, PLANNING_VARIABLE: "1"})
+            [
+                python,
+                "-m",
+                "snakemake",
+                target,
+                "--dry-run",
+                "--nolock",
+                "--snakefile",
+                str(snakefile),
+                "--configfile",
+                handle.name,
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, PLANNING_VARIABLE: "1"},
+        )
     finally:
         os.unlink(handle.name)
     if completed.returncode != 0:

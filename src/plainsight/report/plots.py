@@ -9,8 +9,9 @@ the paper.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -23,21 +24,37 @@ from plainsight.report.tables import confidence_half_width, load_table_specs, me
 # (x metric, y metric, x label, y label, log-scale y) of each panel. Perplexity is on a log scale:
 # a small demo model and the paper's 1.3B model differ by orders of magnitude.
 PANELS: tuple[tuple[str, str, str, str, bool], ...] = (
-    ("pipp", "mauve", "PIPP (%): generations leaking a private value", "MAUVE (higher: closer to real text)", False),
-    ("rougeL", "perplexity", "ROUGE-L against the source text (lower: more synthetic)",
-     "Perplexity on real test text (lower: more useful)", True),
+    (
+        "pipp",
+        "mauve",
+        "PIPP (%): generations leaking a private value",
+        "MAUVE (higher: closer to real text)",
+        False,
+    ),
+    (
+        "rougeL",
+        "perplexity",
+        "ROUGE-L against the source text (lower: more synthetic)",
+        "Perplexity on real test text (lower: more useful)",
+        True,
+    ),
 )
 # `plots.utility_axis: downstream_f1` puts this panel first: the downstream macro-F1 of a classifier
 # trained on the corpus and tested on real text (plainsight.evaluation.downstream), against PIPP.
 DOWNSTREAM_PANEL: tuple[str, str, str, str, bool] = (
-    "pipp", "downstream_f1", "PIPP (%): generations leaking a private value",
-    "Downstream macro-F1 (train on synthetic, test on real)", False)
+    "pipp",
+    "downstream_f1",
+    "PIPP (%): generations leaking a private value",
+    "Downstream macro-F1 (train on synthetic, test on real)",
+    False,
+)
 PLOTTED_METRICS: tuple[str, ...] = ("pipp", "mauve", "rougeL", "perplexity", "downstream_f1")
 POOLED_METRICS: tuple[str, ...] = ("pipp", "rougeL")  # per-generation metrics: intervals over all generations
 
 
-def method_points(runs: pd.DataFrame, methods: Mapping[str, str],
-                  generations: pd.DataFrame | None = None) -> pd.DataFrame:
+def method_points(
+    runs: pd.DataFrame, methods: Mapping[str, str], generations: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Per method (display name), the mean over seeds of every plotted metric and its 95% interval
     (`<metric>_low`, `<metric>_high`): pooled over the per-generation metrics where they are given,
     else the t interval over seeds.
@@ -53,12 +70,17 @@ def method_points(runs: pd.DataFrame, methods: Mapping[str, str],
         for metric in PLOTTED_METRICS:
             values = group[metric].to_numpy(dtype=float) if metric in group else []
             mean, half_width = mean_over_seeds(values), confidence_half_width(values)
-            row[metric], row[f"{metric}_low"], row[f"{metric}_high"] = mean, mean - half_width, mean + half_width
+            row[metric], row[f"{metric}_low"], row[f"{metric}_high"] = (
+                mean,
+                mean - half_width,
+                mean + half_width,
+            )
             if generations is not None and metric in POOLED_METRICS:
                 own = generations[generations["method"] == method]
                 if not own.empty:
                     row[f"{metric}_low"], row[f"{metric}_high"] = pooled_interval(
-                        own, metric, registry.method(method).family)
+                        own, metric, registry.method(method).family
+                    )
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -72,12 +94,17 @@ def panels(utility_axis: str = "mauve") -> tuple[tuple[str, str, str, str, bool]
     raise ValueError(f"plots.utility_axis {utility_axis!r} is not mauve or downstream_f1")
 
 
-def run_rows(privacy_summaries: pd.DataFrame, utility: pd.DataFrame,
-             downstream: pd.DataFrame | None = None) -> pd.DataFrame:
+def run_rows(
+    privacy_summaries: pd.DataFrame, utility: pd.DataFrame, downstream: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """One row per (method, seed): the segment-averaged privacy summary joined with its utility record
     and, where given, the downstream macro-F1 of the utility measures (`measures.parquet` rows)."""
-    privacy = privacy_summaries[privacy_summaries["segment"] == AVERAGED_SEGMENT][["method", "seed", "pipp", "rougeL"]]
-    rows = privacy.merge(utility[["method", "seed", "mauve", "perplexity"]], on=["method", "seed"], how="outer")
+    privacy = privacy_summaries[privacy_summaries["segment"] == AVERAGED_SEGMENT][
+        ["method", "seed", "pipp", "rougeL"]
+    ]
+    rows = privacy.merge(
+        utility[["method", "seed", "mauve", "perplexity"]], on=["method", "seed"], how="outer"
+    )
     if downstream is not None:
         f1 = downstream[["method", "seed", "macro_f1"]].rename(columns={"macro_f1": "downstream_f1"})
         rows = rows.merge(f1, on=["method", "seed"], how="left")
@@ -102,8 +129,9 @@ def paper_points(specs: Mapping[str, Any], dataset: str, setting: str, idset: st
     return pd.DataFrame(rows, columns=["method", *PLOTTED_METRICS])
 
 
-def plot_privacy_utility(ours: pd.DataFrame, paper: pd.DataFrame, title: str, path: str | Path,
-                         utility_axis: str = "mauve") -> None:
+def plot_privacy_utility(
+    ours: pd.DataFrame, paper: pd.DataFrame, title: str, path: str | Path, utility_axis: str = "mauve"
+) -> None:
     """Two panels (see `panels`), one colour per method; written atomically as PNG."""
     shown = panels(utility_axis)
     import matplotlib
@@ -118,13 +146,29 @@ def plot_privacy_utility(ours: pd.DataFrame, paper: pd.DataFrame, title: str, pa
         for row in ours.to_dict("records"):
             if pd.isna(row.get(x)) or pd.isna(row.get(y)):
                 continue
-            axis.errorbar(row[x], row[y], xerr=_bar(row, x), yerr=_bar(row, y),
-                          fmt="o", markersize=8, capsize=3, color=colours[row["method"]], label=row["method"])
+            axis.errorbar(
+                row[x],
+                row[y],
+                xerr=_bar(row, x),
+                yerr=_bar(row, y),
+                fmt="o",
+                markersize=8,
+                capsize=3,
+                color=colours[row["method"]],
+                label=row["method"],
+            )
         for row in paper.to_dict("records"):
             if pd.isna(row.get(x)) or pd.isna(row.get(y)):
                 continue
-            axis.scatter(row[x], row[y], s=70, facecolors="none", edgecolors=[colours[row["method"]]],
-                         linewidths=1.5, label=f"{row['method']} (paper)")
+            axis.scatter(
+                row[x],
+                row[y],
+                s=70,
+                facecolors="none",
+                edgecolors=[colours[row["method"]]],
+                linewidths=1.5,
+                label=f"{row['method']} (paper)",
+            )
         if log_y:
             axis.set_yscale("log")
         axis.set_xlabel(x_label)
@@ -137,9 +181,15 @@ def plot_privacy_utility(ours: pd.DataFrame, paper: pd.DataFrame, title: str, pa
             if label not in labels:
                 handles.append(handle)
                 labels.append(label)
-    figure.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8,
-                  title="filled: this run (95% intervals: PIPP, ROUGE-L over all generations; "
-                        "MAUVE, perplexity over seeds); hollow: the paper")
+    figure.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        ncol=4,
+        fontsize=8,
+        title="filled: this run (95% intervals: PIPP, ROUGE-L over all generations; "
+        "MAUVE, perplexity over seeds); hollow: the paper",
+    )
     figure.suptitle(title)
     with atomic_path(path) as tmp:
         figure.savefig(tmp, format="png", dpi=110)
@@ -154,17 +204,26 @@ def _bar(row: Mapping[str, Any], metric: str) -> list[list[float]] | None:
     return [[max(0.0, row[metric] - low)], [max(0.0, high - row[metric])]]
 
 
-def dataset_privacy_utility_plot(paper_specs: str | Path, summaries: Sequence[str], utility: Sequence[str],
-                                 generations: Sequence[str], dataset: str, setting: str, idset: str,
-                                 path: str | Path, measures: str | Path | None = None,
-                                 utility_axis: str = "perplexity") -> None:
+def dataset_privacy_utility_plot(
+    paper_specs: str | Path,
+    summaries: Sequence[str],
+    utility: Sequence[str],
+    generations: Sequence[str],
+    dataset: str,
+    setting: str,
+    idset: str,
+    path: str | Path,
+    measures: str | Path | None = None,
+    utility_axis: str = "perplexity",
+) -> None:
     """Rule `privacy_utility_plot`: one dataset's methods (privacy summaries, utility records and
     per-generation metrics of their runs) beside the paper's points."""
     specs = load_table_specs(paper_specs)
     privacy = pd.concat([pd.read_parquet(p) for p in summaries], ignore_index=True)
     per_generation = pd.concat([pd.read_parquet(p) for p in generations], ignore_index=True)
     downstream = pd.read_parquet(measures) if measures else None
-    ours = method_points(run_rows(privacy, summary_rows(utility, [setting]), downstream), specs["methods"],
-                         per_generation)
+    ours = method_points(
+        run_rows(privacy, summary_rows(utility, [setting]), downstream), specs["methods"], per_generation
+    )
     title = f"{dataset.upper()}, private entities {setting}, {idset} identifiers: privacy against utility"
     plot_privacy_utility(ours, paper_points(specs, dataset, setting, idset), title, path, utility_axis)

@@ -3,8 +3,9 @@ for, gathered into one table, and counted in the tables' notes."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -14,22 +15,41 @@ from plainsight.io import read_json, write_parquet
 from plainsight.report.review_data import corpus_fingerprint
 from plainsight.report.review_site import COMMENTS_FORMAT, VERDICTS, ReviewSubject
 
-COMMENT_COLUMNS: tuple[str, ...] = ("dataset", "setting", "idset", "method", "seed", "generation", "verdict",
-                                    "comment", "updated", "file")
+COMMENT_COLUMNS: tuple[str, ...] = (
+    "dataset",
+    "setting",
+    "idset",
+    "method",
+    "seed",
+    "generation",
+    "verdict",
+    "comment",
+    "updated",
+    "file",
+)
 LEAKING_VERDICT = "leaks"
 
 
 def _check_header(path: Path, exported: Any, subject: ReviewSubject, fingerprint: str) -> None:
-    if not isinstance(exported, dict) or exported.get("format") != COMMENTS_FORMAT \
-            or not isinstance(exported.get("comments"), list):
+    if (
+        not isinstance(exported, dict)
+        or exported.get("format") != COMMENTS_FORMAT
+        or not isinstance(exported.get("comments"), list)
+    ):
         raise InputError(path, None, "not a review comments file (exported by the review page)")
     theirs = "/".join(str(exported.get(key)) for key in ("dataset", "setting", "idset"))
     if theirs != subject.name or exported.get("fingerprint") != fingerprint:
-        raise InputError(path, None, f"written for {theirs} (corpora {exported.get('fingerprint')}), "
-                                     f"not for {subject.name} (corpora {fingerprint})")
+        raise InputError(
+            path,
+            None,
+            f"written for {theirs} (corpora {exported.get('fingerprint')}), "
+            f"not for {subject.name} (corpora {fingerprint})",
+        )
 
 
-def _comment_row(path: Path, number: int, comment: Any, sizes: Mapping[tuple[str, int], int]) -> dict[str, Any]:
+def _comment_row(
+    path: Path, number: int, comment: Any, sizes: Mapping[tuple[str, int], int]
+) -> dict[str, Any]:
     record = f"comment {number}"
     if not isinstance(comment, dict):
         raise InputError(path, record, "expected an object")
@@ -39,15 +59,25 @@ def _comment_row(path: Path, number: int, comment: Any, sizes: Mapping[tuple[str
     if not 0 <= generation < sizes[(method, seed)]:
         raise InputError(path, record, f"generation {generation} is not in {method} seed {seed}")
     if comment.get("verdict") not in VERDICTS:
-        raise InputError(path, record, f"verdict {comment.get('verdict')!r} is not one of {', '.join(VERDICTS)}")
+        raise InputError(
+            path, record, f"verdict {comment.get('verdict')!r} is not one of {', '.join(VERDICTS)}"
+        )
     if not isinstance(comment.get("comment", ""), str):
         raise InputError(path, record, "comment text is not a string")
-    return {"method": method, "seed": seed, "generation": generation, "verdict": comment["verdict"],
-            "comment": comment.get("comment", ""), "updated": str(comment.get("updated") or ""), "file": path.name}
+    return {
+        "method": method,
+        "seed": seed,
+        "generation": generation,
+        "verdict": comment["verdict"],
+        "comment": comment.get("comment", ""),
+        "updated": str(comment.get("updated") or ""),
+        "file": path.name,
+    }
 
 
-def read_comment_file(path: str | Path, subject: ReviewSubject, fingerprint: str,
-                      sizes: Mapping[tuple[str, int], int]) -> list[dict[str, Any]]:
+def read_comment_file(
+    path: str | Path, subject: ReviewSubject, fingerprint: str, sizes: Mapping[tuple[str, int], int]
+) -> list[dict[str, Any]]:
     """The comments of one exported file; a file for other corpora, or a malformed one, stops here.
 
     `sizes`: the generations of each (method, seed) corpus on the page.
@@ -58,12 +88,24 @@ def read_comment_file(path: str | Path, subject: ReviewSubject, fingerprint: str
     return [_comment_row(path, n, comment, sizes) for n, comment in enumerate(exported["comments"], start=1)]
 
 
-def comments_table(paths: Sequence[str | Path], subject: ReviewSubject, fingerprint: str,
-                   sizes: Mapping[tuple[str, int], int]) -> pd.DataFrame:
+def comments_table(
+    paths: Sequence[str | Path],
+    subject: ReviewSubject,
+    fingerprint: str,
+    sizes: Mapping[tuple[str, int], int],
+) -> pd.DataFrame:
     """Every file's comments; where two files comment on one generation, the later update counts."""
-    rows = [row for path in sorted(map(str, paths)) for row in read_comment_file(path, subject, fingerprint, sizes)]
-    table = pd.DataFrame(rows, columns=[c for c in COMMENT_COLUMNS if c not in ("dataset", "setting", "idset")])
-    table = table.sort_values("updated", kind="stable").drop_duplicates(["method", "seed", "generation"], keep="last")
+    rows = [
+        row
+        for path in sorted(map(str, paths))
+        for row in read_comment_file(path, subject, fingerprint, sizes)
+    ]
+    table = pd.DataFrame(
+        rows, columns=[c for c in COMMENT_COLUMNS if c not in ("dataset", "setting", "idset")]
+    )
+    table = table.sort_values("updated", kind="stable").drop_duplicates(
+        ["method", "seed", "generation"], keep="last"
+    )
     table.insert(0, "idset", subject.idset)
     table.insert(0, "setting", subject.setting)
     table.insert(0, "dataset", subject.dataset)
@@ -80,13 +122,20 @@ def review_notes(comments: pd.DataFrame, methods: Mapping[str, str]) -> list[str
     """A table note with the reviewed generations, overall and per method (display names), where any."""
     if comments.empty:
         return []
-    per_method = [f"{display} {_counts(comments[comments['method'] == key])}"
-                  for key, display in methods.items() if (comments["method"] == key).any()]
+    per_method = [
+        f"{display} {_counts(comments[comments['method'] == key])}"
+        for key, display in methods.items()
+        if (comments["method"] == key).any()
+    ]
     return [f"Review page: {_counts(comments)} ({'; '.join(per_method)})."]
 
 
-def write_comments_table(paths: Sequence[str | Path], subject: ReviewSubject,
-                         corpora: Sequence[tuple[str, int, str | Path]], output: str | Path) -> pd.DataFrame:
+def write_comments_table(
+    paths: Sequence[str | Path],
+    subject: ReviewSubject,
+    corpora: Sequence[tuple[str, int, str | Path]],
+    output: str | Path,
+) -> pd.DataFrame:
     """The comments of `paths` for the page of `corpora` ((method, seed, corpus file), in page order),
     written to `output` (an empty table when no file is there)."""
     fingerprint = corpus_fingerprint([path for *_, path in corpora])

@@ -11,9 +11,10 @@ import hashlib
 import math
 import re
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -40,7 +41,10 @@ SHARED_NGRAM_WORDS = 5
 SOURCES_SHOWN = 5
 # Flags of a generation: (key on the page, metrics column); a column the metrics lack is left out.
 FLAG_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("exact", "leaked"), ("partial", "partial_leak"), ("near", "near_leak"), ("any", "any_identifier_leak"),
+    ("exact", "leaked"),
+    ("partial", "partial_leak"),
+    ("near", "near_leak"),
+    ("any", "any_identifier_leak"),
 )
 _WORD = re.compile(r"\w+")
 # Real values this many edits apart or fewer are checked as near variants of each other.
@@ -65,6 +69,7 @@ def corpus_fingerprint(paths: Sequence[str | Path]) -> str:
 
 # --- shared word n-grams ------------------------------------------------------------------------
 
+
 def _words(text: str) -> tuple[list[str], list[tuple[int, int]]]:
     matches = list(_WORD.finditer(text))
     return [m.group().casefold() for m in matches], [(m.start(), m.end()) for m in matches]
@@ -73,8 +78,8 @@ def _words(text: str) -> tuple[list[str], list[tuple[int, int]]]:
 def _covered(words: Sequence[str], shared: set[tuple[str, ...]], n: int) -> list[bool]:
     covered = [False] * len(words)
     for first in range(len(words) - n + 1):
-        if tuple(words[first:first + n]) in shared:
-            covered[first:first + n] = [True] * n
+        if tuple(words[first : first + n]) in shared:
+            covered[first : first + n] = [True] * n
     return covered
 
 
@@ -95,15 +100,18 @@ def shared_ngram_spans(a: str, b: str, n: int = SHARED_NGRAM_WORDS) -> tuple[Spa
     that both texts hold: overlapping shared n-grams join into one span."""
     words_a, positions_a = _words(a)
     words_b, positions_b = _words(b)
-    grams_a = {tuple(words_a[i:i + n]) for i in range(len(words_a) - n + 1)}
-    shared = grams_a & {tuple(words_b[i:i + n]) for i in range(len(words_b) - n + 1)}
+    grams_a = {tuple(words_a[i : i + n]) for i in range(len(words_a) - n + 1)}
+    shared = grams_a & {tuple(words_b[i : i + n]) for i in range(len(words_b) - n + 1)}
     if not shared:
         return [], []
-    return (_runs_to_spans(_covered(words_a, shared, n), positions_a),
-            _runs_to_spans(_covered(words_b, shared, n), positions_b))
+    return (
+        _runs_to_spans(_covered(words_a, shared, n), positions_a),
+        _runs_to_spans(_covered(words_b, shared, n), positions_b),
+    )
 
 
 # --- the real corpus ----------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class RealCorpus:
@@ -149,12 +157,14 @@ def real_corpus(docs: pd.DataFrame, spans: pd.DataFrame, idset: str, min_letters
 
 # --- one generation -----------------------------------------------------------------------------
 
+
 def _listed(value: Any) -> list[Any]:
     return [] if value is None or (isinstance(value, float) and math.isnan(value)) else list(value)
 
 
-def real_highlights(text: str, exact: Iterable[str], near: Iterable[str], real: RealCorpus,
-                    contexts: Sequence[str]) -> list[list[Any]]:
+def real_highlights(
+    text: str, exact: Iterable[str], near: Iterable[str], real: RealCorpus, contexts: Sequence[str]
+) -> list[list[Any]]:
     """[start, end, "real" or "near", value, source refs] of the leaked real values and name words."""
     found: list[list[Any]] = []
     exact = unique_values(exact)
@@ -191,49 +201,85 @@ def _compared(text: str, ref: str, real: RealCorpus, extra: Mapping[str, Any]) -
     return {"ref": ref, "shared": ours, "shared_real": theirs, **extra}
 
 
-def generation_record(index: int, corpus_row: Mapping[str, Any], metrics_row: Mapping[str, Any],
-                      nearest: Sequence[Mapping[str, Any]], real: RealCorpus, in_context: bool) -> dict[str, Any]:
+def generation_record(
+    index: int,
+    corpus_row: Mapping[str, Any],
+    metrics_row: Mapping[str, Any],
+    nearest: Sequence[Mapping[str, Any]],
+    real: RealCorpus,
+    in_context: bool,
+) -> dict[str, Any]:
     """Everything the document view and the corpus list show of one generation."""
     text = str(corpus_row["text"])
     contexts = [segment_ref(d, s) for d, s in context_keys(corpus_row)] if in_context else []
-    fictional = [(e["type"], normalise_value(e["value"])) for e in _listed(corpus_row.get("fictional_entities"))]
-    reals = real_highlights(text, _listed(metrics_row.get("leaked_values")),
-                            _listed(metrics_row.get("near_leaked_values")), real, contexts)
+    fictional = [
+        (e["type"], normalise_value(e["value"])) for e in _listed(corpus_row.get("fictional_entities"))
+    ]
+    reals = real_highlights(
+        text,
+        _listed(metrics_row.get("leaked_values")),
+        _listed(metrics_row.get("near_leaked_values")),
+        real,
+        contexts,
+    )
     fictive = fictional_highlights(text, [v for _, v in fictional], [(h[0], h[1]) for h in reals])
-    neighbours = [_compared(text, segment_ref(n["doc_id"], n["segment"]), real,
-                            {"rank": int(n["rank"]), "cosine": round(float(n["cosine"]), 4),
-                             "longest": int(n["longest_shared_ngram"])}) for n in nearest]
+    neighbours = [
+        _compared(
+            text,
+            segment_ref(n["doc_id"], n["segment"]),
+            real,
+            {
+                "rank": int(n["rank"]),
+                "cosine": round(float(n["cosine"]), 4),
+                "longest": int(n["longest_shared_ngram"]),
+            },
+        )
+        for n in nearest
+    ]
     return {
-        "i": index, "id": str(corpus_row.get("generation_id", index)), "range": int(corpus_row["segment"]),
-        "text": text, "words": len(text.split()), "flags": flags(metrics_row, corpus_row),
-        "code": str(corpus_row.get("fictional_code") or ""), "fictional": fictional,
-        "highlights": sorted(reals + fictive), "contexts": [_compared(text, ref, real, {}) for ref in contexts],
-        "nearest": neighbours, "cosine": max((n["cosine"] for n in neighbours), default=None),
+        "i": index,
+        "id": str(corpus_row.get("generation_id", index)),
+        "range": int(corpus_row["segment"]),
+        "text": text,
+        "words": len(text.split()),
+        "flags": flags(metrics_row, corpus_row),
+        "code": str(corpus_row.get("fictional_code") or ""),
+        "fictional": fictional,
+        "highlights": sorted(reals + fictive),
+        "contexts": [_compared(text, ref, real, {}) for ref in contexts],
+        "nearest": neighbours,
+        "cosine": max((n["cosine"] for n in neighbours), default=None),
         "longest": max((n["longest"] for n in neighbours), default=None),
     }
 
 
-def corpus_records(corpus: pd.DataFrame, metrics: pd.DataFrame, nearest: pd.DataFrame, real: RealCorpus,
-                   in_context: bool) -> list[dict[str, Any]]:
+def corpus_records(
+    corpus: pd.DataFrame, metrics: pd.DataFrame, nearest: pd.DataFrame, real: RealCorpus, in_context: bool
+) -> list[dict[str, Any]]:
     """One record per generation, in corpus order; metrics rows follow the corpus rows."""
     if len(metrics) != len(corpus):
         raise ValueError(f"{len(metrics)} metrics rows for {len(corpus)} generations")
     by_generation: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for row in nearest.sort_values(["generation", "rank"]).to_dict("records"):
         by_generation[int(row["generation"])].append(row)
-    return [generation_record(i, c, m, by_generation.get(i, []), real, in_context)
-            for i, (c, m) in enumerate(zip(corpus.to_dict("records"), metrics.to_dict("records")))]
+    return [
+        generation_record(i, c, m, by_generation.get(i, []), real, in_context)
+        for i, (c, m) in enumerate(zip(corpus.to_dict("records"), metrics.to_dict("records")))
+    ]
 
 
 # --- the entity index ---------------------------------------------------------------------------
 
+
 def match_kind(text: str, start: int, end: int, value: str) -> str:
-    """"exact" where the text holds the value itself (case and diacritics aside), else "near"."""
+    """ "exact" where the text holds the value itself (case and diacritics aside), else "near"."""
     return "exact" if fold(normalise_value(text[start:end])) == fold(value) else "near"
 
 
 def _entry(index: dict[str, dict[str, Any]], label: str, kind: str, entity_type: str) -> dict[str, Any]:
-    entry = index.setdefault(fold(label), {"value": label, "kinds": [], "types": [], "real": {}, "synthetic": {}})
+    entry = index.setdefault(
+        fold(label), {"value": label, "kinds": [], "types": [], "real": {}, "synthetic": {}}
+    )
     if kind not in entry["kinds"]:
         entry["kinds"].append(kind)
     if entity_type and entity_type not in entry["types"]:
@@ -247,13 +293,19 @@ def _real_near_variants(real: RealCorpus) -> Iterable[tuple[str, str]]:
     keys = list(real.labels)
     if len(keys) < 2:
         return
-    distances = process.cdist(keys, keys, scorer=Levenshtein.distance, score_cutoff=_VARIANT_EDITS, dtype=np.int32)
+    distances = process.cdist(
+        keys, keys, scorer=Levenshtein.distance, score_cutoff=_VARIANT_EDITS, dtype=np.int32
+    )
     for row, column in zip(*np.nonzero(distances <= _VARIANT_EDITS)):
-        if row < column and NearMatcher([real.labels[keys[column]]], real.common_words).found(real.labels[keys[row]]):
+        if row < column and NearMatcher([real.labels[keys[column]]], real.common_words).found(
+            real.labels[keys[row]]
+        ):
             yield keys[row], keys[column]
 
 
-def entity_index(real: RealCorpus, corpora: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, dict[str, Any]]:
+def entity_index(
+    real: RealCorpus, corpora: Mapping[str, Sequence[Mapping[str, Any]]]
+) -> dict[str, dict[str, Any]]:
     """Folded value -> its label, kinds (real, fictional), entity types, the real segments holding it
     ({ref: "exact" or "near"}) and the generations holding it ({"corpus:index": "exact" or "near"})."""
     index: dict[str, dict[str, Any]] = {}
@@ -270,5 +322,7 @@ def entity_index(real: RealCorpus, corpora: Mapping[str, Sequence[Mapping[str, A
             for start, end, kind, value, _ in record["highlights"]:
                 entity_type = fictional_types.get(fold(value), "") if kind == "fictional" else ""
                 entry = _entry(index, value, "fictional" if kind == "fictional" else "real", entity_type)
-                entry["synthetic"].setdefault(f"{corpus_key}:{record['i']}", match_kind(record["text"], start, end, value))
+                entry["synthetic"].setdefault(
+                    f"{corpus_key}:{record['i']}", match_kind(record["text"], start, end, value)
+                )
     return index

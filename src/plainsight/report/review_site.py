@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import jinja2
 import pandas as pd
@@ -70,11 +71,15 @@ class ReviewSubject:
 def data_script(name: str, payload: Any) -> str:
     """A data file the page loads with a <script> tag: it stores `payload` under `name`."""
     body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    return (f"window.{DATA_GLOBAL} = window.{DATA_GLOBAL} || {{}};\n"
-            f"window.{DATA_GLOBAL}[{json.dumps(name)}] = {body};\n")
+    return (
+        f"window.{DATA_GLOBAL} = window.{DATA_GLOBAL} || {{}};\n"
+        f"window.{DATA_GLOBAL}[{json.dumps(name)}] = {body};\n"
+    )
 
 
-def _referenced_refs(records: Iterable[Mapping[str, Any]], index: Mapping[str, Mapping[str, Any]]) -> set[str]:
+def _referenced_refs(
+    records: Iterable[Mapping[str, Any]], index: Mapping[str, Mapping[str, Any]]
+) -> set[str]:
     refs = {ref for entry in index.values() for ref in entry["real"]}
     for record in records:
         refs.update(c["ref"] for c in record["contexts"])
@@ -85,36 +90,59 @@ def _referenced_refs(records: Iterable[Mapping[str, Any]], index: Mapping[str, M
 
 def real_payload(real: RealCorpus, refs: Iterable[str]) -> dict[str, Any]:
     """The real segments the page refers to: text, split and gold spans of the identifier set."""
-    return {ref: {"text": real.texts[ref], "split": real.splits[ref],
-                  "spans": [list(span) for span in real.spans.get(ref, [])]}
-            for ref in sorted(refs) if ref in real.texts}
+    return {
+        ref: {
+            "text": real.texts[ref],
+            "split": real.splits[ref],
+            "spans": [list(span) for span in real.spans.get(ref, [])],
+        }
+        for ref in sorted(refs)
+        if ref in real.texts
+    }
 
 
 def corpus_summary(run: ReviewRun, records: Sequence[Mapping[str, Any]], display: str) -> dict[str, Any]:
     leaking = sum(any(r["flags"].get(key) for key, _ in FLAG_COLUMNS) for r in records)
-    return {"key": run.key, "method": run.method, "seed": run.seed, "display": display,
-            "family": registry.method(run.method).family, "data": run.data_name,
-            "generations": len(records), "leaking": leaking}
+    return {
+        "key": run.key,
+        "method": run.method,
+        "seed": run.seed,
+        "display": display,
+        "family": registry.method(run.method).family,
+        "data": run.data_name,
+        "generations": len(records),
+        "leaking": leaking,
+    }
 
 
 PAGE_FLAGS: tuple[str, ...] = (*(key for key, _ in FLAG_COLUMNS), "not_document", "regenerated")
 
 
-def manifest(subject: ReviewSubject, fingerprint: str, summaries: list[dict[str, Any]],
-             flags: set[str]) -> dict[str, Any]:
+def manifest(
+    subject: ReviewSubject, fingerprint: str, summaries: list[dict[str, Any]], flags: set[str]
+) -> dict[str, Any]:
     """What index.html holds itself: the corpora, verdicts and flags (those the metrics have)."""
-    return {"dataset": subject.dataset, "setting": subject.setting, "idset": subject.idset,
-            "fingerprint": fingerprint, "corpora": summaries, "verdicts": list(VERDICTS),
-            "flags": [flag for flag in PAGE_FLAGS if flag in flags],
-            "format": COMMENTS_FORMAT, "data_global": DATA_GLOBAL}
+    return {
+        "dataset": subject.dataset,
+        "setting": subject.setting,
+        "idset": subject.idset,
+        "fingerprint": fingerprint,
+        "corpora": summaries,
+        "verdicts": list(VERDICTS),
+        "flags": [flag for flag in PAGE_FLAGS if flag in flags],
+        "format": COMMENTS_FORMAT,
+        "data_global": DATA_GLOBAL,
+    }
 
 
 def render_page(page_manifest: Mapping[str, Any]) -> str:
     """index.html: every corpus value reaches the page through the data files, and the page writes
     them with textContent; Jinja2 escapes what the template itself shows."""
-    environment = jinja2.Environment(loader=jinja2.PackageLoader("plainsight.report", "templates"),
-                                     autoescape=jinja2.select_autoescape(["html", "j2"]),
-                                     undefined=jinja2.StrictUndefined)
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("plainsight.report", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+        undefined=jinja2.StrictUndefined,
+    )
     return environment.get_template("review/index.html.j2").render(manifest=page_manifest)
 
 
@@ -134,14 +162,27 @@ def write_site(index_html: str, data_files: Mapping[str, str], index_path: Path,
     write_text(index_html, index_path)
 
 
-def build_review_site(subject: ReviewSubject, runs: Sequence[ReviewRun], docs: pd.DataFrame, spans: pd.DataFrame,
-                      display_names: Mapping[str, str], min_letters: int, index_path: Path, data_dir: Path) -> None:
+def build_review_site(
+    subject: ReviewSubject,
+    runs: Sequence[ReviewRun],
+    docs: pd.DataFrame,
+    spans: pd.DataFrame,
+    display_names: Mapping[str, str],
+    min_letters: int,
+    index_path: Path,
+    data_dir: Path,
+) -> None:
     """The review page of `runs` (ordered as the page lists them) and its data files."""
     real = real_corpus(docs, spans, subject.idset, min_letters)
     corpora, summaries = {}, []
     for run in runs:
-        records = corpus_records(pd.read_parquet(run.corpus), pd.read_parquet(run.metrics),
-                                 pd.read_parquet(run.nearest), real, registry.method(run.method).in_context)
+        records = corpus_records(
+            pd.read_parquet(run.corpus),
+            pd.read_parquet(run.metrics),
+            pd.read_parquet(run.nearest),
+            real,
+            registry.method(run.method).in_context,
+        )
         corpora[run.key] = records
         display = display_names.get(registry.base_method(run.method), run.method)
         summaries.append(corpus_summary(run, records, display))
@@ -152,4 +193,6 @@ def build_review_site(subject: ReviewSubject, runs: Sequence[ReviewRun], docs: p
     data_files["entities"] = data_script("entities", index)
     fingerprint = corpus_fingerprint([run.corpus for run in runs])
     flags = {flag for record in all_records for flag in record["flags"]}
-    write_site(render_page(manifest(subject, fingerprint, summaries, flags)), data_files, index_path, data_dir)
+    write_site(
+        render_page(manifest(subject, fingerprint, summaries, flags)), data_files, index_path, data_dir
+    )

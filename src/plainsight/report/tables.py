@@ -7,8 +7,9 @@ resources/paper_tables.yaml; nothing here is specific to one table.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Collection, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,21 +30,37 @@ MISSING_CELL = "—"
 TABLE_KEYS: tuple[str, ...] = ("title", "dataset", "setting", "idset", "columns", "paper")
 
 # This project's additions, shown when the summaries have them; the paper has no such columns.
-PARTIAL_LEAK_COLUMN: dict[str, Any] = {"key": "partial_leak", "metric": "partial_leak", "label": "Partial leak (%)",
-                                       "decimals": 2}  # beside PIPP
-NEAR_LEAK_COLUMN: dict[str, Any] = {"key": "near_leak", "metric": "near_leak", "label": "Near leak (%)",
-                                    "decimals": 2}  # after partial leaks
-DOCUMENTS_COLUMN: dict[str, Any] = {"key": "documents", "metric": "documents", "label": "Documents (%)",
-                                    "decimals": 1}  # last
+PARTIAL_LEAK_COLUMN: dict[str, Any] = {
+    "key": "partial_leak",
+    "metric": "partial_leak",
+    "label": "Partial leak (%)",
+    "decimals": 2,
+}  # beside PIPP
+NEAR_LEAK_COLUMN: dict[str, Any] = {
+    "key": "near_leak",
+    "metric": "near_leak",
+    "label": "Near leak (%)",
+    "decimals": 2,
+}  # after partial leaks
+DOCUMENTS_COLUMN: dict[str, Any] = {
+    "key": "documents",
+    "metric": "documents",
+    "label": "Documents (%)",
+    "decimals": 1,
+}  # last
 
 
 # --- specifications ----------------------------------------------------------------------------
 
+
 def load_table_specs(path: str | Path) -> dict[str, Any]:
     """The `methods` display names (in the paper's order) and the `tables`, checked for consistency."""
     specs = yaml.safe_load(read_text_utf8(path))
-    if not isinstance(specs, dict) or not isinstance(specs.get("methods"), dict) \
-            or not isinstance(specs.get("tables"), dict):
+    if (
+        not isinstance(specs, dict)
+        or not isinstance(specs.get("methods"), dict)
+        or not isinstance(specs.get("tables"), dict)
+    ):
         raise InputError(path, None, "expected mappings `methods` and `tables`")
     for name, spec in specs["tables"].items():
         _check_table_spec(path, name, spec, specs["methods"])
@@ -62,7 +79,9 @@ def _check_table_spec(path: str | Path, name: str, spec: Any, methods: Mapping[s
         if not isinstance(column, dict) or {"label", "decimals"} - column.keys():
             raise InputError(path, f"{record}.columns.{key}", "expected `label` and `decimals`")
         if column.get("setting", settings[0]) not in settings:
-            raise InputError(path, f"{record}.columns.{key}", f"setting {column['setting']!r} is not the table's")
+            raise InputError(
+                path, f"{record}.columns.{key}", f"setting {column['setting']!r} is not the table's"
+            )
     for method in spec.get("methods", []):
         if method not in methods:
             raise InputError(path, f"{record}.methods", f"method {method!r} not listed under `methods`")
@@ -76,8 +95,11 @@ def _check_table_spec(path: str | Path, name: str, spec: Any, methods: Mapping[s
             if metric not in spec["columns"]:  # a column key
                 raise InputError(path, f"{record}.paper.{method}.{metric}", "metric not among the columns")
             if not isinstance(cell, list) or len(cell) != 2:
-                raise InputError(path, f"{record}.paper.{method}.{metric}",
-                                 "expected [mean, half-width] (half-width null for a single run)")
+                raise InputError(
+                    path,
+                    f"{record}.paper.{method}.{metric}",
+                    "expected [mean, half-width] (half-width null for a single run)",
+                )
 
 
 ADDED_COLUMNS = (PARTIAL_LEAK_COLUMN, NEAR_LEAK_COLUMN, DOCUMENTS_COLUMN)
@@ -99,6 +121,7 @@ def table_columns(spec: Mapping[str, Any], available: Collection[str] = ()) -> l
 
 
 # --- statistics --------------------------------------------------------------------------------
+
 
 def _finite(values: Sequence[float]) -> np.ndarray:
     array = np.asarray(values, dtype=float)
@@ -125,8 +148,13 @@ def confidence_half_width(values: Sequence[float]) -> float:
 
 # --- tables ------------------------------------------------------------------------------------
 
-def build_table(spec: Mapping[str, Any], summaries: pd.DataFrame, methods: Mapping[str, str],
-                generations: pd.DataFrame | None = None) -> pd.DataFrame:
+
+def build_table(
+    spec: Mapping[str, Any],
+    summaries: pd.DataFrame,
+    methods: Mapping[str, str],
+    generations: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """One row per method that has summaries, in the order of `methods` (key -> display name).
 
     Uses the segment-averaged summary rows, one per seed; each metric gets its mean over
@@ -152,8 +180,11 @@ def build_table(spec: Mapping[str, Any], summaries: pd.DataFrame, methods: Mappi
             row[column["label"]] = mean_over_seeds(values)
             row[column["label"] + HALF_WIDTH_SUFFIX] = confidence_half_width(values)
             if generations is not None:
-                pooled = pooled_interval(generations[generations["method"] == method], column["metric"],
-                                         registry.method(method).family)
+                pooled = pooled_interval(
+                    generations[generations["method"] == method],
+                    column["metric"],
+                    registry.method(method).family,
+                )
                 row.update(zip((column["label"] + s for s in POOLED_SUFFIXES), pooled))
         row[SEEDS_COLUMN] = int(runs["seed"].nunique())
         rows.append(row)
@@ -162,13 +193,16 @@ def build_table(spec: Mapping[str, Any], summaries: pd.DataFrame, methods: Mappi
     return pd.DataFrame(rows, columns=[METHOD_COLUMN, *labels, SEEDS_COLUMN])
 
 
-def format_cell(mean: float, half_width: float, decimals: int,
-                pooled: tuple[float, float] = (math.nan, math.nan)) -> str:
+def format_cell(
+    mean: float, half_width: float, decimals: int, pooled: tuple[float, float] = (math.nan, math.nan)
+) -> str:
     """A Markdown cell: mean ± half-width (the mean alone for a single run), then the pooled interval
     in brackets where there is one; a dash for no value."""
     if pd.isna(mean):
         return MISSING_CELL
-    cell = f"{mean:.{decimals}f}" if pd.isna(half_width) else f"{mean:.{decimals}f} ± {half_width:.{decimals}f}"
+    cell = (
+        f"{mean:.{decimals}f}" if pd.isna(half_width) else f"{mean:.{decimals}f} ± {half_width:.{decimals}f}"
+    )
     if not any(pd.isna(bound) for bound in pooled):
         cell += f" [{pooled[0]:.{decimals}f}, {pooled[1]:.{decimals}f}]"
     return cell
@@ -184,11 +218,15 @@ def _seeds_note(seeds: pd.Series, pooled: bool) -> str:
         return "No results yet."
     span = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
     noun = "seed" if counts == [1] else "seeds"
-    note = (f"Mean ± 95% confidence-interval half-width over {span} {noun} "
-            f"(t distribution, n - 1 degrees of freedom, as in the paper); a single run shows the mean alone.")
+    note = (
+        f"Mean ± 95% confidence-interval half-width over {span} {noun} "
+        f"(t distribution, n - 1 degrees of freedom, as in the paper); a single run shows the mean alone."
+    )
     if pooled:
-        note += (" In brackets: the 95% interval over every generation of every seed (Wilson score for PIPP, "
-                 "partial and near leaks and documents; a seeded bootstrap over generations for ELP and ROUGE).")
+        note += (
+            " In brackets: the 95% interval over every generation of every seed (Wilson score for PIPP, "
+            "partial and near leaks and documents; a seeded bootstrap over generations for ELP and ROUGE)."
+        )
     return note
 
 
@@ -197,12 +235,22 @@ def markdown_table(table: pd.DataFrame, spec: Mapping[str, Any], notes: Sequence
     columns = table_columns(spec, [c["metric"] for c in ADDED_COLUMNS if c["label"] in table.columns])
     pooled = columns[0]["label"] + POOLED_SUFFIXES[0] in table.columns
     header = [METHOD_COLUMN, *(c["label"] for c in columns), SEEDS_COLUMN]
-    lines = [f"### {spec['title']}", "", _markdown_row(header),
-             "| " + " | ".join([":---", *["---:"] * (len(header) - 1)]) + " |"]
+    lines = [
+        f"### {spec['title']}",
+        "",
+        _markdown_row(header),
+        "| " + " | ".join([":---", *["---:"] * (len(header) - 1)]) + " |",
+    ]
     for row in table.to_dict("records"):
-        cells = [format_cell(row[c["label"]], row[c["label"] + HALF_WIDTH_SUFFIX], c["decimals"],
-                             tuple(row[c["label"] + s] for s in POOLED_SUFFIXES) if pooled else (math.nan, math.nan))
-                 for c in columns]
+        cells = [
+            format_cell(
+                row[c["label"]],
+                row[c["label"] + HALF_WIDTH_SUFFIX],
+                c["decimals"],
+                tuple(row[c["label"] + s] for s in POOLED_SUFFIXES) if pooled else (math.nan, math.nan),
+            )
+            for c in columns
+        ]
         lines.append(_markdown_row([str(row[METHOD_COLUMN]), *cells, str(row[SEEDS_COLUMN])]))
     lines += ["", _seeds_note(table[SEEDS_COLUMN], pooled)]
     added = [c["label"] for c in columns if any(c is a for a in ADDED_COLUMNS)]
@@ -240,8 +288,14 @@ def versus_paper(table: pd.DataFrame, spec: Mapping[str, Any], methods: Mapping[
     return pd.DataFrame(rows, columns=[METHOD_COLUMN, *names])
 
 
-def write_table(table: pd.DataFrame, markdown: str, versus: pd.DataFrame,
-                csv_path: str | Path, md_path: str | Path, vs_path: str | Path) -> None:
+def write_table(
+    table: pd.DataFrame,
+    markdown: str,
+    versus: pd.DataFrame,
+    csv_path: str | Path,
+    md_path: str | Path,
+    vs_path: str | Path,
+) -> None:
     """Write the table (CSV), its Markdown and the comparison with the paper (CSV), each atomically."""
     write_text(table.to_csv(index=False), csv_path)
     write_text(markdown, md_path)
@@ -250,17 +304,24 @@ def write_table(table: pd.DataFrame, markdown: str, versus: pd.DataFrame,
 
 # --- notes -------------------------------------------------------------------------------------
 
+
 def protocol_notes(method_keys: Collection[str]) -> list[str]:
     """How leaks and ROUGE are counted for the method families in a table."""
-    families = {registry.method(key).family for key in method_keys if registry.base_method(key) in registry.METHODS}
+    families = {
+        registry.method(key).family for key in method_keys if registry.base_method(key) in registry.METHODS
+    }
     notes = []
     if "in_context" in families:
-        notes.append("In-context rows: a generation's private values are those of its context documents; ROUGE is "
-                     "the maximum over its context documents, one reference each (the paper's Appendix B).")
+        notes.append(
+            "In-context rows: a generation's private values are those of its context documents; ROUGE is "
+            "the maximum over its context documents, one reference each (the paper's Appendix B)."
+        )
     if "trained" in families:
-        notes.append("Fine-tuned rows: every private value of the whole fine-tuning set is private for every "
-                     "generation; ELP is the share of the set's distinct values that a run leaks; ROUGE is the "
-                     "maximum over the fine-tuning segments with the generation's entity types.")
+        notes.append(
+            "Fine-tuned rows: every private value of the whole fine-tuning set is private for every "
+            "generation; ELP is the share of the set's distinct values that a run leaks; ROUGE is the "
+            "maximum over the fine-tuning segments with the generation's entity types."
+        )
     return notes
 
 
@@ -268,16 +329,22 @@ def leak_definitions_note(table: pd.DataFrame) -> list[str]:
     """What the partial and near leak columns count, where the table has them."""
     notes = []
     if PARTIAL_LEAK_COLUMN["label"] in table.columns:
-        notes.append("Partial leak: a generation holds one identifying word of a private person name (a surname "
-                     "alone), case-insensitively as a whole word.")
+        notes.append(
+            "Partial leak: a generation holds one identifying word of a private person name (a surname "
+            "alone), case-insensitively as a whole word."
+        )
     if NEAR_LEAK_COLUMN["label"] in table.columns:
-        notes.append("Near leak: a generation holds a private value or a name word, or a variant a reader would "
-                     "recognise (diacritics, case and punctuation aside; 1 edit for 5-9 letters, 2 from 10; a code "
-                     "of 5+ digits with one digit changed); it includes exact and partial leaks.")
+        notes.append(
+            "Near leak: a generation holds a private value or a name word, or a variant a reader would "
+            "recognise (diacritics, case and punctuation aside; 1 edit for 5-9 letters, 2 from 10; a code "
+            "of 5+ digits with one digit changed); it includes exact and partial leaks."
+        )
     return notes
 
 
-def regeneration_notes(generations: pd.DataFrame, methods: Mapping[str, str], max_regenerations: int) -> list[str]:
+def regeneration_notes(
+    generations: pd.DataFrame, methods: Mapping[str, str], max_regenerations: int
+) -> list[str]:
     """For methods that regenerate on a leak of a blocked value: regenerations and documents at the limit."""
     notes = []
     for method, display in methods.items():
@@ -286,9 +353,11 @@ def regeneration_notes(generations: pd.DataFrame, methods: Mapping[str, str], ma
         runs = generations[generations["method"] == method]
         if runs.empty or "regenerations" not in runs.columns:
             continue
-        notes.append(f"{display}: {runs['regenerations'].mean():.2f} regenerations per document on average; "
-                     f"{int(runs['hit_max_regenerations'].sum())} of {len(runs)} still held a blocked value or a "
-                     f"near variant after {max_regenerations} regeneration(s).")
+        notes.append(
+            f"{display}: {runs['regenerations'].mean():.2f} regenerations per document on average; "
+            f"{int(runs['hit_max_regenerations'].sum())} of {len(runs)} still held a blocked value or a "
+            f"near variant after {max_regenerations} regeneration(s)."
+        )
     return notes
 
 
@@ -300,12 +369,16 @@ def adherence_notes(generations: pd.DataFrame, methods: Mapping[str, str]) -> li
     for method, display in methods.items():
         runs = generations[(generations["method"] == method) & generations["adherence_exact"].notna()]
         if not runs.empty:
-            parts.append(f"{display} {100 * runs['adherence_exact'].mean():.0f}% / "
-                         f"{100 * runs['adherence_near'].mean():.0f}% / {100 * runs['adherence_types'].mean():.0f}%")
+            parts.append(
+                f"{display} {100 * runs['adherence_exact'].mean():.0f}% / "
+                f"{100 * runs['adherence_near'].mean():.0f}% / {100 * runs['adherence_types'].mean():.0f}%"
+            )
     if not parts:
         return []
-    return ["Control-code adherence (mean share of a generation's fictional values in its text, exact / with near "
-            "variants / share of its code's entity types present): " + "; ".join(parts) + "."]
+    return [
+        "Control-code adherence (mean share of a generation's fictional values in its text, exact / with near "
+        "variants / share of its code's entity types present): " + "; ".join(parts) + "."
+    ]
 
 
 def document_warnings(table: pd.DataFrame, threshold: float) -> list[str]:
@@ -313,12 +386,17 @@ def document_warnings(table: pd.DataFrame, threshold: float) -> list[str]:
     label = DOCUMENTS_COLUMN["label"]
     if label not in table.columns:
         return []
-    return [f"Warning: {row[METHOD_COLUMN]}: {row[label]:.1f}% of the generations are documents (under "
-            f"{threshold:g}%); its leak rates and ROUGE are over text that is often not a document."
-            for row in table.to_dict("records") if row[label] < threshold]
+    return [
+        f"Warning: {row[METHOD_COLUMN]}: {row[label]:.1f}% of the generations are documents (under "
+        f"{threshold:g}%); its leak rates and ROUGE are over text that is often not a document."
+        for row in table.to_dict("records")
+        if row[label] < threshold
+    ]
 
 
-def paired_notes(generations: pd.DataFrame, pairs: Sequence[Sequence[str]], methods: Mapping[str, str]) -> list[str]:
+def paired_notes(
+    generations: pd.DataFrame, pairs: Sequence[Sequence[str]], methods: Mapping[str, str]
+) -> list[str]:
     """For methods that share their prompts: discordant leaks and the exact McNemar p-value."""
     notes = []
     for first, second in pairs:
@@ -326,9 +404,11 @@ def paired_notes(generations: pd.DataFrame, pairs: Sequence[Sequence[str]], meth
         if a.empty or b.empty:
             continue
         paired = paired_leaks(a, b)
-        notes.append(f"{methods[first]} vs {methods[second]}, paired over {paired.pairs} generations with the same "
-                     f"contexts and fictional codes: {paired.only_first} leak only under {methods[first]}, "
-                     f"{paired.only_second} only under {methods[second]} (exact McNemar p = {paired.p_value:.3g}).")
+        notes.append(
+            f"{methods[first]} vs {methods[second]}, paired over {paired.pairs} generations with the same "
+            f"contexts and fictional codes: {paired.only_first} leak only under {methods[first]}, "
+            f"{paired.only_second} only under {methods[second]} (exact McNemar p = {paired.p_value:.3g})."
+        )
     return notes
 
 
@@ -343,9 +423,11 @@ def dp_notes(records: Sequence[Mapping[str, Any]]) -> list[str]:
     noise = sorted({round(float(r["noise_multiplier"]), 3) for r in records})
     low, high = min(epsilons), max(epsilons)
     spent = f"{low:.2f}" if high - low < 5e-3 else f"{low:.2f}-{high:.2f}"
-    return [f"DP-SGD: epsilon {spent} at delta {', '.join(f'{d:.2g}' for d in deltas)} per {unit}"
-            + (f" ({', '.join(map(str, units))} {unit}s)" if units else "")
-            + f", noise multiplier {', '.join(map(str, noise))}, over {len(records)} run(s)."]
+    return [
+        f"DP-SGD: epsilon {spent} at delta {', '.join(f'{d:.2g}' for d in deltas)} per {unit}"
+        + (f" ({', '.join(map(str, units))} {unit}s)" if units else "")
+        + f", noise multiplier {', '.join(map(str, noise))}, over {len(records)} run(s)."
+    ]
 
 
 def presidio_note(setting: str | Sequence[str], extra_recognizers: Sequence[str]) -> list[str]:
@@ -353,6 +435,9 @@ def presidio_note(setting: str | Sequence[str], extra_recognizers: Sequence[str]
     settings = [setting] if isinstance(setting, str) else list(setting)
     if "unknown" not in settings:
         return []
-    extra = (f" plus this project's {', '.join(extra_recognizers)} recognizer" if extra_recognizers
-             else " only, as in the paper")
+    extra = (
+        f" plus this project's {', '.join(extra_recognizers)} recognizer"
+        if extra_recognizers
+        else " only, as in the paper"
+    )
     return [f"Private entities unknown: values found by Presidio's own recognizers{extra}."]

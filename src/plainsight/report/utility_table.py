@@ -9,8 +9,8 @@ the real-trained ceiling.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import pandas as pd
 
@@ -46,7 +46,9 @@ TEXT_COLUMNS: tuple[str, ...] = ("label_source", "labels")
 
 def utility_table(measures: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
     """Means over seeds per (run, method): the real row first in each run, then `methods`' order."""
-    measures = measures.assign(method=measures["method"].map(lambda m: m if m in REAL_ROWS else base_method(m)))
+    measures = measures.assign(
+        method=measures["method"].map(lambda m: m if m in REAL_ROWS else base_method(m))
+    )
     order = {REAL: -3, CHANCE: -2, REAL_SAMPLE: -1, **{method: n for n, method in enumerate(methods)}}
     unknown = sorted(set(measures["method"]) - set(order))
     if unknown:
@@ -58,8 +60,13 @@ def utility_table(measures: pd.DataFrame, methods: Mapping[str, str]) -> pd.Data
     table["seeds"] = table["seeds"].where(~table["method"].isin(REAL_ROWS), 0)
     table["order"] = table["method"].map(order)
     table = table.sort_values([*RUN_KEYS, "order"], kind="stable").drop(columns="order")
-    table.insert(3, "display", table["method"].map({REAL: REAL_DISPLAY, CHANCE: CHANCE_DISPLAY,
-                                                     REAL_SAMPLE: REAL_SAMPLE_DISPLAY, **methods}))
+    table.insert(
+        3,
+        "display",
+        table["method"].map(
+            {REAL: REAL_DISPLAY, CHANCE: CHANCE_DISPLAY, REAL_SAMPLE: REAL_SAMPLE_DISPLAY, **methods}
+        ),
+    )
     return table.reset_index(drop=True)
 
 
@@ -84,16 +91,21 @@ def markdown_utility_table(table: pd.DataFrame, notes: Sequence[str]) -> str:
     """One Markdown table per run, then the notes."""
     lines = ["# Utility of the synthetic corpora", ""]
     for (dataset, setting, idset), run in table.groupby(list(RUN_KEYS), sort=False):
-        lines += [f"## {dataset.upper()}, private entities {setting}, {idset} identifiers", "",
-                  f"Downstream labels: {run['labels'].iloc[0]}; synthetic texts labelled "
-                  f"{_synthetic_label_source(run)}.",
-                  ""]
+        lines += [
+            f"## {dataset.upper()}, private entities {setting}, {idset} identifiers",
+            "",
+            f"Downstream labels: {run['labels'].iloc[0]}; synthetic texts labelled "
+            f"{_synthetic_label_source(run)}.",
+            "",
+        ]
         header = ["Method", *(label for _, label, _, _ in COLUMNS), "Seeds"]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for row in run.to_dict("records"):
-            cells = [row["display"],
-                     *(_cell(row, column, decimals, percent) for column, _, decimals, percent in COLUMNS),
-                     str(row["seeds"] or "—")]
+            cells = [
+                row["display"],
+                *(_cell(row, column, decimals, percent) for column, _, decimals, percent in COLUMNS),
+                str(row["seeds"] or "—"),
+            ]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     lines += [f"- {note}" for note in notes]
@@ -122,13 +134,16 @@ def utility_notes(classifier: str) -> list[str]:
     ]
 
 
-def write_utility_table(table: pd.DataFrame, markdown: str, csv_path: str | Path, markdown_path: str | Path) -> None:
+def write_utility_table(
+    table: pd.DataFrame, markdown: str, csv_path: str | Path, markdown_path: str | Path
+) -> None:
     with atomic_path(csv_path) as tmp:
         table.to_csv(tmp, index=False)
     write_text(markdown, markdown_path)
 
 
 # --- plots ---------------------------------------------------------------------------------------
+
 
 def _pyplot():
     import matplotlib
@@ -147,8 +162,14 @@ def plot_lengths(texts: Mapping[str, Sequence[str]], title: str, path: str | Pat
     top = max((max(v) for v in lengths.values() if v), default=1)
     bins = list(range(0, top + max(1, top // 30) + 1, max(1, top // 30)))
     for name, values in lengths.items():
-        axis.hist(values, bins=bins, density=True, histtype="step", linewidth=2 if name == REAL_DISPLAY else 1.2,
-                  label=f"{name} (n={len(values)})")
+        axis.hist(
+            values,
+            bins=bins,
+            density=True,
+            histtype="step",
+            linewidth=2 if name == REAL_DISPLAY else 1.2,
+            label=f"{name} (n={len(values)})",
+        )
     axis.set_xlabel("words per text")
     axis.set_ylabel("share of texts (density)")
     axis.legend(fontsize=8)
@@ -162,21 +183,35 @@ def plot_downstream_f1(table: pd.DataFrame, title: str, path: str | Path) -> Non
     real, matched, chance = (table[table["method"] == key] for key in (REAL, REAL_SAMPLE, CHANCE))
     rows = table[~table["method"].isin(REAL_ROWS)]
     figure, axis = plt.subplots(figsize=(8, 4.5), constrained_layout=True)
-    errors = [(rows["macro_f1"] - rows["macro_f1_low"]).clip(lower=0),
-              (rows["macro_f1_high"] - rows["macro_f1"]).clip(lower=0)]
+    errors = [
+        (rows["macro_f1"] - rows["macro_f1_low"]).clip(lower=0),
+        (rows["macro_f1_high"] - rows["macro_f1"]).clip(lower=0),
+    ]
     axis.bar(rows["display"], rows["macro_f1"], yerr=errors, capsize=4, color="tab:blue")
     if not real.empty:
         ceiling = real.iloc[0]
-        axis.axhline(ceiling["macro_f1"], color="black", linestyle="--",
-                     label=f"{REAL_DISPLAY}: {ceiling['macro_f1']:.2f}")
+        axis.axhline(
+            ceiling["macro_f1"],
+            color="black",
+            linestyle="--",
+            label=f"{REAL_DISPLAY}: {ceiling['macro_f1']:.2f}",
+        )
         axis.axhspan(ceiling["macro_f1_low"], ceiling["macro_f1_high"], color="grey", alpha=0.2)
     if not matched.empty:
         same_size = matched.iloc[0]
-        axis.axhline(same_size["macro_f1"], color="tab:orange", linestyle=":",
-                     label=f"real, {int(same_size['train_texts'])} texts: {same_size['macro_f1']:.2f}")
+        axis.axhline(
+            same_size["macro_f1"],
+            color="tab:orange",
+            linestyle=":",
+            label=f"real, {int(same_size['train_texts'])} texts: {same_size['macro_f1']:.2f}",
+        )
     if not chance.empty:
-        axis.axhline(chance.iloc[0]["macro_f1"], color="tab:red", linestyle="-.",
-                     label=f"chance: {chance.iloc[0]['macro_f1']:.2f}")
+        axis.axhline(
+            chance.iloc[0]["macro_f1"],
+            color="tab:red",
+            linestyle="-.",
+            label=f"chance: {chance.iloc[0]['macro_f1']:.2f}",
+        )
     if not (real.empty and matched.empty and chance.empty):
         axis.legend(fontsize=8)
     axis.set_ylim(0, 1)
@@ -192,17 +227,28 @@ def _save(plt, figure, path: str | Path) -> None:
     plt.close(figure)
 
 
-def utility_plots(measures: pd.DataFrame, docs: pd.DataFrame, corpora: Sequence[pd.DataFrame],
-                  methods: Mapping[str, str], lengths_path: str | Path, downstream_path: str | Path) -> None:
+def utility_plots(
+    measures: pd.DataFrame,
+    docs: pd.DataFrame,
+    corpora: Sequence[pd.DataFrame],
+    methods: Mapping[str, str],
+    lengths_path: str | Path,
+    downstream_path: str | Path,
+) -> None:
     """Both plots of one run: word counts of every corpus (seeds pooled) beside the real training
     segments, and the downstream macro-F1 bar chart."""
     run = measures.iloc[0]
     title = f"{run['dataset'].upper()}, private entities {run['setting']}, {run['idset']} identifiers"
     texts: dict[str, list[str]] = {REAL_DISPLAY: docs[docs["split"] == "train"]["text"].astype(str).tolist()}
     for corpus in corpora:
-        name = methods.get(base_method(str(corpus["method"].iloc[0])), str(corpus["method"].iloc[0])) \
-            if len(corpus) else None
+        name = (
+            methods.get(base_method(str(corpus["method"].iloc[0])), str(corpus["method"].iloc[0]))
+            if len(corpus)
+            else None
+        )
         if name:
             texts.setdefault(name, []).extend(corpus["text"].astype(str))
     plot_lengths(texts, f"{title}: words per text", lengths_path)
-    plot_downstream_f1(utility_table(measures, methods), f"{title}: train on synthetic, test on real", downstream_path)
+    plot_downstream_f1(
+        utility_table(measures, methods), f"{title}: train on synthetic, test on real", downstream_path
+    )

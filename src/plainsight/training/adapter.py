@@ -5,9 +5,10 @@ the privacy mask (`fit` with `Backprop`), or DP-SGD (`fit` with `PrivateSteps`),
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 import torch
@@ -20,7 +21,13 @@ from plainsight.methods.registry import method as registered_method
 from plainsight.models import load_model, model_placement, resolve_placement
 from plainsight.training.checkpoints import Checkpoints, remove_checkpoint
 from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
-from plainsight.training.loop import TrainingExample, TrainingSettings, corpus_init_text, fit, training_examples
+from plainsight.training.loop import (
+    TrainingExample,
+    TrainingSettings,
+    corpus_init_text,
+    fit,
+    training_examples,
+)
 from plainsight.training.objectives import lm_loss
 from plainsight.training.prefix import prefix_model, save_adapter
 
@@ -30,6 +37,7 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class AdapterJob:
     """What one adapter is trained from, and where it goes."""
+
     method: str
     seed: int
     training: Mapping[str, Any]  # `plainsight.training.loop.training_params` of the method
@@ -64,14 +72,28 @@ def train_method_adapter(job: AdapterJob) -> None:
     texts = segment_texts(docs)
     corpus = _Corpus(docs, codes, texts, training_examples(codes, texts, tokenizer, params["max_length"]))
     private_tokens = sum(sum(e.private) for e in corpus.examples)
-    log.info("%d training examples, %d tokens, %d private document tokens", len(corpus.examples),
-             sum(len(e.input_ids) for e in corpus.examples), private_tokens)
+    log.info(
+        "%d training examples, %d tokens, %d private document tokens",
+        len(corpus.examples),
+        sum(len(e.input_ids) for e in corpus.examples),
+        private_tokens,
+    )
     train = _train_private if spec.differentially_private else _train_prefix
     adapter, report = train(job, spec, model, tokenizer, corpus)
-    save_adapter(adapter, job.output, {
-        "training.json": {"method": job.method, "seed": job.seed, "examples": len(corpus.examples),
-                          "private_tokens": private_tokens, **model_placement(model), **report},
-    })
+    save_adapter(
+        adapter,
+        job.output,
+        {
+            "training.json": {
+                "method": job.method,
+                "seed": job.seed,
+                "examples": len(corpus.examples),
+                "private_tokens": private_tokens,
+                **model_placement(model),
+                **report,
+            },
+        },
+    )
     remove_checkpoint(job.checkpoints.directory)
 
 
@@ -83,27 +105,63 @@ def _train_prefix(job: AdapterJob, spec: Method, model, tokenizer, corpus: _Corp
     if params["init_from"] == "corpus":
         pools = FictionalPools.for_corpus(job.pools, pd.read_parquet(job.spans), corpus.codes)
         init_text = corpus_init_text(corpus.codes, corpus.texts, pools, job.seed)
-    adapter = prefix_model(model, tokenizer, params["num_virtual_tokens"], init_text, params["projection_hidden"],
-                           job.seed)
-    history = fit(adapter, corpus.examples, TrainingSettings.from_params(params, spec.masked_objective), job.seed,
-                  tokenizer.pad_token_id, desc=f"{job.method} seed {job.seed}", checkpoints=job.checkpoints)
+    adapter = prefix_model(
+        model, tokenizer, params["num_virtual_tokens"], init_text, params["projection_hidden"], job.seed
+    )
+    history = fit(
+        adapter,
+        corpus.examples,
+        TrainingSettings.from_params(params, spec.masked_objective),
+        job.seed,
+        tokenizer.pad_token_id,
+        desc=f"{job.method} seed {job.seed}",
+        checkpoints=job.checkpoints,
+    )
     return adapter, {"adapter": "prefix", "history": history}
 
 
 def _train_private(job: AdapterJob, spec: Method, model, tokenizer, corpus: _Corpus) -> tuple[Any, dict]:
     """DP-SGD: the prefix starts from public text, as its guarantee does not cover the initialisation."""
     params, dp = job.training, job.training["dp"]
-    adapter = dp_adapter_model(model, params["num_virtual_tokens"], tokenizer, params["init_text"],
-                               params["projection_hidden"], job.seed)
-    settings = DPSettings(epsilon=dp["epsilon"], max_grad_norm=dp["max_grad_norm"], delta=dp["delta"],
-                          privacy_unit=dp["privacy_unit"])
-    report = train_dp(adapter, corpus.examples, tokenizer.pad_token_id, params["batch_size"], params["epochs"],
-                      params["learning_rate"], settings, job.seed, lm_loss, job.checkpoints,
-                      units=privacy_units(corpus.docs, corpus.examples, job.docs),
-                      desc=f"{job.method} seed {job.seed}")
-    log.info("DP-SGD: privacy unit %s (%d units), epsilon %.3f at delta %.2e, noise multiplier %.3f, "
-             "sample rate %.4f, %d steps", report["privacy_unit"], report["units"], report["epsilon"],
-             report["delta"], report["noise_multiplier"], report["sample_rate"], report["steps"])
+    adapter = dp_adapter_model(
+        model,
+        params["num_virtual_tokens"],
+        tokenizer,
+        params["init_text"],
+        params["projection_hidden"],
+        job.seed,
+    )
+    settings = DPSettings(
+        epsilon=dp["epsilon"],
+        max_grad_norm=dp["max_grad_norm"],
+        delta=dp["delta"],
+        privacy_unit=dp["privacy_unit"],
+    )
+    report = train_dp(
+        adapter,
+        corpus.examples,
+        tokenizer.pad_token_id,
+        params["batch_size"],
+        params["epochs"],
+        params["learning_rate"],
+        settings,
+        job.seed,
+        lm_loss,
+        job.checkpoints,
+        units=privacy_units(corpus.docs, corpus.examples, job.docs),
+        desc=f"{job.method} seed {job.seed}",
+    )
+    log.info(
+        "DP-SGD: privacy unit %s (%d units), epsilon %.3f at delta %.2e, noise multiplier %.3f, "
+        "sample rate %.4f, %d steps",
+        report["privacy_unit"],
+        report["units"],
+        report["epsilon"],
+        report["delta"],
+        report["noise_multiplier"],
+        report["sample_rate"],
+        report["steps"],
+    )
     report.pop("losses")  # the history holds them, step by step
     return adapter, report
 
@@ -111,6 +169,8 @@ def _train_private(job: AdapterJob, spec: Method, model, tokenizer, corpus: _Cor
 def privacy_units(docs: pd.DataFrame, examples: Sequence[TrainingExample], docs_path: Path) -> list[str]:
     """The privacy unit of each example: its document (TAB) or its patient (MIMIC), the docs' `unit_id`."""
     if "unit_id" not in docs.columns:
-        raise InputError(docs_path, None, "no unit_id column (written by an older ingestion): rerun its ingest rule")
+        raise InputError(
+            docs_path, None, "no unit_id column (written by an older ingestion): rerun its ingest rule"
+        )
     unit_of = dict(zip(docs["doc_id"].astype(str), docs["unit_id"].astype(str)))
     return [unit_of[example.key[0]] for example in examples]

@@ -16,9 +16,10 @@ import hashlib
 import json
 import logging
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import torch
 
@@ -30,6 +31,7 @@ CHECKPOINT_FILE = "checkpoint.pt"
 @dataclass(frozen=True)
 class Checkpoints:
     """Where a run keeps its checkpoint and how often it saves one (also at every epoch's end)."""
+
     directory: Path
     every_steps: int
     method: str
@@ -49,11 +51,12 @@ class Owner:
 @dataclass(frozen=True)
 class Position:
     """Where a run stands: `batch` batches of `epoch` done, `step` optimizer steps in all."""
+
     epoch: int = 0
     batch: int = 0
     step: int = 0
 
-    def after_step(self, batches_per_epoch: int) -> "Position":
+    def after_step(self, batches_per_epoch: int) -> Position:
         if self.batch + 1 == batches_per_epoch:
             return Position(self.epoch + 1, 0, self.step + 1)
         return Position(self.epoch, self.batch + 1, self.step + 1)
@@ -118,8 +121,9 @@ def save_checkpoint(directory: Path, owner: Owner, position: Position, state: di
     target = directory / CHECKPOINT_FILE
     temporary = directory / f".{CHECKPOINT_FILE}.{os.getpid()}.tmp"
     try:
-        torch.save({"owner": dataclasses.asdict(owner), "position": dataclasses.asdict(position), **state},
-                   temporary)
+        torch.save(
+            {"owner": dataclasses.asdict(owner), "position": dataclasses.asdict(position), **state}, temporary
+        )
         os.replace(temporary, target)
     finally:
         temporary.unlink(missing_ok=True)
@@ -138,12 +142,18 @@ def load_checkpoint(directory: Path, owner: Owner) -> tuple[Position, dict[str, 
         return None
     found = state.pop("owner")
     if found != dataclasses.asdict(owner):
-        log.warning("ignoring checkpoint %s: it belongs to %s, this run is %s", path, found,
-                    dataclasses.asdict(owner))
+        log.warning(
+            "ignoring checkpoint %s: it belongs to %s, this run is %s", path, found, dataclasses.asdict(owner)
+        )
         return None
     position = Position(**state.pop("position"))
-    log.info("resuming from checkpoint at epoch %d step %d (%d batches of the epoch done; %s)",
-             position.epoch + 1, position.step, position.batch, path)
+    log.info(
+        "resuming from checkpoint at epoch %d step %d (%d batches of the epoch done; %s)",
+        position.epoch + 1,
+        position.step,
+        position.batch,
+        path,
+    )
     return position, state
 
 

@@ -71,8 +71,14 @@ class DPSettings:
             raise ValueError(f"privacy_unit must be one of {PRIVACY_UNITS}, not {self.privacy_unit!r}")
 
 
-def dp_adapter_model(base_model, num_virtual_tokens: int, tokenizer=None, init_text: str | None = None,
-                     projection_hidden: int | None = None, seed: int = 0):
+def dp_adapter_model(
+    base_model,
+    num_virtual_tokens: int,
+    tokenizer=None,
+    init_text: str | None = None,
+    projection_hidden: int | None = None,
+    seed: int = 0,
+):
     """Wrap `base_model` in a trainable prefix-tuning adapter (base weights frozen).
 
     With `tokenizer` and `init_text` the prefix starts as the non-private method's does
@@ -91,15 +97,16 @@ def dp_adapter_model(base_model, num_virtual_tokens: int, tokenizer=None, init_t
         return prefix_model(base_model, tokenizer, num_virtual_tokens, init_text, projection_hidden, seed)
     from peft import PrefixTuningConfig, TaskType, get_peft_model
 
-    config = PrefixTuningConfig(task_type=TaskType.CAUSAL_LM, num_virtual_tokens=num_virtual_tokens,
-                                prefix_projection=False)
+    config = PrefixTuningConfig(
+        task_type=TaskType.CAUSAL_LM, num_virtual_tokens=num_virtual_tokens, prefix_projection=False
+    )
     return get_peft_model(base_model, config)
 
 
 def per_sequence_loss(logits: torch.Tensor, labels: torch.Tensor, loss_fn: Callable) -> torch.Tensor:
     """Mean over the batch of each sequence's own loss; Opacus's "mean" reduction then
     makes every per-sample gradient that of one sequence's loss alone."""
-    losses = [loss_fn(logits[i:i + 1], labels[i:i + 1]) for i in range(logits.shape[0])]
+    losses = [loss_fn(logits[i : i + 1], labels[i : i + 1]) for i in range(logits.shape[0])]
     return torch.stack(losses).mean()
 
 
@@ -108,8 +115,15 @@ def has_label_tokens(example: TrainingExample) -> bool:
     return any(label != IGNORE_INDEX for label in example.labels[1:])
 
 
-def make_private(model, optimizer, loader, settings: DPSettings, epochs: int, delta: float,
-                 noise_generator: torch.Generator | None = None):
+def make_private(
+    model,
+    optimizer,
+    loader,
+    settings: DPSettings,
+    epochs: int,
+    delta: float,
+    noise_generator: torch.Generator | None = None,
+):
     """Opacus engine, per-sample-gradient model, DP optimizer and Poisson loader."""
     from opacus import PrivacyEngine
 
@@ -118,9 +132,16 @@ def make_private(model, optimizer, loader, settings: DPSettings, epochs: int, de
         warnings.filterwarnings("ignore", message="Secure RNG turned off", category=UserWarning)
         engine = PrivacyEngine(accountant=settings.accountant, secure_mode=False)
     private_model, private_optimizer, private_loader = engine.make_private_with_epsilon(
-        module=model, optimizer=optimizer, data_loader=loader, target_epsilon=settings.epsilon,
-        target_delta=delta, epochs=epochs, max_grad_norm=settings.max_grad_norm,
-        poisson_sampling=True, noise_generator=noise_generator)
+        module=model,
+        optimizer=optimizer,
+        data_loader=loader,
+        target_epsilon=settings.epsilon,
+        target_delta=delta,
+        epochs=epochs,
+        max_grad_norm=settings.max_grad_norm,
+        poisson_sampling=True,
+        noise_generator=noise_generator,
+    )
     return engine, private_model, private_optimizer, private_loader
 
 
@@ -132,9 +153,13 @@ def unit_groups(units: Sequence[str]) -> list[list[int]]:
     return list(groups.values())
 
 
-def example_loader(examples: Sequence[TrainingExample], pad_token_id: int, batch_size: int,
-                   generator: torch.Generator | None = None,
-                   groups: Sequence[Sequence[int]] | None = None) -> torch.utils.data.DataLoader:
+def example_loader(
+    examples: Sequence[TrainingExample],
+    pad_token_id: int,
+    batch_size: int,
+    generator: torch.Generator | None = None,
+    groups: Sequence[Sequence[int]] | None = None,
+) -> torch.utils.data.DataLoader:
     """Batches of units of `examples` through `training.collate`, in a form Opacus can make private.
 
     `groups` lists the example indices of each unit (default: one unit per example). The
@@ -153,8 +178,12 @@ def example_loader(examples: Sequence[TrainingExample], pad_token_id: int, batch
         return batch
 
     return torch.utils.data.DataLoader(
-        torch.utils.data.TensorDataset(torch.arange(len(groups))), batch_size=batch_size, shuffle=True,
-        collate_fn=collate_units, generator=generator)
+        torch.utils.data.TensorDataset(torch.arange(len(groups))),
+        batch_size=batch_size,
+        shuffle=True,
+        collate_fn=collate_units,
+        generator=generator,
+    )
 
 
 def _is_empty(batch) -> bool:
@@ -168,7 +197,9 @@ def sum_per_unit(params: list[torch.nn.Parameter], unit: torch.Tensor) -> None:
     units = int(unit.max()) + 1
     for p in params:
         per_sequence = p.grad_sample if isinstance(p.grad_sample, torch.Tensor) else torch.cat(p.grad_sample)
-        summed = torch.zeros((units, *per_sequence.shape[1:]), dtype=per_sequence.dtype, device=per_sequence.device)
+        summed = torch.zeros(
+            (units, *per_sequence.shape[1:]), dtype=per_sequence.dtype, device=per_sequence.device
+        )
         p.grad_sample = summed.index_add_(0, unit.to(per_sequence.device), per_sequence)
 
 
@@ -209,20 +240,35 @@ class PrivateSteps:
 
     def prepare(self, model, optimizer, examples, training: TrainingSettings, seed: int, pad_token_id: int):
         usable, self.groups = _usable_units(examples, self.units, self.settings.privacy_unit)
-        self.delta = self.settings.delta if self.settings.delta is not None else default_delta(len(self.groups))
+        self.delta = (
+            self.settings.delta if self.settings.delta is not None else default_delta(len(self.groups))
+        )
         self.params = [p for p in model.parameters() if p.requires_grad]
         self.device = self.params[0].device
         self.sampling_generator = torch.Generator().manual_seed(seed)
         # Noise is drawn on the parameters' device, so its generator must live there too.
         self.noise_generator = torch.Generator(device=self.device).manual_seed(seed + 1)
-        loader = example_loader(usable, pad_token_id, training.batch_size, self.sampling_generator, self.groups)
+        loader = example_loader(
+            usable, pad_token_id, training.batch_size, self.sampling_generator, self.groups
+        )
         self.engine, self.private_model, private_optimizer, self.loader = make_private(
-            model, optimizer, loader, self.settings, training.epochs, self.delta, self.noise_generator)
+            model, optimizer, loader, self.settings, training.epochs, self.delta, self.noise_generator
+        )
         self.sequences = len(usable)
-        log.info("DP training: privacy unit %s, %d units of %d sequences, %d epochs x %d steps, sample rate %.4f, "
-                 "noise multiplier %.4f, clip %.3g, target epsilon %.3g, delta %.3g", self.settings.privacy_unit,
-                 len(self.groups), len(usable), training.epochs, len(self.loader), self.loader.sample_rate,
-                 private_optimizer.noise_multiplier, self.settings.max_grad_norm, self.settings.epsilon, self.delta)
+        log.info(
+            "DP training: privacy unit %s, %d units of %d sequences, %d epochs x %d steps, sample rate %.4f, "
+            "noise multiplier %.4f, clip %.3g, target epsilon %.3g, delta %.3g",
+            self.settings.privacy_unit,
+            len(self.groups),
+            len(usable),
+            training.epochs,
+            len(self.loader),
+            self.loader.sample_rate,
+            private_optimizer.noise_multiplier,
+            self.settings.max_grad_norm,
+            self.settings.epsilon,
+            self.delta,
+        )
         self.noise_multiplier = private_optimizer.noise_multiplier
         return private_optimizer
 
@@ -242,16 +288,27 @@ class PrivateSteps:
             log.info("DP step: empty Poisson batch, noise-only update")
             return {"loss": None, "units": 0, "sequences": 0, "tokens": 0}
         loss = _backward(self.private_model, batch, self.device, self.loss_fn)
-        log.debug("DP step: loss %.4f (batch: %d units, %d sequences)", loss, int(batch["unit"].max()) + 1,
-                  batch["input_ids"].shape[0])
-        return {"loss": loss, "units": int(batch["unit"].max()) + 1, "sequences": int(batch["input_ids"].shape[0]),
-                "tokens": int(batch["attention_mask"].sum())}
+        log.debug(
+            "DP step: loss %.4f (batch: %d units, %d sequences)",
+            loss,
+            int(batch["unit"].max()) + 1,
+            batch["input_ids"].shape[0],
+        )
+        return {
+            "loss": loss,
+            "units": int(batch["unit"].max()) + 1,
+            "sequences": int(batch["input_ids"].shape[0]),
+            "tokens": int(batch["attention_mask"].sum()),
+        }
 
     def state(self, epoch_done: bool) -> dict[str, Any]:
         # Mid-epoch the sampler restarts the epoch; at an epoch's end the next one starts here.
         sampling = self.sampling_generator.get_state() if epoch_done else self.epoch_sampling_rng
-        return {"accountant": self.engine.accountant.state_dict(), "epoch_sampling_rng": sampling,
-                "noise_rng": self.noise_generator.get_state()}
+        return {
+            "accountant": self.engine.accountant.state_dict(),
+            "epoch_sampling_rng": sampling,
+            "noise_rng": self.noise_generator.get_state(),
+        }
 
     def load_state(self, state: Mapping[str, Any]) -> None:
         self.engine.accountant.load_state_dict(state["accountant"])
@@ -274,15 +331,27 @@ class PrivateSteps:
             log.info("DP training: %d of %d Poisson batches were empty", empty, steps)
         log.info("DP training done: epsilon %.3f at delta %.3g after %d steps", epsilon, self.delta, steps)
         if not math.isfinite(epsilon) or epsilon > self.settings.epsilon * 1.01:
-            log.warning("DP training: spent epsilon %.3f exceeds the target %.3g", epsilon, self.settings.epsilon)
-        return {"privacy_unit": self.settings.privacy_unit, "units": len(self.groups), "sequences": self.sequences,
-                "epsilon": float(epsilon), "delta": float(self.delta), "noise_multiplier": float(self.noise_multiplier),
-                "sample_rate": float(self.loader.sample_rate), "steps": steps, "empty_batches": empty,
-                "losses": losses, "adapter": ADAPTER}
+            log.warning(
+                "DP training: spent epsilon %.3f exceeds the target %.3g", epsilon, self.settings.epsilon
+            )
+        return {
+            "privacy_unit": self.settings.privacy_unit,
+            "units": len(self.groups),
+            "sequences": self.sequences,
+            "epsilon": float(epsilon),
+            "delta": float(self.delta),
+            "noise_multiplier": float(self.noise_multiplier),
+            "sample_rate": float(self.loader.sample_rate),
+            "steps": steps,
+            "empty_batches": empty,
+            "losses": losses,
+            "adapter": ADAPTER,
+        }
 
 
-def _usable_units(examples: Sequence[TrainingExample], units: Sequence[str] | None, privacy_unit: str
-                  ) -> tuple[list[TrainingExample], list[list[int]]]:
+def _usable_units(
+    examples: Sequence[TrainingExample], units: Sequence[str] | None, privacy_unit: str
+) -> tuple[list[TrainingExample], list[list[int]]]:
     """The examples with label tokens, and the indices of each privacy unit's among them."""
     if units is None:
         units = [example.key[0] for example in examples]
@@ -293,14 +362,28 @@ def _usable_units(examples: Sequence[TrainingExample], units: Sequence[str] | No
         log.warning("DP training: dropped %d sequences without label tokens", len(examples) - len(kept))
     if not kept:
         raise ValueError("DP training needs at least one sequence with label tokens")
-    unit_of = [str(units[index]) for index in kept] if privacy_unit == "document" \
+    unit_of = (
+        [str(units[index]) for index in kept]
+        if privacy_unit == "document"
         else [str(index) for index in range(len(kept))]
+    )
     return [examples[index] for index in kept], unit_groups(unit_of)
 
 
-def train_dp(model, examples: Sequence[TrainingExample], pad_token_id: int, batch_size: int, epochs: int, lr: float,
-             settings: DPSettings, seed: int, loss_fn, checkpoints: Checkpoints | None = None,
-             units: Sequence[str] | None = None, desc: str = "DP-SGD") -> dict:
+def train_dp(
+    model,
+    examples: Sequence[TrainingExample],
+    pad_token_id: int,
+    batch_size: int,
+    epochs: int,
+    lr: float,
+    settings: DPSettings,
+    seed: int,
+    loss_fn,
+    checkpoints: Checkpoints | None = None,
+    units: Sequence[str] | None = None,
+    desc: str = "DP-SGD",
+) -> dict:
     """Train the adapter of peft `model` in place with DP-SGD (`fit` with `PrivateSteps`, AdamW without
     weight decay at a constant learning rate); returns the privacy spent, the losses and the history.
 

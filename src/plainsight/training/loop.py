@@ -22,8 +22,9 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 import torch
 
@@ -86,21 +87,35 @@ class TrainingSettings:
 
     def __post_init__(self):
         if self.schedule not in LR_SCHEDULES:
-            raise ValueError(f"unknown learning-rate schedule {self.schedule!r}: expected one of {LR_SCHEDULES}")
+            raise ValueError(
+                f"unknown learning-rate schedule {self.schedule!r}: expected one of {LR_SCHEDULES}"
+            )
         if self.objective not in OBJECTIVES:
             raise ValueError(f"unknown objective {self.objective!r}: expected one of {OBJECTIVES}")
 
     @classmethod
-    def from_params(cls, params: Mapping, masked: bool) -> "TrainingSettings":
+    def from_params(cls, params: Mapping, masked: bool) -> TrainingSettings:
         """The settings of a `prefix_tuning` block (or its rule's params, `plainsight.training.params`); the objective and its weights
         only when `masked` (`reference_code` with the reference implementation's fixed weights)."""
         objective = params.get("objective", "paper") if masked else "paper"
         lambdas = Lambdas()
         if masked:
-            lambdas = REFERENCE_CODE_LAMBDAS if objective == "reference_code" else \
-                Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"])
-        return cls(params["epochs"], params["learning_rate"], params["batch_size"], params["max_length"],
-                   lambdas, params["warmup_steps"], params["lr_schedule"], masked, objective)
+            lambdas = (
+                REFERENCE_CODE_LAMBDAS
+                if objective == "reference_code"
+                else Lambdas(params["lambda_lm"], params["lambda_contrastive"], params["lambda_kl"])
+            )
+        return cls(
+            params["epochs"],
+            params["learning_rate"],
+            params["batch_size"],
+            params["max_length"],
+            lambdas,
+            params["warmup_steps"],
+            params["lr_schedule"],
+            masked,
+            objective,
+        )
 
 
 def learning_rate_factor(step: int, total_steps: int, warmup_steps: int, schedule: str) -> float:
@@ -115,8 +130,9 @@ def learning_rate_factor(step: int, total_steps: int, warmup_steps: int, schedul
     return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
 
 
-def build_example(key: tuple[str, int], code: str, text: str, values: Iterable[str], tokenizer,
-                  max_length: int) -> TrainingExample:
+def build_example(
+    key: tuple[str, int], code: str, text: str, values: Iterable[str], tokenizer, max_length: int
+) -> TrainingExample:
     """Tokenise code prompt + document (+ end of text); mark document tokens and private ones."""
     prompt = render([], code)
     full = prompt + text
@@ -132,14 +148,23 @@ def build_example(key: tuple[str, int], code: str, text: str, values: Iterable[s
     return TrainingExample(key, input_ids, labels, [p and d for p, d in zip(private, document)])
 
 
-def training_examples(codes, texts: Mapping[tuple[str, int], str], tokenizer, max_length: int
-                      ) -> list[TrainingExample]:
+def training_examples(
+    codes, texts: Mapping[tuple[str, int], str], tokenizer, max_length: int
+) -> list[TrainingExample]:
     """One example per fine-tuning sample (`plainsight.methods.trained.training_keys`): its real code,
     then its text, the code's values marked private."""
     code_of = {(str(r.doc_id), int(r.segment)): r for r in codes.itertuples(index=False)}
-    return [build_example(key, code_of[key].code, texts[key],
-                          [value for _, value in records_to_entities(code_of[key].entities)], tokenizer, max_length)
-            for key in training_keys(codes)]
+    return [
+        build_example(
+            key,
+            code_of[key].code,
+            texts[key],
+            [value for _, value in records_to_entities(code_of[key].entities)],
+            tokenizer,
+            max_length,
+        )
+        for key in training_keys(codes)
+    ]
 
 
 def corpus_init_text(codes, texts: Mapping[tuple[str, int], str], pools: FictionalPools, seed: int) -> str:
@@ -159,16 +184,19 @@ def corpus_init_text(codes, texts: Mapping[tuple[str, int], str], pools: Fiction
     return text
 
 
-def length_batches(examples: Sequence[TrainingExample], batch_size: int, seed: int, epoch: int
-                   ) -> list[list[TrainingExample]]:
+def length_batches(
+    examples: Sequence[TrainingExample], batch_size: int, seed: int, epoch: int
+) -> list[list[TrainingExample]]:
     """Batches of similar length, in a seeded order that changes per epoch."""
     ordered = sorted(examples, key=lambda e: (len(e.input_ids), e.key))
-    batches = [ordered[i:i + batch_size] for i in range(0, len(ordered), batch_size)]
+    batches = [ordered[i : i + batch_size] for i in range(0, len(ordered), batch_size)]
     stable_rng(seed, "batches", epoch).shuffle(batches)
     return batches
 
 
-def collate(batch: Sequence[TrainingExample], pad_token_id: int, width: int | None = None) -> dict[str, torch.Tensor]:
+def collate(
+    batch: Sequence[TrainingExample], pad_token_id: int, width: int | None = None
+) -> dict[str, torch.Tensor]:
     """Right-pad to the longest example of the batch (or to a fixed `width`, for comparison only)."""
     longest = max(len(e.input_ids) for e in batch)
     if width is None:
@@ -193,8 +221,9 @@ def private_share(batch: dict[str, torch.Tensor]) -> float:
     return float((batch["private"] & document).sum()) / max(1, int(document.sum()))
 
 
-def batch_loss(model, batch: dict[str, torch.Tensor], masked: bool, lambdas: Lambdas,
-               objective: str = "paper") -> dict[str, torch.Tensor]:
+def batch_loss(
+    model, batch: dict[str, torch.Tensor], masked: bool, lambdas: Lambdas, objective: str = "paper"
+) -> dict[str, torch.Tensor]:
     """The training loss of one batch: plain LM loss, or the privacy-masked objective.
 
     The base model's distribution comes from the same weights with the adapter
@@ -210,6 +239,7 @@ def batch_loss(model, batch: dict[str, torch.Tensor], masked: bool, lambdas: Lam
 
 # --- the loop ------------------------------------------------------------------------------------
 
+
 class StepStrategy(Protocol):
     """What one step of `fit` computes, and the state it adds to a checkpoint.
 
@@ -219,8 +249,15 @@ class StepStrategy(Protocol):
     history record (numbers, `tokens` among them); `finish` runs however the loop ends.
     """
 
-    def prepare(self, model, optimizer, examples: Sequence[TrainingExample], settings: "TrainingSettings",
-                seed: int, pad_token_id: int) -> torch.optim.Optimizer: ...
+    def prepare(
+        self,
+        model,
+        optimizer,
+        examples: Sequence[TrainingExample],
+        settings: TrainingSettings,
+        seed: int,
+        pad_token_id: int,
+    ) -> torch.optim.Optimizer: ...
     def steps_per_epoch(self) -> int: ...
     def fingerprint(self) -> tuple: ...
     def batches(self, epoch: int) -> Iterator[Any]: ...
@@ -252,8 +289,11 @@ class Backprop:
     def backward(self, model, batch: dict[str, torch.Tensor]) -> dict[str, float]:
         terms = batch_loss(model, batch, self.settings.masked, self.settings.lambdas, self.settings.objective)
         terms["loss"].backward()
-        return {**{name: value.item() for name, value in terms.items()}, "private_share": private_share(batch),
-                "tokens": int(batch["attention_mask"].sum())}
+        return {
+            **{name: value.item() for name, value in terms.items()},
+            "private_share": private_share(batch),
+            "tokens": int(batch["attention_mask"].sum()),
+        }
 
     def state(self, epoch_done: bool) -> dict[str, Any]:
         return {}  # its batches are a function of seed and epoch
@@ -268,6 +308,7 @@ class Backprop:
 @dataclass
 class _Run:
     """What `fit` carries from step to step, and saves in a checkpoint."""
+
     model: Any
     strategy: StepStrategy
     optimizer: torch.optim.Optimizer
@@ -278,14 +319,25 @@ class _Run:
     history: list[dict[str, float]] = field(default_factory=list)
 
     def save(self) -> None:
-        save_checkpoint(self.checkpoints.directory, self.owner, self.position, {
-            "adapter": trainable_state(self.model), "optimizer": self.optimizer.state_dict(),
-            "scheduler": self.scheduler.state_dict(), "rng": global_rng_state(), "history": self.history,
-            "strategy": self.strategy.state(epoch_done=self.position.batch == 0)})
+        save_checkpoint(
+            self.checkpoints.directory,
+            self.owner,
+            self.position,
+            {
+                "adapter": trainable_state(self.model),
+                "optimizer": self.optimizer.state_dict(),
+                "scheduler": self.scheduler.state_dict(),
+                "rng": global_rng_state(),
+                "history": self.history,
+                "strategy": self.strategy.state(epoch_done=self.position.batch == 0),
+            },
+        )
 
     def resume(self) -> None:
         """Continue from the run's checkpoint, if it left one."""
-        resumed = None if self.checkpoints is None else load_checkpoint(self.checkpoints.directory, self.owner)
+        resumed = (
+            None if self.checkpoints is None else load_checkpoint(self.checkpoints.directory, self.owner)
+        )
         if resumed is None:
             return
         self.position, state = resumed
@@ -297,26 +349,50 @@ class _Run:
         self.strategy.load_state(state["strategy"])
 
 
-def _start(model, examples, settings: TrainingSettings, seed: int, pad_token_id: int, strategy: StepStrategy,
-           checkpoints: Checkpoints | None) -> _Run:
+def _start(
+    model,
+    examples,
+    settings: TrainingSettings,
+    seed: int,
+    pad_token_id: int,
+    strategy: StepStrategy,
+    checkpoints: Checkpoints | None,
+) -> _Run:
     """The optimizer (AdamW), the strategy prepared, the schedule, and the checkpoint's owner."""
     parameters = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(parameters, lr=settings.learning_rate, weight_decay=settings.weight_decay)
     optimizer = strategy.prepare(model, optimizer, examples, settings, seed, pad_token_id)
     # Before the first step, so that it names the starting weights: a checkpoint of other settings,
     # data or starting weights is ignored.
-    owner = None if checkpoints is None else Owner(checkpoints.method, seed, fingerprint(
-        settings, examples, *strategy.fingerprint(), *trainable_state(model).values()))
+    owner = (
+        None
+        if checkpoints is None
+        else Owner(
+            checkpoints.method,
+            seed,
+            fingerprint(settings, examples, *strategy.fingerprint(), *trainable_state(model).values()),
+        )
+    )
     total_steps = strategy.steps_per_epoch() * settings.epochs
     # A function of the step alone, so a resumed run continues the schedule where it stopped.
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: learning_rate_factor(
-        step, total_steps, settings.warmup_steps, settings.schedule))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer,
+        lambda step: learning_rate_factor(step, total_steps, settings.warmup_steps, settings.schedule),
+    )
     return _Run(model, strategy, optimizer, scheduler, checkpoints, owner)
 
 
-def fit(model, examples: Sequence[TrainingExample], settings: TrainingSettings, seed: int, pad_token_id: int,
-        strategy: StepStrategy | None = None, desc: str = "train", checkpoints: Checkpoints | None = None,
-        on_step: Callable[[int, dict[str, float]], None] | None = None) -> list[dict[str, float]]:
+def fit(
+    model,
+    examples: Sequence[TrainingExample],
+    settings: TrainingSettings,
+    seed: int,
+    pad_token_id: int,
+    strategy: StepStrategy | None = None,
+    desc: str = "train",
+    checkpoints: Checkpoints | None = None,
+    on_step: Callable[[int, dict[str, float]], None] | None = None,
+) -> list[dict[str, float]]:
     """Train the trainable parameters of `model` in place; returns the history, one record per step
     (the strategy's numbers, its loss terms among them, with the epoch and the learning rate).
 
@@ -356,8 +432,13 @@ def _epochs(run: _Run, epochs: int, desc: str, on_step) -> None:
                     run.save()
             losses = [h["loss"] for h in run.history if h["epoch"] == epoch and h.get("loss") is not None]
             if losses:
-                log.info("%s epoch %d: mean loss %.4f over %d steps", desc, epoch + 1, sum(losses) / len(losses),
-                         len(losses))
+                log.info(
+                    "%s epoch %d: mean loss %.4f over %d steps",
+                    desc,
+                    epoch + 1,
+                    sum(losses) / len(losses),
+                    len(losses),
+                )
 
 
 def _step(run: _Run, batch, epoch: int) -> dict[str, float]:

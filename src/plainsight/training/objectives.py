@@ -32,8 +32,8 @@ probability adds exactly 0, a difference below 1e-9 per position.)
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import torch
 
@@ -58,17 +58,22 @@ REFERENCE_CODE_LAMBDAS = Lambdas(1.0, 4.0, 1.6)
 
 # --- losses ------------------------------------------------------------------------------------
 
+
 def _document_positions(logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The shifted document mask [B, T-1] and the target tokens at those positions [N]."""
     if logits.dim() != 3 or labels.shape != logits.shape[:2]:
-        raise ValueError(f"expected logits [B, T, V] and labels [B, T], got {tuple(logits.shape)} "
-                         f"and {tuple(labels.shape)}")
+        raise ValueError(
+            f"expected logits [B, T, V] and labels [B, T], got {tuple(logits.shape)} "
+            f"and {tuple(labels.shape)}"
+        )
     shifted = labels[:, 1:]
     doc = shifted != IGNORE_INDEX
     return doc, shifted[doc]
 
 
-def _target_log_probs(logits: torch.Tensor, doc: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _target_log_probs(
+    logits: torch.Tensor, doc: torch.Tensor, targets: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Log-softmax rows [N, V] at document positions, and the log-probability of each target [N].
 
     Rows are selected before the softmax so that prompt and padding positions cost nothing;
@@ -96,8 +101,14 @@ def _kl_rows(log_q: torch.Tensor, log_p: torch.Tensor) -> torch.Tensor:
     return torch.where(q > 0, q * (log_q - log_p), torch.zeros_like(q)).sum(dim=-1)
 
 
-def masked_objective(logits: torch.Tensor, base_logits: torch.Tensor, labels: torch.Tensor,
-                     private: torch.Tensor, lambdas: Lambdas, objective: str = "paper") -> dict[str, torch.Tensor]:
+def masked_objective(
+    logits: torch.Tensor,
+    base_logits: torch.Tensor,
+    labels: torch.Tensor,
+    private: torch.Tensor,
+    lambdas: Lambdas,
+    objective: str = "paper",
+) -> dict[str, torch.Tensor]:
     """The weighted total ("loss") and its normalised, unweighted terms ("lm", "contrastive", "kl").
 
     `base_logits` are a fixed reference (the model without its adapter): they are detached, so
@@ -135,6 +146,7 @@ def masked_objective(logits: torch.Tensor, base_logits: torch.Tensor, labels: to
 
 # --- private-token mask ------------------------------------------------------------------------
 
+
 def private_char_spans(text: str, values: Iterable[str]) -> list[tuple[int, int]]:
     """Character spans of every occurrence of every value in `text`, sorted.
 
@@ -150,8 +162,7 @@ def private_char_spans(text: str, values: Iterable[str]) -> list[tuple[int, int]
     return sorted(spans)
 
 
-def private_token_mask(offsets: Sequence[tuple[int, int]],
-                       spans: Sequence[tuple[int, int]]) -> list[bool]:
+def private_token_mask(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]) -> list[bool]:
     """Per token, whether its character range overlaps a span (start < span_end and end > span_start).
 
     `offsets` is a fast tokenizer's offset_mapping. A token with an empty range, such as a

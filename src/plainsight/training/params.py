@@ -3,7 +3,7 @@ as the Snakefile reads them while it parses."""
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from plainsight.methods.registry import Method
 
@@ -22,10 +22,14 @@ def training_params(method: Method, prefix_tuning: Mapping, dpsgd: Mapping) -> d
     objective's, the lambdas not under `reference_code`'s fixed weights; the `dpsgd` block, as `dp`,
     only DP-SGD's)."""
     fixed_weights = prefix_tuning.get("objective", "paper") == "reference_code"
-    params = {key: value for key, value in prefix_tuning.items()
-              if key not in NOT_TRAINING_KEYS and (method.masked_objective or key not in MASKED_KEYS)
-              and not (fixed_weights and key in LAMBDA_KEYS)
-              and not (method.differentially_private and key in NOT_DP_KEYS)}
+    params = {
+        key: value
+        for key, value in prefix_tuning.items()
+        if key not in NOT_TRAINING_KEYS
+        and (method.masked_objective or key not in MASKED_KEYS)
+        and not (fixed_weights and key in LAMBDA_KEYS)
+        and not (method.differentially_private and key in NOT_DP_KEYS)
+    }
     if method.differentially_private:
         params["dp"] = dict(dpsgd)
     return params

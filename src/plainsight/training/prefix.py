@@ -61,8 +61,9 @@ def init_token_ids(tokenizer, init_text: str, num_virtual_tokens: int) -> list[i
 
 
 @torch.no_grad()
-def _base_prefix_rows(base_model, token_ids: list[int], num_layers: int, kv_heads: int, head_dim: int
-                      ) -> torch.Tensor:
+def _base_prefix_rows(
+    base_model, token_ids: list[int], num_layers: int, kv_heads: int, head_dim: int
+) -> torch.Tensor:
     """The base model's own cache on `token_ids`, laid out as peft's prefix embedding rows."""
     device = next(base_model.parameters()).device
     was_training = base_model.training
@@ -78,8 +79,10 @@ def _base_prefix_rows(base_model, token_ids: list[int], num_layers: int, kv_head
     for index, layer in enumerate(cache.layers):
         keys, values = layer.keys, layer.values  # [1, kv_heads, tokens, head_dim], keys after rotary
         if keys.shape[1:] != (kv_heads, len(token_ids), head_dim) or values.shape != keys.shape:
-            raise ValueError(f"layer {index}: cache shape {tuple(keys.shape)} does not fit the prefix "
-                             f"({kv_heads} key/value heads of size {head_dim}); unsupported architecture")
+            raise ValueError(
+                f"layer {index}: cache shape {tuple(keys.shape)} does not fit the prefix "
+                f"({kv_heads} key/value heads of size {head_dim}); unsupported architecture"
+            )
         # [tokens, kv_heads * head_dim]: per token, heads-major, as get_prompt's view expects
         per_layer.append(keys[0].transpose(0, 1).reshape(len(token_ids), -1))
         per_layer.append(values[0].transpose(0, 1).reshape(len(token_ids), -1))
@@ -97,8 +100,9 @@ class ReparametrisedPrefix(torch.nn.Module):
         tokens, width = rows.shape
         self.register_buffer("initial_rows", rows.detach().clone())
         self.embedding = torch.nn.Embedding(tokens, embedding_dim)  # peft reads its device
-        self.transform = torch.nn.Sequential(torch.nn.Linear(embedding_dim, hidden), torch.nn.Tanh(),
-                                             torch.nn.Linear(hidden, width))
+        self.transform = torch.nn.Sequential(
+            torch.nn.Linear(embedding_dim, hidden), torch.nn.Tanh(), torch.nn.Linear(hidden, width)
+        )
         torch.nn.init.zeros_(self.transform[-1].weight)
         torch.nn.init.zeros_(self.transform[-1].bias)
 
@@ -106,8 +110,14 @@ class ReparametrisedPrefix(torch.nn.Module):
         return self.initial_rows[prefix_tokens] + self.transform(self.embedding(prefix_tokens))
 
 
-def prefix_model(base_model, tokenizer, num_virtual_tokens: int, init_text: str, projection_hidden: int | None = None,
-                 seed: int = 0):
+def prefix_model(
+    base_model,
+    tokenizer,
+    num_virtual_tokens: int,
+    init_text: str,
+    projection_hidden: int | None = None,
+    seed: int = 0,
+):
     """Wrap `base_model` (in place) with a trainable prefix initialised from `init_text`; only the prefix trains.
 
     With `projection_hidden`, the prefix trains through a reparametrising MLP of that width
@@ -119,8 +129,9 @@ def prefix_model(base_model, tokenizer, num_virtual_tokens: int, init_text: str,
 
     if num_virtual_tokens < 1:
         raise ValueError("num_virtual_tokens must be at least 1")
-    config = PrefixTuningConfig(task_type=TaskType.CAUSAL_LM, num_virtual_tokens=num_virtual_tokens,
-                                prefix_projection=False)
+    config = PrefixTuningConfig(
+        task_type=TaskType.CAUSAL_LM, num_virtual_tokens=num_virtual_tokens, prefix_projection=False
+    )
     # peft's random embedding init, overwritten below, draws from seeded generators: the caller's stay as they were.
     with seeded_torch(seed, "prefix", devices=cuda_indices(next(base_model.parameters()).device)):
         model = get_peft_model(base_model, config)
@@ -131,8 +142,9 @@ def prefix_model(base_model, tokenizer, num_virtual_tokens: int, init_text: str,
     rows = _base_prefix_rows(model.get_base_model(), token_ids, config.num_layers, kv_heads, head_dim)
     embedding = model.prompt_encoder[model.active_adapter].embedding
     if rows.shape != embedding.weight.shape:
-        raise ValueError(f"prefix rows {tuple(rows.shape)} do not match peft's embedding "
-                         f"{tuple(embedding.weight.shape)}")
+        raise ValueError(
+            f"prefix rows {tuple(rows.shape)} do not match peft's embedding {tuple(embedding.weight.shape)}"
+        )
     with torch.no_grad():
         embedding.weight.copy_(rows.to(embedding.weight.dtype))
     if projection_hidden is not None:
@@ -140,8 +152,13 @@ def prefix_model(base_model, tokenizer, num_virtual_tokens: int, init_text: str,
             encoder = ReparametrisedPrefix(embedding.weight, config.token_dim, projection_hidden)
         model.prompt_encoder[model.active_adapter] = encoder.to(embedding.weight.device)
     trainable, total = model.get_nb_trainable_parameters()
-    log.info("prefix of %d virtual tokens: %d trainable parameters of %d (%.4f%%)",
-             num_virtual_tokens, trainable, total, 100 * trainable / total)
+    log.info(
+        "prefix of %d virtual tokens: %d trainable parameters of %d (%.4f%%)",
+        num_virtual_tokens,
+        trainable,
+        total,
+        100 * trainable / total,
+    )
     return model
 
 
@@ -160,7 +177,9 @@ def save_adapter(model, directory: str | Path, metadata: dict[str, Any] | None =
     try:
         model.save_pretrained(staging)
         for name, content in (metadata or {}).items():
-            (staging / name).write_text(json.dumps(content, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            (staging / name).write_text(
+                json.dumps(content, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
         if target.exists():
             # a directory cannot be renamed over a non-empty one: move the old one aside first
             old = _sibling(target, "old")

@@ -5,7 +5,7 @@
   the similarity of its nearest synthetic document: the highest MiniLM cosine and the longest
   shared word n-gram over the corpus. The AUC says how well that similarity tells members apart.
 - Distance to the closest record: each generation's nearest real training segment (rank 1 of
-  `plainsight.evaluation.nearest`) beside each held-out real segment's nearest training segment.
+  `plainsight.audit.nearest`) beside each held-out real segment's nearest training segment.
   A corpus whose generations sit closer to the training set than real unseen text does is a warning.
 - Verbatim copying: a generation sharing a run of at least `verbatim_ngram` words with any real
   fine-tuning segment.
@@ -16,9 +16,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from difflib import SequenceMatcher
-from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -27,16 +27,22 @@ from plainsight.codes.control import select_spans
 from plainsight.data.segments import segment_texts
 from plainsight.entities import SegmentKey
 from plainsight.errors import InputError
-from plainsight.evaluation.mauve_score import MauveSettings
-from plainsight.evaluation.membership import balanced_sets, roc_summary
-from plainsight.evaluation.nearest import embed, training_segments, unit_rows, words
+from plainsight.evaluation.features import FeatureSettings
+from plainsight.audit.membership import balanced_sets, roc_summary
+from plainsight.audit.nearest import embed, training_segments, unit_rows, words
 from plainsight.evaluation.privacy import context_keys
 from plainsight.matching import leaked_values, unique_values
 from plainsight.methods.registry import Method
 from plainsight.methods.trained import training_keys
 
-DISTANCE_COLUMNS = {"kind": "string", "doc_id": "string", "segment": "int64", "generation": "int64",
-                    "cosine": "float64", "longest_shared_ngram": "int64"}
+DISTANCE_COLUMNS = {
+    "kind": "string",
+    "doc_id": "string",
+    "segment": "int64",
+    "generation": "int64",
+    "cosine": "float64",
+    "longest_shared_ngram": "int64",
+}
 
 
 @dataclass(frozen=True)
@@ -78,8 +84,11 @@ def member_keys(corpus: pd.DataFrame, codes: pd.DataFrame, method: Method) -> li
 
 
 def held_out_keys(codes: pd.DataFrame, codes_file: str) -> list[SegmentKey]:
-    keys = sorted((str(d), int(s)) for d, s, split in zip(codes["doc_id"], codes["segment"], codes["split"])
-                  if split != "train")
+    keys = sorted(
+        (str(d), int(s))
+        for d, s, split in zip(codes["doc_id"], codes["segment"], codes["split"])
+        if split != "train"
+    )
     if not keys:
         raise InputError(codes_file, None, "no held-out (dev or test) segments to compare the members with")
     return keys
@@ -88,37 +97,61 @@ def held_out_keys(codes: pd.DataFrame, codes_file: str) -> list[SegmentKey]:
 def any_identifier_values(spans: pd.DataFrame) -> dict[SegmentKey, list[str]]:
     """Each segment's annotated values of every identifier type (direct and quasi)."""
     selected = select_spans(spans, "both")
-    return {(str(d), int(s)): unique_values(group["text"])
-            for (d, s), group in selected.groupby(["doc_id", "segment"], sort=False)}
+    return {
+        (str(d), int(s)): unique_values(group["text"])
+        for (d, s), group in selected.groupby(["doc_id", "segment"], sort=False)
+    }
 
 
-def any_identifier_leaks(corpus: pd.DataFrame, codes: pd.DataFrame, spans: pd.DataFrame, method: Method
-                         ) -> list[bool]:
+def any_identifier_leaks(
+    corpus: pd.DataFrame, codes: pd.DataFrame, spans: pd.DataFrame, method: Method
+) -> list[bool]:
     """Per generation: does it hold an annotated value of its context documents (or the fine-tuning set)?"""
     values = any_identifier_values(spans)
     everything = unique_values(v for key in training_keys(codes) for v in values.get(key, []))
     leaks = []
     for row in corpus.to_dict("records"):
-        private = everything if method.trained else unique_values(
-            v for key in context_keys(row) for v in values.get(key, []))
+        private = (
+            everything
+            if method.trained
+            else unique_values(v for key in context_keys(row) for v in values.get(key, []))
+        )
         leaks.append(bool(leaked_values(str(row["text"] or ""), private)))
     return leaks
 
 
-def nearest_similarity(segments: Sequence[str], segment_features: np.ndarray, generations: Sequence[str],
-                       generation_features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def nearest_similarity(
+    segments: Sequence[str],
+    segment_features: np.ndarray,
+    generations: Sequence[str],
+    generation_features: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """Per real segment: the highest cosine to any generation, and the longest n-gram shared with one."""
-    cosines = (unit_rows(segment_features).astype(np.float64) @ unit_rows(generation_features).astype(np.float64).T)
+    cosines = (
+        unit_rows(segment_features).astype(np.float64) @ unit_rows(generation_features).astype(np.float64).T
+    )
     generation_words = [words(text) for text in generations]
     ngrams = np.array([longest_shared_with_any(words(text), generation_words) for text in segments])
     return cosines.max(axis=1), ngrams
 
 
-def distance_rows(kind: str, keys: Sequence[SegmentKey], generations: Sequence[int], cosines: Sequence[float],
-                  ngrams: Sequence[int]) -> pd.DataFrame:
-    return pd.DataFrame({"kind": kind, "doc_id": [k[0] for k in keys], "segment": [k[1] for k in keys],
-                         "generation": list(generations), "cosine": list(cosines),
-                         "longest_shared_ngram": list(ngrams)}).astype(DISTANCE_COLUMNS)
+def distance_rows(
+    kind: str,
+    keys: Sequence[SegmentKey],
+    generations: Sequence[int],
+    cosines: Sequence[float],
+    ngrams: Sequence[int],
+) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "kind": kind,
+            "doc_id": [k[0] for k in keys],
+            "segment": [k[1] for k in keys],
+            "generation": list(generations),
+            "cosine": list(cosines),
+            "longest_shared_ngram": list(ngrams),
+        }
+    ).astype(DISTANCE_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -126,13 +159,13 @@ class ReleaseSettings:
     verbatim_ngram: int = 10
     bootstrap: int = 1000
     seed: int = 1  # draws the balanced member and held-out sets
-    embedding: MauveSettings = MauveSettings()
+    embedding: FeatureSettings = FeatureSettings()
 
 
 class SegmentEmbeddings:
     """MiniLM features of the real segments an audit compares, embedded once."""
 
-    def __init__(self, keys: Sequence[SegmentKey], texts: Mapping[SegmentKey, str], settings: MauveSettings):
+    def __init__(self, keys: Sequence[SegmentKey], texts: Mapping[SegmentKey, str], settings: FeatureSettings):
         self.keys = sorted(set(keys))
         self.row = {key: number for number, key in enumerate(self.keys)}
         self.features = embed([texts[key] for key in self.keys], settings)
@@ -141,43 +174,82 @@ class SegmentEmbeddings:
         return self.features[[self.row[key] for key in keys]]
 
 
-def text_membership(members: Sequence[SegmentKey], held_out: Sequence[SegmentKey], texts: Mapping[SegmentKey, str],
-                    embedded: SegmentEmbeddings, generations: Sequence[str], generation_features: np.ndarray,
-                    settings: ReleaseSettings) -> dict[str, float]:
+def text_membership(
+    members: Sequence[SegmentKey],
+    held_out: Sequence[SegmentKey],
+    texts: Mapping[SegmentKey, str],
+    embedded: SegmentEmbeddings,
+    generations: Sequence[str],
+    generation_features: np.ndarray,
+    settings: ReleaseSettings,
+) -> dict[str, float]:
     """AUC of "member" from the nearest synthetic document's cosine and shared n-gram, balanced sets."""
     chosen, others = balanced_sets(members, held_out, settings.seed)
     keys = chosen + others
-    cosines, ngrams = nearest_similarity([texts[key] for key in keys], embedded.of(keys), generations,
-                                         generation_features)
+    cosines, ngrams = nearest_similarity(
+        [texts[key] for key in keys], embedded.of(keys), generations, generation_features
+    )
     label = [True] * len(chosen) + [False] * len(others)
     result: dict[str, float] = {"text_mia_members": len(chosen), "text_mia_non_members": len(others)}
     for name, score in (("cosine", cosines), ("ngram", ngrams)):
         summary = roc_summary(label, score, resamples=settings.bootstrap, seed=settings.seed)
-        result.update({f"text_mia_auc_{name}": summary.auc, f"text_mia_auc_{name}_low": summary.auc_low,
-                       f"text_mia_auc_{name}_high": summary.auc_high})
+        result.update(
+            {
+                f"text_mia_auc_{name}": summary.auc,
+                f"text_mia_auc_{name}_low": summary.auc_low,
+                f"text_mia_auc_{name}_high": summary.auc_high,
+            }
+        )
     return result
 
 
-def closest_records(nearest: pd.DataFrame, generations: Sequence[str], train: Sequence[SegmentKey],
-                    held_out: Sequence[SegmentKey], texts: Mapping[SegmentKey, str], embedded: SegmentEmbeddings
-                    ) -> pd.DataFrame:
+def closest_records(
+    nearest: pd.DataFrame,
+    generations: Sequence[str],
+    train: Sequence[SegmentKey],
+    held_out: Sequence[SegmentKey],
+    texts: Mapping[SegmentKey, str],
+    embedded: SegmentEmbeddings,
+) -> pd.DataFrame:
     """Distance rows: each generation's nearest training segment (from the nearest-documents table, with
     its longest run shared with any training segment) and each held-out segment's nearest one."""
     train_words = [words(texts[key]) for key in train]
     first = nearest[nearest["rank"] == 1].sort_values("generation")
     if first["generation"].tolist() != list(range(len(generations))):
-        raise ValueError("the nearest-documents table does not match the corpus (one rank-1 row per generation)")
-    synthetic = distance_rows("synthetic", list(zip(first["doc_id"], first["segment"])), first["generation"],
-                              first["cosine"], [longest_shared_with_any(words(t), train_words) for t in generations])
-    cosines = unit_rows(embedded.of(held_out)).astype(np.float64) @ unit_rows(embedded.of(train)).astype(np.float64).T
-    held = distance_rows("held_out", held_out, [-1] * len(held_out), cosines.max(axis=1),
-                         [longest_shared_with_any(words(texts[key]), train_words) for key in held_out])
+        raise ValueError(
+            "the nearest-documents table does not match the corpus (one rank-1 row per generation)"
+        )
+    synthetic = distance_rows(
+        "synthetic",
+        list(zip(first["doc_id"], first["segment"])),
+        first["generation"],
+        first["cosine"],
+        [longest_shared_with_any(words(t), train_words) for t in generations],
+    )
+    cosines = (
+        unit_rows(embedded.of(held_out)).astype(np.float64)
+        @ unit_rows(embedded.of(train)).astype(np.float64).T
+    )
+    held = distance_rows(
+        "held_out",
+        held_out,
+        [-1] * len(held_out),
+        cosines.max(axis=1),
+        [longest_shared_with_any(words(texts[key]), train_words) for key in held_out],
+    )
     return pd.concat([synthetic, held], ignore_index=True)
 
 
-def released_text_audit(corpus: pd.DataFrame, codes: pd.DataFrame, docs: pd.DataFrame, spans: pd.DataFrame,
-                        nearest: pd.DataFrame, method: Method, settings: ReleaseSettings,
-                        files: Mapping[str, str] | None = None) -> tuple[ReleasedTextAudit, pd.DataFrame]:
+def released_text_audit(
+    corpus: pd.DataFrame,
+    codes: pd.DataFrame,
+    docs: pd.DataFrame,
+    spans: pd.DataFrame,
+    nearest: pd.DataFrame,
+    method: Method,
+    settings: ReleaseSettings,
+    files: Mapping[str, str] | None = None,
+) -> tuple[ReleasedTextAudit, pd.DataFrame]:
     """The released-text audit of one corpus, and its distance rows (for the distance plot)."""
     files = {"codes": "codes", "corpus": "corpus", **(files or {})}
     generations = corpus["text"].fillna("").astype(str).tolist()
@@ -189,7 +261,9 @@ def released_text_audit(corpus: pd.DataFrame, codes: pd.DataFrame, docs: pd.Data
     members = member_keys(corpus, codes, method)
     embedded = SegmentEmbeddings([*train, *held_out, *members], texts, settings.embedding)
     generation_features = embed(generations, settings.embedding)
-    membership = text_membership(members, held_out, texts, embedded, generations, generation_features, settings)
+    membership = text_membership(
+        members, held_out, texts, embedded, generations, generation_features, settings
+    )
     distances = closest_records(nearest, generations, train, held_out, texts, embedded)
     synthetic, held = (distances[distances["kind"] == kind] for kind in ("synthetic", "held_out"))
     leaks = any_identifier_leaks(corpus, codes, spans, method)

@@ -14,8 +14,8 @@ log2 of the sample size plus one.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -33,12 +33,12 @@ class Canary:
 
 def draw_secrets(count: int, digits: int, seed: int) -> list[str]:
     """`count` distinct random secrets of `digits` digits (leading zeros kept), seeded."""
-    if count > 10 ** digits:
+    if count > 10**digits:
         raise ValueError(f"{count} distinct secrets do not fit in {digits} digits")
     rng = stable_rng(seed, "canary secrets")
     secrets: dict[str, None] = {}
     while len(secrets) < count:
-        secrets[f"{rng.randrange(10 ** digits):0{digits}d}"] = None
+        secrets[f"{rng.randrange(10**digits):0{digits}d}"] = None
     return list(secrets)
 
 
@@ -48,7 +48,9 @@ def insert_canaries(texts: Sequence[str], canaries: Sequence[Canary], template: 
     rng = stable_rng(seed, "canary documents")
     for canary in canaries:
         if canary.repeats > len(out):
-            raise ValueError(f"a canary repeated {canary.repeats} times needs as many documents, not {len(out)}")
+            raise ValueError(
+                f"a canary repeated {canary.repeats} times needs as many documents, not {len(out)}"
+            )
         for index in rng.sample(range(len(out)), canary.repeats):
             out[index] = f"{out[index].rstrip()}\n\n{canary.text(template)}"
     return out
@@ -68,23 +70,35 @@ def exposure(secret_score: float, candidate_scores: Sequence[float], space: int)
     return math.log2(space) - math.log2(estimated_rank(secret_score, candidate_scores, space))
 
 
-def canary_scores(model, tokenizer, template: str, secrets: Sequence[str], max_length: int, batch_size: int = 8
-                  ) -> np.ndarray:
+def canary_scores(
+    model, tokenizer, template: str, secrets: Sequence[str], max_length: int, batch_size: int = 8
+) -> np.ndarray:
     """Negative log-perplexity (summed token log-probability) of the template holding each secret, scored
     as a fine-tuning document with an empty code (the prompt format the adapter was trained on)."""
-    from plainsight.evaluation.membership import document_log_probs
+    from plainsight.audit.membership import document_log_probs
     from plainsight.training.loop import build_example
 
-    examples = [build_example(("canary", number), "", template.format(secret=secret), [], tokenizer, max_length)
-                for number, secret in enumerate(secrets)]
-    return np.array([values.sum() for values in document_log_probs(model, examples, tokenizer.pad_token_id,
-                                                                    batch_size)])
+    examples = [
+        build_example(("canary", number), "", template.format(secret=secret), [], tokenizer, max_length)
+        for number, secret in enumerate(secrets)
+    ]
+    return np.array(
+        [values.sum() for values in document_log_probs(model, examples, tokenizer.pad_token_id, batch_size)]
+    )
 
 
-def canary_exposures(model, tokenizer, template: str, canaries: Sequence[Canary], digits: int, candidates: int,
-                     seed: int, max_length: int) -> list[float]:
+def canary_exposures(
+    model,
+    tokenizer,
+    template: str,
+    canaries: Sequence[Canary],
+    digits: int,
+    candidates: int,
+    seed: int,
+    max_length: int,
+) -> list[float]:
     """Exposure of each canary, its rank estimated among `candidates` secrets drawn uniformly (seeded)."""
-    space = 10 ** digits
+    space = 10**digits
     drawn = draw_secrets(candidates + len(canaries), digits, seed + 1)
     sample = [secret for secret in drawn if secret not in {c.secret for c in canaries}][:candidates]
     candidate_scores = canary_scores(model, tokenizer, template, sample, max_length)
@@ -107,8 +121,11 @@ class CanarySettings:
 def planned_canaries(settings: CanarySettings) -> list[Canary]:
     """`per_repeat` canaries for each count of `REPEATS`, their secrets distinct and seeded."""
     secrets = draw_secrets(settings.per_repeat * len(REPEATS), settings.digits, settings.seed)
-    return [Canary(secret, repeats) for n, secret in enumerate(secrets)
-            for repeats in [REPEATS[n // settings.per_repeat]]]
+    return [
+        Canary(secret, repeats)
+        for n, secret in enumerate(secrets)
+        for repeats in [REPEATS[n // settings.per_repeat]]
+    ]
 
 
 def canaried_docs(docs, codes, canaries: Sequence[Canary], template: str, seed: int):
@@ -118,29 +135,52 @@ def canaried_docs(docs, codes, canaries: Sequence[Canary], template: str, seed: 
 
     train = codes[codes["split"] == "train"]
     keys = set(zip(train["doc_id"].astype(str), train["segment"].astype(int)))
-    rows = [index for index, key in enumerate(zip(docs["doc_id"].astype(str), docs["segment"].astype(int)))
-            if key in keys]
+    rows = [
+        index
+        for index, key in enumerate(zip(docs["doc_id"].astype(str), docs["segment"].astype(int)))
+        if key in keys
+    ]
     texts = insert_canaries([docs["text"].iloc[i] for i in rows], canaries, template, seed)
     out = docs.copy()
     out.loc[out.index[rows], "text"] = pd.Series(texts, index=out.index[rows])
     return out
 
 
-def canary_report(model, tokenizer, settings: CanarySettings, canaries: Sequence[Canary], generations: Sequence[str],
-                  max_length: int):
+def canary_report(
+    model,
+    tokenizer,
+    settings: CanarySettings,
+    canaries: Sequence[Canary],
+    generations: Sequence[str],
+    max_length: int,
+):
     """One row per canary: its secret, how often it was inserted, its exposure under the canary adapter,
     and how many generations of that adapter hold the secret (or the whole canary sentence)."""
     import pandas as pd
 
-    exposures = canary_exposures(model, tokenizer, settings.template, canaries, settings.digits,
-                                 settings.candidates, settings.seed, max_length)
-    return pd.DataFrame({
-        "secret": [c.secret for c in canaries], "repeats": [c.repeats for c in canaries],
-        "exposure": exposures, "max_exposure": math.log2(10 ** settings.digits),
-        "generations_with_secret": [sum(c.secret in text for text in generations) for c in canaries],
-        "generations_with_sentence": [sum(c.text(settings.template) in text for text in generations)
-                                      for c in canaries],
-        "generations": len(generations)})
+    exposures = canary_exposures(
+        model,
+        tokenizer,
+        settings.template,
+        canaries,
+        settings.digits,
+        settings.candidates,
+        settings.seed,
+        max_length,
+    )
+    return pd.DataFrame(
+        {
+            "secret": [c.secret for c in canaries],
+            "repeats": [c.repeats for c in canaries],
+            "exposure": exposures,
+            "max_exposure": math.log2(10**settings.digits),
+            "generations_with_secret": [sum(c.secret in text for text in generations) for c in canaries],
+            "generations_with_sentence": [
+                sum(c.text(settings.template) in text for text in generations) for c in canaries
+            ],
+            "generations": len(generations),
+        }
+    )
 
 
 def read_canary_settings(path: str, per_repeat: int, candidates: int, seed: int) -> CanarySettings:
@@ -155,22 +195,33 @@ def read_canary_settings(path: str, per_repeat: int, candidates: int, seed: int)
     return CanarySettings(spec["template"], int(spec["secret_digits"]), per_repeat, candidates, seed)
 
 
-def write_canaried_docs(docs_path: str, codes_path: str, settings: CanarySettings, docs_out: str,
-                        canaries_out: str) -> None:
+def write_canaried_docs(
+    docs_path: str, codes_path: str, settings: CanarySettings, docs_out: str, canaries_out: str
+) -> None:
     """Rule `canary_docs`: the fine-tuning set with the canaries in it, and the canaries (secret, repeats)."""
     import pandas as pd
 
     from plainsight.io import write_json, write_parquet
 
     canaries = planned_canaries(settings)
-    docs = canaried_docs(pd.read_parquet(docs_path), pd.read_parquet(codes_path), canaries, settings.template,
-                         settings.seed)
+    docs = canaried_docs(
+        pd.read_parquet(docs_path), pd.read_parquet(codes_path), canaries, settings.template, settings.seed
+    )
     write_parquet(docs, docs_out)
     write_json([{"secret": c.secret, "repeats": c.repeats} for c in canaries], canaries_out)
 
 
-def write_canary_report(adapter: str, model_name: str, placement, settings: CanarySettings, canaries_path: str,
-                        generations_path: str, max_length: int, threads: int, output: str) -> None:
+def write_canary_report(
+    adapter: str,
+    model_name: str,
+    placement,
+    settings: CanarySettings,
+    canaries_path: str,
+    generations_path: str,
+    max_length: int,
+    threads: int,
+    output: str,
+) -> None:
     """Rule `canary_exposure`: each canary's exposure under the adapter trained on the canaried set, and
     its appearances in that adapter's generations."""
     import pandas as pd

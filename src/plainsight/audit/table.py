@@ -10,13 +10,14 @@ With several audited seeds the numbers are means over seeds.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from plainsight.evaluation.membership import ATTACKS, BASE_MODEL, attack_scores, roc_summary
+from plainsight.audit.membership import ATTACKS, BASE_MODEL, attack_scores, roc_summary
 from plainsight.io import atomic_path
 from plainsight.methods import registry
 
@@ -38,12 +39,22 @@ def membership_rows(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataF
             if model == BASE_MODEL and attack == "reference":
                 continue
             summary = roc_summary(attacked["member"], attacked[attack], FPR_BOUNDS, resamples, seed)
-            row.update({f"mia_{attack}_auc": summary.auc, f"mia_{attack}_auc_low": summary.auc_low,
-                        f"mia_{attack}_auc_high": summary.auc_high})
+            row.update(
+                {
+                    f"mia_{attack}_auc": summary.auc,
+                    f"mia_{attack}_auc_low": summary.auc_low,
+                    f"mia_{attack}_auc_high": summary.auc_high,
+                }
+            )
             for bound in FPR_BOUNDS:
                 tag = f"tpr{round(bound * 100)}"
-                row.update({f"mia_{attack}_{tag}": summary.tpr[bound], f"mia_{attack}_{tag}_low": summary.tpr_low[bound],
-                            f"mia_{attack}_{tag}_high": summary.tpr_high[bound]})
+                row.update(
+                    {
+                        f"mia_{attack}_{tag}": summary.tpr[bound],
+                        f"mia_{attack}_{tag}_low": summary.tpr_low[bound],
+                        f"mia_{attack}_{tag}_high": summary.tpr_high[bound],
+                    }
+                )
         row["mia_members"], row["mia_non_members"] = summary.members, summary.non_members
         rows.append(row)
     return pd.DataFrame(rows)
@@ -56,18 +67,25 @@ def audit_table(released: pd.DataFrame, membership: pd.DataFrame, methods: Mappi
     if "dcr_closer_than_held_out" in released:  # averaged over seeds as a share, read back as a majority
         released["dcr_closer_than_held_out"] = released["dcr_closer_than_held_out"].astype(float)
     joined = released.merge(membership, on=[*RUN_KEYS, "seed"], how="outer")
-    numeric = [c for c in joined.columns if c not in (*RUN_KEYS, "seed") and pd.api.types.is_numeric_dtype(joined[c])]
+    numeric = [
+        c for c in joined.columns if c not in (*RUN_KEYS, "seed") and pd.api.types.is_numeric_dtype(joined[c])
+    ]
     grouped = joined.groupby(RUN_KEYS, sort=False, dropna=False)
     table = grouped[numeric].mean().reset_index()
     table.insert(4, "seeds", grouped["seed"].apply(lambda s: ",".join(map(str, sorted(s)))).to_numpy())
     order = {name: position for position, name in enumerate([BASE_MODEL, *methods])}
-    table["Method"] = [BASE_DISPLAY if m == BASE_MODEL else methods.get(registry.base_method(m), m)
-                       for m in table["method"]]
-    table = table.sort_values(["dataset", "setting", "idset", "method"],
-                              key=lambda c: c.map(order) if c.name == "method" else c, kind="stable")
+    table["Method"] = [
+        BASE_DISPLAY if m == BASE_MODEL else methods.get(registry.base_method(m), m) for m in table["method"]
+    ]
+    table = table.sort_values(
+        ["dataset", "setting", "idset", "method"],
+        key=lambda c: c.map(order) if c.name == "method" else c,
+        kind="stable",
+    )
     if "dcr_closer_than_held_out" in table:
         table["dcr_closer_than_held_out"] = table["dcr_closer_than_held_out"].map(
-            lambda v: None if pd.isna(v) else bool(v >= 0.5))
+            lambda v: None if pd.isna(v) else bool(v >= 0.5)
+        )
     return table.reset_index(drop=True)
 
 
@@ -85,28 +103,56 @@ def _percent(value: Any) -> str:
 
 
 def markdown_row(row: pd.Series) -> list[str]:
-    tprs = "-" if pd.isna(row.get("mia_loss_tpr1", math.nan)) else (
-        f"{100 * row['mia_loss_tpr1']:.0f} / {100 * row['mia_loss_tpr10']:.0f}")
-    closest = "-" if pd.isna(row.get("dcr_synthetic_median", math.nan)) else (
-        f"{row['dcr_synthetic_median']:.2f} / {row['dcr_held_out_median']:.2f}"
-        + (" **closer**" if row.get("dcr_closer_than_held_out") is True else ""))
-    longest = "-" if pd.isna(row.get("longest_shared_ngram", math.nan)) else str(int(row["longest_shared_ngram"]))
-    return [f"{row['dataset']} {row['setting']} {row['idset']}", row["Method"],
-            *[_interval(row, f"mia_{attack}_auc") for attack in ATTACKS], tprs,
-            _interval(row, "text_mia_auc_cosine"), _interval(row, "text_mia_auc_ngram"), closest,
-            _percent(row.get("verbatim_share")), longest, _percent(row.get("any_identifier_leak_share")),
-            "-" if pd.isna(row.get("pipp", math.nan)) else f"{row['pipp']:.1f}"]
+    tprs = (
+        "-"
+        if pd.isna(row.get("mia_loss_tpr1", math.nan))
+        else (f"{100 * row['mia_loss_tpr1']:.0f} / {100 * row['mia_loss_tpr10']:.0f}")
+    )
+    closest = (
+        "-"
+        if pd.isna(row.get("dcr_synthetic_median", math.nan))
+        else (
+            f"{row['dcr_synthetic_median']:.2f} / {row['dcr_held_out_median']:.2f}"
+            + (" **closer**" if row.get("dcr_closer_than_held_out") is True else "")
+        )
+    )
+    longest = (
+        "-" if pd.isna(row.get("longest_shared_ngram", math.nan)) else str(int(row["longest_shared_ngram"]))
+    )
+    return [
+        f"{row['dataset']} {row['setting']} {row['idset']}",
+        row["Method"],
+        *[_interval(row, f"mia_{attack}_auc") for attack in ATTACKS],
+        tprs,
+        _interval(row, "text_mia_auc_cosine"),
+        _interval(row, "text_mia_auc_ngram"),
+        closest,
+        _percent(row.get("verbatim_share")),
+        longest,
+        _percent(row.get("any_identifier_leak_share")),
+        "-" if pd.isna(row.get("pipp", math.nan)) else f"{row['pipp']:.1f}",
+    ]
 
 
 def markdown(table: pd.DataFrame, verbatim_ngram: int) -> str:
-    header = ["Run", "Method", *[f"MIA AUC {ATTACK_NAMES[a]}" for a in ATTACKS], "TPR (%) at 1% / 10% FPR (loss)",
-              "Text MIA AUC (cosine)", "Text MIA AUC (n-gram)", "Nearest cosine: synthetic / held-out",
-              f"Verbatim >= {verbatim_ngram} words (%)", "Longest shared run (words)", "Any-identifier leak (%)",
-              "PIPP (%)"]
+    header = [
+        "Run",
+        "Method",
+        *[f"MIA AUC {ATTACK_NAMES[a]}" for a in ATTACKS],
+        "TPR (%) at 1% / 10% FPR (loss)",
+        "Text MIA AUC (cosine)",
+        "Text MIA AUC (n-gram)",
+        "Nearest cosine: synthetic / held-out",
+        f"Verbatim >= {verbatim_ngram} words (%)",
+        "Longest shared run (words)",
+        "Any-identifier leak (%)",
+        "PIPP (%)",
+    ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(markdown_row(row)) + " |" for _, row in table.iterrows()]
     notes = [
-        "", "AUCs with 95% bootstrap intervals; 0.5 is chance. MIA: members are fine-tuning segments, non-members "
+        "",
+        "AUCs with 95% bootstrap intervals; 0.5 is chance. MIA: members are fine-tuning segments, non-members "
         "held-out (dev, test) segments, balanced, scored in the training prompt format. Text MIA: the same question "
         "from the released corpus alone (members: context documents or the fine-tuning set). Nearest cosine: median "
         "MiniLM cosine of a generation (synthetic) or of a held-out real segment to its nearest real training "
@@ -155,8 +201,9 @@ def plot_distances(distances: Mapping[str, pd.DataFrame], title: str, path: str 
     names = list(distances)
     figure, axis = plt.subplots(figsize=(1.3 * len(names) + 2.5, 3.8))
     synthetic = [distances[n].loc[distances[n]["kind"] == "synthetic", "cosine"].to_numpy() for n in names]
-    held_out = np.concatenate([distances[n].loc[distances[n]["kind"] == "held_out", "cosine"].to_numpy()
-                               for n in names[:1]])
+    held_out = np.concatenate(
+        [distances[n].loc[distances[n]["kind"] == "held_out", "cosine"].to_numpy() for n in names[:1]]
+    )
     axis.boxplot([held_out, *synthetic], tick_labels=["held-out real", *names])
     axis.axhline(float(np.median(held_out)), color="grey", linestyle=":", linewidth=1)
     axis.set(ylabel="cosine to the nearest real training segment", title=title)
@@ -167,11 +214,16 @@ def plot_distances(distances: Mapping[str, pd.DataFrame], title: str, path: str 
     plt.close(figure)
 
 
-def released_rows(records: Sequence[Mapping[str, Any]], runs: Sequence[Mapping[str, Any]],
-                  pipps: Sequence[float]) -> pd.DataFrame:
+def released_rows(
+    records: Sequence[Mapping[str, Any]], runs: Sequence[Mapping[str, Any]], pipps: Sequence[float]
+) -> pd.DataFrame:
     """The released-text records with their run's keys and PIPP."""
-    return pd.DataFrame([{**run, **{k: v for k, v in record.items() if k not in ("method", "seed")}, "pipp": pipp}
-                         for run, record, pipp in zip(runs, records, pipps)])
+    return pd.DataFrame(
+        [
+            {**run, **{k: v for k, v in record.items() if k not in ("method", "seed")}, "pipp": pipp}
+            for run, record, pipp in zip(runs, records, pipps)
+        ]
+    )
 
 
 def run_pipp(summary_path: str | Path) -> float:
@@ -182,22 +234,35 @@ def run_pipp(summary_path: str | Path) -> float:
     return float(summary.loc[summary["segment"] == AVERAGED_SEGMENT, "pipp"].iloc[0])
 
 
-def build_privacy_audit(released_paths: Sequence[str], runs: Sequence[Mapping[str, Any]],
-                        summary_paths: Sequence[str], score_paths: Sequence[str],
-                        score_runs: Sequence[Mapping[str, Any]], methods: Mapping[str, str], resamples: int
-                        ) -> pd.DataFrame:
+def build_privacy_audit(
+    released_paths: Sequence[str],
+    runs: Sequence[Mapping[str, Any]],
+    summary_paths: Sequence[str],
+    score_paths: Sequence[str],
+    score_runs: Sequence[Mapping[str, Any]],
+    methods: Mapping[str, str],
+    resamples: int,
+) -> pd.DataFrame:
     """The audit table from the released-text records and privacy summaries (one per run, method and seed,
     parallel to `runs`) and the membership scores (one per run and seed, parallel to `score_runs`)."""
     from plainsight.io import read_json
 
-    released = released_rows([read_json(p) for p in released_paths], runs, [run_pipp(p) for p in summary_paths])
-    membership = pd.concat([membership_rows(pd.read_parquet(path), resamples, int(run["seed"])).assign(**run)
-                            for path, run in zip(score_paths, score_runs)], ignore_index=True)
+    released = released_rows(
+        [read_json(p) for p in released_paths], runs, [run_pipp(p) for p in summary_paths]
+    )
+    membership = pd.concat(
+        [
+            membership_rows(pd.read_parquet(path), resamples, int(run["seed"])).assign(**run)
+            for path, run in zip(score_paths, score_runs)
+        ],
+        ignore_index=True,
+    )
     return audit_table(released, membership, methods)
 
 
-def write_privacy_audit(table: pd.DataFrame, verbatim_ngram: int, csv_path: str | Path, markdown_path: str | Path
-                        ) -> None:
+def write_privacy_audit(
+    table: pd.DataFrame, verbatim_ngram: int, csv_path: str | Path, markdown_path: str | Path
+) -> None:
     """Rule `privacy_audit_table`'s outputs: the table as CSV, and as Markdown with its notes."""
     from plainsight.io import write_text
 

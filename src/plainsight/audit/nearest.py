@@ -12,21 +12,27 @@ sequences (difflib's `find_longest_match`, without its junk heuristic, which wou
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from difflib import SequenceMatcher
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from plainsight.data.segments import segment_texts
 from plainsight.errors import InputError
-from plainsight.evaluation.mauve_score import MauveSettings, sentence_features
+from plainsight.evaluation.features import FeatureSettings, sentence_features
 from plainsight.methods.trained import training_keys
 
 NEAREST_RANKS = 3
 _WORD = re.compile(r"\w+")
-NEAREST_COLUMNS = {"generation": "int64", "rank": "int64", "doc_id": "string", "segment": "int64",
-                   "cosine": "float64", "longest_shared_ngram": "int64"}
+NEAREST_COLUMNS = {
+    "generation": "int64",
+    "rank": "int64",
+    "doc_id": "string",
+    "segment": "int64",
+    "cosine": "float64",
+    "longest_shared_ngram": "int64",
+}
 
 
 def words(text: str) -> list[str]:
@@ -66,13 +72,18 @@ def training_segments(codes: pd.DataFrame, docs: pd.DataFrame) -> tuple[list[tup
     return keys, [texts[key] for key in keys]
 
 
-def embed(texts: Sequence[str], settings: MauveSettings) -> np.ndarray:
+def embed(texts: Sequence[str], settings: FeatureSettings) -> np.ndarray:
     # An empty generation is embedded as a space, as the MAUVE featurizer does.
     return sentence_features([text if text.strip() else " " for text in texts], settings)
 
 
-def nearest_rows(generations: Sequence[str], keys: Sequence[tuple[str, int]], texts: Sequence[str],
-                 order: np.ndarray, cosines: np.ndarray) -> pd.DataFrame:
+def nearest_rows(
+    generations: Sequence[str],
+    keys: Sequence[tuple[str, int]],
+    texts: Sequence[str],
+    order: np.ndarray,
+    cosines: np.ndarray,
+) -> pd.DataFrame:
     """One row per (generation, rank) from the cosine ranking, with the longest shared word n-gram."""
     segment_words = [words(text) for text in texts]
     rows = []
@@ -80,17 +91,32 @@ def nearest_rows(generations: Sequence[str], keys: Sequence[tuple[str, int]], te
         generation_words = words(text)
         for rank, (index, cosine) in enumerate(zip(order[generation], cosines[generation]), start=1):
             doc_id, segment = keys[index]
-            rows.append((generation, rank, doc_id, segment, float(cosine),
-                         longest_shared_ngram(generation_words, segment_words[index])))
+            rows.append(
+                (
+                    generation,
+                    rank,
+                    doc_id,
+                    segment,
+                    float(cosine),
+                    longest_shared_ngram(generation_words, segment_words[index]),
+                )
+            )
     return pd.DataFrame(rows, columns=list(NEAREST_COLUMNS)).astype(NEAREST_COLUMNS)
 
 
-def nearest_documents(corpus: pd.DataFrame, codes: pd.DataFrame, docs: pd.DataFrame,
-                      settings: MauveSettings, codes_file: str = "codes") -> pd.DataFrame:
+def nearest_documents(
+    corpus: pd.DataFrame,
+    codes: pd.DataFrame,
+    docs: pd.DataFrame,
+    settings: FeatureSettings,
+    codes_file: str = "codes",
+) -> pd.DataFrame:
     """The `NEAREST_RANKS` nearest real training segments of every generation (row position = generation)."""
     keys, texts = training_segments(codes, docs)
     if not keys:
-        raise InputError(codes_file, None, "no fine-tuning (train split) segments to compare the generations with")
+        raise InputError(
+            codes_file, None, "no fine-tuning (train split) segments to compare the generations with"
+        )
     generations = corpus["text"].fillna("").astype(str).tolist()
     if not generations:
         return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in NEAREST_COLUMNS.items()})
