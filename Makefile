@@ -28,10 +28,14 @@ browser:
 	@command -v chromedriver >/dev/null || [ "$$(id -u)" != 0 ] || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null)
 
-# The workflow as Snakemake's linter and formatter want it, then the tests.
+# The workflow as Snakemake's linter and formatter want it, the Python as ruff wants it, then the tests.
+PYTHON_SOURCES := src tests benchmarks tools workflow/scripts
+
 lint: $(STAMP)
 	$(BIN)/snakemake --lint
 	$(BIN)/snakefmt --check workflow
+	$(BIN)/ruff check $(PYTHON_SOURCES)
+	$(BIN)/ruff format --check $(PYTHON_SOURCES)
 
 test: lint browser
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests

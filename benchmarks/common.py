@@ -12,7 +12,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def demo_tab_frames(idset: str = "direct"):
-    """(docs, spans, codes) of the demo TAB corpus, as the workflow's ingest and control_codes rules write them."""
+    """(docs, spans, codes) of the demo TAB corpus, as the workflow's ingest and control_codes rules
+    write them."""
     from plainsight.codes.control import codes_table, select_spans
     from plainsight.data.ingest import ingest_dataset
 

@@ -21,7 +21,11 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-WORDS = ["the", "client", "said", "that", "the", "visit", "went", "well", "and", "that", "the", "rent", "was", "paid", "late", "again", "this", "month", "while", "the", "school", "asked", "for", "a", "meeting", "about", "the", "child", "who", "missed", "several", "days"]
+FILLER_TEXT = (
+    "the client said that the visit went well and that the rent was paid late again this month while "
+    "the school asked for a meeting about the child who missed several days"
+)
+WORDS = FILLER_TEXT.split()
 LABEL_MAP = {
     "NAME": {"type": "PERSON", "identifier": "direct"},
     "CITY": {"type": "LOC", "identifier": "quasi"},

@@ -145,8 +145,8 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
 
 def markdown(rows: list[dict]) -> str:
     lines = [
-        "| recipe | method | steps | documents (%) | words | loss | lm | contrastive | kl | ROUGE-L | PIPP (%) "
-        "| near leak (%) | training s |",
+        "| recipe | method | steps | documents (%) | words | loss | lm | contrastive | kl | ROUGE-L "
+        "| PIPP (%) | near leak (%) | training s |",
         "| :--- | :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
@@ -154,7 +154,8 @@ def markdown(rows: list[dict]) -> str:
         cells = [f"{final[t]:.3f}" if t in final else "—" for t in TERMS]
         seed = "" if r.get("seed", 1) == 1 else f" (seed {r['seed']})"
         lines.append(
-            f"| {r['recipe']}{seed} | {r['method']} | {r['steps']} | {r['documents']:.1f} | {r['mean_words']:.0f} | "
+            f"| {r['recipe']}{seed} | {r['method']} | {r['steps']} | {r['documents']:.1f} "
+            f"| {r['mean_words']:.0f} | "
             + " | ".join(cells)
             + f" | {r['rougeL']:.4f} | {r['pipp']:.1f} | {r['near_leak']:.1f} | "
             f"{r['training_seconds']:.0f} |"

@@ -1,4 +1,5 @@
-"""ft_mask training against a naive implementation: tokens/s and peak memory.
+"""Prefix training of the trained methods, and ft_mask against a naive implementation: tokens/s,
+steps/s and peak memory.
 
 Both train the same prefix with the same privacy-masked objective on the same
 demo TAB examples (known setting, direct identifiers), each in its own process:
@@ -11,12 +12,16 @@ demo TAB examples (known setting, direct identifiers), each in its own process:
 
     .venv/bin/python benchmarks/training.py --examples 8 --batch-size 4
 
-Throughput counts real (unpadded) tokens. The model is the converted embedded model
+--method picks the trained method of the project mode, as `train_adapter` trains it: `fit` with the
+LM loss (ft), the masked objective (ft_mask, the default) or DP-SGD's per-unit clipping and noise (dpsgd,
+at the default privacy settings and units of one document); the naive mode runs only beside ft_mask.
+Throughput counts real (unpadded) tokens; a step is one optimizer step (DP-SGD's batches are Poisson
+samples of about --batch-size documents). The model is the converted embedded model
 (`results/models/base/smollm2-135m`) unless --model is given; --device, --dtype and --model-config
 (an architecture of resources/model_shapes.yaml in random weights) measure it where the paper runs:
 
     .venv/bin/python benchmarks/training.py --device cuda --model-config princeton-nlp/Sheared-LLaMA-1.3B \
-        --examples 64 --batch-size 8 --max-length 2048
+        --examples 128 --epochs 3 --batch-size 8 --max-length 2048 --method dpsgd
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from common import (
     run_isolated,
     write_report,
 )
+from plainsight.methods import registry
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -87,25 +93,48 @@ def naive_train(
         optimizer.zero_grad(set_to_none=True)
 
 
-def run_mode(args) -> dict:
-    import torch
-
+def project_train(model, tokenizer, examples, args) -> tuple[float, list[dict]]:
+    """(start time, step history) of `train_adapter`'s training of --method's prefix (seed 1); the clock
+    starts once the prefix is built."""
+    from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
     from plainsight.training.loop import TrainingSettings, fit
+    from plainsight.training.objectives import lm_loss
     from plainsight.training.prefix import prefix_model
 
-    torch.set_num_threads(args.threads)
-    model, tokenizer = load_benchmark_model(args)
-    placement = device_record(model)
-    examples = build_examples(tokenizer, args.examples, args.max_length)
+    spec, prefix = registry.method(args.method), default_prefix_settings()
+    if spec.differentially_private:
+        adapter = dp_adapter_model(model, prefix["num_virtual_tokens"], tokenizer, prefix["init_text"])
+        started = time.perf_counter()
+        report = train_dp(
+            adapter,
+            examples,
+            tokenizer.pad_token_id,
+            args.batch_size,
+            args.epochs,
+            args.learning_rate,
+            DPSettings(),
+            seed=1,
+            loss_fn=lm_loss,
+        )
+        return started, report["history"]
+    adapter = prefix_model(model, tokenizer, prefix["num_virtual_tokens"], prefix["init_text"])
+    settings = TrainingSettings(
+        args.epochs, args.learning_rate, args.batch_size, args.max_length, masked=spec.masked_objective
+    )
+    started = time.perf_counter()
+    return started, fit(adapter, examples, settings, seed=1, pad_token_id=tokenizer.pad_token_id)
+
+
+def naive_run(model, tokenizer, examples, args) -> tuple[float, list[dict]]:
+    """(start time, steps with their real tokens) of the naive mode; the second model copy loads
+    before the clock starts."""
+    from plainsight.training.prefix import prefix_model
+
     prefix = default_prefix_settings()
     adapter = prefix_model(model, tokenizer, prefix["num_virtual_tokens"], prefix["init_text"])
+    base_copy, _ = load_benchmark_model(args)
     started = time.perf_counter()
-    if args.mode == "project":
-        settings = TrainingSettings(1, args.learning_rate, args.batch_size, args.max_length, masked=True)
-        fit(adapter, examples, settings, seed=1, pad_token_id=tokenizer.pad_token_id)
-    else:
-        base_copy, _ = load_benchmark_model(args)
-        started = time.perf_counter()
+    for _ in range(args.epochs):
         naive_train(
             adapter,
             base_copy,
@@ -115,15 +144,34 @@ def run_mode(args) -> dict:
             args.learning_rate,
             tokenizer.pad_token_id,
         )
+    batches = range(0, len(examples), args.batch_size)
+    steps = [{"tokens": sum(len(e.input_ids) for e in examples[b : b + args.batch_size])} for b in batches]
+    return started, steps * args.epochs
+
+
+def run_mode(args) -> dict:
+    import torch
+
+    torch.set_num_threads(args.threads)
+    model, tokenizer = load_benchmark_model(args)
+    placement = device_record(model)
+    examples = build_examples(tokenizer, args.examples, args.max_length)
+    train = project_train if args.mode == "project" else naive_run
+    started, history = train(model, tokenizer, examples, args)
     elapsed = time.perf_counter() - started
-    tokens = sum(len(e.input_ids) for e in examples)
+    tokens = sum(step.get("tokens", 0) for step in history)
     return {
         "mode": args.mode,
+        "method": args.method if args.mode == "project" else "ft_mask",
         "examples": len(examples),
+        "epochs": args.epochs,
+        "batch_size": args.batch_size,
         "real_tokens": tokens,
         "padded_to": args.naive_length if args.mode == "naive" else "longest in batch",
+        "steps": len(history),
         "seconds": round(elapsed, 2),
         "tokens_per_s": round(tokens / elapsed, 2),
+        "steps_per_s": round(len(history) / elapsed, 3),
         "peak_rss_mb": peak_rss_mb(),
         **placement,
         **{key: value for key, value in device_record(model).items() if key.startswith("peak")},
@@ -140,6 +188,10 @@ def main() -> None:
     parser.add_argument("--max-length", type=int, default=256, help="truncation of each example (both modes)")
     parser.add_argument("--naive-length", type=int, default=2048, help="the naive mode's fixed padded length")
     parser.add_argument("--learning-rate", type=float, default=2e-3)
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument(
+        "--method", choices=registry.names("trained"), default="ft_mask", help="the project mode's method"
+    )
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--mode", choices=["project", "naive"], help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, default=REPO / "results/benchmarks/training.json")
@@ -147,6 +199,7 @@ def main() -> None:
     if args.mode:
         print(json.dumps(run_mode(args)))
         return
+    with_naive = registry.method(args.method).masked_objective
     rows = run_isolated(
         __file__,
         [
@@ -164,12 +217,19 @@ def main() -> None:
                 str(args.naive_length),
                 "--learning-rate",
                 str(args.learning_rate),
+                "--epochs",
+                str(args.epochs),
+                "--method",
+                args.method,
                 "--threads",
                 str(args.threads),
             ]
-            for mode in ("project", "naive")
+            for mode in ("project", "naive")[: 2 if with_naive else 1]
         ],
     )
+    if not with_naive:
+        write_report({"runs": rows}, args.out)
+        return
     speedup = rows[0]["tokens_per_s"] / rows[1]["tokens_per_s"]
     write_report({"runs": rows, "speedup": round(speedup, 2)}, args.out)
     print(f"project vs naive ft_mask training: {speedup:.2f}x tokens/s")

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import random as _random
 import shutil
 from pathlib import Path
+
+import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 RESOURCES = REPO_ROOT / "resources"
@@ -117,10 +120,6 @@ def write_json(obj, path: Path) -> Path:
 
 # --- language-model fixtures (tiny tokenizer and model built in code; the embedded model) ----------
 
-import random as _random
-
-import pytest
-
 GPU = pytest.mark.gpu  # with `device("cuda")`, which skips the test where no CUDA device is visible
 
 
@@ -192,36 +191,48 @@ def tiny_tokenizer():
     return tokenizer
 
 
-@pytest.fixture(scope="session")
-def tiny_model_dir(tiny_tokenizer, tmp_path_factory):
-    """A randomly initialised two-layer Llama saved with the tiny tokenizer (plainsight.models.load_model)."""
+def _save_tiny_llama(tokenizer, out: Path, **config) -> Path:
+    """A randomly initialised two-layer Llama (seed 0) saved with `tokenizer` into `out`."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=len(tiny_tokenizer),
+    llama = LlamaConfig(
+        vocab_size=len(tokenizer),
         hidden_size=32,
         intermediate_size=64,
         num_hidden_layers=2,
         num_attention_heads=2,
         num_key_value_heads=1,
         max_position_embeddings=1024,
-        bos_token_id=tiny_tokenizer.eos_token_id,
-        eos_token_id=tiny_tokenizer.eos_token_id,
-        pad_token_id=tiny_tokenizer.pad_token_id,
+        bos_token_id=tokenizer.eos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
         tie_word_embeddings=False,
+        **config,
     )
-    model = LlamaForCausalLM(config)
-    out = tmp_path_factory.mktemp("tiny_model")
-    model.save_pretrained(out)
-    tiny_tokenizer.save_pretrained(out)
+    LlamaForCausalLM(llama).save_pretrained(out)
+    tokenizer.save_pretrained(out)
     return out
 
 
 @pytest.fixture(scope="session")
+def tiny_model_dir(tiny_tokenizer, tmp_path_factory):
+    """A randomly initialised two-layer Llama saved with the tiny tokenizer (plainsight.models.load_model)."""
+    return _save_tiny_llama(tiny_tokenizer, tmp_path_factory.mktemp("tiny_model"))
+
+
+@pytest.fixture(scope="session")
+def learning_model_dir(tiny_tokenizer, tmp_path_factory):
+    """A two-layer random Llama whose weights are large enough (initializer range 0.2, not 0.02) that a
+    prefix moves its predictions: the shared tiny model's near-uniform output barely responds to one."""
+    return _save_tiny_llama(tiny_tokenizer, tmp_path_factory.mktemp("learning_model"), initializer_range=0.2)
+
+
+@pytest.fixture(scope="session")
 def embedded_model_dir(tmp_path_factory):
-    """The embedded SmolLM2 as a plain folder: the workflow's converted copy if present, else converted now."""
+    """The embedded SmolLM2 as a plain folder: the workflow's converted copy if present, else converted
+    now."""
     existing = REPO_ROOT / "results/models/base/smollm2-135m"
     if (existing / "config.json").is_file() and (existing / "model.safetensors").is_file():
         return existing

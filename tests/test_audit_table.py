@@ -12,7 +12,8 @@ METHODS = {"baseline": "Baseline", "dpsgd": "DP-SGD", "ft": "Fine-tuning"}
 
 
 def scores_frame() -> pd.DataFrame:
-    """Base and ft scores of 6 members and 6 non-members: ft's loss separates them, the base model's does not."""
+    """Base and ft scores of 6 members and 6 non-members: ft's loss separates them, the base model's
+    does not."""
     rng = np.random.default_rng(0)
     keys = [(f"d{n}", 0) for n in range(12)]
     member = [n < 6 for n in range(12)]

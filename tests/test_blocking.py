@@ -139,7 +139,8 @@ def test_a_document_without_values_bans_nothing(tiny_tokenizer, vocabulary):
 
 
 def test_only_the_generated_tail_counts(tiny_tokenizer, vocabulary):
-    """Nothing generated yet: only tokens that hold a whole value are banned, not the prompt's 'Pol' + 'at'."""
+    """Nothing generated yet: only tokens that hold a whole value are banned, not the prompt's
+    'Pol' + 'at'."""
     banned = ValueBlocker(vocabulary, ["Cengiz Polat"]).banned([])
     assert banned == banned_tokens(b"", [b"cengiz polat"], vocabulary)
     assert not set(ids_with_text(vocabulary, b"at")) & banned

@@ -16,7 +16,6 @@ from plainsight.audit.canaries import (
     exposure,
     insert_canaries,
 )
-from test_membership import learning_model_dir  # noqa: F401  (the fixture)
 
 
 def test_exposure_of_hand_made_ranks():

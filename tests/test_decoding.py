@@ -22,8 +22,10 @@ from plainsight.models import load_model
 
 PROMPTS = [
     "### Document\nThe",
-    "### Private details\nPERSON: Mr Cengiz Polat\nLOC: Ankara\n### Document\nThe applicant, Mr Cengiz Polat,",
-    "### Document\nThe Government argued that the applicant had not exhausted domestic remedies.\n\n### Document\n",
+    "### Private details\nPERSON: Mr Cengiz Polat\nLOC: Ankara\n### Document\n"
+    "The applicant, Mr Cengiz Polat,",
+    "### Document\nThe Government argued that the applicant had not exhausted domestic remedies.\n\n"
+    "### Document\n",
     "The Court",
     "### Private details\n(none)\n### Document\nOn 3 June 2001 the Court of Cassation upheld the decision.",
     "The applicant was born in 1960 and lives in Ankara.",

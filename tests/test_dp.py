@@ -47,7 +47,7 @@ def make_examples(count, seed=0):
         length = int(torch.randint(5, 11, (1,), generator=rng))
         ids = torch.randint(1, 600, (length,), generator=rng).tolist()
         examples.append(
-            TrainingExample((f"s{len(examples)}", 0), ids, [-100, -100] + ids[2:], [False] * length)
+            TrainingExample((f"s{len(examples)}", 0), ids, [-100, -100, *ids[2:]], [False] * length)
         )
     return examples
 
@@ -134,7 +134,7 @@ def test_opacus_per_sample_gradients_match_single_sequence_backward(reparametris
     assert len(first.input_ids) > len(second.input_ids)  # the second row is padded
 
     single = single_sequence_gradients(model, examples)
-    assert list(single[0])[0] == "prompt_encoder.default.embedding.weight"
+    assert next(iter(single[0])) == "prompt_encoder.default.embedding.weight"
     assert len(single[0]) == (5 if reparametrised else 1)  # the embedding, and the MLP's two layers
 
     per_sample = per_sample_gradients(model, examples)

@@ -22,9 +22,9 @@ from plainsight.rng import stable_rng
 
 POOL_DATA = yaml.safe_load(FICTIONAL_POOLS.read_text(encoding="utf-8"))
 MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
-PERSON_RE = re.compile(
-    rf"^(Mr|Ms|Dr|Prof) ({'|'.join(POOL_DATA['PERSON']['first_names'])}) ({'|'.join(POOL_DATA['PERSON']['last_names'])})$"
-)
+FIRST_NAMES = "|".join(POOL_DATA["PERSON"]["first_names"])
+LAST_NAMES = "|".join(POOL_DATA["PERSON"]["last_names"])
+PERSON_RE = re.compile(rf"^(Mr|Ms|Dr|Prof) ({FIRST_NAMES}) ({LAST_NAMES})$")
 FORMATS = {
     "CODE": re.compile(r"^[A-Z0-9]{5}/[A-Z0-9]{2}$"),
     "PERSON": PERSON_RE,
@@ -208,7 +208,8 @@ def many_values(pools) -> dict[str, list[str]]:
 
 def test_misc_is_never_generated(many_values):
     assert "MISC" not in many_values
-    assert {t: len(v) for t, v in many_values.items()} == dict.fromkeys(("PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY"), 300)
+    types = ("PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY")
+    assert {t: len(v) for t, v in many_values.items()} == dict.fromkeys(types, 300)
 
 
 @pytest.mark.parametrize("entity_type", sorted(FORMATS))

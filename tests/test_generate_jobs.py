@@ -1,4 +1,5 @@
-"""The generate jobs' entry point (`plainsight.generation.jobs`): what a rule hands it, the table it returns."""
+"""The generate jobs' entry point (`plainsight.generation.jobs`): what a rule hands it, the table it
+returns."""
 
 from __future__ import annotations
 

@@ -33,10 +33,11 @@ PROMPTS = [
     "### Private details\nPERSON: Mr Cengiz Polat\nLOC: Ankara\n### Document\nThe applicant, Mr Cengiz Polat,"
     " was born in 1960 and lives in Ankara.\n\n### Private details\nPERSON: Ms Dana Hayes\n### Document\n",
     "### Document\nThe Court\n\n### Document\n",
-    "### Document\nThe Government argued that the applicant had not exhausted domestic remedies.\n\n### Document\n",
+    "### Document\nThe Government argued that the applicant had not exhausted domestic remedies.\n\n"
+    "### Document\n",
     "### Document\nThe",
-    "### Private details\n(none)\n### Document\nOn 3 June 2001 the Court of Cassation upheld the decision.\n\n"
-    "### Private details\n(none)\n### Document\n",
+    "### Private details\n(none)\n### Document\nOn 3 June 2001 the Court of Cassation upheld the decision."
+    "\n\n### Private details\n(none)\n### Document\n",
 ]
 
 
@@ -167,7 +168,8 @@ def test_slots_stay_full_across_group_boundaries(tiny_model_dir, placement, monk
 
 class ScriptedDecoder:
     """Stands in for the slot decoder: each row's text comes from `script(attempt, prompt, generator)`;
-    rows are decoded one by one in queue order, a retry before the rows still queued, as the slots take them."""
+    rows are decoded one by one in queue order, a retry before the rows still queued, as the slots take
+    them."""
 
     def __init__(self, script, monkeypatch, tokenizer):
         self.groups: list[list[str]] = []  # the prompts of each `run`
@@ -177,7 +179,7 @@ class ScriptedDecoder:
         class Fake:
             device = torch.device("cpu")
             slots = 1
-            occupancy: list[int] = []
+            occupancy = ()  # read by the runner's statistics; the fake decodes no batch
 
             def run(self, rows, on_finished):
                 decoder.groups.append([tokenizer.decode(row.prompt_ids) for row in rows])
@@ -187,8 +189,9 @@ class ScriptedDecoder:
                     prompt = tokenizer.decode(row.prompt_ids)
                     decoder.calls.append((prompt, row.key.attempt))
                     text = script(row.key.attempt, prompt, row.generator)
-                    row.generated = tokenizer(text, add_special_tokens=False).input_ids + [
-                        tokenizer.eos_token_id
+                    row.generated = [
+                        *tokenizer(text, add_special_tokens=False).input_ids,
+                        tokenizer.eos_token_id,
                     ]
                     retry = on_finished(row)
                     if retry is not None:
@@ -221,7 +224,8 @@ def test_generation_stops_at_the_next_header(tiny_model_dir):
 
 
 def test_blocking_is_per_row_and_whole_word(tiny_model_dir):
-    """' Polat' and ' Pola'+'t' are strongly preferred; blocked rows write ' Polatli' (another word) instead."""
+    """' Polat' and ' Pola'+'t' are strongly preferred; blocked rows write ' Polatli' (another word)
+    instead."""
     model, tokenizer = biased_model(
         tiny_model_dir, {"ĠPolat": 20.0, "ĠPola": 19.0, "t": 19.0, "ĠPolatli": 18.0}
     )
@@ -489,8 +493,8 @@ def test_embedded_processor_blocks_a_name_with_byte_split_characters(embedded):
 # before a surname, an application number written out again; (type, value) of what each shows.
 COPYING = [
     (
-        "### Document\nPresent at the hearing: Mr Jonas Brekkestad, Mr Jonas Brekkestad and Mr Jonas Brekkestad."
-        "\n\n### Document\nPresent at the hearing: Mr Jonas",
+        "### Document\nPresent at the hearing: Mr Jonas Brekkestad, Mr Jonas Brekkestad and "
+        "Mr Jonas Brekkestad.\n\n### Document\nPresent at the hearing: Mr Jonas",
         [("PERSON", "Mr Jonas Brekkestad")],
     ),
     (
@@ -499,8 +503,9 @@ COPYING = [
         [("PERSON", "Ms Ingrid Sørvik-Tveit"), ("LOC", "Tromsø")],
     ),
     (
-        "### Document\nThe case originated in an application (no. 51234/07) lodged with the Court. Application "
-        "no. 51234/07 was communicated.\n\n### Document\nThe case originated in an application (no.",
+        "### Document\nThe case originated in an application (no. 51234/07) lodged with the Court. "
+        "Application no. 51234/07 was communicated.\n\n### Document\n"
+        "The case originated in an application (no.",
         [("CODE", "51234/07")],
     ),
 ]

@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 import torch
 
-from plainsight.errors import InputError
 from plainsight.audit.membership import (
     BASE_MODEL,
     ScoringSettings,
@@ -23,6 +22,7 @@ from plainsight.audit.membership import (
     tpr_at_fpr,
     zlib_bytes,
 )
+from plainsight.errors import InputError
 from plainsight.models import load_model
 from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
 from plainsight.training.loop import TrainingSettings, fit
@@ -155,33 +155,6 @@ def tiny_corpus(members: int, held_out: int) -> tuple[pd.DataFrame, dict]:
 
 
 SETTINGS = ScoringSettings(max_length=64, batch_size=4)
-
-
-@pytest.fixture(scope="module")
-def learning_model_dir(tiny_tokenizer, tmp_path_factory):
-    """A two-layer random Llama whose weights are large enough (initializer range 0.2, not 0.02) that a
-    prefix moves its predictions: the shared tiny model's near-uniform output barely responds to one."""
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=len(tiny_tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        max_position_embeddings=1024,
-        bos_token_id=tiny_tokenizer.eos_token_id,
-        eos_token_id=tiny_tokenizer.eos_token_id,
-        pad_token_id=tiny_tokenizer.pad_token_id,
-        tie_word_embeddings=False,
-        initializer_range=0.2,
-    )
-    out = tmp_path_factory.mktemp("learning_model")
-    LlamaForCausalLM(config).save_pretrained(out)
-    tiny_tokenizer.save_pretrained(out)
-    return out
 
 
 def training_examples_of(codes, texts, tokenizer):

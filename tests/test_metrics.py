@@ -159,7 +159,8 @@ def rouge_pairs() -> list[tuple[str, str]]:
         ("a b", ""),
         ("Running, runs!", "runs ran running"),
         long,
-    ] + salad
+        *salad,
+    ]
 
 
 def test_rouge_equals_rouge_score():

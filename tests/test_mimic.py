@@ -44,7 +44,8 @@ def note_text(row_id: str) -> str:
         "Admission Date:  [**2151-7-16**]       Discharge Date:   [**2151-8-4**]",
         "Service: MEDICINE\nAllergies:\nPatient recorded as having No Known Allergies",
         "Attending:[**First Name8 (NamePattern2) 2917**]\nChief Complaint:\nshortness of breath",
-        "Pt is a [**Age over 90 **] yo man, Mr. [**Known lastname 10632**], transferred from [**Hospital 18**].",
+        "Pt is a [**Age over 90 **] yo man, Mr. [**Known lastname 10632**], "
+        "transferred from [**Hospital 18**].",
         "MRN [**Medical Record Number 4453**]. Call [**Telephone/Fax (1) 6432**] with questions.",
         "Lives at [**Street Address(2) 4381**] in [**Location (un) 620**].",
         "Seen in [**Month (only) 116**] by [**Something Weird 1**].",
@@ -143,7 +144,7 @@ def test_placeholder_spans_cover_whole_placeholders(types):
 
 
 def test_notes_become_two_segments_each(notes_csv):
-    docs, spans = ingest(notes_csv)
+    docs, _spans = ingest(notes_csv)
     assert len(docs) == 8
     assert docs["doc_id"].tolist() == ["101", "101", "102", "102", "103", "103", "104", "104"]
     assert set(docs["annotator"]) == {"deid-placeholders"}
@@ -159,7 +160,7 @@ def test_multiline_text_survives_csv_quoting(notes_csv):
 
 
 def test_placeholder_spans_per_segment(notes_csv):
-    docs, spans = ingest(notes_csv)
+    _docs, spans = ingest(notes_csv)
     note_spans = spans[spans["doc_id"] == "101"]
     # Paragraphs 1-5 hold 8 placeholders, paragraph 6 two (in both segments), paragraph 7 two.
     assert (note_spans["segment"] == 0).sum() == 10

@@ -6,9 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plainsight.errors import InputError
 from plainsight.audit import nearest
-from plainsight.evaluation.features import FeatureSettings
 from plainsight.audit.nearest import (
     NEAREST_COLUMNS,
     longest_shared_ngram,
@@ -16,6 +14,8 @@ from plainsight.audit.nearest import (
     top_cosines,
     words,
 )
+from plainsight.errors import InputError
+from plainsight.evaluation.features import FeatureSettings
 
 
 def test_words_are_case_folded_word_runs():
@@ -109,7 +109,7 @@ def test_nearest_documents_ranks_training_segments_only(monkeypatch):
     assert table["generation"].tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2]
     assert table["rank"].tolist() == [1, 2, 3] * 3
     first = table[table["generation"] == 0]
-    assert list(zip(first["doc_id"], first["segment"]))[0] == ("d1", 0)
+    assert next(zip(first["doc_id"], first["segment"])) == ("d1", 0)
     assert first["cosine"].iloc[0] == pytest.approx(1.0)
     # "the applicant went to court in ankara with a lawyer": 10 words
     assert first["longest_shared_ngram"].iloc[0] == 10
@@ -133,7 +133,8 @@ def test_nearest_documents_is_deterministic(monkeypatch):
 def test_empty_corpus_gives_an_empty_typed_table(monkeypatch):
     monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
     docs, codes = tiny_corpus()
-    table = nearest_documents(pd.DataFrame({"text": pd.Series([], dtype=str)}), codes, docs, FeatureSettings())
+    no_texts = pd.DataFrame({"text": pd.Series([], dtype=str)})
+    table = nearest_documents(no_texts, codes, docs, FeatureSettings())
     assert table.empty and list(table.columns) == list(NEAREST_COLUMNS)
 
 

@@ -107,7 +107,7 @@ def test_generator_goes_through_the_prefix(prefixed, base):
     prompts = [PROMPT, *OTHER_PROMPTS]  # three lengths in two slots
     results = Generator(prefixed, tokenizer, GREEDY).run([Request(p) for p in prompts], seed=0)
     plain = Generator(base_model, tokenizer, GREEDY).run([Request(p) for p in prompts], seed=0)
-    for prompt, result, plain_result in zip(prompts, results, plain):
+    for prompt, result in zip(prompts, results):
         ids = torch.tensor([init_ids + tokenizer(prompt, add_special_tokens=False).input_ids])
         with torch.no_grad():
             reference = base_model.generate(
@@ -134,7 +134,7 @@ def test_trained_prefix_steers_generation(trained, base):
 
     # the pitfall: `generate` on the wrapped base model silently bypasses the prefix
     batch = encode(tokenizer, [PROMPT])
-    settings = dict(do_sample=False, max_new_tokens=4, pad_token_id=tokenizer.pad_token_id)
+    settings = {"do_sample": False, "max_new_tokens": 4, "pad_token_id": tokenizer.pad_token_id}
     with torch.no_grad():
         through_peft = trained.generate(**batch, **settings)
         bypassing = trained.get_base_model().generate(**batch, **settings)

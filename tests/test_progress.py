@@ -26,11 +26,13 @@ def test_progress_line_without_tokens_or_done_units():
 
 def test_progress_logs_every_interval_and_at_close(caplog):
     now = [0.0]
-    with caplog.at_level(logging.INFO, logger="plainsight.progress"):
-        with Progress(total=4, desc="job", unit="steps", interval_s=30, clock=lambda: now[0]) as progress:
-            for _ in range(4):
-                now[0] += 20
-                progress.update(1, tokens=100)
+    with (
+        caplog.at_level(logging.INFO, logger="plainsight.progress"),
+        Progress(total=4, desc="job", unit="steps", interval_s=30, clock=lambda: now[0]) as progress,
+    ):
+        for _ in range(4):
+            now[0] += 20
+            progress.update(1, tokens=100)
     lines = [record.getMessage() for record in caplog.records]
     # at 40 s (30 s since the start) and at 80 s (40 s after), then at close
     assert lines == [

@@ -1,4 +1,5 @@
-"""Corpus quality flags with known answers: an empty text, a text that is its code twice, a loop, a document."""
+"""Corpus quality flags with known answers: an empty text, a text that is its code twice, a loop, a
+document."""
 
 from __future__ import annotations
 

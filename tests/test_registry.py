@@ -1,4 +1,5 @@
-"""The method registry: each method's family and behaviour, model variants, and the rules' wildcard patterns."""
+"""The method registry: each method's family and behaviour, model variants, and the rules' wildcard
+patterns."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def test_wildcard_patterns_take_exactly_the_family():
 
 
 def test_the_default_config_names_registered_methods():
-    config = yaml.safe_load(open(REPO_CONFIG, encoding="utf-8"))
+    config = yaml.safe_load(REPO_CONFIG.read_text(encoding="utf-8"))
     assert [method(name).name for name in config["methods"]] == list(config["methods"])
 
 

@@ -1,13 +1,12 @@
-"""The released-text audit: membership from nearest synthetic documents, closest records, verbatim copies, leaks."""
+"""The released-text audit: membership from nearest synthetic documents, closest records, verbatim
+copies, leaks."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from plainsight.errors import InputError
 from plainsight.audit import nearest
-from plainsight.evaluation.features import FeatureSettings
 from plainsight.audit.nearest import nearest_documents, words
 from plainsight.audit.released import (
     ReleaseSettings,
@@ -16,6 +15,8 @@ from plainsight.audit.released import (
     member_keys,
     released_text_audit,
 )
+from plainsight.errors import InputError
+from plainsight.evaluation.features import FeatureSettings
 from plainsight.methods.registry import method
 
 WORDS = [
@@ -100,16 +101,17 @@ def icl_corpus(texts: list[str], contexts: list[list[int]]) -> pd.DataFrame:
 
 
 def test_members_are_context_documents_or_the_fine_tuning_set():
-    docs, codes, _ = corpus_tables()
+    _docs, codes, _ = corpus_tables()
     corpus = icl_corpus(["x", "y"], [[0, 1], [1, 2]])
     assert member_keys(corpus, codes, method("icl")) == [("t0", 0), ("t1", 0), ("t2", 0)]
     assert member_keys(corpus, codes, method("ft")) == [(f"t{n}", 0) for n in range(8)]
 
 
 def test_any_identifier_leak_counts_quasi_values_of_the_contexts_only():
-    docs, codes, spans = corpus_tables()
+    _docs, codes, spans = corpus_tables()
     corpus = icl_corpus(["Mr Alpha came.", "Papa spoke.", "nothing here"], [[0], [0], [5]])
-    # "alpha" is a QUASI value of t0 (a context of generation 0); "papa" belongs to t5, not generation 1's context
+    # "alpha" is a QUASI value of t0 (a context of generation 0); "papa" belongs to t5, not generation
+    # 1's context
     assert any_identifier_leaks(corpus, codes, spans, method("icl")) == [True, False, False]
     # a trained method's private values are the whole fine-tuning set's
     assert any_identifier_leaks(corpus, codes, spans, method("ft")) == [True, True, False]

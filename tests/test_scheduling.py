@@ -122,7 +122,8 @@ def test_the_work_of_each_model_rule_by_hand():
     )  # one per sample
     assert costs.work("mauve_texts", {**tab, "method": "icl_pe"})[0] == 10 * 4 * 100  # every test segment
     assert costs.work("train_adapter", {**tab, "method": "ft"})[0] == 40 * 2 * (8 + 92)
-    # 3 epochs over the larger of the in-context corpus (4 x ranges) and one text per sample (40), then the test split
+    # 3 epochs over the larger of the in-context corpus (4 x ranges) and one text per sample (40), then
+    # the test split
     assert costs.work("perplexity", {**tab, "method": "ft"})[0] == 3 * max(4 * ranges, 40) * 100 + 10 * 50
     assert costs.work("base_perplexity", {"dataset": "tab"})[0] == 10 * 50
     assert costs.work("mauve", {**tab, "method": "ft"})[0] == 0  # the sentence embedder: minutes on the CPU

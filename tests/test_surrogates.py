@@ -31,7 +31,8 @@ SHAPES = [
     (
         "DATETIME",
         "3 May 2001",
-        rf"\d{{1,2}} ({'|'.join(['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'])}) \d{{4}}",
+        r"\d{1,2} (January|February|March|April|May|June|July|August|September|October|November|December)"
+        r" \d{4}",
     ),
     ("DATETIME", "03 May 2001", r"\d{2} [A-Z][a-z]+ \d{4}"),
     ("DATETIME", "May 3, 2001", r"[A-Z][a-z]+ \d{1,2}, \d{4}"),

@@ -141,7 +141,7 @@ def test_splits_come_from_dataset_type(tab_files):
 
 
 def test_spans_land_in_the_right_segments(tab_files):
-    docs, spans = ingest(tab_files)
+    _docs, spans = ingest(tab_files)
     assert spans_of(spans, "T1", 0) == ["12345/06", "Mr Ali Veli", "3 March 2005"]
     assert spans_of(spans, "T1", 1) == ["3 March 2005", "Ankara"]  # paragraph 6 is in both
     assert "Ms Ayşe Kaya" not in spans["text"].tolist()  # paragraph 14 is in no segment
@@ -236,7 +236,7 @@ def test_table_schemas(tab_files):
 
 
 def test_tables_survive_a_parquet_round_trip(tab_files, tmp_path):
-    docs, spans = ingest(tab_files)
+    _docs, spans = ingest(tab_files)
     spans.to_parquet(tmp_path / "spans.parquet", index=False)
     back = pd.read_parquet(tmp_path / "spans.parquet")
     assert back["start"].tolist() == spans["start"].tolist()
@@ -515,7 +515,7 @@ def test_sample_document_with_nine_annotators_uses_the_quality_checked_one(tab_s
     originals, docs, spans = tab_sample
     original = originals["001-61815"]
     assert len(original["annotations"]) == 9
-    assert list(original["annotations"])[0] == "annotator1"
+    assert next(iter(original["annotations"])) == "annotator1"
     assert set(docs[docs["doc_id"] == "001-61815"]["annotator"]) == {"annotator3"}
     mention_ids = spans[spans["doc_id"] == "001-61815"]["mention_id"]
     assert len(mention_ids) > 0

@@ -1,4 +1,5 @@
-"""Result tables: confidence half-widths, paper-ordered rows, Markdown, and the side-by-side with the paper."""
+"""Result tables: confidence half-widths, paper-ordered rows, Markdown, and the side-by-side with the
+paper."""
 
 from __future__ import annotations
 
@@ -326,8 +327,8 @@ def test_notes_with_known_answers(specs):
 
     table = pd.DataFrame({"Method": ["ICL", "DP-SGD"], "Documents (%)": [95.0, 37.5]})
     assert document_warnings(table, 80) == [
-        "Warning: DP-SGD: 37.5% of the generations are documents (under 80%); its leak rates and ROUGE are over "
-        "text that is often not a document."
+        "Warning: DP-SGD: 37.5% of the generations are documents (under 80%); its leak rates and ROUGE are "
+        "over text that is often not a document."
     ]
     notes = protocol_notes({"icl", "ft_mask", "base_model"})
     assert len(notes) == 2 and "Appendix B" in notes[0] and "whole fine-tuning set" in notes[1]
@@ -345,7 +346,8 @@ def test_notes_with_known_answers(specs):
         "noise_multiplier": 1.2345,
     }
     assert dp_notes([record, {**record, "epsilon": 7.999}]) == [
-        "DP-SGD: epsilon 8.00 at delta 1e-05 per document (60 documents), noise multiplier 1.234, over 2 run(s)."
+        "DP-SGD: epsilon 8.00 at delta 1e-05 per document (60 documents), noise multiplier 1.234, over 2 "
+        "run(s)."
     ]
     assert presidio_note("known", []) == []
     assert "only, as in the paper" in presidio_note("unknown", [])[0]

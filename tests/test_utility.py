@@ -80,7 +80,8 @@ def test_scoring_logs_windows_done_and_tokens_per_second(tiny_tokenizer, caplog)
 
 
 def test_perplexity_is_over_tokens_not_a_mean_of_documents(tiny_tokenizer):
-    """A peaked model: exp of the token-weighted mean NLL, which differs from the mean of per-text perplexities."""
+    """A peaked model: exp of the token-weighted mean NLL, which differs from the mean of per-text
+    perplexities."""
     vocabulary, peak = len(tiny_tokenizer), 5.0
     token_seven = tiny_tokenizer.convert_ids_to_tokens(7)
     short, long = "Court", "The applicant complained under Article 6 of the Convention about the length."
@@ -108,7 +109,7 @@ def test_text_examples_train_on_every_token_and_stop(tiny_tokenizer):
     examples = text_examples(["Mr Polat lives in Ankara.", ""], tiny_tokenizer, max_length=512)
     assert len(examples) == 1
     ids = tiny_tokenizer("Mr Polat lives in Ankara.", add_special_tokens=False).input_ids
-    assert examples[0].input_ids == ids + [tiny_tokenizer.eos_token_id] == examples[0].labels
+    assert examples[0].input_ids == [*ids, tiny_tokenizer.eos_token_id] == examples[0].labels
 
 
 @pytest.mark.parametrize("mode, learning_rate", [("full", 3e-3), ("lora", 5e-2)])

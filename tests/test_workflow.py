@@ -516,7 +516,8 @@ def test_bad_span_is_one_line_error_and_leaves_no_output(tmp_path):
 
 
 def test_utility_table_plot_examples_and_report(workflow_dir):
-    """Table 4 (perplexity and MAUVE in both settings, base model row), the plot, a corpus sample, the report."""
+    """Table 4 (perplexity and MAUVE in both settings, base model row), the plot, a corpus sample, the
+    report."""
     write_overlay(
         workflow_dir,
         "utility.yaml",
@@ -560,7 +561,8 @@ def test_utility_table_plot_examples_and_report(workflow_dir):
     assert png.startswith(b"\x89PNG") and len(png) > 20_000
     sample = (workflow_dir / "results/tab/known/direct/synthetic/icl_pe/seed1_examples.md").read_text()
     assert sample.count("## Generation") == 3 and "Fictional control code" in sample
-    # changing only the MAUVE featurizer's settings reruns MAUVE and what reads it, no generation or fine-tuning
+    # changing only the MAUVE featurizer's settings reruns MAUVE and what reads it, no generation or
+    # fine-tuning
     write_overlay(workflow_dir, "mauve.yaml", {"utility": {"mauve": {"max_tokens": 64}}})
     planned = planned_rules(workflow_dir, "results/tables/table4.csv", *configs, "mauve.yaml")
     assert set(planned) == {"mauve", "utility", "table"}

@@ -38,8 +38,8 @@ ENVIRONMENTS = {
     "metrics": (
         "metrics",
         "Metrics, tables and plots (rules privacy_metrics, utility, table, all_tables,\n"
-        "# privacy_utility_plot, corpus_examples, utility_table, utility_plots, release_bundle, review_page,\n"
-        "# review_comments, nearest_documents). metrics.post-deploy.sh\n"
+        "# privacy_utility_plot, corpus_examples, utility_table, utility_plots, release_bundle,\n"
+        "# review_page, review_comments, nearest_documents). metrics.post-deploy.sh\n"
         "# adds the project package.",
     ),
     "mauve": (

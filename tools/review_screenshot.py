@@ -1,7 +1,8 @@
 """The screenshot of a review page in docs/: the first leaking generation of the first corpus, its
 first real value looked up, in headless Chromium.
 
-    .venv/bin/python tools/review_screenshot.py results/review/tab/known/direct/index.html docs/review_page.png
+    .venv/bin/python tools/review_screenshot.py \
+        results/review/tab/known/direct/index.html docs/review_page.png
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ from plainsight.errors import InputError
 
 
 def read_text_utf8(path: str | Path) -> str:
-    """Read a text file (a leading byte-order mark is skipped), failing with the byte offset when it is not UTF-8."""
+    """Read a text file (a leading byte-order mark is skipped), failing with the byte offset when it is
+    not UTF-8."""
     data = Path(path).read_bytes()
     try:
         return data.decode("utf-8-sig")

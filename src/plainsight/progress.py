@@ -18,7 +18,7 @@ log = logging.getLogger("plainsight.progress")
 
 def format_duration(seconds: float) -> str:
     """`1h02m`, `3m05s` or `42s`."""
-    seconds = max(0, int(round(seconds)))
+    seconds = max(0, round(seconds))
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
     if hours:

@@ -102,7 +102,8 @@ class ModelShape:
 
 
 def model_shape(name_or_path: str, known_shapes: Mapping[str, Mapping] | None = None) -> ModelShape | None:
-    """The shape from a model folder's config.json, else from `known_shapes` by name; None if neither has it."""
+    """The shape from a model folder's config.json, else from `known_shapes` by name; None if neither
+    has it."""
     config_file = Path(name_or_path) / "config.json"
     if config_file.is_file():
         return ModelShape.from_config(json.loads(config_file.read_text(encoding="utf-8")))
@@ -327,7 +328,8 @@ class CostModel:
     # --- what each rule's job does ---
 
     def generation_job(self, rule: str, w: Mapping[str, str]) -> tuple[str, int]:
-        """(model, longest prompt in tokens) of a generate job; a trained method's prompt is its prefix and code."""
+        """(model, longest prompt in tokens) of a generate job; a trained method's prompt is its prefix
+        and code."""
         if rule == "generate_trained":
             prefix = self.config["prefix_tuning"]
             return self.base_model, prefix["num_virtual_tokens"] + prefix["max_length"]
@@ -414,10 +416,10 @@ class CostModel:
         return self.config["audit"]["batch_size"], prefix["num_virtual_tokens"] + prefix["max_length"]
 
     def downstream_tokens(self, w: Mapping[str, str]) -> float:
-        """The downstream encoder's tokens (0 for TF-IDF + logistic regression, seconds on the CPU): fine-tuned
-        on the real training split and on each corpus (methods x utility seeds), predicting the test split
-        after each (and, for silver labels, every corpus); at `model`'s training throughput, an upper bound
-        for a smaller encoder."""
+        """The downstream encoder's tokens (0 for TF-IDF + logistic regression, seconds on the CPU):
+        fine-tuned on the real training split and on each corpus (methods x utility seeds), predicting the
+        test split after each (and, for silver labels, every corpus); at `model`'s training throughput, an
+        upper bound for a smaller encoder."""
         downstream = self.config["utility"]["downstream"]
         if downstream["classifier"] != "encoder":
             return 0

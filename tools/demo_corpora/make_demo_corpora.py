@@ -97,7 +97,8 @@ def cli(argv: Sequence[str] | None = None) -> None:
         for name, texts in corpus_texts(args.out).items():
             mean, n_pairs = mean_pairwise_rouge_l(texts, args.rouge_pairs)
             print(
-                f"{name}: mean pairwise ROUGE-L F1 over {n_pairs} pairs of {len(texts)} documents = {mean:.3f}"
+                f"{name}: mean pairwise ROUGE-L F1 over {n_pairs} pairs of {len(texts)} documents "
+                f"= {mean:.3f}"
             )
 
 

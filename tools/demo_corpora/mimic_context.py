@@ -47,7 +47,8 @@ class Phi:
         return self.rng.choice(
             (
                 f"Dr. {self.tag('Last Name (STitle)', blank=0.3)}",
-                f"Dr. {self.tag('First Name8 (NamePattern2)', blank=0.3)} {self.tag('Last Name (NamePattern1)')}",
+                f"Dr. {self.tag('First Name8 (NamePattern2)', blank=0.3)} "
+                f"{self.tag('Last Name (NamePattern1)')}",
                 f"Dr. {self.tag('Doctor Last Name', blank=0.5)}",
                 f"Dr. {self.tag('Doctor First Name', blank=0.5)} {self.tag('Last Name (un)', hi=9999)}",
             )

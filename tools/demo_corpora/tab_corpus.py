@@ -72,7 +72,7 @@ def build_tab_text(c: Ctx, story: Story, judgment: bool) -> Para:
         paras += [c.heading(HEADINGS["complaints"]), story.complaint]
     paras.append(c.heading(HEADINGS["law"]))
     if not judgment:
-        return join_paras(paras + [c.para(LAW["decision_outcome"])])
+        return join_paras([*paras, c.para(LAW["decision_outcome"])])
     if c.chance(0.6):
         paras.append(c.heading(HEADINGS["violation"], article=story.articles[0]))
     # Where the complaint was already set out, THE LAW restates it briefly.

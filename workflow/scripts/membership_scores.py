@@ -3,8 +3,8 @@
 import pandas as pd
 import torch
 
-from plainsight.data.segments import segment_texts
 from plainsight.audit.membership import ScoringSettings, membership_scores
+from plainsight.data.segments import segment_texts
 from plainsight.io import write_parquet
 from plainsight.models import load_model, resolve_placement
 from plainsight.snakemake_job import RuleJob, run_rule

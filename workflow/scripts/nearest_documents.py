@@ -3,8 +3,8 @@
 import pandas as pd
 import torch
 
-from plainsight.evaluation.features import FeatureSettings
 from plainsight.audit.nearest import nearest_documents
+from plainsight.evaluation.features import FeatureSettings
 from plainsight.io import write_parquet
 from plainsight.models import resolve_placement
 from plainsight.snakemake_job import RuleJob, run_rule

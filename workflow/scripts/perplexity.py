@@ -8,18 +8,23 @@ from plainsight.snakemake_job import RuleJob, run_rule
 
 
 def main(job: RuleJob) -> None:
-    common = dict(
-        docs=Path(job.input.docs),
-        settings=FinetuneSettings.from_params(job.params.perplexity),
-        model=job.params.model,
-        placement=job.params.placement,
-        output=Path(job.output[0]),
-        threads=job.threads,
-    )
+    common = {
+        "docs": Path(job.input.docs),
+        "settings": FinetuneSettings.from_params(job.params.perplexity),
+        "model": job.params.model,
+        "placement": job.params.placement,
+        "output": Path(job.output[0]),
+        "threads": job.threads,
+    }
     # Rule `perplexity` fine-tunes on a corpus first; `base_perplexity` scores the model untouched.
     tuned = (
-        dict(corpus=Path(job.input.corpus), method=job.method, seed=job.seed, setting=job.wildcards.setting)
-        if "corpus" in job.input.keys()
+        {
+            "corpus": Path(job.input.corpus),
+            "method": job.method,
+            "seed": job.seed,
+            "setting": job.wildcards.setting,
+        }
+        if "corpus" in job.input
         else {}
     )
     write_perplexity(PerplexityJob(**common, **tuned))

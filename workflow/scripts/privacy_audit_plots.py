@@ -1,4 +1,5 @@
-"""Rule `privacy_audit_plots`: the ROC curves of the membership attacks and the closest-record distances of one run."""
+"""Rule `privacy_audit_plots`: the ROC curves of the membership attacks and the closest-record
+distances of one run."""
 
 import pandas as pd
 

@@ -1,4 +1,5 @@
-"""Rule `release_bundle`: a method's synthetic texts over its seeds, without leaking ones, and DATASHEET.md."""
+"""Rule `release_bundle`: a method's synthetic texts over its seeds, without leaking ones, and
+DATASHEET.md."""
 
 from dataclasses import replace
 from pathlib import Path

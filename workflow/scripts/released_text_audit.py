@@ -5,8 +5,8 @@ import logging
 import pandas as pd
 import torch
 
-from plainsight.evaluation.features import FeatureSettings
 from plainsight.audit.released import ReleaseSettings, audit_record, released_text_audit
+from plainsight.evaluation.features import FeatureSettings
 from plainsight.io import write_json, write_parquet
 from plainsight.methods.registry import method
 from plainsight.models import resolve_placement

@@ -36,7 +36,8 @@ def canary_markdown(table: pd.DataFrame) -> str:
     lines = [
         "### Canary exposure",
         "",
-        "| Run | Method | Seed | Inserted in | Canaries | Mean exposure | Largest | Generations with a secret |",
+        "| Run | Method | Seed | Inserted in | Canaries | Mean exposure | Largest "
+        "| Generations with a secret |",
         "| :--- | :--- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in table.itertuples(index=False):

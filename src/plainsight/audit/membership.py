@@ -94,7 +94,7 @@ def attack_scores(target: pd.DataFrame, base: pd.DataFrame) -> pd.DataFrame:
     token (a code that fills `max_length`, as in training) are left out."""
     keys = ["doc_id", "segment"]
     joined = target.merge(
-        base[keys + ["nll_mean"]],
+        base[[*keys, "nll_mean"]],
         on=keys,
         how="left",
         suffixes=("", "_base"),

@@ -23,13 +23,13 @@ from difflib import SequenceMatcher
 import numpy as np
 import pandas as pd
 
+from plainsight.audit.membership import balanced_sets, roc_summary
+from plainsight.audit.nearest import embed, training_segments, unit_rows, words
 from plainsight.codes.control import select_spans
 from plainsight.data.segments import segment_texts
 from plainsight.entities import SegmentKey
 from plainsight.errors import InputError
 from plainsight.evaluation.features import FeatureSettings
-from plainsight.audit.membership import balanced_sets, roc_summary
-from plainsight.audit.nearest import embed, training_segments, unit_rows, words
 from plainsight.evaluation.privacy import context_keys
 from plainsight.matching import leaked_values, unique_values
 from plainsight.methods.registry import Method
@@ -165,7 +165,9 @@ class ReleaseSettings:
 class SegmentEmbeddings:
     """MiniLM features of the real segments an audit compares, embedded once."""
 
-    def __init__(self, keys: Sequence[SegmentKey], texts: Mapping[SegmentKey, str], settings: FeatureSettings):
+    def __init__(
+        self, keys: Sequence[SegmentKey], texts: Mapping[SegmentKey, str], settings: FeatureSettings
+    ):
         self.keys = sorted(set(keys))
         self.row = {key: number for number, key in enumerate(self.keys)}
         self.features = embed([texts[key] for key in self.keys], settings)

@@ -152,13 +152,14 @@ def markdown(table: pd.DataFrame, verbatim_ngram: int) -> str:
     lines += ["| " + " | ".join(markdown_row(row)) + " |" for _, row in table.iterrows()]
     notes = [
         "",
-        "AUCs with 95% bootstrap intervals; 0.5 is chance. MIA: members are fine-tuning segments, non-members "
-        "held-out (dev, test) segments, balanced, scored in the training prompt format. Text MIA: the same question "
-        "from the released corpus alone (members: context documents or the fine-tuning set). Nearest cosine: median "
-        "MiniLM cosine of a generation (synthetic) or of a held-out real segment to its nearest real training "
-        "segment; **closer** marks a corpus closer to the training set than unseen real text is. Any-identifier "
-        "leak: a direct or quasi identifier of the generation's context (or fine-tuning) documents, whatever the "
-        "run's identifier set; PIPP counts the run's own set.",
+        "AUCs with 95% bootstrap intervals; 0.5 is chance. MIA: members are fine-tuning segments, "
+        "non-members held-out (dev, test) segments, balanced, scored in the training prompt format. Text "
+        "MIA: the same question from the released corpus alone (members: context documents or the "
+        "fine-tuning set). Nearest cosine: median MiniLM cosine of a generation (synthetic) or of a "
+        "held-out real segment to its nearest real training segment; **closer** marks a corpus closer to "
+        "the training set than unseen real text is. Any-identifier leak: a direct or quasi identifier of "
+        "the generation's context (or fine-tuning) documents, whatever the run's identifier set; PIPP "
+        "counts the run's own set.",
     ]
     return "\n".join(lines + notes) + "\n"
 
@@ -192,7 +193,8 @@ def plot_roc(scores: pd.DataFrame, title: str, path: str | Path) -> None:
 
 
 def plot_distances(distances: Mapping[str, pd.DataFrame], title: str, path: str | Path) -> None:
-    """Per method, the nearest-training-segment cosines of its generations beside those of held-out real text."""
+    """Per method, the nearest-training-segment cosines of its generations beside those of held-out
+    real text."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -127,7 +127,8 @@ class FictionalPools:
 
     @classmethod
     def for_corpus(cls, path: str | Path, spans: pd.DataFrame, codes: pd.DataFrame) -> FictionalPools:
-        """The pools at `path`, without what looks like a private value of the corpus of `spans` and `codes`."""
+        """The pools at `path`, without what looks like a private value of the corpus of `spans` and
+        `codes`."""
         return cls.from_yaml(path).excluding(corpus_real_values(spans, codes), path)
 
     def excluding(self, real: RealValues, path: str | Path = "fictional pools") -> FictionalPools:

@@ -1,14 +1,15 @@
 """Format-preserving surrogates (`codes.surrogates: format_preserving`).
 
 Each fictional value keeps the shape of the real value it stands for: a code its digit and letter
-groups, separators and letter prefix ("40593/02" -> "81726/45", "SC-10442" -> "SC-58213"), a date its format ("3 May 2001" -> "17 June
-1984", "2001-05-03" -> "1984-06-17"), a name its title and number of given names ("Mr Cengiz
-Polat" -> "Mr Teodor Lindqvist"), a country a country, an address a house number and street, an
-organisation its kind ("Leeds City Council" -> "Bramley City Council"). Values are drawn with the
-segment's seeded generator from the lists of `resources/surrogate_lists.yaml` (plain YAML, so the
-draws do not change with a library's version), after the entries that look like a real private
-value of the corpus are left out; a composed value that holds or resembles a real value is drawn
-again. A value whose shape is not recognised is drawn from the paper's pools.
+groups, separators and letter prefix ("40593/02" -> "81726/45", "SC-10442" -> "SC-58213"), a date
+its format ("3 May 2001" -> "17 June 1984", "2001-05-03" -> "1984-06-17"), a name its title and
+number of given names ("Mr Cengiz Polat" -> "Mr Teodor Lindqvist"), a country a country, an address
+a house number and street, an organisation its kind ("Leeds City Council" -> "Bramley City
+Council"). Values are drawn with the segment's seeded generator from the lists of
+`resources/surrogate_lists.yaml` (plain YAML, so the draws do not change with a library's version),
+after the entries that look like a real private value of the corpus are left out; a composed value
+that holds or resembles a real value is drawn again. A value whose shape is not recognised is drawn
+from the paper's pools.
 """
 
 from __future__ import annotations

@@ -148,17 +148,18 @@ class CorpusBuilder:
     @contextlib.contextmanager
     def writing(self, docs_path: str | Path, spans_path: str | Path):
         """Stream the rows added inside the block into the two Parquet files, written all-or-nothing."""
-        with atomic_path(docs_path) as docs_tmp, atomic_path(spans_path) as spans_tmp:
-            with (
-                pq.ParquetWriter(docs_tmp, DOCS_SCHEMA) as docs_writer,
-                pq.ParquetWriter(spans_tmp, SPANS_SCHEMA) as spans_writer,
-            ):
-                self.docs.writer, self.spans.writer = docs_writer, spans_writer
-                yield self
-                self.docs.flush()
-                self.spans.flush()
-                self._check_not_empty()
-                self._log_summary()
+        with (
+            atomic_path(docs_path) as docs_tmp,
+            atomic_path(spans_path) as spans_tmp,
+            pq.ParquetWriter(docs_tmp, DOCS_SCHEMA) as docs_writer,
+            pq.ParquetWriter(spans_tmp, SPANS_SCHEMA) as spans_writer,
+        ):
+            self.docs.writer, self.spans.writer = docs_writer, spans_writer
+            yield self
+            self.docs.flush()
+            self.spans.flush()
+            self._check_not_empty()
+            self._log_summary()
 
     def tables(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         self._check_not_empty()

@@ -15,6 +15,7 @@ keeping it without its broken span could leave a private value unannotated.
 from __future__ import annotations
 
 import hashlib
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -151,7 +152,7 @@ def record_spans(
     spans = sorted(
         (_span(path, where, text, raw, label_map) for raw in raw_spans), key=lambda s: (s.start, s.end)
     )
-    for before, after in zip(spans, spans[1:]):
+    for before, after in itertools.pairwise(spans):
         if after.start < before.end and after.entity_type != before.entity_type:
             raise InputError(
                 path,

@@ -39,7 +39,8 @@ def iter_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def record_fields(path: str | Path) -> set[str]:
-    """The fields of a file's records, read cheaply: Parquet's schema, the CSV header, the first JSONL record."""
+    """The fields of a file's records, read cheaply: Parquet's schema, the CSV header, the first JSONL
+    record."""
     kind = record_format(path)
     if kind == "parquet":
         return set(pq.read_schema(path).names)
@@ -71,7 +72,8 @@ def _jsonl_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
 
 def _csv_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     with open(path, encoding="utf-8-sig", newline="", errors="strict") as handle:
-        # strict: a quote that is never closed, or text after a closing quote, is an error, not a merged record
+        # strict: a quote that is never closed, or text after a closing quote, is an error, not a
+        # merged record
         reader = csv.DictReader(handle, strict=True)
         while True:
             try:

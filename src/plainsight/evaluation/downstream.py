@@ -342,7 +342,7 @@ def equalised_odds_gap(targets: np.ndarray, predicted: np.ndarray, groups: np.nd
     rate (a rate only over groups that have positives, resp. negatives); the mean over labels.
     NaN without two groups to compare."""
     present = np.array([group is not None for group in groups])
-    names = sorted({group for group in groups[present]})
+    names = sorted(set(groups[present]))
     gaps = []
     for column in range(targets.shape[1]):
         truth, guess = targets[present, column], predicted[present, column]

@@ -53,7 +53,8 @@ def sentence_features(
     model = _sentence_embedder(settings.device, settings.dtype)
     model.max_seq_length = min(settings.max_tokens, model.tokenizer.model_max_length)
     with Progress(len(texts), desc, "texts") as progress:
-        # encode batches in its own order: a hook on each batch's forward pass counts it, the features unchanged
+        # encode batches in its own order: a hook on each batch's forward pass counts it, the
+        # features unchanged
         hook = model.register_forward_hook(
             lambda module, args, output: progress.update(
                 len(output["sentence_embedding"]), tokens=int(output["attention_mask"].sum())

@@ -79,7 +79,8 @@ class Perplexity:
 
 
 def windows(token_ids: Sequence[int], max_length: int) -> list[list[int]]:
-    """Consecutive windows of at most `max_length` tokens; windows of one token predict nothing and are dropped."""
+    """Consecutive windows of at most `max_length` tokens; windows of one token predict nothing and
+    are dropped."""
     if max_length < 2:
         raise ValueError("max_length must be at least 2 to predict a token")
     pieces = [list(token_ids[i : i + max_length]) for i in range(0, len(token_ids), max_length)]
@@ -137,7 +138,7 @@ def text_examples(texts: Sequence[str], tokenizer, max_length: int) -> list[Trai
     for number, text in enumerate(texts):
         if not text.strip():
             continue
-        ids = tokenizer(text, add_special_tokens=False).input_ids + [tokenizer.eos_token_id]
+        ids = [*tokenizer(text, add_special_tokens=False).input_ids, tokenizer.eos_token_id]
         for part, window in enumerate(windows(ids, max_length)):
             examples.append(TrainingExample((str(number), part), window, list(window), [False] * len(window)))
     return examples

@@ -330,10 +330,10 @@ def summarise(per_generation: pd.DataFrame, family: Family) -> pd.DataFrame:
     if family not in get_args(Family):
         raise ValueError(f"unknown method family {family!r}: expected one of {get_args(Family)}")
     rows: list[dict[str, Any]] = []
-    for (method, seed), run in per_generation.groupby(["method", "seed"], sort=True):
+    for (method_name, seed), run in per_generation.groupby(["method", "seed"], sort=True):
         segment_rows = [
             {
-                "method": method,
+                "method": method_name,
                 "seed": seed,
                 "segment": int(segment),
                 "n_generations": len(group),
@@ -347,7 +347,7 @@ def summarise(per_generation: pd.DataFrame, family: Family) -> pd.DataFrame:
         rows.extend(segment_rows)
         rows.append(
             {
-                "method": method,
+                "method": method_name,
                 "seed": seed,
                 "segment": AVERAGED_SEGMENT,
                 "n_generations": sum(r["n_generations"] for r in segment_rows),

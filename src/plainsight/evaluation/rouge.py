@@ -7,6 +7,7 @@ subsequence comes from rapidfuzz's `LCSseq` (compiled, bit-parallel), one `cdist
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ class RougeText:
 def rouge_text(text: str) -> RougeText:
     """Tokenise `text` as RougeScorer(use_stemmer=True) does, once for all its comparisons."""
     tokens = tuple(tokenize.tokenize(text, _STEMMER))
-    return RougeText(tokens, Counter(zip(tokens, tokens[1:])))
+    return RougeText(tokens, Counter(itertools.pairwise(tokens)))
 
 
 def lcs_length(prediction: RougeText, reference: RougeText) -> int:

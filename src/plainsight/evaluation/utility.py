@@ -25,7 +25,8 @@ BASE_MODEL = "base_model"  # the method key of the reference row: the configured
 def summary_rows(paths: Iterable[str | Path], settings: Iterable[str]) -> pd.DataFrame:
     """Utility records as summary rows (the table builder's shape): one averaged row per run.
 
-    A record without a setting (the base model's, measured once per dataset) gives a row for each of `settings`.
+    A record without a setting (the base model's, measured once per dataset) gives a row for each of
+    `settings`.
     """
     rows = []
     for path in paths:

@@ -96,7 +96,8 @@ def mauve_plan(
 
 
 def load_job_model(job: GenerateJob, method: registry.Method):
-    """(model, tokenizer): the configured model where the job says, with the method's adapter if it has one."""
+    """(model, tokenizer): the configured model where the job says, with the method's adapter if it
+    has one."""
     model, tokenizer = load_model(job.model, *resolve_placement(job.placement))
     return (load_adapter(model, job.adapter) if method.trained else model), tokenizer
 

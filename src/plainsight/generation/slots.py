@@ -216,7 +216,8 @@ class _Batch:
             self.step()
 
     def fill_free_slots(self) -> None:
-        """Prefill queued rows into free slots, each sampling its first token; a row done at once frees it again."""
+        """Prefill queued rows into free slots, each sampling its first token; a row done at once frees
+        it again."""
         for slot in range(len(self.rows)):
             while self.rows[slot] is None and self.queue:
                 row = self.queue.popleft()

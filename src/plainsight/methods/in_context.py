@@ -137,7 +137,8 @@ def _planned(
     target: Entities,
     blocking: Blocking,
 ) -> PlannedGeneration:
-    """One prompt: the context segments `keys` (with their real codes if the method shows codes), then `target`."""
+    """One prompt: the context segments `keys` (with their real codes if the method shows codes), then
+    `target`."""
     context_entities = [entities_of[key] for key in keys]
     real_codes = tuple(format_code(e) for e in context_entities)
     if not spec.shows_codes:
@@ -230,7 +231,8 @@ def plan_for_segments(
 
 
 def prompt_budget(max_prompt_tokens: int, max_new_tokens: int, context_size: int) -> int:
-    """Tokens a prompt may take: the configured cap, leaving room for the new tokens in the model's context."""
+    """Tokens a prompt may take: the configured cap, leaving room for the new tokens in the model's
+    context."""
     return min(max_prompt_tokens, context_size - max_new_tokens)
 
 

@@ -114,7 +114,8 @@ def render(table: pd.DataFrame, target: str, costs: scheduling.CostModel, sizes:
     lines = [
         f"# Cost plan: `{target}`",
         "",
-        f"| Rule | Jobs | {hours_label} | Longest job (h) | GPU memory per job (GiB) | Host memory request (GB) |",
+        f"| Rule | Jobs | {hours_label} | Longest job (h) | GPU memory per job (GiB) "
+        "| Host memory request (GB) |",
         "| :--- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in table.itertuples(index=False):
@@ -140,8 +141,9 @@ def render(table: pd.DataFrame, target: str, costs: scheduling.CostModel, sizes:
         "",
         "Assumptions:",
         "",
-        f"- model jobs on {'%d GPU(s) each' % resources['gpus_per_job'] if on_gpu else 'the CPU'}, "
-        f"{costs.dtype_bytes * 8}-bit weights ({costs.config['model']['dtype']})"
+        "- model jobs on "
+        + (f"{resources['gpus_per_job']} GPU(s) each" if on_gpu else "the CPU")
+        + f", {costs.dtype_bytes * 8}-bit weights ({costs.config['model']['dtype']})"
         + (f", {gpu_gb} GB per GPU" if on_gpu and gpu_gb else ""),
         f"- {resources['generation_tokens_per_second']:g} new tokens/s per generation job, "
         f"{resources['training_tokens_per_second']:g} tokens/s per training or scoring job "

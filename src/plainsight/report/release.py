@@ -80,7 +80,8 @@ def corpus_identifiers(spans: pd.DataFrame, codes: pd.DataFrame) -> list[str]:
 
 
 def leak_flags(corpora: pd.DataFrame, metrics: pd.DataFrame, identifiers: Sequence[str]) -> pd.DataFrame:
-    """Per generation (row of `corpora`), which leak reasons apply; metrics joined by (seed, generation_id)."""
+    """Per generation (row of `corpora`), which leak reasons apply; metrics joined by
+    (seed, generation_id)."""
     keys = ["seed", "generation_id"]
     joined = corpora[keys].merge(
         metrics[[*keys, "leaked", "partial_leak", "near_leak"]], on=keys, how="left", validate="one_to_one"
@@ -131,8 +132,9 @@ def datasheet(
         "",
         "## Method and settings",
         "",
-        f"- Method `{run.method}` ({method.family}; shows real codes: {method.shows_codes}; blocks real values "
-        f"while decoding: {method.blocks_context_values}; training: {method.training or 'none'}).",
+        f"- Method `{run.method}` ({method.family}; shows real codes: {method.shows_codes}; "
+        f"blocks real values while decoding: {method.blocks_context_values}; "
+        f"training: {method.training or 'none'}).",
         f"- Model: `{run.model}`, decoded on {', '.join(sorted(set(map(str, corpora.get('device', [])))))}"
         f" in {', '.join(sorted(set(map(str, corpora.get('dtype', [])))))}.",
         f"- Seeds: {', '.join(map(str, sorted(set(corpora['seed']))))}; {len(corpora)} generations written.",

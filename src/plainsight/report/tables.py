@@ -213,7 +213,7 @@ def _markdown_row(cells: Sequence[str]) -> str:
 
 
 def _seeds_note(seeds: pd.Series, pooled: bool) -> str:
-    counts = sorted(set(int(n) for n in seeds))
+    counts = sorted({int(n) for n in seeds})
     if not counts:
         return "No results yet."
     span = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
@@ -376,8 +376,8 @@ def adherence_notes(generations: pd.DataFrame, methods: Mapping[str, str]) -> li
     if not parts:
         return []
     return [
-        "Control-code adherence (mean share of a generation's fictional values in its text, exact / with near "
-        "variants / share of its code's entity types present): " + "; ".join(parts) + "."
+        "Control-code adherence (mean share of a generation's fictional values in its text, exact / with "
+        "near variants / share of its code's entity types present): " + "; ".join(parts) + "."
     ]
 
 

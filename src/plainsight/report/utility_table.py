@@ -115,22 +115,25 @@ def markdown_utility_table(table: pd.DataFrame, notes: Sequence[str]) -> str:
 def utility_notes(classifier: str) -> list[str]:
     """What each column measures (docs/methods-and-metrics.md#utility-of-a-synthetic-corpus has more)."""
     return [
-        f"Downstream: a {classifier} classifier trained on the corpus, scored on the real test split (macro-F1 over "
-        "the labels; accuracy: the label set exactly right), 95% bootstrap intervals over test documents; the real "
-        "row is trained on the real training split. EO gap: the equalised-odds gap by group (largest difference "
-        "in true- or false-positive rate between groups, mean over labels); groups of a few documents make it noisy. "
-        "Chance: the expected scores of labels drawn at their shares of the real training split whatever the text "
-        "(a label's F1 2pq / (p + q)); a corpus at or below it taught the classifier nothing about the labels. "
-        "The last real row trains on a seeded sample of real training segments as large as the largest corpus, "
-        "so that a corpus's gap to the ceiling can be told apart from its smaller size.",
-        "Adherence: mean share of a generation's fictional values in its text, exactly and with near variants, and "
-        "of its code's entity types present; — for a method that shows no code.",
-        "Self-BLEU: BLEU-4 of each text against the others (1: all the same); distinct-n over the corpus's pooled "
-        "n-grams. The real row takes these on a sample of real training segments as large as the largest corpus.",
-        "Length KS: Kolmogorov-Smirnov statistic of the word counts against the real training segments; Real "
-        "vocabulary: the share of the corpus's distinct words that the real training text uses; Type JSD: "
-        "Jensen-Shannon distance between the entity types of the fictional values the texts hold and those of the "
-        "real codes; FID: Fréchet distance of MiniLM features to the real test segments MAUVE compares with.",
+        f"Downstream: a {classifier} classifier trained on the corpus, scored on the real test split "
+        "(macro-F1 over the labels; accuracy: the label set exactly right), 95% bootstrap intervals over "
+        "test documents; the real row is trained on the real training split. EO gap: the equalised-odds "
+        "gap by group (largest difference in true- or false-positive rate between groups, mean over "
+        "labels); groups of a few documents make it noisy. Chance: the expected scores of labels drawn at "
+        "their shares of the real training split whatever the text (a label's F1 2pq / (p + q)); a corpus "
+        "at or below it taught the classifier nothing about the labels. The last real row trains on a "
+        "seeded sample of real training segments as large as the largest corpus, so that a corpus's gap to "
+        "the ceiling can be told apart from its smaller size.",
+        "Adherence: mean share of a generation's fictional values in its text, exactly and with near "
+        "variants, and of its code's entity types present; — for a method that shows no code.",
+        "Self-BLEU: BLEU-4 of each text against the others (1: all the same); distinct-n over the corpus's "
+        "pooled n-grams. The real row takes these on a sample of real training segments as large as the "
+        "largest corpus.",
+        "Length KS: Kolmogorov-Smirnov statistic of the word counts against the real training segments; "
+        "Real vocabulary: the share of the corpus's distinct words that the real training text uses; Type "
+        "JSD: Jensen-Shannon distance between the entity types of the fictional values the texts hold and "
+        "those of the real codes; FID: Fréchet distance of MiniLM features to the real test segments MAUVE "
+        "compares with.",
     ]
 
 

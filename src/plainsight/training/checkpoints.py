@@ -11,6 +11,7 @@ a job killed during a save leaves the previous checkpoint intact.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -163,7 +164,5 @@ def remove_checkpoint(directory: Path) -> None:
     (directory / CHECKPOINT_FILE).unlink(missing_ok=True)
     for leftover in directory.glob(f".{CHECKPOINT_FILE}.*.tmp"):
         leftover.unlink(missing_ok=True)
-    try:
+    with contextlib.suppress(OSError):  # holds other files, or already gone
         directory.rmdir()
-    except OSError:
-        pass  # holds other files, or already gone

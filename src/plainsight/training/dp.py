@@ -187,7 +187,8 @@ def example_loader(
 
 
 def _is_empty(batch) -> bool:
-    # Opacus yields a zero-row dict for an empty Poisson batch, or a list of empty tensors if the first is empty.
+    # Opacus yields a zero-row dict for an empty Poisson batch, or a list of empty tensors if the first
+    # is empty.
     return not isinstance(batch, Mapping) or batch["input_ids"].shape[0] == 0
 
 

@@ -95,8 +95,9 @@ class TrainingSettings:
 
     @classmethod
     def from_params(cls, params: Mapping, masked: bool) -> TrainingSettings:
-        """The settings of a `prefix_tuning` block (or its rule's params, `plainsight.training.params`); the objective and its weights
-        only when `masked` (`reference_code` with the reference implementation's fixed weights)."""
+        """The settings of a `prefix_tuning` block (or its rule's params, `plainsight.training.params`);
+        the objective and its weights only when `masked` (`reference_code` with the reference
+        implementation's fixed weights)."""
         objective = params.get("objective", "paper") if masked else "paper"
         lambdas = Lambdas()
         if masked:
@@ -137,7 +138,7 @@ def build_example(
     prompt = render([], code)
     full = prompt + text
     encoded = tokenizer(full, add_special_tokens=False, return_offsets_mapping=True)
-    input_ids = list(encoded.input_ids) + [tokenizer.eos_token_id]
+    input_ids = [*encoded.input_ids, tokenizer.eos_token_id]
     offsets = [tuple(o) for o in encoded.offset_mapping] + [(len(full), len(full))]
     spans = [(start + len(prompt), end + len(prompt)) for start, end in private_char_spans(text, values)]
     private = private_token_mask(offsets, spans)
@@ -180,7 +181,7 @@ def corpus_init_text(codes, texts: Mapping[tuple[str, int], str], pools: Fiction
     text = texts[key]
     for entity_type, value in sorted(records_to_entities(row["entities"]), key=lambda e: -len(e[1])):
         replacement = pools.draw(entity_type, rng) if entity_type in pools.pools else entity_type
-        text = value_pattern(value).sub(lambda _: replacement, text)
+        text = value_pattern(value).sub(lambda _, fill=replacement: fill, text)
     return text
 
 
@@ -216,7 +217,8 @@ def collate(
 
 
 def private_share(batch: dict[str, torch.Tensor]) -> float:
-    """The share of a batch's document tokens that belong to a private value (the contrastive term's tokens)."""
+    """The share of a batch's document tokens that belong to a private value (the contrastive term's
+    tokens)."""
     document = batch["labels"] != IGNORE_INDEX
     return float((batch["private"] & document).sum()) / max(1, int(document.sum()))
 

@@ -118,7 +118,8 @@ def prefix_model(
     projection_hidden: int | None = None,
     seed: int = 0,
 ):
-    """Wrap `base_model` (in place) with a trainable prefix initialised from `init_text`; only the prefix trains.
+    """Wrap `base_model` (in place) with a trainable prefix initialised from `init_text`; only the
+    prefix trains.
 
     With `projection_hidden`, the prefix trains through a reparametrising MLP of that width
     (`ReparametrisedPrefix`), which saving folds away. Its random layers are drawn from generators
@@ -132,7 +133,8 @@ def prefix_model(
     config = PrefixTuningConfig(
         task_type=TaskType.CAUSAL_LM, num_virtual_tokens=num_virtual_tokens, prefix_projection=False
     )
-    # peft's random embedding init, overwritten below, draws from seeded generators: the caller's stay as they were.
+    # peft's random embedding init, overwritten below, draws from seeded generators: the caller's stay
+    # as they were.
     with seeded_torch(seed, "prefix", devices=cuda_indices(next(base_model.parameters()).device)):
         model = get_peft_model(base_model, config)
     config = model.active_peft_config  # now holds num_layers, token_dim and (for GQA) the key/value heads
