@@ -82,6 +82,58 @@ def test_no_module_imports_a_later_stage():
     assert not problems, "\n".join(problems)
 
 
+def imported_modules(path: Path) -> set[str]:
+    """The plainsight modules a file imports: `from plainsight.x import y` is module `plainsight.x.y`
+    where `y` is a module, else `plainsight.x`."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("plainsight"):
+            for alias in node.names:
+                candidate = f"{node.module}.{alias.name}"
+                found.add(candidate if is_module(candidate) else node.module)
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.startswith("plainsight")}
+    return found
+
+
+def is_module(name: str) -> bool:
+    path = PACKAGE.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def mutual_imports(paths: list[Path]) -> list[str]:
+    """`a <-> b` for each pair of modules that import each other, top-level or inside functions."""
+    imports = {module_name(path): imported_modules(path) for path in paths}
+    return [
+        f"{importer} <-> {imported}"
+        for importer, modules in sorted(imports.items())
+        for imported in sorted(modules)
+        if importer < imported and importer in imports.get(imported, set())
+    ]
+
+
+def test_the_check_finds_two_modules_that_import_each_other(tmp_path, monkeypatch):
+    fake_package = tmp_path / "plainsight"
+    (fake_package / "evaluation").mkdir(parents=True)
+    (fake_package / "evaluation" / "__init__.py").write_text("", encoding="utf-8")
+    files = {
+        "task.py": "from plainsight.evaluation.model import Settings\n",
+        "model.py": "def fit():\n    from plainsight.evaluation import task\n",
+        "table.py": "from plainsight.evaluation.task import score\nfrom plainsight.evaluation import model\n",
+    }
+    for name, text in files.items():
+        (fake_package / "evaluation" / name).write_text(text, encoding="utf-8")
+    monkeypatch.setattr(f"{__name__}.PACKAGE", fake_package)
+    paths = sorted(fake_package.rglob("*.py"))
+    # table imports both, but neither imports table: only the task and the model form a circle
+    assert mutual_imports(paths) == ["plainsight.evaluation.model <-> plainsight.evaluation.task"]
+
+
+def test_no_two_modules_import_each_other():
+    circles = mutual_imports(sorted(PACKAGE.rglob("*.py")))
+    assert not circles, "\n".join(circles)
+
+
 def string_literals(path: Path) -> list[tuple[int, str]]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     docstrings = {

@@ -16,7 +16,6 @@ from plainsight.evaluation.downstream import (
     REAL,
     REAL_SAMPLE,
     DownstreamSettings,
-    EncoderSettings,
     LabelTask,
     RealSplit,
     chance_scores,
@@ -29,6 +28,7 @@ from plainsight.evaluation.downstream import (
     macro_f1,
     matched_labels,
 )
+from plainsight.evaluation.encoder_settings import EncoderSettings
 
 TOPIC_WORDS = {
     "detention": ["custody", "remand", "arrest", "cell", "prison", "detained"],

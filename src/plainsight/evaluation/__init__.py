@@ -3,5 +3,6 @@
 - leaks: `privacy` (PIPP, ELP, partial and near leaks per generation), `adherence`;
 - text quality: `rouge`, `perplexity`, `features` (sentence features) and `mauve_score` (MAUVE, FID),
   `diversity`, `quality`;
-- utility: `downstream` and `encoder_classifier` (the downstream task), `utility_measures`, `intervals`.
+- utility: `downstream`, `encoder_classifier` and `encoder_settings` (the downstream task),
+  `utility_measures`, `intervals`.
 """

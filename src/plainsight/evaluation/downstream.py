@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from plainsight.errors import InputError
+from plainsight.evaluation.encoder_settings import EncoderSettings
 from plainsight.rng import stable_rng
 
 log = logging.getLogger(__name__)
@@ -65,15 +66,6 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "accuracy_high",
     "equalised_odds_gap",
 )
-
-
-@dataclass(frozen=True)
-class EncoderSettings:
-    model: str = "prajjwal1/bert-tiny"
-    epochs: float = 3.0
-    batch_size: int = 16
-    learning_rate: float = 5e-5
-    max_length: int = 256
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import torch
 
-from plainsight.evaluation.downstream import EncoderSettings
+from plainsight.evaluation.encoder_settings import EncoderSettings
 from plainsight.models import resolve_placement
 from plainsight.progress import Progress
 
