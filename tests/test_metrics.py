@@ -507,9 +507,11 @@ def test_a_run_is_measured_by_its_method_familys_definitions(docs, spans):
 
     metrics = {
         "partial_leak_min_letters": 4,
+        "verbatim_ngram": 5,
         "document": {"min_words": 40, "max_code_copy_share": 0.5, "max_repeated_4gram_share": 0.5},
     }
     criteria = DocumentCriteria.from_config(metrics["document"])
+    paper_columns = list(GENERATION_COLUMNS)
     codes = pd.DataFrame(
         {
             "doc_id": [d for d, _ in TRAIN_KEYS] + ["D"],
@@ -517,18 +519,24 @@ def test_a_run_is_measured_by_its_method_familys_definitions(docs, spans):
             "split": ["train"] * len(TRAIN_KEYS) + ["test"],
         }
     )
-    per_generation, summary = run_privacy_metrics(
-        "ft_mask", ft_corpus(), docs, spans, codes, "direct", metrics
+    per_generation, summary, record = run_privacy_metrics(
+        "ft_mask", ft_corpus(), docs, spans, codes, "direct", metrics, seed=1
     )
     pd.testing.assert_frame_equal(
-        per_generation,
+        per_generation[paper_columns],
         ft_privacy_metrics(ft_corpus(), docs, spans, "direct", sorted(TRAIN_KEYS), 4, criteria),
     )
-    pd.testing.assert_frame_equal(summary, summarise(per_generation, "trained"))
-    per_generation, _ = run_privacy_metrics("icl_pe", icl_corpus(), docs, spans, codes, "direct", metrics)
-    pd.testing.assert_frame_equal(
-        per_generation, icl_privacy_metrics(icl_corpus(), docs, spans, "direct", 4, criteria)
+    pd.testing.assert_frame_equal(summary, summarise(per_generation[paper_columns], "trained"))
+    assert record["design"] == "unpaired" and per_generation["control_exact"].isna().all()
+    assert record["measures"]["verbatim"]["members"] == len(TRAIN_KEYS)
+    per_generation, _, record = run_privacy_metrics(
+        "icl_pe", icl_corpus(), docs, spans, codes, "direct", metrics, seed=1
     )
+    pd.testing.assert_frame_equal(
+        per_generation[paper_columns], icl_privacy_metrics(icl_corpus(), docs, spans, "direct", 4, criteria)
+    )
+    assert record["design"] == "paired"
+    assert record["measures"]["exact"]["member_hits"] == int(per_generation["leaked"].sum())
 
 
 def test_ft_needs_fine_tuning_segments(docs, spans):

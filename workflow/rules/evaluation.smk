@@ -2,7 +2,7 @@
 
 
 rule privacy_metrics:
-    """PIPP, ELP, partial leaks and ROUGE of one synthetic corpus (in-context or fine-tuning definitions)."""
+    """PIPP, ELP, partial leaks and ROUGE of one synthetic corpus (in-context or fine-tuning definitions), each leak measure beside its held-out control."""
     input:
         corpus="results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
@@ -11,12 +11,13 @@ rule privacy_metrics:
     output:
         generations="results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet",
         summary="results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet",
+        control="results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_control.json",
     log:
         "results/logs/privacy_metrics/{dataset}_{setting}_{idset}_{method}_{seed}.log",
     conda:
         "../envs/metrics.yaml"
     params:
-        metrics=config["metrics"],
+        metrics={**config["metrics"], "verbatim_ngram": config["audit"]["verbatim_ngram"]},
     script:
         "../scripts/privacy_metrics.py"
 
@@ -99,13 +100,11 @@ rule mauve_texts:
         generation=lambda wildcards: generation_params(
             registry.method(wildcards.method), config["generation"], "mauve"
         ),
-        purpose="mauve",
         mauve_samples=config["utility"]["mauve"]["samples"],
-        shard={"index": 0, "count": 1},
         model=lambda wildcards: model_source(variant_model(wildcards)),
         placement=MODEL_PLACEMENT,
     script:
-        "../scripts/generate_corpus.py"
+        "../scripts/mauve_texts.py"
 
 
 rule mauve:

@@ -41,6 +41,7 @@ from plainsight.codes.control import build_entities, select_spans
 from plainsight.codes.fictional import EXCLUDED_TYPES
 from plainsight.data.segments import segment_texts
 from plainsight.entities import SegmentKey
+from plainsight.evaluation import control
 from plainsight.evaluation.adherence import ADHERENCE_COLUMNS, code_adherence, fictional_pairs
 from plainsight.evaluation.intervals import bootstrap_interval, wilson_interval
 from plainsight.evaluation.quality import QUALITY_COLUMNS, DocumentCriteria, document_quality
@@ -406,16 +407,40 @@ def run_privacy_metrics(
     codes: pd.DataFrame,
     idset: str,
     metrics: Mapping[str, Any],
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+    seed: int,
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Rule `privacy_metrics`: the per-generation metrics of one corpus, by its method family's
-    definitions (a trained method against its fine-tuning segments, from `codes`), and their summary."""
+    definitions (a trained method against its fine-tuning segments, from `codes`), with the held-out
+    control of each leak measure beside them (`plainsight.evaluation.control`); their summary; and the
+    control's counts per measure."""
     min_letters = metrics["partial_leak_min_letters"]
     criteria = DocumentCriteria.from_config(metrics["document"])
     spec = method(method_name)
+    train = training_keys(codes)
+    real = control.RealValues(
+        values=gold_values_by_segment(spans, idset),
+        persons=gold_values_by_segment(spans, idset, {"PERSON"}),
+        any_values=gold_values_by_segment(spans, control.ANY_IDENTIFIER_SET),
+        types=segment_type_sets(spans, idset),
+        texts=segment_texts(docs),
+        verbatim_ngram=metrics["verbatim_ngram"],
+        min_letters=min_letters,
+    )
     if spec.trained:
-        per_generation = ft_privacy_metrics(
-            corpus, docs, spans, idset, training_keys(codes), min_letters, criteria
+        per_generation = ft_privacy_metrics(corpus, docs, spans, idset, train, min_letters, criteria)
+        held_out = [
+            (str(d), int(s))
+            for d, s in zip(codes["doc_id"], codes["segment"])
+            if (str(d), int(s)) not in set(train)
+        ]
+        controlled = control.trained_control(corpus, train, real)
+        counts = control.trained_value_counts(
+            corpus["text"].fillna("").astype(str).tolist(), train, held_out, real
         )
     else:
         per_generation = icl_privacy_metrics(corpus, docs, spans, idset, min_letters, criteria)
-    return per_generation, summarise(per_generation, spec.family)
+        contexts = [context_keys(row) for row in corpus.to_dict("records")]
+        controlled = control.in_context_control(corpus, contexts, train, real, seed)
+        counts = control.paired_value_counts(pd.concat([per_generation, controlled], axis=1))
+    record = {"design": "unpaired" if spec.trained else "paired", "measures": counts}
+    return pd.concat([per_generation, controlled], axis=1), summarise(per_generation, spec.family), record

@@ -1,0 +1,138 @@
+"""The held-out control of the leak measures, on hand-made corpora with known answers."""
+
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+
+from plainsight.evaluation.control import (
+    COMMON,
+    SOURCE_SPECIFIC,
+    RealValues,
+    Source,
+    control_keys,
+    in_context_control,
+    paired_value_counts,
+    trained_control,
+    trained_value_counts,
+    value_classes,
+    word_ngrams,
+)
+
+A, B, C, D, H = ("a", 1), ("b", 1), ("c", 1), ("d", 1), ("h", 1)
+TEXTS = {
+    A: "Mr Henrik Hasslund lodged the application with the European Court in Strasbourg.",
+    B: "Ms Ida Olsson appeared before the European Court on 3 May 2001.",
+    C: "The applicant Jonas Berg was born in Aarhus and lives in Odense today.",
+    D: "The court in Aalborg heard Mr Karl Dam about the flat in Odense.",
+    H: "Mrs Lene Holm complained to the European Court about Odense police.",
+}
+
+
+def real(verbatim_ngram: int = 5) -> RealValues:
+    values = {
+        A: ["Mr Henrik Hasslund", "European Court"],
+        B: ["Ms Ida Olsson", "European Court", "3 May 2001"],
+        C: ["Jonas Berg", "Aarhus", "Odense"],
+        D: ["Mr Karl Dam", "Aalborg", "Odense"],
+        H: ["Mrs Lene Holm", "European Court", "Odense"],
+    }
+    persons = {
+        key: [v for v in vs if v.split()[-1] in {"Hasslund", "Olsson", "Berg", "Dam", "Holm"}]
+        for key, vs in values.items()
+    }
+    types = {
+        A: frozenset({"PERSON", "ORG"}),
+        B: frozenset({"PERSON", "ORG", "DATETIME"}),
+        C: frozenset({"PERSON", "LOC"}),
+        D: frozenset({"PERSON", "LOC"}),
+        H: frozenset({"PERSON", "ORG", "LOC"}),
+    }
+    return RealValues(values, persons, values, types, TEXTS, verbatim_ngram, 4)
+
+
+def test_a_value_in_every_document_is_common_and_a_copied_unique_one_is_source_specific():
+    values = ["European Court", "Mr Henrik Hasslund"]
+    assert value_classes(values, [A], real()) == [COMMON, SOURCE_SPECIFIC]
+
+
+def test_the_control_draws_unshown_segments_with_the_context_types():
+    drawn = control_keys([C], [A, B, C, D], real().types, random.Random(1))
+    assert drawn == [D]  # the only other segment with C's types; C itself was shown
+    assert control_keys([A, B], [A, B], real().types, random.Random(1)) == []  # the pool ran out
+
+
+def test_the_control_draw_is_seeded():
+    first = [control_keys([A], [A, B, C, D], real().types, random.Random(seed)) for seed in range(20)]
+    again = [control_keys([A], [A, B, C, D], real().types, random.Random(seed)) for seed in range(20)]
+    assert first == again and all(drawn and drawn[0] != A for drawn in first)
+
+
+def test_hits_per_measure():
+    text = (
+        "Mr Hasslund wrote from Strasbourg; Henrik Hasslund lodged the application with the European Court."
+    )
+    hits = Source.of([A], real()).hits(text, 5, 4)
+    assert hits == {
+        "exact": True,  # "European Court"
+        "partial": True,  # "Hasslund"
+        "near": True,
+        "any_identifier": True,
+        "verbatim": True,  # "lodged the application with the" (5 words) is A's
+    }
+    assert Source.of([C], real()).hits(text, 5, 4) == dict.fromkeys(hits, False)
+
+
+def test_in_context_control_pairs_each_generation_with_unshown_segments():
+    corpus = pd.DataFrame(
+        {
+            "generation_id": [0, 1],
+            "text": ["Jonas Berg moved from Aarhus.", "Nothing of anyone here, only the European Court."],
+        }
+    )
+    table = in_context_control(corpus, [[C], [A]], [A, B, C, D], real(), seed=3)
+    assert table.loc[0, "control_doc_ids"] == ["d"]  # C's types: only D
+    assert table.loc[0, "any_identifier_leak"] and not table.loc[0, "control_any_identifier"]
+    assert table.loc[0, "leaked_identifier_values"] == ["Jonas Berg", "Aarhus"]
+    assert table.loc[0, "leaked_value_classes"] == [SOURCE_SPECIFIC, SOURCE_SPECIFIC]
+    # "European Court" is in A's values and in every control candidate's text: a phantom
+    assert table.loc[1, "leaked_value_classes"] == [COMMON] and not table.loc[1, "source_specific_leak"]
+    counts = paired_value_counts(
+        pd.concat(
+            [
+                table,
+                pd.DataFrame(
+                    {"leaked": [True, True], "partial_leak": [True, False], "near_leak": [True, True]}
+                ),
+            ],
+            axis=1,
+        )
+    )
+    assert counts["any_identifier"]["member_hits"] == 2 and counts["any_identifier"]["members"] == 2
+    assert counts["any_identifier"]["member_only"] + counts["any_identifier"]["control_only"] <= 2
+
+
+def test_trained_value_counts_compare_fine_tuning_only_values_with_held_out_only_values():
+    generations = ["Henrik Hasslund met Ida Olsson in Odense.", "Mrs Lene Holm was not there."]
+    counts = trained_value_counts(generations, [A, B, C], [H], real())
+    # only in the fine-tuning segments: Mr Henrik Hasslund, Ms Ida Olsson, 3 May 2001, Jonas Berg, Aarhus
+    # ("European Court" and "Odense" are in the held-out H too); the corpus writes none of them exactly
+    assert counts["any_identifier"]["members"] == 5 and counts["any_identifier"]["member_hits"] == 0
+    # held-out only: "Mrs Lene Holm": found
+    assert (counts["any_identifier"]["control_hits"], counts["any_identifier"]["controls"]) == (1, 1)
+    # partial: name words only in training (Henrik, Hasslund, Olsson, Jonas, Berg) of which 3 appear
+    assert (counts["partial"]["member_hits"], counts["partial"]["members"]) == (3, 5)
+    assert counts["verbatim"]["members"] == 3 and counts["verbatim"]["member_hits"] == 0
+
+
+def test_trained_control_classes_against_held_out_segments():
+    corpus = pd.DataFrame({"text": ["Ms Ida Olsson at the European Court in Odense."]})
+    table = trained_control(corpus, [A, B, C], real())
+    classes = dict(zip(table.loc[0, "leaked_identifier_values"], table.loc[0, "leaked_value_classes"]))
+    assert classes == {"Ms Ida Olsson": SOURCE_SPECIFIC, "European Court": COMMON, "Odense": COMMON}
+    assert table.loc[0, "control_exact"] is None
+
+
+def test_word_ngrams_fold_case_and_punctuation():
+    assert word_ngrams("The Court, the court.", 2) == {("the", "court"), ("court", "the")}
