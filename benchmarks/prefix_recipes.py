@@ -60,7 +60,8 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     from plainsight.methods import trained
     from plainsight.methods.registry import method as registered
     from plainsight.models import load_model
-    from plainsight.training.loop import TrainingSettings, corpus_init_text, fit, training_examples
+    from plainsight.training.examples import corpus_init_text, training_examples
+    from plainsight.training.loop import TrainingSettings, fit
     from plainsight.training.prefix import prefix_model
 
     settings_block = {**config()["prefix_tuning"], **overrides}

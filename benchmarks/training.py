@@ -4,7 +4,7 @@ steps/s and peak memory.
 Both train the same prefix with the same privacy-masked objective on the same
 demo TAB examples (known setting, direct identifiers), each in its own process:
 
-- `project`: `plainsight.training.loop.train`: batches of similar length padded to
+- `project`: `plainsight.training.loop.fit`: batches of similar length padded to
   their longest example, the base distribution from the same weights with the
   prefix switched off;
 - `naive`: every sequence padded to a fixed length (the paper profile's 2048
@@ -55,7 +55,7 @@ def default_prefix_settings() -> dict:
 
 def build_examples(tokenizer, count: int, max_length: int):
     from plainsight.codes.control import records_to_entities
-    from plainsight.training.loop import build_example
+    from plainsight.training.examples import build_example
 
     codes, texts = demo_tab()
     train = codes[codes["split"] == "train"].sort_values(["doc_id", "segment"]).head(count)
@@ -77,7 +77,7 @@ def naive_train(
 ):
     import torch
 
-    from plainsight.training.loop import collate
+    from plainsight.training.examples import collate
     from plainsight.training.objectives import Lambdas, masked_objective
 
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=learning_rate)

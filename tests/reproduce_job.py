@@ -11,7 +11,8 @@ import torch
 
 from plainsight.models import load_model
 from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
-from plainsight.training.loop import TrainingSettings, build_example, fit
+from plainsight.training.examples import build_example
+from plainsight.training.loop import TrainingSettings, fit
 from plainsight.training.objectives import lm_loss
 from plainsight.training.prefix import prefix_model, save_adapter
 

@@ -13,7 +13,8 @@ import torch
 from plainsight.logs import configure_logging
 from plainsight.models import load_model
 from plainsight.training.checkpoints import Checkpoints, remove_checkpoint
-from plainsight.training.loop import TrainingSettings, build_example, fit
+from plainsight.training.examples import build_example
+from plainsight.training.loop import TrainingSettings, fit
 from plainsight.training.prefix import prefix_model, save_adapter
 
 TEXT = "The applicant, Mr Cengiz Polat, lives in Ankara. Polat appealed."

@@ -52,7 +52,8 @@ def test_a_canary_seen_16_times_is_more_exposed_than_one_seen_once(learning_mode
     import random
 
     from plainsight.models import load_model
-    from plainsight.training.loop import TrainingSettings, build_example, fit
+    from plainsight.training.examples import build_example
+    from plainsight.training.loop import TrainingSettings, fit
     from plainsight.training.prefix import prefix_model
     from test_membership import court_document
 

@@ -27,7 +27,7 @@ from plainsight.training.dp import (
     per_sequence_loss,
     train_dp,
 )
-from plainsight.training.loop import TrainingExample, collate
+from plainsight.training.examples import TrainingExample, collate
 
 PAD = 0
 VIRTUAL_TOKENS = 4

@@ -34,7 +34,8 @@ from plainsight.training.checkpoints import (
     remove_checkpoint,
     trainable_state,
 )
-from plainsight.training.loop import TrainingSettings, build_example, fit
+from plainsight.training.examples import build_example
+from plainsight.training.loop import TrainingSettings, fit
 from plainsight.training.prefix import prefix_model
 from resume_job import run_job
 

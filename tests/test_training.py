@@ -10,15 +10,8 @@ from plainsight.codes.control import build_entities, entities_to_records, format
 from plainsight.methods.prompts import render
 from plainsight.methods.trained import cut_unfinished_paragraph, plan, training_keys
 from plainsight.models import load_model
-from plainsight.training.loop import (
-    TrainingSettings,
-    build_example,
-    collate,
-    fit,
-    learning_rate_factor,
-    length_batches,
-    private_share,
-)
+from plainsight.training.examples import build_example, collate, length_batches, private_share
+from plainsight.training.loop import TrainingSettings, fit, learning_rate_factor
 from plainsight.training.objectives import IGNORE_INDEX, Lambdas
 
 CODE = "PERSON: Mr Cengiz Polat"
@@ -272,7 +265,7 @@ def test_private_share_counts_private_document_tokens():
 def test_corpus_init_text_is_the_first_opening_with_fictional_values():
     from conftest import FICTIONAL_POOLS
     from plainsight.codes.fictional import FictionalPools
-    from plainsight.training.loop import corpus_init_text
+    from plainsight.training.examples import corpus_init_text
 
     texts = {
         ("d1", 0): "The applicant, Mr Cengiz Polat, was born in Ankara. Cengiz Polat appealed.",

@@ -1,7 +1,7 @@
 """Membership inference: can an attacker tell the fine-tuning segments from held-out ones?
 
 Each text is scored by a model in the prompt format its adapter was trained on (the real control
-code, then the document: `plainsight.training.loop.build_example`, truncated as in training), on
+code, then the document: `plainsight.training.examples.build_example`, truncated as in training), on
 its document tokens only. One forward pass per text and model gives every score:
 
 - loss: the mean negative log-likelihood (Yeom et al. 2018); lower means member;
@@ -33,7 +33,7 @@ from plainsight.errors import InputError
 from plainsight.methods.trained import training_keys
 from plainsight.progress import Progress
 from plainsight.rng import stable_rng
-from plainsight.training.loop import TrainingExample, build_example, collate
+from plainsight.training.examples import TrainingExample, build_example, collate
 from plainsight.training.objectives import IGNORE_INDEX
 from plainsight.training.prefix import load_adapter
 

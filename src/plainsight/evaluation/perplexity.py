@@ -33,7 +33,8 @@ from plainsight.io import write_json
 from plainsight.models import load_model, model_placement, resolve_placement
 from plainsight.progress import Progress
 from plainsight.rng import cuda_indices, seeded_torch
-from plainsight.training.loop import TrainingExample, TrainingSettings, fit
+from plainsight.training.examples import TrainingExample
+from plainsight.training.loop import TrainingSettings, fit
 from plainsight.training.objectives import IGNORE_INDEX
 
 log = logging.getLogger(__name__)

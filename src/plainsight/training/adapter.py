@@ -21,13 +21,8 @@ from plainsight.methods.registry import method as registered_method
 from plainsight.models import load_model, model_placement, resolve_placement
 from plainsight.training.checkpoints import Checkpoints, remove_checkpoint
 from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
-from plainsight.training.loop import (
-    TrainingExample,
-    TrainingSettings,
-    corpus_init_text,
-    fit,
-    training_examples,
-)
+from plainsight.training.examples import TrainingExample, corpus_init_text, training_examples
+from plainsight.training.loop import TrainingSettings, fit
 from plainsight.training.objectives import lm_loss
 from plainsight.training.prefix import prefix_model, save_adapter
 
@@ -40,7 +35,7 @@ class AdapterJob:
 
     method: str
     seed: int
-    training: Mapping[str, Any]  # `plainsight.training.loop.training_params` of the method
+    training: Mapping[str, Any]  # `plainsight.training.params.training_params` of the method
     docs: Path
     spans: Path
     codes: Path

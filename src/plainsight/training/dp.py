@@ -41,7 +41,8 @@ from typing import Any
 import torch
 
 from plainsight.training.checkpoints import Checkpoints
-from plainsight.training.loop import TrainingExample, TrainingSettings, collate, fit
+from plainsight.training.examples import TrainingExample, collate
+from plainsight.training.loop import TrainingSettings, fit
 from plainsight.training.objectives import IGNORE_INDEX
 
 log = logging.getLogger(__name__)
