@@ -7,17 +7,20 @@ import pandas as pd
 import pytest
 
 from plainsight.audit import nearest
+from plainsight.audit.corpora import POSITIVE_CONTROL, RunInputs, audit_corpora
 from plainsight.audit.nearest import nearest_documents, words
 from plainsight.audit.released import (
     ReleaseSettings,
-    any_identifier_leaks,
     longest_shared_with_any,
     member_keys,
     released_text_audit,
 )
 from plainsight.errors import InputError
+from plainsight.evaluation.control import in_context_control, trained_control
 from plainsight.evaluation.features import FeatureSettings
+from plainsight.evaluation.privacy import context_keys, real_values, run_privacy_metrics
 from plainsight.methods.registry import method
+from plainsight.methods.trained import training_keys
 
 WORDS = [
     "alpha",
@@ -108,13 +111,26 @@ def test_members_are_context_documents_or_the_fine_tuning_set():
 
 
 def test_any_identifier_leak_counts_quasi_values_of_the_contexts_only():
-    _docs, codes, spans = corpus_tables()
     corpus = icl_corpus(["Mr Alpha came.", "Papa spoke.", "nothing here"], [[0], [0], [5]])
     # "alpha" is a QUASI value of t0 (a context of generation 0); "papa" belongs to t5, not generation
     # 1's context
-    assert any_identifier_leaks(corpus, codes, spans, method("icl")) == [True, False, False]
+    docs, codes, spans = corpus_tables()
+    real = real_values(docs, spans, "direct", 10, 4)
+    contexts = [context_keys(row) for row in corpus.to_dict("records")]
+    in_context = in_context_control(corpus, contexts, training_keys(codes), real, seed=1)
+    assert in_context["any_identifier_leak"].tolist() == [True, False, False]
     # a trained method's private values are the whole fine-tuning set's
-    assert any_identifier_leaks(corpus, codes, spans, method("ft")) == [True, True, False]
+    assert trained_control(corpus, training_keys(codes), real)["any_identifier_leak"].tolist() == [
+        True,
+        True,
+        False,
+    ]
+
+
+def any_identifier_metrics(corpus, codes, docs, spans):
+    contexts = [context_keys(row) for row in corpus.to_dict("records")]
+    real = real_values(docs, spans, "direct", 10, 4)
+    return in_context_control(corpus, contexts, training_keys(codes), real, seed=1)
 
 
 def run_audit(monkeypatch, corpus, chosen_method="icl", held_out=4):
@@ -125,7 +141,7 @@ def run_audit(monkeypatch, corpus, chosen_method="icl", held_out=4):
         corpus,
         codes,
         docs,
-        spans,
+        any_identifier_metrics(corpus, codes, docs, spans),
         table,
         method(chosen_method),
         ReleaseSettings(verbatim_ngram=10, bootstrap=50, seed=1),
@@ -164,9 +180,45 @@ def test_no_held_out_segments_names_the_codes_file(monkeypatch):
             corpus,
             codes,
             docs,
-            spans,
+            any_identifier_metrics(corpus, codes, docs, spans),
             table,
             method("icl"),
             ReleaseSettings(bootstrap=0),
             files={"codes": "codes.parquet"},
         )
+
+
+METRICS = {
+    "partial_leak_min_letters": 4,
+    "verbatim_ngram": 10,
+    "document": {"min_words": 5, "max_code_copy_share": 0.5, "max_repeated_4gram_share": 0.5},
+}
+
+
+def measured(corpus, name, docs, spans, codes):
+    corpus = corpus.assign(method=name, seed=1, segment=0, fictional_entities=[[]] * len(corpus))
+    per_generation, _, counts = run_privacy_metrics(name, corpus, docs, spans, codes, "direct", METRICS, 1)
+    return corpus, per_generation, counts
+
+
+def test_the_positive_control_fires_where_a_method_that_writes_its_own_text_does_not(monkeypatch):
+    monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
+    docs, codes, spans = corpus_tables(4)
+    unrelated = ["zulu zulu zulu yankee", "xray xray whiskey", "victor uniform uniform", "tango tango"]
+    corpus, per_generation, counts = measured(
+        icl_corpus(unrelated, [[0, 1], [1, 2], [2, 3], [3, 0]]), "icl", docs, spans, codes
+    )
+    audits = audit_corpora(
+        {"icl": corpus},
+        {"icl": per_generation},
+        {"icl": counts},
+        {"icl": method("icl")},
+        RunInputs(codes, docs, spans, "direct", METRICS),
+        ReleaseSettings(verbatim_ngram=10, bootstrap=50, seed=1),
+    )
+    copying, own = audits[POSITIVE_CONTROL].record, audits["icl"].record
+    assert copying["text_mia_auc_cosine"] >= 0.95 and copying["verbatim_share"] == 1.0
+    assert copying["leak_verbatim_member_rate"] == 1.0 and copying["leak_verbatim_excess"] > 0.5
+    assert own["leak_verbatim_member_rate"] == 0.0 and own["leak_verbatim_excess"] == 0.0
+    assert own["leak_any_identifier_conclusion"] != "leaks"
+    assert len(audits["icl"].nearest) == 4 * 3  # three nearest training segments per generation

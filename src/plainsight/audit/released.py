@@ -9,9 +9,9 @@
   A corpus whose generations sit closer to the training set than real unseen text does is a warning.
 - Verbatim copying: a generation sharing a run of at least `verbatim_ngram` words with any real
   fine-tuning segment.
-- Any-identifier leaks: any annotated value, direct or quasi identifier whatever the run's
-  identifier set, of the generation's context documents (in-context) or of the fine-tuning set
-  (trained) appearing in the generation.
+- Any-identifier leaks: the share of generations holding any annotated value, direct or quasi
+  identifier whatever the run's identifier set, of their context documents (in-context) or of the
+  fine-tuning set (trained), from the per-generation metrics (`plainsight.evaluation.control`).
 """
 
 from __future__ import annotations
@@ -25,13 +25,11 @@ import pandas as pd
 
 from plainsight.audit.membership import balanced_sets, roc_summary
 from plainsight.audit.nearest import embed, training_segments, unit_rows, words
-from plainsight.codes.control import select_spans
 from plainsight.data.segments import segment_texts
 from plainsight.entities import SegmentKey
 from plainsight.errors import InputError
 from plainsight.evaluation.features import FeatureSettings
 from plainsight.evaluation.privacy import context_keys
-from plainsight.matching import leaked_values, unique_values
 from plainsight.methods.registry import Method
 from plainsight.methods.trained import training_keys
 
@@ -92,32 +90,6 @@ def held_out_keys(codes: pd.DataFrame, codes_file: str) -> list[SegmentKey]:
     if not keys:
         raise InputError(codes_file, None, "no held-out (dev or test) segments to compare the members with")
     return keys
-
-
-def any_identifier_values(spans: pd.DataFrame) -> dict[SegmentKey, list[str]]:
-    """Each segment's annotated values of every identifier type (direct and quasi)."""
-    selected = select_spans(spans, "both")
-    return {
-        (str(d), int(s)): unique_values(group["text"])
-        for (d, s), group in selected.groupby(["doc_id", "segment"], sort=False)
-    }
-
-
-def any_identifier_leaks(
-    corpus: pd.DataFrame, codes: pd.DataFrame, spans: pd.DataFrame, method: Method
-) -> list[bool]:
-    """Per generation: does it hold an annotated value of its context documents (or the fine-tuning set)?"""
-    values = any_identifier_values(spans)
-    everything = unique_values(v for key in training_keys(codes) for v in values.get(key, []))
-    leaks = []
-    for row in corpus.to_dict("records"):
-        private = (
-            everything
-            if method.trained
-            else unique_values(v for key in context_keys(row) for v in values.get(key, []))
-        )
-        leaks.append(bool(leaked_values(str(row["text"] or ""), private)))
-    return leaks
 
 
 def nearest_similarity(
@@ -246,13 +218,16 @@ def released_text_audit(
     corpus: pd.DataFrame,
     codes: pd.DataFrame,
     docs: pd.DataFrame,
-    spans: pd.DataFrame,
+    metrics: pd.DataFrame,
     nearest: pd.DataFrame,
     method: Method,
     settings: ReleaseSettings,
     files: Mapping[str, str] | None = None,
+    prepared: tuple[SegmentEmbeddings, np.ndarray] | None = None,
 ) -> tuple[ReleasedTextAudit, pd.DataFrame]:
-    """The released-text audit of one corpus, and its distance rows (for the distance plot)."""
+    """The released-text audit of one corpus (its per-generation metrics give the any-identifier leaks),
+    and its distance rows (for the distance plot). `prepared`: the segment embeddings and the corpus's
+    features, where a caller that audits several corpora has them already."""
     files = {"codes": "codes", "corpus": "corpus", **(files or {})}
     generations = corpus["text"].fillna("").astype(str).tolist()
     if not generations:
@@ -261,14 +236,15 @@ def released_text_audit(
     train, _ = training_segments(codes, docs)
     held_out = held_out_keys(codes, files["codes"])
     members = member_keys(corpus, codes, method)
-    embedded = SegmentEmbeddings([*train, *held_out, *members], texts, settings.embedding)
-    generation_features = embed(generations, settings.embedding)
+    embedded, generation_features = prepared or (
+        SegmentEmbeddings([*train, *held_out, *members], texts, settings.embedding),
+        embed(generations, settings.embedding),
+    )
     membership = text_membership(
         members, held_out, texts, embedded, generations, generation_features, settings
     )
     distances = closest_records(nearest, generations, train, held_out, texts, embedded)
     synthetic, held = (distances[distances["kind"] == kind] for kind in ("synthetic", "held_out"))
-    leaks = any_identifier_leaks(corpus, codes, spans, method)
     audit = ReleasedTextAudit(
         **membership,
         dcr_synthetic_median=float(synthetic["cosine"].median()),
@@ -277,7 +253,7 @@ def released_text_audit(
         verbatim_ngram=settings.verbatim_ngram,
         verbatim_share=float((synthetic["longest_shared_ngram"] >= settings.verbatim_ngram).mean()),
         longest_shared_ngram=int(synthetic["longest_shared_ngram"].max()),
-        any_identifier_leak_share=float(np.mean(leaks)),
+        any_identifier_leak_share=float(metrics["any_identifier_leak"].astype(bool).mean()),
         generations=len(generations),
     )
     return audit, distances

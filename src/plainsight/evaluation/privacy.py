@@ -399,6 +399,21 @@ def pooled_interval(
     raise ValueError(f"no pooled interval for metric {metric!r}")
 
 
+def real_values(
+    docs: pd.DataFrame, spans: pd.DataFrame, idset: str, verbatim_ngram: int, min_letters: int
+) -> control.RealValues:
+    """The real corpus as the held-out control matches it."""
+    return control.RealValues(
+        values=gold_values_by_segment(spans, idset),
+        persons=gold_values_by_segment(spans, idset, {"PERSON"}),
+        any_values=gold_values_by_segment(spans, control.ANY_IDENTIFIER_SET),
+        types=segment_type_sets(spans, idset),
+        texts=segment_texts(docs),
+        verbatim_ngram=verbatim_ngram,
+        min_letters=min_letters,
+    )
+
+
 def run_privacy_metrics(
     method_name: str,
     corpus: pd.DataFrame,
@@ -417,15 +432,7 @@ def run_privacy_metrics(
     criteria = DocumentCriteria.from_config(metrics["document"])
     spec = method(method_name)
     train = training_keys(codes)
-    real = control.RealValues(
-        values=gold_values_by_segment(spans, idset),
-        persons=gold_values_by_segment(spans, idset, {"PERSON"}),
-        any_values=gold_values_by_segment(spans, control.ANY_IDENTIFIER_SET),
-        types=segment_type_sets(spans, idset),
-        texts=segment_texts(docs),
-        verbatim_ngram=metrics["verbatim_ngram"],
-        min_letters=min_letters,
-    )
+    real = real_values(docs, spans, idset, metrics["verbatim_ngram"], min_letters)
     if spec.trained:
         per_generation = ft_privacy_metrics(corpus, docs, spans, idset, train, min_letters, criteria)
         held_out = [
