@@ -161,7 +161,7 @@ def test_unreadable_checkpoint_is_ignored_and_removal_cleans_up(tmp_path, caplog
     with caplog.at_level(logging.WARNING, logger="plainsight"):
         assert load_checkpoint(directory, Owner("ft", 0, "0")) is None
     assert "unreadable checkpoint" in caplog.text
-    (directory / f".{CHECKPOINT_FILE}.123.tmp").write_bytes(b"half")  # a save killed midway
+    (directory / f".{CHECKPOINT_FILE}.x1y2z3.part").write_bytes(b"half")  # a save killed midway
     remove_checkpoint(directory)
     assert not directory.exists()
     remove_checkpoint(directory)  # nothing to remove is fine

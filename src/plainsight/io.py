@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,6 +57,41 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         os.replace(tmp_path, target)
     finally:
         tmp_path.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def atomic_directory(path: str | Path) -> Iterator[Path]:
+    """Yield an empty temporary directory beside `path`; it replaces `path` (whatever was there) only
+    if the block succeeds. On failure it is removed and `path` stays as it was."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent))
+    # mkdtemp makes the directory private (0700); an output gets the permissions any new one would
+    os.chmod(staging, 0o777 & ~_umask())
+    try:
+        yield staging
+        _replace_directory(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _replace_directory(staging: Path, target: Path) -> None:
+    """Rename `staging` to `target`; an existing target (which a rename cannot replace when it is a
+    non-empty directory) is moved aside first and put back if the rename fails."""
+    if not target.exists() and not target.is_symlink():
+        os.replace(staging, target)
+        return
+    old = staging.with_name(staging.name + ".old")  # unique as `staging` is
+    os.replace(target, old)
+    try:
+        os.replace(staging, target)
+    except BaseException:
+        os.replace(old, target)
+        raise
+    if old.is_dir() and not old.is_symlink():
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        old.unlink()
 
 
 def write_parquet(frame: pd.DataFrame, path: str | Path) -> None:

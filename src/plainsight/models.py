@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
 import torch
 
 from plainsight.errors import InputError
+from plainsight.io import atomic_directory
 from plainsight.model_settings import DTYPE_NAMES, EMBEDDED_MODELS, check_device, check_dtype
 
 log = logging.getLogger(__name__)
@@ -40,18 +40,14 @@ def convert_embedded(name: str, out_dir: str | Path) -> None:
         model = AutoModelForCausalLM.from_pretrained(
             folder, gguf_file=embedded.gguf_file, dtype=torch.float32
         )
-    target = Path(out_dir)
-    out = target.with_name(target.name + ".part")
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
     config = model.config.to_dict()
     config.pop("quantization_config", None)  # the weights are plain fp32 now
-    (out / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
-    model.generation_config.save_pretrained(out)
-    save_model(model, str(out / "model.safetensors"))  # handles the tied embedding/output weights
-    tokenizer.save_pretrained(out)
-    out.rename(target)
-    log.info("converted %s (%s) into %s", name, embedded.gguf_file, target)
+    with atomic_directory(out_dir) as out:
+        (out / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+        model.generation_config.save_pretrained(out)
+        save_model(model, str(out / "model.safetensors"))  # handles the tied embedding/output weights
+        tokenizer.save_pretrained(out)
+    log.info("converted %s (%s) into %s", name, embedded.gguf_file, out_dir)
 
 
 DTYPES: dict[str, torch.dtype] = {name: getattr(torch, name) for name in DTYPE_NAMES}

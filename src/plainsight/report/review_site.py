@@ -10,8 +10,6 @@ opened from file:// may not fetch() JSON files in Chromium, but it may load scri
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +18,7 @@ from typing import Any
 import jinja2
 import pandas as pd
 
-from plainsight.io import write_text
+from plainsight.io import atomic_directory, write_text
 from plainsight.methods import registry
 from plainsight.report.review_data import (
     FLAG_COLUMNS,
@@ -148,17 +146,9 @@ def render_page(page_manifest: Mapping[str, Any]) -> str:
 
 def write_site(index_html: str, data_files: Mapping[str, str], index_path: Path, data_dir: Path) -> None:
     """The data folder and then index.html, each replaced whole: a failed build leaves the old site."""
-    data_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".data.", dir=data_dir.parent))
-    staging.chmod(0o755)  # mkdtemp's 0700 would hide the data from others who open the copied page
-    try:
+    with atomic_directory(data_dir) as staging:
         for name, text in data_files.items():
             (staging / f"{name}.js").write_text(text, encoding="utf-8")
-        if data_dir.exists():
-            shutil.rmtree(data_dir)
-        staging.rename(data_dir)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     write_text(index_html, index_path)
 
 

@@ -16,13 +16,14 @@ import dataclasses
 import hashlib
 import json
 import logging
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
+
+from plainsight.io import atomic_path
 
 log = logging.getLogger(__name__)
 
@@ -116,18 +117,12 @@ def set_global_rng_state(state: dict[str, Any]) -> None:
 
 
 def save_checkpoint(directory: Path, owner: Owner, position: Position, state: dict[str, Any]) -> None:
-    """Write the checkpoint atomically (temporary file, then rename)."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    target = directory / CHECKPOINT_FILE
-    temporary = directory / f".{CHECKPOINT_FILE}.{os.getpid()}.tmp"
-    try:
+    """Write the checkpoint atomically (`plainsight.io.atomic_path`: temporary file, then rename)."""
+    target = Path(directory) / CHECKPOINT_FILE
+    with atomic_path(target) as temporary:
         torch.save(
             {"owner": dataclasses.asdict(owner), "position": dataclasses.asdict(position), **state}, temporary
         )
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
     log.info("checkpoint at step %d saved to %s", position.step, target)
 
 
@@ -162,7 +157,7 @@ def remove_checkpoint(directory: Path) -> None:
     """Delete a finished run's checkpoint, any temporary file a killed save left, and the empty directory."""
     directory = Path(directory)
     (directory / CHECKPOINT_FILE).unlink(missing_ok=True)
-    for leftover in directory.glob(f".{CHECKPOINT_FILE}.*.tmp"):
+    for leftover in directory.glob(f".{CHECKPOINT_FILE}.*.part"):  # atomic_path's temporary files
         leftover.unlink(missing_ok=True)
     with contextlib.suppress(OSError):  # holds other files, or already gone
         directory.rmdir()

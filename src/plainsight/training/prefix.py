@@ -38,14 +38,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import shutil
-import uuid
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from plainsight.io import atomic_directory
 from plainsight.rng import cuda_indices, seeded_torch
 
 log = logging.getLogger(__name__)
@@ -164,40 +162,16 @@ def prefix_model(
     return model
 
 
-def _sibling(target: Path, tag: str) -> Path:
-    """An unused hidden name beside `target` (same file system, so renames are atomic)."""
-    return target.with_name(f".{target.name}.{tag}.{os.getpid()}.{uuid.uuid4().hex[:8]}")
-
-
 def save_adapter(model, directory: str | Path, metadata: dict[str, Any] | None = None) -> None:
     """Save only the prefix (peft `save_pretrained`) and `metadata` as JSON files (name -> object)
     beside it; the directory appears complete or not at all."""
-    target = Path(directory)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = _sibling(target, "tmp")
-    staging.mkdir()  # not tempfile.mkdtemp: its 0700 mode would stay on the final directory
-    try:
+    with atomic_directory(directory) as staging:
         model.save_pretrained(staging)
         for name, content in (metadata or {}).items():
             (staging / name).write_text(
                 json.dumps(content, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
             )
-        if target.exists():
-            # a directory cannot be renamed over a non-empty one: move the old one aside first
-            old = _sibling(target, "old")
-            os.replace(target, old)
-            try:
-                os.replace(staging, target)
-            except BaseException:
-                os.replace(old, target)
-                raise
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    log.info("saved prefix adapter to %s", target)
+    log.info("saved prefix adapter to %s", directory)
 
 
 def load_adapter(base_model, directory: str | Path):
