@@ -22,7 +22,7 @@ from plainsight.evaluation.perplexity import (
     windows,
 )
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
-from plainsight.evaluation.utility import BASE_MODEL, summary_rows, utility_record
+from plainsight.evaluation.utility import BASE_MODEL_METHOD, summary_rows, utility_record
 from plainsight.report.tables import build_table, load_table_specs, versus_paper
 
 
@@ -204,7 +204,7 @@ def test_mauve_on_a_hugging_face_model_last_hidden_state(tiny_model_dir, caplog)
     texts = ["The Court met.", "The applicant, Mr Polat, complained under Article 6 of the Convention."]
     with caplog.at_level("INFO", logger="plainsight.progress"):
         features = featurize(texts, settings)
-    assert caplog.records[-1].getMessage().startswith("MAUVE features: 2/2 texts (100%), ")
+    assert caplog.records[-1].getMessage().startswith("features: 2/2 texts (100%), ")  # the default desc
     assert features.shape == (2, 32)  # the tiny Llama's hidden size
     alone = featurize(texts[1:], settings)
     np.testing.assert_allclose(features[1], alone[0], rtol=1e-4, atol=1e-5)  # padding does not change it
@@ -254,15 +254,15 @@ def test_utility_table_reads_each_setting_and_shows_the_base_model(tmp_path):
             )
             paths.append(path)
     base = tmp_path / "base.json"
-    base.write_text(json.dumps({"method": BASE_MODEL, "perplexity": 20.0}))
+    base.write_text(json.dumps({"method": BASE_MODEL_METHOD, "perplexity": 20.0}))
     rows = summary_rows([*paths, base], ["known", "unknown"])
     assert set(rows["segment"]) == {AVERAGED_SEGMENT} and len(rows) == 6
-    methods = {k: v for k, v in specs["methods"].items() if k in ("icl", BASE_MODEL)}
+    methods = {k: v for k, v in specs["methods"].items() if k in ("icl", BASE_MODEL_METHOD)}
     table = build_table(spec, rows, methods)
     icl = table.set_index("Method").loc["ICL"]
     assert icl["Perplexity (known)"] == 11.0 and icl["Perplexity (unknown)"] == 12.0
     assert icl["MAUVE (unknown)"] == pytest.approx(0.6)
-    base_row = table.set_index("Method").loc[specs["methods"][BASE_MODEL]]
+    base_row = table.set_index("Method").loc[specs["methods"][BASE_MODEL_METHOD]]
     assert base_row["Perplexity (known)"] == base_row["Perplexity (unknown)"] == 20.0
     assert math.isnan(base_row["MAUVE (known)"])
     versus = versus_paper(table, spec, methods).set_index("Method")

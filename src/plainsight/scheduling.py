@@ -458,20 +458,12 @@ class CostModel:
                 1 if self.on_gpu else 2,
             )
         if rule == "membership_scores":
-            sequences, tokens = self.membership_batch()
-            return memory_mb(
-                self.parameters(self.base_model),
-                sequences,
-                tokens,
-                TRAINING_ACTIVATION_FACTOR,
-                self.on_gpu,
-                headroom,
-                1,
-            )
-        if rule not in TRAINING_RULES:
+            (sequences, tokens), copies = self.membership_batch(), 1
+        elif rule in TRAINING_RULES:
+            full = rule != "train_adapter" and self.config["utility"]["perplexity"]["finetune"] == "full"
+            (sequences, tokens), copies = self.training_batch(rule), TRAINABLE_COPIES if full else 1
+        else:
             raise ValueError(f"rule {rule} requests no host memory of its own")
-        full = rule != "train_adapter" and self.config["utility"]["perplexity"]["finetune"] == "full"
-        sequences, tokens = self.training_batch(rule)
         return memory_mb(
             self.parameters(self.base_model),
             sequences,
@@ -479,7 +471,7 @@ class CostModel:
             TRAINING_ACTIVATION_FACTOR,
             self.on_gpu,
             headroom,
-            TRAINABLE_COPIES if full else 1,
+            copies,
         )
 
     def gpu_bytes(self, rule: str, w: Mapping[str, str]) -> int:

@@ -80,7 +80,8 @@ def memory_settings(params: Any) -> dict[str, Any]:
 
 def gpu_memory_error(job: RuleJob, error: BaseException) -> InputError:
     """A one-line error for a model job that ran out of GPU memory: the rule, its batch settings and
-    the GPU memory estimated for it (`resources.gpu_memory_mb`, from `plainsight.report.plan`)."""
+    the GPU memory estimated for it (`resources.gpu_memory_mb`, from the cost model of
+    `plainsight.scheduling`)."""
     settings = ", ".join(f"{key} {value}" for key, value in memory_settings(job.params).items())
     estimate = getattr(job.resources, "gpu_memory_mb", 0)
     estimated = (

@@ -11,6 +11,7 @@ from plainsight.generation.params import generation_params
 from plainsight.data.generic import check_known_setting
 from plainsight.methods import registry
 from plainsight.model_settings import check_placement, is_embedded
+from plainsight.report.table_specs import table_settings
 from plainsight.training.params import training_params
 
 for method_name in config["methods"]:
@@ -175,13 +176,10 @@ def table_methods(table):
 def table_runs(table, pattern):
     """`pattern` filled for every run (setting, method, seed) a table reads."""
     spec = PAPER_TABLES[table]
-    settings = (
-        spec["setting"] if isinstance(spec["setting"], list) else [spec["setting"]]
-    )
     return expand(
         pattern,
         dataset=spec["dataset"],
-        setting=settings,
+        setting=table_settings(spec["setting"]),
         idset=spec["idset"],
         method=table_methods(table),
         seed=table_seeds(table),
@@ -219,13 +217,10 @@ def table_generations(wildcards):
 def table_dp_adapters(wildcards):
     """The adapters of a table's differentially private runs: their training.json holds the guarantee."""
     spec = PAPER_TABLES[wildcards.table]
-    settings = (
-        spec["setting"] if isinstance(spec["setting"], list) else [spec["setting"]]
-    )
     return expand(
         "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
         dataset=spec["dataset"],
-        setting=settings,
+        setting=table_settings(spec["setting"]),
         idset=spec["idset"],
         method=[
             m

@@ -18,7 +18,6 @@ from plainsight.errors import InputError
 from plainsight.io import atomic_path, read_json
 
 SPLITS = ("train", "dev", "test")
-TAB_FILES = {split: f"echr_{split}.json" for split in SPLITS}
 _REQUIRED_DOC_FIELDS = {"doc_id": str, "dataset_type": str, "text": str, "annotations": dict}
 _REQUIRED_MENTION_FIELDS = (
     "entity_type",

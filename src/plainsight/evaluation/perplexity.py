@@ -28,7 +28,7 @@ import torch
 import torch.nn.functional as F
 
 from plainsight.data.segments import segment_texts, test_segments
-from plainsight.evaluation.utility import BASE_MODEL
+from plainsight.evaluation.utility import BASE_MODEL_METHOD
 from plainsight.io import write_json
 from plainsight.models import load_model, model_placement, resolve_placement
 from plainsight.progress import Progress
@@ -213,7 +213,7 @@ def write_perplexity(job: PerplexityJob) -> None:
     test_texts = [texts[key] for key in test_segments(docs)]
     device, dtype = resolve_placement(job.placement)
     model, tokenizer = load_model(job.model, device, job.settings.weights_dtype(dtype))
-    record: dict[str, Any] = {"method": BASE_MODEL}
+    record: dict[str, Any] = {"method": BASE_MODEL_METHOD}
     if job.corpus is not None:
         synthetic = pd.read_parquet(job.corpus)["text"].tolist()
         model, history = finetune(

@@ -13,13 +13,11 @@ from typing import Any
 
 import pandas as pd
 
-from plainsight.data.segments import mauve_targets, test_segments  # noqa: F401 (the utility rules' entry points)
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.io import read_json
 
-SegmentKey = tuple[str, int]
 UTILITY_METRICS: tuple[str, ...] = ("perplexity", "mauve")
-BASE_MODEL = "base_model"  # the method key of the reference row: the configured model, not fine-tuned
+BASE_MODEL_METHOD = "base_model"  # the method key of the reference row: the configured model, not fine-tuned
 
 
 def summary_rows(paths: Iterable[str | Path], settings: Iterable[str]) -> pd.DataFrame:

@@ -36,19 +36,6 @@ from plainsight.evaluation.downstream import CHANCE, REAL, REAL_SAMPLE, Downstre
 from plainsight.evaluation.features import FeatureSettings, featurize
 from plainsight.rng import stable_rng
 
-DIVERSITY_COLUMNS: tuple[str, ...] = (
-    "self_bleu",
-    "distinct1",
-    "distinct2",
-    "mean_words",
-    "length_ks",
-    "vocabulary",
-    "real_vocabulary_share",
-    "entity_type_jsd",
-    "fid",
-)
-
-
 @dataclass(frozen=True)
 class RunKey:
     dataset: str

@@ -13,6 +13,7 @@ from plainsight.evaluation.utility import summary_rows
 from plainsight.io import read_json
 from plainsight.methods.registry import base_method
 from plainsight.report.review_comments import review_notes
+from plainsight.report.table_specs import table_settings
 from plainsight.report.tables import (
     adherence_notes,
     build_table,
@@ -117,9 +118,7 @@ def make_table(
     comparison with the paper."""
     specs = load_table_specs(paper_specs)
     spec = specs["tables"][name]
-    summaries = read_summaries(
-        runs.summaries, spec["setting"] if isinstance(spec["setting"], list) else [spec["setting"]]
-    )
+    summaries = read_summaries(runs.summaries, table_settings(spec["setting"]))
     generations = read_generations(runs.generations)
     listed = {base_method(m) for m in settings.methods} | set(summaries["method"])
     methods = {key: label for key, label in specs["methods"].items() if key in listed}

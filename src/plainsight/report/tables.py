@@ -21,6 +21,7 @@ from plainsight.evaluation.intervals import paired_leaks
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT, pooled_interval
 from plainsight.io import read_text_utf8, write_text
 from plainsight.methods import registry
+from plainsight.report.table_specs import table_settings
 
 METHOD_COLUMN = "Method"
 SEEDS_COLUMN = "Seeds"
@@ -74,7 +75,7 @@ def _check_table_spec(path: str | Path, name: str, spec: Any, methods: Mapping[s
     missing = [key for key in TABLE_KEYS if key not in spec]
     if missing:
         raise InputError(path, record, f"missing {', '.join(missing)}")
-    settings = spec["setting"] if isinstance(spec["setting"], list) else [spec["setting"]]
+    settings = table_settings(spec["setting"])
     for key, column in spec["columns"].items():
         if not isinstance(column, dict) or {"label", "decimals"} - column.keys():
             raise InputError(path, f"{record}.columns.{key}", "expected `label` and `decimals`")
@@ -432,8 +433,7 @@ def dp_notes(records: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def presidio_note(setting: str | Sequence[str], extra_recognizers: Sequence[str]) -> list[str]:
     """How the unknown setting's values were found: Presidio as it ships, or with added recognizers."""
-    settings = [setting] if isinstance(setting, str) else list(setting)
-    if "unknown" not in settings:
+    if "unknown" not in table_settings(setting):
         return []
     extra = (
         f" plus this project's {', '.join(extra_recognizers)} recognizer"

@@ -54,8 +54,15 @@ def build_example(
 def training_examples(
     codes, texts: Mapping[tuple[str, int], str], tokenizer, max_length: int
 ) -> list[TrainingExample]:
-    """One example per fine-tuning sample (`plainsight.methods.trained.training_keys`): its real code,
-    then its text, the code's values marked private."""
+    """One example per fine-tuning sample (`plainsight.methods.trained.training_keys`)."""
+    return coded_examples(codes, texts, training_keys(codes), tokenizer, max_length)
+
+
+def coded_examples(
+    codes, texts: Mapping[tuple[str, int], str], keys: Iterable[tuple[str, int]], tokenizer, max_length: int
+) -> list[TrainingExample]:
+    """The segments `keys` as training examples: each one's real code, then its text, the code's values
+    marked private."""
     code_of = {(str(r.doc_id), int(r.segment)): r for r in codes.itertuples(index=False)}
     return [
         build_example(
@@ -66,7 +73,7 @@ def training_examples(
             tokenizer,
             max_length,
         )
-        for key in training_keys(codes)
+        for key in keys
     ]
 
 
