@@ -242,7 +242,6 @@ rule canary_generations:
         ),
         shard={"index": 0, "count": 1},
         generations=config["prefix_tuning"]["generations"],
-        purpose="corpus",
         model=lambda wildcards: model_source(BASE_MODEL),
         placement=MODEL_PLACEMENT,
     script:

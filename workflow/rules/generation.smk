@@ -31,7 +31,6 @@ rule generate_icl:
             registry.method(wildcards.method), config["generation"], "corpus"
         ),
         shard=generation_shard,
-        purpose="corpus",
         surrogates=config["codes"]["surrogates"],
         model=lambda wildcards: model_source(variant_model(wildcards)),
         placement=MODEL_PLACEMENT,
@@ -68,7 +67,6 @@ rule generate_trained:
         ),
         shard=generation_shard,
         generations=config["prefix_tuning"]["generations"],
-        purpose="corpus",
         model=lambda wildcards: model_source(BASE_MODEL),
         placement=MODEL_PLACEMENT,
     script:

@@ -1,0 +1,95 @@
+"""What every generate job shares (`plainsight.generation.jobs`): its method and seed, the codes table,
+the model and where it runs, its rule's generation settings; and the one way they decode a plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+import torch
+
+from plainsight.generation.corpus import generate_corpus
+from plainsight.methods import registry
+from plainsight.methods.planned import PlannedGeneration
+from plainsight.models import load_model, resolve_placement
+from plainsight.training.prefix import load_adapter
+
+if TYPE_CHECKING:
+    from plainsight.snakemake_job import RuleJob
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Which part of its corpus a job writes: shard `index` (0-based) of `count`."""
+
+    index: int = 0
+    count: int = 1
+
+    @classmethod
+    def from_params(cls, shard: Mapping[str, int]) -> Shard:
+        """The rule's `shard` param (`generation_shard` in common.smk)."""
+        return cls(shard["index"], shard["count"])
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A job's planned generations, and the corpus's ordinary words that the near-leak check of blocked
+    values does not take for variants (none for a method that blocks nothing)."""
+
+    generations: list[PlannedGeneration]
+    common_words: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class JobCommon:
+    method: str
+    seed: int
+    codes: str
+    model: str
+    placement: Mapping[str, Any]  # the configured device and dtype, resolved on the job's machine
+    generation: Mapping[str, Any]  # the rule's `generation` params (plainsight.generation.params)
+    threads: int
+
+    @classmethod
+    def from_snakemake(cls, job: RuleJob) -> JobCommon:
+        params = job.params
+        return cls(
+            job.method,
+            job.seed,
+            job.input.codes,
+            params.model,
+            params.placement,
+            params.generation,
+            job.threads,
+        )
+
+    @property
+    def spec(self) -> registry.Method:
+        return registry.method(self.method)
+
+    def read_codes(self) -> pd.DataFrame:
+        return pd.read_parquet(self.codes)
+
+    def load_model(self, adapter: str | None = None):
+        """(model, tokenizer): the model where the job says, with `adapter` on it if one is given."""
+        torch.set_num_threads(self.threads)
+        model, tokenizer = load_model(self.model, *resolve_placement(self.placement))
+        return (load_adapter(model, adapter) if adapter else model), tokenizer
+
+    def decode(self, plan: Plan, model, tokenizer, shard: Shard = Shard()) -> pd.DataFrame:
+        """Shard `shard` of the texts of `plan`, as the corpus table
+        (`plainsight.generation.corpus.generate_corpus`)."""
+        return generate_corpus(
+            self.method,
+            self.seed,
+            plan.generations,
+            model,
+            tokenizer,
+            self.generation,
+            shard.index,
+            shard.count,
+            plan.common_words,
+        )
