@@ -231,11 +231,8 @@ def learning_model_dir(tiny_tokenizer, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def embedded_model_dir(tmp_path_factory):
-    """The embedded SmolLM2 as a plain folder: the workflow's converted copy if present, else converted
-    now."""
-    existing = REPO_ROOT / "results/models/base/smollm2-135m"
-    if (existing / "config.json").is_file() and (existing / "model.safetensors").is_file():
-        return existing
+    """The embedded SmolLM2 as a plain folder, converted now: never the workflow's copy under results/,
+    which may predate the code under test."""
     from plainsight.models import convert_embedded
 
     out = tmp_path_factory.mktemp("smollm2-135m")

