@@ -424,3 +424,19 @@ def test_adherence_note_per_method(specs):
     assert note.endswith("ICL 75% / 88% / 100%.")
     assert "Baseline" not in note
     assert adherence_notes(generations.drop(columns=["adherence_exact"]), {"icl": "ICL"}) == []
+
+
+def test_phantom_notes_give_the_control_rate_beside_each_leak_column():
+    from plainsight.report.tables import phantom_notes, phantom_shares
+
+    def record(method, exact_hits, control_hits):
+        counts = {"member_hits": exact_hits, "members": 10, "control_hits": control_hits, "controls": 10}
+        empty = {"member_hits": 0, "members": 0, "control_hits": 0, "controls": 0}
+        return {"method": method, "measures": {"exact": counts, "partial": empty, "near": counts}}
+
+    records = [record("icl", 4, 1), record("icl", 2, 2)]  # pooled: 6 of 20 against 3 of 20
+    assert phantom_shares(records, "icl") == {"exact": (0.3, 0.15), "near": (0.3, 0.15)}
+    (note,) = phantom_notes(records, {"icl": "ICL", "ft": "Fine-tuning"})
+    assert "ICL: PIPP 30% vs 15% (phantom 50%), near leak 30% vs 15% (phantom 50%)." in note
+    assert "Fine-tuning" not in note
+    assert phantom_notes([record("ft", 0, 3)], {"ft": "FT"})[0].count("phantom -") == 2

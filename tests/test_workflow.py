@@ -295,7 +295,15 @@ def test_privacy_audit_table_plots_and_a_bad_adapter(workflow_dir):
         "ICL w/ privacy enhancement",
         "Fine-tuning",
         "Fine-tuning w/ masking",
+        "Positive control (copies its context)",
     ]
+    assert table["verdict"].iloc[0] != table["verdict"].iloc[0]  # the base model released nothing: no verdict
+    assert set(table["verdict"].iloc[1:]) <= {"PASS", "FAIL", "INCONCLUSIVE"}
+    # the copying control copies its contexts verbatim; at the tiny config's 4 generations no test can call
+    # that significant (the unit tests' larger control is), and the verdict never passes it
+    control = table.iloc[-1]
+    assert control["leak_verbatim_member_rate"] == 1.0 and control["leak_verbatim_excess"] > 0
+    assert control["verdict"] != "PASS"
     trained = table["method"].isin(["base", "dpsgd", "ft", "ft_mask"])
     assert (
         table.loc[trained, "mia_loss_auc"].between(0, 1).all()
@@ -303,11 +311,13 @@ def test_privacy_audit_table_plots_and_a_bad_adapter(workflow_dir):
     )
     assert table.loc[trained & (table["method"] != "base"), "mia_reference_auc"].between(0, 1).all()
     released = table["method"] != "base"
-    for column in ("text_mia_auc_cosine", "verbatim_share", "any_identifier_leak_share", "pipp"):
+    for column in ("text_mia_auc_cosine", "verbatim_share", "any_identifier_leak_share", "leak_exact_excess"):
         assert table.loc[released, column].notna().all(), column
+    assert table.loc[released & (table["method"] != "positive_control"), "pipp"].notna().all()
     assert (table["seeds"].astype(str) == "1").all()
     markdown = (workflow_dir / "results/tables/privacy_audit.md").read_text(encoding="utf-8")
     assert "MIA AUC reference" in markdown and "Base model (control)" in markdown
+    assert "Threat model: the adversary holds the released text" in markdown
     assert all((workflow_dir / target).stat().st_size > 0 for target in AUDIT_TARGETS[1:])
     # an adapter folder without its training record stops the scoring job with one line naming it
     adapter = workflow_dir / "results/tab/known/direct/models/ft/seed1"
@@ -331,17 +341,36 @@ def test_privacy_audit_table_plots_and_a_bad_adapter(workflow_dir):
     assert not (workflow_dir / "results/tab/known/direct/audit/membership/seed1_scores.parquet").exists()
 
 
-def test_canary_table_trains_each_method_on_the_canaried_set(workflow_dir):
-    snakemake(workflow_dir, "results/tables/canaries.csv", "--configfile", "tiny.yaml")
+def test_canary_table_audits_every_method_on_its_own_canaried_set(workflow_dir):
+    # the tiny random model is near uniform: its suffixes reach perplexity 600, not the shipped 1000
+    design = (workflow_dir / "resources/canaries.yaml").read_text(encoding="utf-8")
+    (workflow_dir / "canary_design.yaml").write_text(
+        design.replace("target_perplexity: 1000", "target_perplexity: 600"), encoding="utf-8"
+    )
+    write_overlay(workflow_dir, "canaries.yaml", {"audit": {"canaries": {"file": "canary_design.yaml"}}})
+    snakemake(workflow_dir, "results/tables/canaries.csv", "--configfile", "tiny.yaml", "canaries.yaml")
+    run = workflow_dir / "results/tab/known/direct/canaries/seed1"
     table = pd.read_csv(workflow_dir / "results/tables/canaries.csv")
-    assert sorted(set(table["method"])) == ["dpsgd", "ft", "ft_mask"]
-    assert sorted(set(table["repeats"])) == [1, 4, 16] and (table["canaries"] == 2).all()
-    assert table["mean_exposure"].between(0, table["exposure_bound"].max()).all()
-    docs = pd.read_parquet(workflow_dir / "results/tab/known/direct/canaries/seed1/docs.parquet")
-    assert docs["text"].str.count("case file reference is").sum() == 2 * (
-        1 + 4 + 16
-    )  # a segment may get several
-    assert (workflow_dir / "results/tab/known/direct/canaries/seed1/models/ft/training.json").exists()
+    assert sorted(set(table["method"])) == ["baseline", "dpsgd", "ft", "ft_mask", "icl", "icl_pe"]
+    assert sorted(set(table["repeats"])) == [1, 4, 16]
+    assert (table["members"] == 6).all() and (table["non_members"] == 18).all()
+    trained = table["method"].isin(["dpsgd", "ft", "ft_mask"])
+    assert set(table.loc[trained, "attack"]) == {"ngram", "shared_run", "likelihood_ratio"}
+    assert set(table.loc[~trained, "attack"]) == {"ngram", "shared_run"}
+    assert table["auc"].between(0, 1).all() and table.loc[~trained, "mean_prompts_showing"].notna().all()
+    assert (table["epsilon_lower_bound"] <= table["max_certifiable_epsilon"] + 1e-9).all()
+    assert (table.loc[table["method"] == "dpsgd", "dp_epsilon"] > 0).all()
+    canaries = json.loads((run / "canaries.json").read_text(encoding="utf-8"))["canaries"]
+    members = [c for c in canaries if c["member"]]
+    assert len(canaries) == 36 and len(members) == 18
+    assert all(abs(c["perplexity"] / 600 - 1) <= 0.05 for c in canaries)
+    docs = pd.read_parquet(run / "docs.parquet")
+    starts = {c["prefix"] + c["suffix"]: c["repeats"] for c in members}
+    first = docs["text"].str.split("\n\n").str[0]
+    assert first.map(starts).sum() == 6 * (1 + 4 + 16)  # each member opens its segments, one per segment
+    assert (run / "models/ft/training.json").exists() and (
+        workflow_dir / "results/plots/canaries_auc.png"
+    ).exists()
 
 
 def test_trained_corpus_is_regenerated_from_the_cached_adapter(workflow_dir):

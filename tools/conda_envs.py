@@ -39,8 +39,8 @@ ENVIRONMENTS = {
         "metrics",
         "Metrics, tables and plots (rules privacy_metrics, utility, table, all_tables,\n"
         "# privacy_utility_plot, corpus_examples, utility_table, utility_plots, release_bundle,\n"
-        "# review_page, review_comments, nearest_documents). metrics.post-deploy.sh\n"
-        "# adds the project package.",
+        "# review_page, review_comments). metrics.post-deploy.sh adds\n"
+        "# the project package.",
     ),
     "mauve": (
         "mauve",

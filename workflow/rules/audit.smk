@@ -1,29 +1,5 @@
-# Privacy audit of the synthetic corpora beyond the leak counts (plainsight.audit.nearest,
-# membership, released; plainsight.audit.table): results/tables/privacy_audit and its plots.
-
-
-rule nearest_documents:
-    """The three real training segments nearest to each generation: MiniLM cosine and longest shared word n-gram."""
-    input:
-        corpus=CORPUS,
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-        docs="results/{dataset}/docs.parquet",
-    output:
-        "results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_nearest.parquet",
-    log:
-        "results/logs/nearest_documents/{dataset}_{setting}_{idset}_{method}_{seed}.log",
-    wildcard_constraints:
-        method=registry.wildcard_pattern(),
-    conda:
-        "../envs/mauve.yaml"
-    threads: config["utility"]["threads"]
-    resources:
-        gpu=GPUS_PER_JOB,
-        gpu_memory_mb=gpu_memory_mb("mauve"),
-    params:
-        placement=MODEL_PLACEMENT,
-    script:
-        "../scripts/nearest_documents.py"
+# Privacy audit of the synthetic corpora beyond the leak counts (plainsight.audit: corpora, nearest,
+# released, evidence, membership, gate, table): results/tables/privacy_audit and its plots.
 
 
 rule membership_scores:
@@ -59,20 +35,37 @@ rule membership_scores:
 
 
 rule released_text_audit:
-    """What the synthetic corpus alone gives away: membership from nearest synthetic documents, distance to the closest record, verbatim copying, leaks of any identifier."""
+    """Every corpus of one run and seed, and the run's positive control: the nearest real training segments of each generation, what the released text alone gives away, and each leak measure against its held-out control (one embedder load, the real segments embedded once)."""
     input:
-        corpus=CORPUS,
-        nearest="results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_nearest.parquet",
+        corpora=run_corpora(
+            "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet"
+        ),
+        metrics=run_corpora(
+            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet"
+        ),
+        controls=run_corpora(
+            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_control.json"
+        ),
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
         docs="results/{dataset}/docs.parquet",
         spans="results/{dataset}/spans.parquet",
     output:
-        record="results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_released.json",
-        distances="results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_distances.parquet",
+        nearest=expand(
+            "results/{{dataset}}/{{setting}}/{{idset}}/audit/{method}/seed{{seed}}_nearest.parquet",
+            method=AUDITED_CORPORA,
+        ),
+        records=expand(
+            "results/{{dataset}}/{{setting}}/{{idset}}/audit/{method}/seed{{seed}}_released.json",
+            method=AUDITED_CORPORA,
+        ),
+        distances=expand(
+            "results/{{dataset}}/{{setting}}/{{idset}}/audit/{method}/seed{{seed}}_distances.parquet",
+            method=AUDITED_CORPORA,
+        ),
     log:
-        "results/logs/released_text_audit/{dataset}_{setting}_{idset}_{method}_{seed}.log",
-    wildcard_constraints:
-        method=registry.wildcard_pattern(),
+        "results/logs/released_text_audit/{dataset}_{setting}_{idset}_{seed}.log",
+    benchmark:
+        "results/benchmarks/released_text_audit/{dataset}_{setting}_{idset}_{seed}.tsv"
     conda:
         "../envs/mauve.yaml"
     threads: AUDIT["threads"]
@@ -80,8 +73,12 @@ rule released_text_audit:
         gpu=GPUS_PER_JOB,
         gpu_memory_mb=gpu_memory_mb("mauve"),
     params:
+        methods=config["methods"],
+        metrics={**config["metrics"], "verbatim_ngram": AUDIT["verbatim_ngram"]},
         verbatim_ngram=AUDIT["verbatim_ngram"],
         bootstrap=AUDIT["bootstrap"],
+        gate=config["release"]["gate"],
+        delta=config["dpsgd"]["delta"],
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/released_text_audit.py"
@@ -93,6 +90,10 @@ rule privacy_audit_table:
         released=[
             f"{AUDIT_RUN}/audit/{{method}}/seed{{seed}}_released.json".format(**run)
             for run in AUDIT_RUNS
+        ],
+        controls=[
+            f"{AUDIT_RUN}/audit/{POSITIVE_CONTROL}/seed{{seed}}_released.json".format(**run)
+            for run in AUDIT_SCORE_RUNS
         ],
         summaries=[
             f"{AUDIT_RUN}/metrics/{{method}}/seed{{seed}}_summary.parquet".format(
@@ -122,6 +123,7 @@ rule privacy_audit_table:
         score_runs=AUDIT_SCORE_RUNS,
         bootstrap=AUDIT["bootstrap"],
         verbatim_ngram=AUDIT["verbatim_ngram"],
+        gate=config["release"]["gate"],
     script:
         "../scripts/privacy_audit_table.py"
 

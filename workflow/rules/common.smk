@@ -9,6 +9,7 @@ import yaml
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
 from plainsight.generation.params import generation_params
 from plainsight.data.generic import check_known_setting
+from plainsight.audit import POSITIVE_CONTROL
 from plainsight.methods import registry
 from plainsight.model_settings import check_placement, is_embedded
 from plainsight.report.table_specs import table_settings
@@ -211,6 +212,16 @@ def table_generations(wildcards):
     return table_runs(
         wildcards.table,
         "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet",
+    )
+
+
+def table_controls(wildcards):
+    """The held-out control counts of a privacy table's runs, for the phantom shares of its notes."""
+    if not is_privacy_table(wildcards.table):
+        return []
+    return table_runs(
+        wildcards.table,
+        "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_control.json",
     )
 
 
@@ -426,6 +437,18 @@ def table_review_comments(wildcards):
 
 AUDIT = config["audit"]
 AUDITED_TRAINED = [m for m in config["methods"] if registry.method(m).trained]
+# Every corpus of an audited run, and the positive control the audit builds beside them.
+AUDITED_CORPORA = [*config["methods"], POSITIVE_CONTROL]
+
+
+def run_corpora(pattern):
+    """An input function: `pattern` (with {method}) for every configured method of one run and seed."""
+
+    def files(wildcards):
+        return expand(pattern, method=config["methods"], **wildcards)
+
+    return files
+
 
 
 def audited_adapters(wildcards):

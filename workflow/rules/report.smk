@@ -6,6 +6,7 @@ rule table:
     input:
         summaries=table_inputs,
         generations=table_generations,
+        controls=table_controls,
         dp_adapters=table_dp_adapters,
         comments=table_review_comments,
         paper=config["tables"]["paper"],

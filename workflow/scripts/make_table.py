@@ -11,6 +11,7 @@ def main(job: RuleJob) -> None:
         list(job.input.generations),
         list(job.input.dp_adapters),
         [comments] if isinstance(comments, str) else list(comments),
+        list(job.input.controls),
     )
     settings = TableSettings(
         job.params.methods,

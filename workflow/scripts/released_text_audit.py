@@ -1,43 +1,37 @@
-"""Rule `released_text_audit`: what a reader of one synthetic corpus alone learns about the real documents."""
-
-import logging
+"""Rule `released_text_audit`: every corpus of one run and seed, and its positive control, audited from
+the released text alone."""
 
 import pandas as pd
 import torch
 
-from plainsight.audit.released import ReleaseSettings, audit_record, released_text_audit
+from plainsight.audit.corpora import RunInputs, Thresholds, write_run_audit
+from plainsight.audit.released import ReleaseSettings
 from plainsight.evaluation.features import FeatureSettings
-from plainsight.io import write_json, write_parquet
-from plainsight.methods.registry import method
 from plainsight.models import resolve_placement
 from plainsight.snakemake_job import RuleJob, run_rule
-
-log = logging.getLogger("plainsight")
 
 
 def main(job: RuleJob) -> None:
     torch.set_num_threads(job.threads)
     device, dtype = resolve_placement(job.params.placement)
-    settings = ReleaseSettings(
-        job.params.verbatim_ngram, job.params.bootstrap, job.seed, FeatureSettings(device=device, dtype=dtype)
+    features = FeatureSettings(device=device, dtype=dtype)
+    inputs = RunInputs(
+        *(pd.read_parquet(job.input[name]) for name in ("codes", "docs", "spans")),
+        job.wildcards.idset,
+        job.params.metrics,
+        job.input.codes,
     )
-    inputs = {
-        name: pd.read_parquet(getattr(job.input, name))
-        for name in ("corpus", "codes", "docs", "spans", "nearest")
-    }
-    audit, distances = released_text_audit(
-        inputs["corpus"],
-        inputs["codes"],
-        inputs["docs"],
-        inputs["spans"],
-        inputs["nearest"],
-        method(job.method),
-        settings,
-        files={"codes": job.input.codes, "corpus": job.input.corpus},
+    write_run_audit(
+        job.input.corpora,
+        job.input.metrics,
+        job.input.controls,
+        job.params.methods,
+        inputs,
+        ReleaseSettings(job.params.verbatim_ngram, job.params.bootstrap, job.seed, features),
+        Thresholds.from_gate(job.params.gate),
+        job.params.delta or 1e-5,
+        {"nearest": job.output.nearest, "records": job.output.records, "distances": job.output.distances},
     )
-    log.info("released-text audit: %s", audit)
-    write_parquet(distances, job.output.distances)
-    write_json({"method": job.method, "seed": job.seed, **audit_record(audit)}, job.output.record)
 
 
 run_rule(main)

@@ -7,3 +7,7 @@
 - `canaries`: secrets inserted into a method's training set, and their exposure;
 - `table`, `canary_table`: the privacy-audit and canary tables and their plots.
 """
+
+# The method key of the audit's positive control (plainsight.audit.corpora): its outputs sit beside the
+# methods' under audit/{method}/. Here, so that the workflow can name it without loading the audit.
+POSITIVE_CONTROL = "positive_control"

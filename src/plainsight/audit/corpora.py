@@ -12,12 +12,13 @@ method that copies. Its leak counts come from the same control code as the metho
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
+from plainsight.audit import POSITIVE_CONTROL
 from plainsight.audit.evidence import (
     conclusion,
     detectable_auc,
@@ -36,9 +37,9 @@ from plainsight.audit.released import (
 from plainsight.data.segments import segment_texts
 from plainsight.errors import InputError
 from plainsight.evaluation.privacy import context_keys, run_privacy_metrics
+from plainsight.io import read_json, write_json, write_parquet
+from plainsight.methods import registry
 from plainsight.methods.registry import Method
-
-POSITIVE_CONTROL = "positive_control"
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,15 @@ class Thresholds:
     leak_excess: float = 0.05
     verbatim_excess: float = 0.05
     text_membership_auc: float = 0.6
+
+    @classmethod
+    def from_gate(cls, gate: Mapping[str, Any]) -> Thresholds:
+        defaults = cls()
+        return cls(
+            gate.get("leak_excess_max", defaults.leak_excess),
+            gate.get("verbatim_excess_max", defaults.verbatim_excess),
+            gate.get("text_membership_auc_max", defaults.text_membership_auc),
+        )
 
 
 @dataclass(frozen=True)
@@ -166,3 +176,35 @@ def audit_corpora(
     }
     shared = (embedded, train, train_texts, inputs, settings, thresholds, delta)
     return {name: _one_corpus(*run, *shared) for name, run in runs.items()}
+
+
+def write_run_audit(
+    corpus_paths: Sequence[str],
+    metrics_paths: Sequence[str],
+    control_paths: Sequence[str],
+    method_names: Sequence[str],
+    inputs: RunInputs,
+    settings: ReleaseSettings,
+    thresholds: Thresholds,
+    delta: float,
+    outputs: Mapping[str, Sequence[str]],
+) -> dict[str, CorpusAudit]:
+    """Rule `released_text_audit`: read the run's corpora, audit them, write each one's nearest table,
+    record and distances to the output paths of its method (in `AUDITED_CORPORA` order: the methods,
+    then the positive control)."""
+    corpora = {name: pd.read_parquet(path) for name, path in zip(method_names, corpus_paths)}
+    audits = audit_corpora(
+        corpora,
+        {name: pd.read_parquet(path) for name, path in zip(method_names, metrics_paths)},
+        {name: read_json(path) for name, path in zip(method_names, control_paths)},
+        {name: registry.method(name) for name in method_names},
+        inputs,
+        settings,
+        thresholds,
+        delta,
+    )
+    for number, (name, audit) in enumerate(audits.items()):
+        write_parquet(audit.nearest, outputs["nearest"][number])
+        write_json({"method": name, "seed": settings.seed, **audit.record}, outputs["records"][number])
+        write_parquet(audit.distances, outputs["distances"][number])
+    return audits

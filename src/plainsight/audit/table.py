@@ -17,6 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from plainsight.audit import POSITIVE_CONTROL
+from plainsight.audit.evidence import detectable_auc
+from plainsight.audit.gate import Gate, verdict
 from plainsight.audit.membership import ATTACKS, BASE_MODEL, attack_scores, roc_summary
 from plainsight.io import atomic_path
 from plainsight.methods import registry
@@ -25,6 +28,7 @@ FPR_BOUNDS = (0.01, 0.1)
 RUN_KEYS = ["dataset", "setting", "idset", "method"]
 ATTACK_NAMES = {"loss": "loss", "zlib": "zlib", "min_k": "min-k%", "reference": "reference"}
 BASE_DISPLAY = "Base model (control)"
+POSITIVE_DISPLAY = "Positive control (copies its context)"
 
 
 def membership_rows(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame:
@@ -70,13 +74,17 @@ def audit_table(released: pd.DataFrame, membership: pd.DataFrame, methods: Mappi
     numeric = [
         c for c in joined.columns if c not in (*RUN_KEYS, "seed") and pd.api.types.is_numeric_dtype(joined[c])
     ]
+    labels = [c for c in joined.columns if c not in (*RUN_KEYS, "seed", *numeric)]
     grouped = joined.groupby(RUN_KEYS, sort=False, dropna=False)
     table = grouped[numeric].mean().reset_index()
+    for column in labels:  # conclusions and designs: the seeds' distinct ones
+        table[column] = (
+            grouped[column].agg(lambda s: "; ".join(dict.fromkeys(map(str, s.dropna()))) or None).to_numpy()
+        )
     table.insert(4, "seeds", grouped["seed"].apply(lambda s: ",".join(map(str, sorted(s)))).to_numpy())
-    order = {name: position for position, name in enumerate([BASE_MODEL, *methods])}
-    table["Method"] = [
-        BASE_DISPLAY if m == BASE_MODEL else methods.get(registry.base_method(m), m) for m in table["method"]
-    ]
+    order = {name: position for position, name in enumerate([BASE_MODEL, *methods, POSITIVE_CONTROL])}
+    shown = {BASE_MODEL: BASE_DISPLAY, POSITIVE_CONTROL: POSITIVE_DISPLAY}
+    table["Method"] = [shown.get(m) or methods.get(registry.base_method(m), m) for m in table["method"]]
     table = table.sort_values(
         ["dataset", "setting", "idset", "method"],
         key=lambda c: c.map(order) if c.name == "method" else c,
@@ -134,6 +142,87 @@ def markdown_row(row: pd.Series) -> list[str]:
     ]
 
 
+def with_verdicts(table: pd.DataFrame, gate: Gate) -> pd.DataFrame:
+    """The table with each audited corpus's verdict (`plainsight.audit.gate`); the base model's control row,
+    which released nothing, has none."""
+    rows = []
+    for row in table.to_dict("records"):
+        if row["method"] == BASE_MODEL:
+            rows.append({"verdict": None, "verdict_reasons": None, "threat_model": None})
+            continue
+        trained = row["method"] != POSITIVE_CONTROL and registry.method(row["method"]).trained
+        rows.append(verdict(row, gate, trained))
+    return pd.concat([table, pd.DataFrame(rows, index=table.index)], axis=1)
+
+
+def _excess(row: pd.Series, measure: str) -> str:
+    value = row.get(f"leak_{measure}_excess", math.nan)
+    if pd.isna(value):
+        return "-"
+    member, control = row[f"leak_{measure}_member_rate"], row[f"leak_{measure}_control_rate"]
+    return (
+        f"{100 * member:.0f} vs {100 * control:.0f}: {100 * value:+.0f} "
+        f"[{100 * row[f'leak_{measure}_excess_low']:+.0f}, {100 * row[f'leak_{measure}_excess_high']:+.0f}], "
+        f"{row[f'leak_{measure}_conclusion']}"
+    )
+
+
+def verdict_markdown(table: pd.DataFrame) -> list[str]:
+    """The verdict section: per audited corpus its verdict and the evidence against each leak's control."""
+    header = [
+        "Run",
+        "Method",
+        "Verdict",
+        "Any identifier (%): member vs control, excess [95% bounds]",
+        "Near leak (%)",
+        "Verbatim (%)",
+        "Text MIA (cosine)",
+        "Why",
+    ]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for _, row in table[table["method"] != BASE_MODEL].iterrows():
+        cells = [
+            f"{row['dataset']} {row['setting']} {row['idset']}",
+            row["Method"],
+            f"**{row['verdict']}**",
+            _excess(row, "any_identifier"),
+            _excess(row, "near"),
+            _excess(row, "verbatim"),
+            str(row.get("text_mia_cosine_conclusion", "-")),
+            str(row["verdict_reasons"]).replace("|", "/"),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    threat = next(iter(table["threat_model"].dropna()), "")
+    return [
+        f"Threat model: {threat}.",
+        "",
+        *lines,
+        "",
+        "Member vs control: the share of generations (in-context methods, each against as many unshown "
+        "training segments of the same entity types) or of distinct values (trained methods: "
+        "fine-tuning-only against held-out-only values) that the same matcher finds; the excess is their "
+        "difference with one-sided 95% bounds. `leaks`: the excess is significant (McNemar or Fisher, "
+        "one-sided 5%); `no leak detected (could detect >= X)`: not significant, and an excess of X would "
+        "have been found with 80% power; `inconclusive`: not significant, and the sample is too small to "
+        "detect the gate's threshold. "
+        "A verdict is PASS only when every criterion's upper bound lies under its threshold "
+        "(docs/methods-and-metrics.md#release-verdict).",
+        "",
+    ]
+
+
+def _detectable(table: pd.DataFrame) -> str:
+    """The smallest AUC the adapter attacks' and the text attacks' sample sizes detect, as text."""
+    found = []
+    for members, non_members in (
+        ("mia_members", "mia_non_members"),
+        ("text_mia_members", "text_mia_non_members"),
+    ):
+        if members in table and table[members].notna().any():
+            found.append(f"{detectable_auc(int(table[members].max()), int(table[non_members].max())):.2f}")
+    return " (adapter) / ".join(found) + (" (text)" if len(found) == 2 else "") if found else "-"
+
+
 def markdown(table: pd.DataFrame, verbatim_ngram: int) -> str:
     header = [
         "Run",
@@ -148,7 +237,8 @@ def markdown(table: pd.DataFrame, verbatim_ngram: int) -> str:
         "Any-identifier leak (%)",
         "PIPP (%)",
     ]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = verdict_markdown(table) if "verdict" in table else []
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(markdown_row(row)) + " |" for _, row in table.iterrows()]
     notes = [
         "",
@@ -159,7 +249,8 @@ def markdown(table: pd.DataFrame, verbatim_ngram: int) -> str:
         "held-out real segment to its nearest real training segment; **closer** marks a corpus closer to "
         "the training set than unseen real text is. Any-identifier leak: a direct or quasi identifier of "
         "the generation's context (or fine-tuning) documents, whatever the run's identifier set; PIPP "
-        "counts the run's own set.",
+        "counts the run's own set. With its sizes, a membership attack here finds an AUC of "
+        f"{_detectable(table)} or more with 80% power (one-sided 5%).",
     ]
     return "\n".join(lines + notes) + "\n"
 
@@ -244,14 +335,23 @@ def build_privacy_audit(
     score_runs: Sequence[Mapping[str, Any]],
     methods: Mapping[str, str],
     resamples: int,
+    control_paths: Sequence[str] = (),
+    gate: Gate | None = None,
 ) -> pd.DataFrame:
     """The audit table from the released-text records and privacy summaries (one per run, method and seed,
-    parallel to `runs`) and the membership scores (one per run and seed, parallel to `score_runs`)."""
+    parallel to `runs`), the membership scores and the positive controls' records (one per run and seed,
+    parallel to `score_runs`), with each corpus's verdict under `gate`."""
     from plainsight.io import read_json
 
     released = released_rows(
         [read_json(p) for p in released_paths], runs, [run_pipp(p) for p in summary_paths]
     )
+    controls = released_rows(
+        [read_json(p) for p in control_paths],
+        [{**run, "method": POSITIVE_CONTROL} for run in score_runs[: len(control_paths)]],
+        [math.nan] * len(control_paths),
+    )
+    released = pd.concat([released, controls], ignore_index=True)
     membership = pd.concat(
         [
             membership_rows(pd.read_parquet(path), resamples, int(run["seed"])).assign(**run)
@@ -259,7 +359,8 @@ def build_privacy_audit(
         ],
         ignore_index=True,
     )
-    return audit_table(released, membership, methods)
+    table = audit_table(released, membership, methods)
+    return with_verdicts(table, gate) if gate is not None else table
 
 
 def write_privacy_audit(

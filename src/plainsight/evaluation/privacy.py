@@ -449,5 +449,10 @@ def run_privacy_metrics(
         contexts = [context_keys(row) for row in corpus.to_dict("records")]
         controlled = control.in_context_control(corpus, contexts, train, real, seed)
         counts = control.paired_value_counts(pd.concat([per_generation, controlled], axis=1))
-    record = {"design": "unpaired" if spec.trained else "paired", "measures": counts}
+    record = {
+        "method": method_name,
+        "seed": seed,
+        "design": "unpaired" if spec.trained else "paired",
+        "measures": counts,
+    }
     return pd.concat([per_generation, controlled], axis=1), summarise(per_generation, spec.family), record

@@ -23,6 +23,7 @@ from plainsight.report.tables import (
     load_table_specs,
     markdown_table,
     paired_notes,
+    phantom_notes,
     presidio_note,
     protocol_notes,
     regeneration_notes,
@@ -40,6 +41,7 @@ class TableRuns:
     generations: Sequence[str] = ()
     dp_adapters: Sequence[str] = ()
     comments: Sequence[str] = ()  # reviewers' comments on the table's corpora (review page)
+    controls: Sequence[str] = ()  # the held-out control counts of the privacy runs (.json)
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,7 @@ def table_notes(
         *leak_definitions_note(table),
         *(regeneration_notes(generations, methods, settings.max_regenerations) if per_generation else []),
         *(adherence_notes(generations, methods) if per_generation else []),
+        *phantom_notes([read_json(path) for path in runs.controls], methods),
         *document_warnings(table, settings.documents_warn_below),
         *(paired_notes(generations, spec.get("paired", []), methods) if per_generation else []),
         *dp_notes([read_json(Path(adapter) / "training.json") for adapter in runs.dp_adapters]),

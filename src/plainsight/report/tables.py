@@ -382,6 +382,48 @@ def adherence_notes(generations: pd.DataFrame, methods: Mapping[str, str]) -> li
     ]
 
 
+PHANTOM_COLUMNS = {"exact": "PIPP", "partial": "partial leak", "near": "near leak"}
+
+
+def phantom_shares(records: Sequence[Mapping[str, Any]], method: str) -> dict[str, tuple[float, float]]:
+    """Per leak column: (leak rate, control rate) of one method, pooled over its runs' control counts."""
+    chosen = [r for r in records if registry.base_method(r["method"]) == method]
+    shares = {}
+    for measure in PHANTOM_COLUMNS:
+        counts = [r["measures"][measure] for r in chosen if r["measures"][measure]["members"]]
+        members, controls = sum(c["members"] for c in counts), sum(c["controls"] for c in counts)
+        if members and controls:
+            shares[measure] = (
+                sum(c["member_hits"] for c in counts) / members,
+                sum(c["control_hits"] for c in counts) / controls,
+            )
+    return shares
+
+
+def phantom_notes(records: Sequence[Mapping[str, Any]], methods: Mapping[str, str]) -> list[str]:
+    """The held-out control of each leak column: how much of the leak rate unseen documents show as often."""
+    parts = []
+    for method, display in methods.items():
+        shares = phantom_shares(records, method)
+        cells = [
+            f"{PHANTOM_COLUMNS[m]} {100 * leak:.0f}% vs {100 * held:.0f}% "
+            f"(phantom {'-' if leak == 0 else f'{100 * min(held / leak, 1):.0f}%'})"
+            for m, (leak, held) in shares.items()
+        ]
+        if cells:
+            parts.append(f"{display}: " + ", ".join(cells))
+    if not parts:
+        return []
+    return [
+        "Held-out control (the same matcher against what the method never saw: in-context rows, as many "
+        "unshown training segments of the same entity types per generation; trained rows, the share of "
+        "distinct fine-tuning-only values in the corpus against that of held-out-only values), with the "
+        "phantom share, control rate / leak rate (100%: unseen documents explain the whole rate): "
+        + "; ".join(parts)
+        + "."
+    ]
+
+
 def document_warnings(table: pd.DataFrame, threshold: float) -> list[str]:
     """A warning for each row whose corpus is mostly not documents: its leak rates measure little."""
     label = DOCUMENTS_COLUMN["label"]
