@@ -1,13 +1,26 @@
-"""Release bundles: leaking generations left out and counted, no real text, the datasheet's evidence."""
+"""Release bundles: leaking generations left out by `release.drop` and counted by the class of what they
+hold, no real text, the dataset card's front matter, verdict and evidence, a layout `datasets` reads."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pandas as pd
 import pytest
+import yaml
 
-from plainsight.report.release import EvidenceTable, ReleaseRun, build_release
+from plainsight.report.audit_verdict import AuditVerdict
+from plainsight.report.release import (
+    EvidenceTable,
+    ReleaseRun,
+    ReleaseSettings,
+    build_release,
+    evidence_tables,
+    method_verdict,
+    size_category,
+    write_release,
+)
 
 SPANS = pd.DataFrame(
     {
@@ -18,15 +31,15 @@ SPANS = pd.DataFrame(
 CODES = pd.DataFrame({"entities": [[{"type": "ORG", "value": "Elmbury Homes Trust"}]]})
 TEXTS = [
     "A clean note about a visit.",  # kept
-    "Anna Berg was seen at home.",  # exact leak (metrics)
-    "Ms Berg said little.",  # partial leak (metrics)
-    "The visit was in Tromso.",  # a quasi identifier of the corpus (any identifier)
-    "Referred by Elmbury Homes Trust.",  # a detected value of the codes (any identifier)
+    "Anna Berg was seen at home.",  # exact leak of a source-specific value
+    "Ms Berg said little.",  # partial leak: a name word alone, unclassed
+    "The visit was in Tromso.",  # a quasi value of its source that other segments hold too (common)
+    "Referred by Elmbury Homes Trust.",  # a detected value of the codes (any identifier), of no source
     "Another clean note, a public word.",
 ]  # NO_MASK values are not identifiers: kept
 
 
-def frames(drop: bool = True):
+def frames(drop: str = "any_identifier"):
     corpora = pd.DataFrame(
         {
             "generation_id": [0, 1, 2, 0, 1, 2],
@@ -39,13 +52,18 @@ def frames(drop: bool = True):
             "dtype": "float32",
         }
     )
+    # rows in another order than the corpus: (seed 1: 2, 1, 0; seed 2: 0, 1, 2)
     metrics = pd.DataFrame(
         {
             "generation_id": [2, 1, 0, 0, 1, 2],
             "seed": [1, 1, 1, 2, 2, 2],
             "leaked": [False, True, False, False, False, False],
+            "leaked_values": [[], ["Anna Berg"], [], [], [], []],
             "partial_leak": [True, False, False, False, False, False],
-            "near_leak": [False] * 6,
+            "near_leak": [True, True, False, False, False, False],
+            "near_leaked_values": [["Berg"], ["Anna Berg", "Berg"], [], [], [], []],
+            "leaked_identifier_values": [[], ["Anna Berg"], [], ["Tromso"], [], []],
+            "leaked_value_classes": [[], ["source_specific"], [], ["common"], [], []],
         }
     )
     summaries = pd.DataFrame(
@@ -63,53 +81,158 @@ def frames(drop: bool = True):
         "icl_pe",
         "smollm2-135m",
         {"max_new_tokens": 128},
-        drop,
+        ReleaseSettings(drop),
         (EvidenceTable("Audit", pd.DataFrame({"nearest cosine": [0.41]})),),
     )
     return run, corpora, metrics, summaries
 
 
-def test_leaking_generations_are_left_out_and_counted():
+def released_texts(bundle: str) -> list[str]:
+    return [json.loads(line)["text"] for line in bundle.splitlines()]
+
+
+def test_any_identifier_leaves_out_every_leak_and_counts_what_they_hold():
     run, corpora, metrics, summaries = frames()
-    bundle, sheet = build_release(run, corpora, metrics, summaries, SPANS, CODES)
+    bundle, card = build_release(run, corpora, metrics, summaries, SPANS, CODES)
     rows = [json.loads(line) for line in bundle.splitlines()]
     assert [row["text"] for row in rows] == [TEXTS[0], TEXTS[5]]
     assert set(rows[0]) == {"text", "fictional_code", "method", "seed"} and rows[1]["seed"] == 2
-    assert "2 of 6 generations; 4 left out" in sheet
-    assert "- exact leak of a value of its code's identifier set: 1" in sheet
-    assert "- partial leak (a word of a real name): 1" in sheet
-    assert "- a real direct or quasi identifier of any document of the corpus: 3" in sheet
+    assert "2 of 6 generations; 4 left out (`release.drop: any_identifier`" in card
+    # left out: 1 (exact) and 2 (a name word of no known class) hold source-specific values, 3 (a common
+    # town) and 4 (a value of no document's source) only common ones
+    assert "- Left out: 2 hold a source-specific value, 2 only common values." in card
+    assert "- Released: 0 hold a source-specific value, 0 only common values." in card
+    assert "- exact leak of a value of its code's identifier set: 1" in card
+    assert "- partial leak (a word of a real name): 1" in card
+    assert "- a real direct or quasi identifier of any document of the corpus: 3" in card
 
 
-def test_datasheet_evidence():
+def test_source_specific_keeps_generations_holding_only_common_values():
+    run, corpora, metrics, summaries = frames("source_specific")
+    bundle, card = build_release(run, corpora, metrics, summaries, SPANS, CODES)
+    assert released_texts(bundle) == [TEXTS[0], TEXTS[3], TEXTS[4], TEXTS[5]]
+    assert "4 of 6 generations; 2 left out (`release.drop: source_specific`" in card
+    assert "- Left out: 2 hold a source-specific value, 0 only common values." in card
+    assert "- Released: 0 hold a source-specific value, 2 only common values." in card
+
+
+def test_a_name_word_of_a_common_value_is_common_and_a_source_specific_value_drops():
+    run, corpora, metrics, summaries = frames("source_specific")
+    # generation 1 of seed 1: "Anna Berg" is common now, so its name word "Berg" is too
+    metrics.loc[1, "leaked_value_classes"] = ["common"]
+    assert released_texts(build_release(run, corpora, metrics, summaries, SPANS, CODES)[0]) == [
+        TEXTS[0],
+        TEXTS[1],
+        TEXTS[3],
+        TEXTS[4],
+        TEXTS[5],
+    ]
+    # the town classed source-specific now: the generation goes
+    metrics.loc[3, "leaked_value_classes"] = ["source_specific"]
+    assert TEXTS[3] not in released_texts(build_release(run, corpora, metrics, summaries, SPANS, CODES)[0])
+
+
+def test_without_dropping_everything_is_released_and_counted():
+    run, corpora, metrics, summaries = frames("none")
+    bundle, card = build_release(run, corpora, metrics, summaries, SPANS, CODES)
+    assert len(bundle.splitlines()) == 6 and "6 of 6 generations; 0 left out" in card
+    assert "- Released: 2 hold a source-specific value, 2 only common values." in card
+    assert "by reason" not in card
+
+
+def test_an_unknown_drop_rule_and_old_metrics_stop():
+    with pytest.raises(ValueError, match="release.drop 'leaking' is not one of"):
+        ReleaseSettings("leaking")
     run, corpora, metrics, summaries = frames()
-    _, sheet = build_release(run, corpora, metrics, summaries, SPANS, CODES)
-    assert (
-        "| PIPP (%) | ELP (%) | ROUGE-2 |\n|---|---|---|\n| 15 | 2 | 0.2 |" in sheet
-    )  # means over the seeds
-    assert "No formal guarantee" in sheet and "## Audit" in sheet and "| 0.41 |" in sheet
-    dp = {"epsilon": 7.99, "delta": 1e-5, "noise_multiplier": 1.1, "privacy_unit": "document", "units": 30}
-    _, sheet = build_release(run, corpora, metrics, summaries, SPANS, CODES, [dp])
-    assert "DP-SGD: epsilon 7.99 at delta 1e-05 per document (30 documents)" in sheet
-
-
-def test_without_dropping_everything_is_released():
-    run, corpora, metrics, summaries = frames(drop=False)
-    bundle, sheet = build_release(run, corpora, metrics, summaries, SPANS, CODES)
-    assert len(bundle.splitlines()) == 6 and "All 6 generations" in sheet
-
-
-def test_missing_metrics_row_is_an_error():
-    run, corpora, metrics, summaries = frames()
+    with pytest.raises(ValueError, match=r"lack \['leaked_identifier_values', 'leaked_value_classes'\]"):
+        build_release(
+            run,
+            corpora,
+            metrics.drop(columns=["leaked_identifier_values", "leaked_value_classes"]),
+            summaries,
+            SPANS,
+            CODES,
+        )
     with pytest.raises(ValueError, match="no row in its corpus's per-generation metrics"):
         build_release(run, corpora, metrics.iloc[:5], summaries, SPANS, CODES)
 
 
-def test_evidence_takes_the_methods_rows_of_its_run_and_its_review_status(tmp_path):
-    from dataclasses import replace
+@pytest.mark.parametrize(
+    "count, category",
+    [(0, "n<1K"), (999, "n<1K"), (1000, "1K<n<10K"), (9999, "1K<n<10K"), (10_000, "10K<n<100K"),
+     (250_000, "100K<n<1M"), (1_000_000, "1M<n<10M"), (10**12, "n>1T")],
+)  # fmt: skip
+def test_size_categories_follow_the_hub(count, category):
+    assert size_category(count) == category
 
-    from plainsight.report.release import evidence_tables
 
+def card_header(card: str) -> dict:
+    assert card.startswith("---\n")
+    return yaml.safe_load(card.split("---\n")[1])
+
+
+def test_the_card_has_the_hub_front_matter_and_the_bundle_loads_as_json_lines(tmp_path):
+    run, corpora, metrics, summaries = frames()
+    run = replace(run, settings=ReleaseSettings("any_identifier", "cc-by-4.0", ("en", "nb")))
+    folder = tmp_path / "icl_pe"
+    write_release(
+        run,
+        {"corpora": corpora, "metrics": metrics, "summaries": summaries},
+        SPANS,
+        CODES,
+        [],
+        folder / "synthetic.jsonl",
+        folder / "README.md",
+    )
+    header = card_header((folder / "README.md").read_text(encoding="utf-8"))
+    assert header == {
+        "license": "cc-by-4.0",
+        "language": ["en", "nb"],
+        "size_categories": ["n<1K"],
+        "task_categories": ["text-generation"],
+        "pretty_name": "Synthetic corpus: casenotes, icl_pe, known setting, direct identifiers",
+        "tags": ["synthetic", "privacy", "anonymization"],
+        "configs": [
+            {"config_name": "default", "data_files": [{"split": "train", "path": "synthetic.jsonl"}]}
+        ],
+    }
+    # datasets' json builder reads every file of data_dir but README.md: JSON Lines with a text field
+    data_files = sorted(p.name for p in folder.iterdir() if p.name != "README.md")
+    assert data_files == ["synthetic.jsonl"]
+    texts = pd.read_json(folder / "synthetic.jsonl", lines=True)
+    assert texts["text"].tolist() == [TEXTS[0], TEXTS[5]] and texts["seed"].tolist() == [1, 2]
+
+
+def test_the_card_states_the_verdict_or_that_no_audit_ran():
+    run, corpora, metrics, summaries = frames()
+    _, card = build_release(run, corpora, metrics, summaries, SPANS, CODES)
+    assert "## Release verdict\n\nNo privacy audit was run for `icl_pe`" in card
+    verdict = AuditVerdict(
+        "FAIL",
+        ("leak_excess: FAIL (any identifier >= 0.12 (max 0.05))", "verbatim: PASS (x <= 0.01 (max 0.05))"),
+        "the adversary holds the released text and knows the rest of the corpus",
+    )
+    _, card = build_release(replace(run, verdict=verdict), corpora, metrics, summaries, SPANS, CODES)
+    body = card.split("---\n", 2)[2]
+    assert body.index("## Release verdict") < body.index("## Method and settings")
+    assert (
+        "**FAIL** (the privacy audit, results/tables/privacy_audit.csv). The threat model: the adversary"
+        in card
+    )
+    assert "- leak_excess: FAIL (any identifier >= 0.12 (max 0.05))\n- verbatim: PASS" in card
+
+
+def test_datasheet_evidence():
+    run, corpora, metrics, summaries = frames()
+    _, card = build_release(run, corpora, metrics, summaries, SPANS, CODES)
+    assert "| PIPP (%) | ELP (%) | ROUGE-2 |\n|---|---|---|\n| 15 | 2 | 0.2 |" in card  # means over the seeds
+    assert "No formal guarantee" in card and "## Audit" in card and "| 0.41 |" in card
+    dp = {"epsilon": 7.99, "delta": 1e-5, "noise_multiplier": 1.1, "privacy_unit": "document", "units": 30}
+    _, card = build_release(run, corpora, metrics, summaries, SPANS, CODES, [dp])
+    assert "DP-SGD: epsilon 7.99 at delta 1e-05 per document (30 documents)" in card
+
+
+def test_evidence_and_verdict_take_the_methods_row_of_its_run_and_its_review_status(tmp_path):
     run, corpora, metrics, summaries = frames()
     run = replace(run, evidence=())
     audit = pd.DataFrame(
@@ -117,8 +240,15 @@ def test_evidence_takes_the_methods_rows_of_its_run_and_its_review_status(tmp_pa
             "dataset": [run.dataset, run.dataset, "other"],
             "setting": [run.setting] * 3,
             "idset": [run.idset] * 3,
-            "method": [run.method, "base_model", run.method],
+            "method": [run.method, "base", run.method],
             "auc_loss": [0.61, 0.5, 0.9],
+            "verdict": ["INCONCLUSIVE", None, "PASS"],
+            "verdict_reasons": [
+                "leak_excess: PASS (a); canaries: INCONCLUSIVE (no evidence)",
+                None,
+                "x: PASS",
+            ],
+            "threat_model": ["the adversary holds the released text", None, "t"],
         }
     )
     audit.to_csv(tmp_path / "privacy_audit.csv", index=False)
@@ -134,8 +264,16 @@ def test_evidence_takes_the_methods_rows_of_its_run_and_its_review_status(tmp_pa
         "Review status (review page verdicts)",
     ]
     assert tables[0].frame["auc_loss"].tolist() == [0.61]  # its method and run only
+    assert "verdict" not in tables[0].frame  # the card states it above
     assert dict(zip(tables[1].frame["verdict"], tables[1].frame["generations"])) == {"leaks": 1, "fine": 1}
-    _, sheet = build_release(replace(run, evidence=tuple(tables)), corpora, metrics, summaries, SPANS, CODES)
-    assert "## Privacy audit (privacy_audit.csv)" in sheet and "| 0.61 |" in sheet
+    assert method_verdict(run, [str(tmp_path / "privacy_audit.csv")]) == AuditVerdict(
+        "INCONCLUSIVE",
+        ("leak_excess: PASS (a)", "canaries: INCONCLUSIVE (no evidence)"),
+        "the adversary holds the released text",
+    )
+    assert method_verdict(run, []) is None
+    assert method_verdict(replace(run, method="icl"), [str(tmp_path / "privacy_audit.csv")]) is None
+    _, card = build_release(replace(run, evidence=tuple(tables)), corpora, metrics, summaries, SPANS, CODES)
+    assert "## Privacy audit (privacy_audit.csv)" in card and "| 0.61 |" in card
     [unreviewed] = evidence_tables(run, [], [], [])
     assert unreviewed.frame["verdict"].tolist() == ["none yet"]

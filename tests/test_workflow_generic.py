@@ -7,6 +7,7 @@ import re
 
 import pandas as pd
 import pytest
+import yaml
 
 from test_workflow import REPO, make_workdir, snakemake, tiny_overlay, write_overlay
 
@@ -97,10 +98,15 @@ def test_release_bundle_of_icl_pe_holds_no_real_value(example_dir):
     rows = [
         json.loads(line) for line in (example_dir / bundle_dir / "synthetic.jsonl").read_text().splitlines()
     ]
-    sheet = (example_dir / bundle_dir / "DATASHEET.md").read_text()
+    card = (example_dir / bundle_dir / "README.md").read_text()
     corpus = pd.read_parquet(example_dir / "results/casenotes/known/direct/synthetic/icl_pe/seed1.parquet")
     assert all(set(row) == {"text", "fictional_code", "method", "seed"} for row in rows)
-    assert f"{len(rows)} of {len(corpus)} generations" in sheet and "## Known limits" in sheet
+    assert f"{len(rows)} of {len(corpus)} generations" in card and "## Known limits" in card
+    header = yaml.safe_load(card.split("---\n")[1])
+    assert header["configs"][0]["data_files"] == [{"split": "train", "path": "synthetic.jsonl"}]
+    assert header["license"] == "other" and header["size_categories"] == ["n<1K"]
+    assert "No privacy audit was run for `icl_pe`" in card  # the example audits tab only
+    assert sorted(p.name for p in (example_dir / bundle_dir).iterdir()) == ["README.md", "synthetic.jsonl"]
     spans = pd.read_parquet(example_dir / "results/casenotes/spans.parquet")
     real = set(spans.loc[spans["identifier_type"].isin(["DIRECT", "QUASI"]), "text"])
     docs = pd.read_parquet(example_dir / "results/casenotes/docs.parquet")

@@ -316,8 +316,8 @@ def release_run(wildcards):
     }
 
 
-def release_audit_table(wildcards):
-    """The privacy audit table, where the bundle's run is audited (`audit`)."""
+def run_audit_table(wildcards):
+    """The privacy audit table, where the run (dataset, setting, identifier set) is audited (`audit`)."""
     audited = (
         wildcards.dataset in config["audit"]["datasets"]
         and wildcards.setting in config["audit"]["settings"]

@@ -206,7 +206,7 @@ rule utility_plots:
 
 
 rule release_bundle:
-    """A method's synthetic texts alone (no real text, no context ids) and its datasheet."""
+    """A method's synthetic texts alone (no real text, no context ids) and its dataset card."""
     input:
         corpora=release_runs(CORPUS),
         metrics=release_runs(
@@ -218,18 +218,18 @@ rule release_bundle:
         spans="results/{dataset}/spans.parquet",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
         dp_adapters=release_dp_adapters,
-        audit=release_audit_table,
+        audit=run_audit_table,
         utility=release_utility_table,
         comments=release_comments,
     output:
         bundle="results/release/{dataset}/{setting}/{idset}/{method}/synthetic.jsonl",
-        datasheet="results/release/{dataset}/{setting}/{idset}/{method}/DATASHEET.md",
+        card="results/release/{dataset}/{setting}/{idset}/{method}/README.md",
     log:
         "results/logs/release_bundle/{dataset}_{setting}_{idset}_{method}.log",
     conda:
         "../envs/metrics.yaml"
     params:
-        drop_leaking=config["release"]["drop_leaking"],
+        release={key: config["release"][key] for key in ("drop", "license", "language")},
         model=variant_model,
         generation=config["generation"],
     script:

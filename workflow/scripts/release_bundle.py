@@ -1,5 +1,5 @@
-"""Rule `release_bundle`: a method's synthetic texts over its seeds, without leaking ones, and
-DATASHEET.md."""
+"""Rule `release_bundle`: a method's synthetic texts over its seeds, without those `release.drop` leaves
+out, and their dataset card (README.md)."""
 
 from dataclasses import replace
 from pathlib import Path
@@ -7,7 +7,13 @@ from pathlib import Path
 import pandas as pd
 
 from plainsight.io import read_json
-from plainsight.report.release import ReleaseRun, evidence_tables, write_release
+from plainsight.report.release import (
+    ReleaseRun,
+    ReleaseSettings,
+    evidence_tables,
+    method_verdict,
+    write_release,
+)
 from plainsight.snakemake_job import RuleJob, run_rule
 
 GENERATION_SETTINGS = (
@@ -30,9 +36,13 @@ def main(job: RuleJob) -> None:
         w.method,
         job.params.model,
         {key: job.params.generation[key] for key in GENERATION_SETTINGS},
-        job.params.drop_leaking,
+        ReleaseSettings.from_config(job.params.release),
     )
-    run = replace(run, evidence=evidence_tables(run, job.input.audit, job.input.utility, job.input.comments))
+    run = replace(
+        run,
+        evidence=evidence_tables(run, job.input.audit, job.input.utility, job.input.comments),
+        verdict=method_verdict(run, job.input.audit),
+    )
     frames = {
         name: pd.concat([pd.read_parquet(p) for p in job.input[name]], ignore_index=True)
         for name in ("corpora", "metrics", "summaries")
@@ -44,7 +54,7 @@ def main(job: RuleJob) -> None:
         pd.read_parquet(job.input.codes),
         [read_json(Path(adapter) / "training.json") for adapter in job.input.dp_adapters],
         job.output.bundle,
-        job.output.datasheet,
+        job.output.card,
     )
 
 

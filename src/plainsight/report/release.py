@@ -1,10 +1,19 @@
-"""Release bundle: a method's synthetic texts alone, and a datasheet with the evidence behind them.
+"""Release bundle: a method's synthetic texts alone, and a dataset card with the verdict and the evidence
+behind them.
 
 `synthetic.jsonl` holds one line per kept generation: its text, the fictional code it was written
-from, the method and the seed; no real text and no context document ids. With `drop_leaking` a
-generation is left out when the leak metrics found an exact, partial or near leak in it, or when it
-holds any real direct or quasi identifier of the corpus (of any document, whatever the identifier
-set of the run). The datasheet says how many were left out and why.
+from, the method and the seed; no real text and no context document ids. `README.md` is the bundle's
+dataset card in the Hugging Face convention (YAML front matter: license, language, size category,
+task, name, tags and the data file), so that `datasets.load_dataset("json", data_dir=...)` or
+`load_dataset(folder)` reads the texts; then the privacy audit's verdict of the method on its run and
+the evidence.
+
+`release.drop` picks what is left out: `any_identifier` (every generation in which the leak metrics
+found an exact, partial or near leak, or that holds any real direct or quasi identifier of the corpus,
+of any document whatever the identifier set of the run), `source_specific` (every generation holding
+a real value of its source that is not known to be common: `plainsight.report.leak_classes`) or
+`none`. The card says how many were left out, why, and how many of them held a source-specific value
+or only common ones.
 """
 
 from __future__ import annotations
@@ -15,7 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import yaml
 
 from plainsight.codes.control import records_to_entities
 from plainsight.entities import IDENTIFIER_SETS
@@ -23,8 +34,11 @@ from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.io import write_text
 from plainsight.matching import leaked_values, unique_values
 from plainsight.methods import registry
+from plainsight.report.audit_verdict import VERDICT_COLUMNS, AuditVerdict, audit_verdicts, run_rows
+from plainsight.report.leak_classes import HELD_VALUE_COLUMNS, holds_source_specific
 from plainsight.report.tables import dp_notes
 
+BUNDLE_FILE = "synthetic.jsonl"
 BUNDLE_COLUMNS = ("text", "fictional_code", "method", "seed")
 LEAK_REASONS = {
     "leaked": "exact leak of a value of its code's identifier set",
@@ -32,6 +46,15 @@ LEAK_REASONS = {
     "near_leak": "near leak (a variant of a real value)",
     "any_identifier": "a real direct or quasi identifier of any document of the corpus",
 }
+# release.drop -> what it leaves out
+DROP_RULES = {
+    "any_identifier": "every generation with an exact, partial or near leak or any real direct or quasi "
+    "identifier of the corpus",
+    "source_specific": "every generation holding a real value of its source that no real segment outside "
+    "its source is known to hold (exact, partial and near leaks whose value is not common included)",
+    "none": "nothing",
+}
+METRIC_COLUMNS = ("leaked", "partial_leak", "near_leak", *HELD_VALUE_COLUMNS, "leaked_value_classes")
 SUMMARY_LABELS = {
     "pipp": "PIPP (%)",
     "elp": "ELP (%)",
@@ -41,6 +64,8 @@ SUMMARY_LABELS = {
     "rougeL": "ROUGE-L",
     "documents": "Documents (%)",
 }
+CARD_TAGS = ("synthetic", "privacy", "anonymization")
+_SIZE_UNITS = ("", "K", "M", "B", "T")
 KNOWN_LIMITS = (
     "Leaks are counted against the annotated (known) or detected (unknown) private values only: a private "
     "detail that nobody annotated and Presidio missed is not counted.",
@@ -48,16 +73,35 @@ KNOWN_LIMITS = (
     "documents before release.",
     "Dropping leaking generations changes the corpus: the kept texts are the ones the model wrote furthest "
     "from its private values, and the leak rates above are of the corpus before dropping.",
+    "A common value is one that some real segment outside the generation's source holds too; it is still "
+    "a real value, and a rare one may point to a person all the same.",
     "Fictional values may still coincide with real people or places outside this corpus.",
 )
 
 
 @dataclass(frozen=True)
 class EvidenceTable:
-    """A table of more evidence for the datasheet (an audit or utility row), shown as it is."""
+    """A table of more evidence for the card (an audit or utility row), shown as it is."""
 
     title: str
     frame: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class ReleaseSettings:
+    """`release` of the config: what is left out, and the card's license and languages."""
+
+    drop: str = "any_identifier"
+    license: str = "other"
+    language: tuple[str, ...] = ("en",)
+
+    def __post_init__(self):
+        if self.drop not in DROP_RULES:
+            raise ValueError(f"release.drop {self.drop!r} is not one of {list(DROP_RULES)}")
+
+    @classmethod
+    def from_config(cls, release: Mapping[str, Any]) -> ReleaseSettings:
+        return cls(release["drop"], release["license"], tuple(release["language"]))
 
 
 @dataclass(frozen=True)
@@ -68,8 +112,17 @@ class ReleaseRun:
     method: str
     model: str
     generation: Mapping[str, Any]
-    drop_leaking: bool = True
+    settings: ReleaseSettings = field(default_factory=ReleaseSettings)
     evidence: Sequence[EvidenceTable] = field(default_factory=tuple)
+    verdict: AuditVerdict | None = None  # None: the run is not audited
+
+    @property
+    def title(self) -> str:
+        return f"{self.dataset}, {self.method}, {self.setting} setting, {self.idset} identifiers"
+
+    @property
+    def keys(self) -> dict[str, str]:
+        return {"dataset": self.dataset, "setting": self.setting, "idset": self.idset}
 
 
 def corpus_identifiers(spans: pd.DataFrame, codes: pd.DataFrame) -> list[str]:
@@ -80,23 +133,34 @@ def corpus_identifiers(spans: pd.DataFrame, codes: pd.DataFrame) -> list[str]:
 
 
 def leak_flags(corpora: pd.DataFrame, metrics: pd.DataFrame, identifiers: Sequence[str]) -> pd.DataFrame:
-    """Per generation (row of `corpora`), which leak reasons apply; metrics joined by
-    (seed, generation_id)."""
+    """Per generation (row of `corpora`), which leak reasons apply and whether it holds a source-specific
+    value (`source_specific`); metrics joined by (seed, generation_id)."""
+    missing = [column for column in METRIC_COLUMNS if column not in metrics]
+    if missing:
+        raise ValueError(f"the per-generation metrics lack {missing}: rerun rule privacy_metrics")
     keys = ["seed", "generation_id"]
     joined = corpora[keys].merge(
-        metrics[[*keys, "leaked", "partial_leak", "near_leak"]], on=keys, how="left", validate="one_to_one"
+        metrics[[*keys, *METRIC_COLUMNS]], on=keys, how="left", validate="one_to_one"
     )
     if joined[["leaked", "partial_leak", "near_leak"]].isna().any().any():
         raise ValueError("a generation has no row in its corpus's per-generation metrics")
     flags = joined[["leaked", "partial_leak", "near_leak"]].astype(bool)
     flags["any_identifier"] = [bool(leaked_values(text, identifiers)) for text in corpora["text"]]
+    flags["source_specific"] = [holds_source_specific(row) for row in joined.to_dict("records")]
     return flags
 
 
-def bundle_rows(corpora: pd.DataFrame, flags: pd.DataFrame, drop_leaking: bool) -> pd.DataFrame:
-    kept = corpora.reset_index(drop=True)
-    if drop_leaking:
-        kept = kept[~flags.any(axis=1).to_numpy()]
+def dropped(flags: pd.DataFrame, drop: str) -> np.ndarray:
+    """Which generations `release.drop` leaves out."""
+    if drop == "any_identifier":
+        return flags[list(LEAK_REASONS)].any(axis=1).to_numpy()
+    if drop == "source_specific":
+        return flags["source_specific"].to_numpy(dtype=bool)
+    return np.zeros(len(flags), dtype=bool)
+
+
+def bundle_rows(corpora: pd.DataFrame, left_out: np.ndarray) -> pd.DataFrame:
+    kept = corpora.reset_index(drop=True)[~left_out]
     return kept.loc[:, list(BUNDLE_COLUMNS)].reset_index(drop=True)
 
 
@@ -117,19 +181,47 @@ def summary_row(summaries: pd.DataFrame) -> dict[str, float]:
     return {label: float(averaged[key].mean()) for key, label in SUMMARY_LABELS.items() if key in averaged}
 
 
-def datasheet(
+def size_category(count: int) -> str:
+    """The Hugging Face size category of `count` rows: n<1K, 1K<n<10K, ... n>1T."""
+
+    def label(power: int) -> str:
+        return f"{10 ** (power % 3)}{_SIZE_UNITS[power // 3]}"
+
+    power = len(str(max(count, 0))) - 1  # floor(log10(count))
+    if power < 3:
+        return "n<1K"
+    return "n>1T" if power >= 12 else f"{label(power)}<n<{label(power + 1)}"
+
+
+def front_matter(run: ReleaseRun, kept: int, data_file: str) -> str:
+    """The card's YAML header in the Hugging Face dataset-card convention."""
+    header = {
+        "license": run.settings.license,
+        "language": list(run.settings.language),
+        "size_categories": [size_category(kept)],
+        "task_categories": ["text-generation"],
+        "pretty_name": f"Synthetic corpus: {run.title}",
+        "tags": list(CARD_TAGS),
+        "configs": [{"config_name": "default", "data_files": [{"split": "train", "path": data_file}]}],
+    }
+    return "---\n" + yaml.safe_dump(header, sort_keys=False, allow_unicode=True) + "---\n"
+
+
+def dataset_card(
     run: ReleaseRun,
     corpora: pd.DataFrame,
     flags: pd.DataFrame,
-    kept: int,
+    left_out: np.ndarray,
     summaries: pd.DataFrame,
     dp_records: Sequence[Mapping[str, Any]],
+    data_file: str = BUNDLE_FILE,
 ) -> str:
-    """DATASHEET.md of one bundle."""
+    """README.md of one bundle: front matter, verdict, method, evidence, what was released, limits."""
     method = registry.method(run.method)
     lines = [
-        f"# Synthetic corpus: {run.dataset}, {run.method}, {run.setting} setting, {run.idset} identifiers",
+        f"# Synthetic corpus: {run.title}",
         "",
+        *_verdict_section(run),
         "## Method and settings",
         "",
         f"- Method `{run.method}` ({method.family}; shows real codes: {method.shows_codes}; "
@@ -139,14 +231,16 @@ def datasheet(
         f" in {', '.join(sorted(set(map(str, corpora.get('dtype', [])))))}.",
         f"- Seeds: {', '.join(map(str, sorted(set(corpora['seed']))))}; {len(corpora)} generations written.",
         "- Generation: " + ", ".join(f"{k} {v}" for k, v in run.generation.items()) + ".",
+        f"- Data: `{data_file}`, one JSON line per kept generation "
+        "(`text`, `fictional_code`, `method`, `seed`).",
         "",
         *_privacy_section(summaries, dp_records),
-        *_release_section(run, corpora, flags, kept),
+        *_release_section(run.settings.drop, flags, left_out),
     ]
     for table in run.evidence:
         lines += [f"## {table.title}", "", frame_markdown(table.frame), ""]
     lines += ["## Known limits", "", *(f"- {limit}" for limit in KNOWN_LIMITS), ""]
-    return "\n".join(lines)
+    return front_matter(run, int((~left_out).sum()), data_file) + "\n" + "\n".join(lines)
 
 
 def frame_markdown(frame: pd.DataFrame) -> str:
@@ -159,6 +253,28 @@ def frame_markdown(frame: pd.DataFrame) -> str:
     rows = [list(map(str, frame.columns)), *([cell(v) for v in row] for row in frame.itertuples(index=False))]
     lines = ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join([lines[0], "|" + "---|" * len(frame.columns), *lines[1:]])
+
+
+def _verdict_section(run: ReleaseRun) -> list[str]:
+    if run.verdict is None:
+        return [
+            "## Release verdict",
+            "",
+            f"No privacy audit was run for `{run.method}` on {run.dataset}, {run.setting} setting, "
+            f"{run.idset} identifiers (`audit.datasets`, `audit.settings`, `audit.identifier_sets`): "
+            "there is no verdict; read the evidence below before release.",
+            "",
+        ]
+    verdict = run.verdict
+    threat = f" The threat model: {verdict.threat_model}." if verdict.threat_model else ""
+    return [
+        "## Release verdict",
+        "",
+        f"**{verdict.verdict}** (the privacy audit, results/tables/privacy_audit.csv).{threat}",
+        "",
+        *(f"- {reason}" for reason in verdict.reasons),
+        "",
+    ]
 
 
 def _privacy_section(summaries: pd.DataFrame, dp_records: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -176,25 +292,42 @@ def _privacy_section(summaries: pd.DataFrame, dp_records: Sequence[Mapping[str, 
     ]
 
 
-def _release_section(run: ReleaseRun, corpora: pd.DataFrame, flags: pd.DataFrame, kept: int) -> list[str]:
-    if not run.drop_leaking:
-        return [
-            "## What was released",
-            "",
-            f"All {len(corpora)} generations (`release.drop_leaking` off): "
-            "some may hold real values; see the leak rates above.",
-            "",
-        ]
-    counts = [f"- {LEAK_REASONS[reason]}: {int(flags[reason].sum())}" for reason in LEAK_REASONS]
-    return [
+def _release_section(drop: str, flags: pd.DataFrame, left_out: np.ndarray) -> list[str]:
+    """How many were kept and left out, and what the left-out and the released generations hold."""
+    total, out = len(flags), int(left_out.sum())
+    specific = flags["source_specific"].to_numpy(dtype=bool)
+    common_only = flags[list(LEAK_REASONS)].any(axis=1).to_numpy() & ~specific
+
+    def held(chosen: np.ndarray) -> str:
+        return (
+            f"{int((chosen & specific).sum())} hold a source-specific value, "
+            f"{int((chosen & common_only).sum())} only common values"
+        )
+
+    lines = [
         "## What was released",
         "",
-        f"{kept} of {len(corpora)} generations; {len(corpora) - kept} left out for a leak "
-        "(a generation may have several reasons):",
+        f"{total - out} of {total} generations; {out} left out (`release.drop: {drop}`: {DROP_RULES[drop]}).",
         "",
-        *counts,
+        f"- Left out: {held(left_out)}.",
+        f"- Released: {held(~left_out)}.",
+        "",
+        "A real value is source-specific when no real segment outside the generation's source (its context "
+        "segments, or the fine-tuning set) holds it, and common when one does; a name word or a near variant "
+        "of no known class counts as source-specific.",
         "",
     ]
+    if out:
+        lines += [
+            "Left out by reason (a generation may have several):",
+            "",
+            *(
+                f"- {text}: {int((flags[reason].to_numpy() & left_out).sum())}"
+                for reason, text in LEAK_REASONS.items()
+            ),
+            "",
+        ]
+    return lines
 
 
 def build_release(
@@ -205,24 +338,31 @@ def build_release(
     spans: pd.DataFrame,
     codes: pd.DataFrame,
     dp_records: Sequence[Mapping[str, Any]] = (),
+    data_file: str = BUNDLE_FILE,
 ) -> tuple[str, str]:
-    """(synthetic.jsonl, DATASHEET.md) of one method's corpora over its seeds."""
+    """(synthetic.jsonl, README.md) of one method's corpora over its seeds."""
     flags = leak_flags(corpora, metrics, corpus_identifiers(spans, codes))
-    rows = bundle_rows(corpora, flags, run.drop_leaking)
-    return bundle_jsonl(rows), datasheet(run, corpora, flags, len(rows), summaries, dp_records)
+    left_out = dropped(flags, run.settings.drop)
+    rows = bundle_rows(corpora, left_out)
+    return bundle_jsonl(rows), dataset_card(run, corpora, flags, left_out, summaries, dp_records, data_file)
+
+
+def method_verdict(run: ReleaseRun, audit_tables: Sequence[str]) -> AuditVerdict | None:
+    """The audit's verdict of the run's method, where the run is audited and the table has its row."""
+    return (audit_verdicts(audit_tables, run.keys) or {}).get(run.method)
 
 
 def evidence_tables(
     run: ReleaseRun, audit_tables: Sequence[str], utility_tables: Sequence[str], comment_files: Sequence[str]
 ) -> list[EvidenceTable]:
-    """The method's rows of the privacy audit and the utility table of its run (where that run is audited
-    or measured), and its review status on the review page (where reviewers left comments)."""
-    keys = {"dataset": run.dataset, "setting": run.setting, "idset": run.idset}
+    """The method's rows of the privacy audit (its verdict aside: the card states it) and the utility
+    table of its run (where that run is audited or measured), and its review status on the review page
+    (where reviewers left comments)."""
     tables = []
     for title, paths in (("Privacy audit", audit_tables), ("Utility", utility_tables)):
         for path in paths:
-            frame = pd.read_csv(path)
-            rows = frame[(frame[list(keys)] == pd.Series(keys)).all(axis=1) & (frame["method"] == run.method)]
+            rows = run_rows(pd.read_csv(path), run.keys)
+            rows = rows[rows["method"] == run.method].drop(columns=list(VERDICT_COLUMNS), errors="ignore")
             if not rows.empty:
                 tables.append(EvidenceTable(f"{title} ({Path(path).name})", rows.reset_index(drop=True)))
     comments = [pd.read_parquet(path) for path in comment_files]
@@ -246,11 +386,18 @@ def write_release(
     codes: pd.DataFrame,
     dp_records: Sequence[Mapping[str, Any]],
     bundle_path: str | Path,
-    datasheet_path: str | Path,
+    card_path: str | Path,
 ) -> None:
     """Build the bundle from the corpora, metrics and summaries of every seed, and write both files."""
-    bundle, sheet = build_release(
-        run, frames["corpora"], frames["metrics"], frames["summaries"], spans, codes, dp_records
+    bundle, card = build_release(
+        run,
+        frames["corpora"],
+        frames["metrics"],
+        frames["summaries"],
+        spans,
+        codes,
+        dp_records,
+        Path(bundle_path).name,
     )
     write_text(bundle, bundle_path)
-    write_text(sheet, datasheet_path)
+    write_text(card, card_path)

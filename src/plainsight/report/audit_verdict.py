@@ -1,0 +1,52 @@
+"""The privacy audit's verdict of each method of one run, as results/tables/privacy_audit.csv gives it
+(`verdict`, `verdict_reasons`, `threat_model`): the release card and the review page show it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+RUN_COLUMNS = ("dataset", "setting", "idset")
+VERDICT_COLUMNS = ("verdict", "verdict_reasons", "threat_model")
+NO_AUDIT = "no audit"
+# An audit row without a verdict: a table written before verdicts, or the base model's control row.
+NO_VERDICT = "no verdict"
+
+
+@dataclass(frozen=True)
+class AuditVerdict:
+    verdict: str  # PASS, FAIL or INCONCLUSIVE (NO_VERDICT where the row gives none)
+    reasons: tuple[str, ...]  # "criterion: outcome (why)"
+    threat_model: str
+
+
+def run_rows(frame: pd.DataFrame, run: Mapping[str, str]) -> pd.DataFrame:
+    """The rows of one run (dataset, setting, identifier set) of a results table."""
+    keys = {column: run[column] for column in RUN_COLUMNS}
+    return frame[(frame[list(keys)].astype(str) == pd.Series(keys)).all(axis=1)]
+
+
+def _text(value: Any) -> str:
+    return "" if value is None or pd.isna(value) else str(value)
+
+
+def row_verdict(row: Mapping[str, Any]) -> AuditVerdict:
+    """One audit row's verdict; its reasons split at the table's "; "."""
+    reasons = _text(row.get("verdict_reasons"))
+    return AuditVerdict(
+        _text(row.get("verdict")) or NO_VERDICT,
+        tuple(reason.strip() for reason in reasons.split("; ") if reason.strip()),
+        _text(row.get("threat_model")),
+    )
+
+
+def audit_verdicts(audit_tables: Sequence[str], run: Mapping[str, str]) -> dict[str, AuditVerdict] | None:
+    """Method -> its verdict on the run, from the audit table(s) given; None where none is given (the
+    run is not audited)."""
+    if not audit_tables:
+        return None
+    rows = pd.concat([run_rows(pd.read_csv(path), run) for path in audit_tables], ignore_index=True)
+    return {str(row["method"]): row_verdict(row) for row in rows.to_dict("records")}
