@@ -26,10 +26,27 @@ def test_the_paper_methods_and_their_families():
     assert names("in_context") == ("baseline", "icl", "icl_pe")
     assert names("trained") == ("ft", "ft_mask", "dpsgd")
     assert [m.name for m in registry.METHODS.values() if m.blocks_context_values] == ["icl_pe"]
-    assert [m.name for m in registry.METHODS.values() if not m.shows_codes] == ["baseline"]
+    assert [m.name for m in registry.METHODS.values() if not m.shows_codes] == ["baseline", "rpsg", "aug_pe"]
     assert method("ft_mask").masked_objective and not method("ft").masked_objective
     assert method("dpsgd").differentially_private and method("dpsgd").trained
     assert all(m.training is None for m in registry.METHODS.values() if m.in_context)
+
+
+def test_the_training_free_private_generators():
+    assert names("private_selection") == ("rpsg", "aug_pe")
+    rpsg, aug_pe = method("rpsg"), method("aug_pe")
+    assert rpsg.private_selection and aug_pe.private_selection
+    assert rpsg.rewrites_seeds and not aug_pe.rewrites_seeds
+    assert not any(m.trained or m.in_context or m.differentially_private for m in (rpsg, aug_pe))
+    assert all(m.selection is None for m in registry.METHODS.values() if not m.private_selection)
+    pattern = re.compile(wildcard_pattern("private_selection"))
+    assert all(pattern.fullmatch(n) for n in ("rpsg", "aug_pe", "aug_pe.large"))
+    assert not any(pattern.fullmatch(n) for n in ("icl", "ft", "rpsgx"))
+    registry.check_family(["aug_pe", "rpsg.large"], "private_selection", "private_selection.methods")
+    with pytest.raises(
+        ValueError, match=r"^private_selection.methods: 'icl' is not a private_selection method"
+    ):
+        registry.check_family(["rpsg", "icl"], "private_selection", "private_selection.methods")
 
 
 def test_a_model_variant_is_its_method_run_with_another_model():
@@ -41,7 +58,9 @@ def test_a_model_variant_is_its_method_run_with_another_model():
 
 @pytest.mark.parametrize("name", ["icl-pe", "ICL", "icl.huge", "", "ft_mask.large.large"])
 def test_an_unknown_method_is_one_error_listing_the_known_ones(name):
-    with pytest.raises(ValueError, match=r"unknown method .*baseline, icl, icl_pe, ft, ft_mask, dpsgd"):
+    with pytest.raises(
+        ValueError, match=r"unknown method .*baseline, icl, icl_pe, ft, ft_mask, dpsgd, rpsg, aug_pe"
+    ):
         method(name)
 
 
@@ -66,5 +85,6 @@ def test_only_a_method_that_blocks_values_regenerates():
     assert method("icl_pe").regenerations(generation) == 3
     assert method("icl_pe.large").regenerations(generation) == 3
     assert [
-        method(name).regenerations(generation) for name in ("baseline", "icl", "ft", "ft_mask", "dpsgd")
-    ] == [0] * 5
+        method(name).regenerations(generation)
+        for name in ("baseline", "icl", "ft", "ft_mask", "dpsgd", "rpsg", "aug_pe")
+    ] == [0] * 7

@@ -155,3 +155,45 @@ def test_host_memory_of_generation_packs_a_weight_copy_on_the_cpu_only():
     assert gpu.host_mb("generate_icl", job) == resources.memory_mb(
         parameters, 1, 1, 0, True, cpu.resources["memory_headroom"], weight_copies=1
     )
+
+
+def test_the_work_of_the_private_selection_jobs_by_hand():
+    costs = cost_model(
+        generation={"max_new_tokens": 100},
+        resources={"generation_tokens_per_second": 10, "training_tokens_per_second": 50},
+        rpsg={"private_seeds": 15, "candidates": 4},
+        aug_pe={"rounds": 3, "samples": 5, "variations": 2},
+    )
+    costs.config["rpsg"]["surrogate"] = {**costs.config["rpsg"]["surrogate"], "epochs": 2, "max_length": 80}
+    tab = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
+    ranges = len(costs.config["datasets"]["tab"]["segments"])
+    # RPSG: min(15 per range, 40 training segments) seeds, each 4 candidates and 2 variations of at most
+    # 100 tokens; the surrogate: 2 epochs over one 80-token window per seed, at a fifth of the time a token
+    seeds = min(15 * ranges, 40)
+    rpsg = costs.work("generate_private_selection", {**tab, "method": "rpsg"})
+    assert rpsg == (seeds * (4 + 2) * 100 + 2 * seeds * 80 * 10 / 50, 10)
+    # Aug-PE: per range 5 x (2 + 1) initial texts, then 5 x 2 variations in each of the rounds but the last
+    aug_pe = costs.work("generate_private_selection", {**tab, "method": "aug_pe"})
+    assert aug_pe == (ranges * (5 * 3 + 2 * 5 * 2) * 100, 10)
+    # every seed once when the config asks for more than there are
+    costs.config["rpsg"]["private_seeds"] = None
+    assert costs.generations("generate_private_selection", {**tab, "method": "rpsg"}) == 40 * (4 + 2)
+
+
+def test_only_the_rewriting_job_adds_its_surrogate_to_the_memory():
+    costs = cost_model()
+    job = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
+    decoding = costs.host_mb("generate_icl", {**job, "method": "icl"})
+    assert costs.host_mb("generate_private_selection", {**job, "method": "aug_pe"}) == decoding
+    surrogate = costs.config["rpsg"]["surrogate"]
+    assert costs.host_mb(
+        "generate_private_selection", {**job, "method": "rpsg"}
+    ) == decoding + resources.memory_mb(
+        costs.parameters(costs.base_model),
+        surrogate["batch_size"],
+        surrogate["max_length"],
+        resources.TRAINING_ACTIVATION_FACTOR,
+        False,
+        costs.resources["memory_headroom"],
+        1,  # LoRA: the weights once
+    )

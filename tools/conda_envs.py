@@ -31,8 +31,9 @@ ENVIRONMENTS = {
     "generation": (
         "generation",
         "Model conversion, generation and training (rules convert_embedded_model, generate_icl,\n"
-        "# concat_shards, train_adapter, generate_trained, perplexity, base_perplexity, mauve_texts,\n"
-        "# plan). generation.post-deploy.sh adds the project package and the embedded models.\n"
+        "# concat_shards, train_adapter, generate_trained, generate_private_selection, perplexity,\n"
+        "# base_perplexity, mauve_texts, plan). generation.post-deploy.sh adds the project package, the\n"
+        "# embedded models and the embedded sentence embedder.\n"
         "# On GPUs, install torch's CUDA build of the same version (docs/cluster-and-gpu.md).",
     ),
     "metrics": (

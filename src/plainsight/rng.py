@@ -32,3 +32,10 @@ def seeded_torch(*key: object, devices: Sequence[int] = ()) -> Iterator[None]:
     with torch.random.fork_rng(devices=list(devices)):
         torch.manual_seed(stable_rng(*key).getrandbits(63))
         yield
+
+
+def numpy_rng(*key: object):
+    """A numpy generator seeded from a hash of `key` (as `stable_rng`)."""
+    import numpy as np
+
+    return np.random.default_rng(stable_rng(*key).getrandbits(63))

@@ -230,7 +230,7 @@ def prefix_parameters(shape: ModelShape, virtual_tokens: int, projection_hidden:
 
 # --- the model jobs of the workflow, rule by rule ------------------------------------------------
 
-GENERATION_RULES = ("generate_icl", "generate_trained", "mauve_texts")
+GENERATION_RULES = ("generate_icl", "generate_trained", "mauve_texts", "generate_private_selection")
 TRAINING_RULES = ("train_adapter", "perplexity", "base_perplexity")
 # featurizer, classifier and scoring jobs: MAUVE's, the downstream task's (a fine-tuned encoder, or seconds of
 # TF-IDF), and the membership-inference scores (forward passes of the base model and each adapter)
@@ -244,6 +244,7 @@ class MethodTraits(Protocol):
     masked_objective: bool
     differentially_private: bool
     trained: bool
+    rewrites_seeds: bool
 
     def regenerations(self, generation: Mapping) -> int: ...
 
@@ -254,6 +255,8 @@ class MethodRegistry(Protocol):
     def method(self, name: str) -> MethodTraits: ...
 
     def model_config_key(self, name: str) -> str: ...
+
+    def base_method(self, name: str) -> str: ...
 
 
 @dataclass
@@ -346,6 +349,8 @@ class CostModel:
         if rule == "generate_trained":
             per_corpus = self.config["prefix_tuning"]["generations"] or self.segments(w["dataset"], "train")
             return math.ceil(per_corpus / self.shards(w))
+        if rule == "generate_private_selection":
+            return self.selection_texts(w)
         samples = self.config["utility"]["mauve"]["samples"] or self.segments(w["dataset"], "test")
         return samples * self.attempts(w["method"])
 
@@ -380,7 +385,9 @@ class CostModel:
         """(tokens, tokens per second) of a model job."""
         if rule in GENERATION_RULES:
             tokens = self.generations(rule, w) * self.config["generation"]["max_new_tokens"]
-            return tokens, self.resources["generation_tokens_per_second"]
+            return tokens + self.surrogate_seconds_as_tokens(rule, w), self.resources[
+                "generation_tokens_per_second"
+            ]
         if rule in TRAINING_RULES:
             tokens = self.training_tokens(rule, w)
         elif rule == "utility_measures":
@@ -456,7 +463,7 @@ class CostModel:
                 self.on_gpu,
                 headroom,
                 1 if self.on_gpu else 2,
-            )
+            ) + self.surrogate_host_mb(rule, w)
         if rule == "membership_scores":
             (sequences, tokens), copies = self.membership_batch(), 1
         elif rule in TRAINING_RULES:
@@ -481,7 +488,8 @@ class CostModel:
             shape = self.shape(model)
             positions = slot_cache_positions(prompt, self.config["generation"]["max_new_tokens"])
             slots = self.slots(shape, positions, model, self.generations(rule, w))
-            return gpu_generation_bytes(shape, self.dtype_bytes, slots, positions, prompt)
+            generating = gpu_generation_bytes(shape, self.dtype_bytes, slots, positions, prompt)
+            return generating + self.surrogate_gpu_bytes(rule, w)
         if rule in TRAINING_RULES:
             return self.training_gpu_bytes(rule, w)
         if rule == "membership_scores":
@@ -527,7 +535,80 @@ class CostModel:
             )
         if rule == "base_perplexity":
             return gpu_training_bytes(shape, self.dtype_bytes, sequences, tokens, 0)
-        settings = self.config["utility"]["perplexity"]
+        return self.finetune_gpu_bytes(shape, self.config["utility"]["perplexity"])
+
+    # --- the private-selection jobs: the model's texts, and (RPSG) a surrogate fine-tuned on some ---
+
+    def selection_settings(self, w: Mapping[str, str]) -> Mapping:
+        """A private-selection method's config block: the block of its name."""
+        return self.config[self.methods.base_method(w["method"])]
+
+    def selection_texts(self, w: Mapping[str, str]) -> int:
+        """Texts a private-selection job writes (abstractions counted as long as a text: a bound).
+        RPSG: m candidates and two rounds of variations per seed. Aug-PE: per paragraph range, the initial
+        samples x (variations + 1), then samples x variations in each round but the last."""
+        settings = self.selection_settings(w)
+        ranges = len(self.config["datasets"][w["dataset"]]["segments"])
+        if self.methods.method(w["method"]).rewrites_seeds:
+            train = self.segments(w["dataset"], "train")
+            per_range = settings["private_seeds"]
+            seeds = train if per_range is None else min(train, per_range * ranges)
+            return seeds * (settings["candidates"] + 2)
+        samples, variations = settings["samples"], settings["variations"]
+        return ranges * samples * (variations + 1 + (settings["rounds"] - 1) * variations)
+
+    def surrogate(self, rule: str, w: Mapping[str, str]) -> Mapping | None:
+        """RPSG's surrogate fine-tuning settings for its job; None for every other job."""
+        if rule != "generate_private_selection" or not self.methods.method(w["method"]).rewrites_seeds:
+            return None
+        return self.selection_settings(w)["surrogate"]
+
+    def surrogate_seconds_as_tokens(self, rule: str, w: Mapping[str, str]) -> float:
+        """The surrogate's training (epochs over one variant per seed), in new tokens of the job's time."""
+        surrogate = self.surrogate(rule, w)
+        if surrogate is None:
+            return 0.0
+        seeds = self.selection_texts(w) / (self.selection_settings(w)["candidates"] + 2)
+        trained = (
+            surrogate["epochs"]
+            * seeds
+            * min(surrogate["max_length"], self.config["generation"]["max_new_tokens"])
+        )
+        return (
+            trained
+            * self.resources["generation_tokens_per_second"]
+            / self.resources["training_tokens_per_second"]
+        )
+
+    def surrogate_host_mb(self, rule: str, w: Mapping[str, str]) -> int:
+        surrogate = self.surrogate(rule, w)
+        if surrogate is None:
+            return 0
+        return memory_mb(
+            self.parameters(self.model_of(w["method"])),
+            surrogate["batch_size"],
+            surrogate["max_length"],
+            TRAINING_ACTIVATION_FACTOR,
+            self.on_gpu,
+            self.resources["memory_headroom"],
+            TRAINABLE_COPIES if surrogate["finetune"] == "full" else 1,
+        )
+
+    def surrogate_gpu_bytes(self, rule: str, w: Mapping[str, str]) -> int:
+        surrogate = self.surrogate(rule, w)
+        if surrogate is None:
+            return 0
+        return self.finetune_gpu_bytes(self.shape(self.model_of(w["method"])), surrogate)
+
+    def finetune_gpu_bytes(self, shape: ModelShape, settings: Mapping) -> int:
+        """A fine-tuning step of a `utility.perplexity`-like block: every weight, or LoRA adapters."""
         full = settings["finetune"] == "full"
         lora = 0 if full else settings["lora_rank"] * shape.layers * LORA_WIDTHS_PER_LAYER * shape.hidden
-        return gpu_training_bytes(shape, self.dtype_bytes, sequences, tokens, lora, frozen_weights=not full)
+        return gpu_training_bytes(
+            shape,
+            self.dtype_bytes,
+            settings["batch_size"],
+            settings["max_length"],
+            lora,
+            frozen_weights=not full,
+        )

@@ -22,6 +22,9 @@ for method_name in config["methods"]:
 
 IN_CONTEXT_METHOD = registry.wildcard_pattern("in_context")
 TRAINED_METHOD = registry.wildcard_pattern("trained", variants=False)
+PRIVATE_SELECTION_METHOD = registry.wildcard_pattern("private_selection")
+# the methods whose corpora the generate rules decode, in shards where configured
+DECODED_METHOD = f"{IN_CONTEXT_METHOD}|{TRAINED_METHOD}"
 DATASETS = list(config["datasets"])
 SETTINGS = config["settings"]
 IDENTIFIER_SETS = config["identifier_sets"]
@@ -136,6 +139,45 @@ SHARD_SUFFIX = (
 def generation_shard(wildcards):
     """Which shard of its corpus a generate job writes (index 0-based)."""
     return {"index": int(getattr(wildcards, "shard", 0)), "count": GENERATION_SHARDS}
+
+
+# Training-free private generators (`private_selection`): their corpora, guarantees and privacy
+# metrics on the Table 1 run are in results/tables/all, not in rule all. Each method's settings are
+# the config block of its name.
+
+PRIVATE_SELECTION = config["private_selection"]
+registry.check_family(
+    PRIVATE_SELECTION["methods"], "private_selection", "private_selection.methods"
+)
+
+
+def private_selection_outputs(pattern):
+    """`pattern` for every private-selection method and seed on the Table 1 run."""
+    return expand(
+        pattern,
+        **{key: PAPER_TABLES["table1"][key] for key in ("dataset", "setting", "idset")},
+        method=PRIVATE_SELECTION["methods"],
+        seed=PRIVATE_SELECTION["seeds"],
+    )
+
+
+def selection_settings(wildcards):
+    """The config block of a private-selection method: the block of its name."""
+    return config[registry.base_method(wildcards.method)]
+
+
+def selection_pii(wildcards):
+    """The PII patterns a seed-rewriting method redacts with; nothing for the others."""
+    if registry.method(wildcards.method).rewrites_seeds:
+        return selection_settings(wildcards)["pii_patterns"]
+    return []
+
+
+def selection_corpus(wildcards):
+    """A private-selection method's corpus, from which its MAUVE texts are taken; nothing for the others."""
+    if registry.method(wildcards.method).private_selection:
+        return CORPUS.format(**wildcards)
+    return []
 
 
 # Evaluation

@@ -81,6 +81,7 @@ rule mauve_texts:
         docs="results/{dataset}/docs.parquet",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
         adapter=trained_adapter,
+        corpus=selection_corpus,
         model=lambda wildcards: model_input(variant_model(wildcards)),
     output:
         "results/{dataset}/{setting}/{idset}/utility/{method}/seed{seed}_mauve_texts.parquet",

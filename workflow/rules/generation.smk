@@ -73,6 +73,46 @@ rule generate_trained:
         "../scripts/generate_corpus.py"
 
 
+rule generate_private_selection:
+    """A corpus of a training-free private generator for one seed (a `.large` method runs with
+    `model_large`), and the record of its privacy guarantee: what it covers and what it does not.
+    """
+    input:
+        docs="results/{dataset}/docs.parquet",
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        prompts=config["private_selection"]["prompts"],
+        pii=selection_pii,
+        model=lambda wildcards: model_input(variant_model(wildcards)),
+    output:
+        corpus=CORPUS,
+        guarantee="results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json",
+    log:
+        "results/logs/generate_private_selection/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    benchmark:
+        "results/benchmarks/generate_private_selection/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
+    wildcard_constraints:
+        method=PRIVATE_SELECTION_METHOD,
+    conda:
+        "../envs/generation.yaml"
+    threads: config["generation"]["threads"]
+    resources:
+        mem_mb=mem_mb("generate_private_selection"),
+        runtime=runtime("generate_private_selection"),
+        gpu=GPUS_PER_JOB,
+        gpu_memory_mb=gpu_memory_mb("generate_private_selection"),
+    params:
+        generation=lambda wildcards: generation_params(
+            registry.method(wildcards.method), config["generation"], "corpus"
+        ),
+        settings=selection_settings,
+        embedder=config["private_selection"]["embedder"],
+        dataset_format=lambda wildcards: config["datasets"][wildcards.dataset]["format"],
+        model=lambda wildcards: model_source(variant_model(wildcards)),
+        placement=MODEL_PLACEMENT,
+    script:
+        "../scripts/generate_private_selection.py"
+
+
 if GENERATION_SHARDS > 1:
 
     rule concat_shards:
@@ -83,6 +123,8 @@ if GENERATION_SHARDS > 1:
             CORPUS,
         log:
             "results/logs/concat_shards/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+        wildcard_constraints:
+            method=DECODED_METHOD,
         localrule: True
         conda:
             "../envs/generation.yaml"

@@ -53,6 +53,12 @@ rule all_tables:
         utility_plots=UTILITY_PLOTS,
         review=review_pages,
         canaries="results/tables/canaries.csv",
+        private_selection=private_selection_outputs(
+            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet"
+        ),
+        guarantees=private_selection_outputs(
+            "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json"
+        ),
     output:
         "results/tables/all",
     log:
@@ -238,8 +244,7 @@ rule release_bundle:
 
 rule review_page:
     """The review page of one dataset, setting and identifier set: every corpus of its tables with its
-    flags, highlighted values, nearest real segments, an entity lookup and comments (static, file://);
-    each method's audit verdict where the run is audited.
+    flags, highlighted values, nearest real segments, an entity lookup and comments (static, file://).
     """
     input:
         corpora=review_files(CORPUS),
@@ -252,7 +257,6 @@ rule review_page:
         docs="results/{dataset}/docs.parquet",
         spans="results/{dataset}/spans.parquet",
         paper=config["tables"]["paper"],
-        audit=run_audit_table,
     output:
         index="results/review/{dataset}/{setting}/{idset}/index.html",
         data=directory("results/review/{dataset}/{setting}/{idset}/data"),

@@ -4,7 +4,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from plainsight.report.audit_verdict import audit_verdicts
 from plainsight.report.review_site import ReviewRun, ReviewSubject, build_review_site
 from plainsight.report.tables import load_table_specs
 from plainsight.snakemake_job import RuleJob, run_rule
@@ -12,7 +11,6 @@ from plainsight.snakemake_job import RuleJob, run_rule
 
 def main(job: RuleJob) -> None:
     w = job.wildcards
-    subject = ReviewSubject(w.dataset, w.setting, w.idset)
     runs = [
         ReviewRun(method, int(seed), Path(corpus), Path(metrics), Path(nearest))
         for (method, seed), corpus, metrics, nearest in zip(
@@ -20,7 +18,7 @@ def main(job: RuleJob) -> None:
         )
     ]
     build_review_site(
-        subject,
+        ReviewSubject(w.dataset, w.setting, w.idset),
         runs,
         pd.read_parquet(job.input.docs),
         pd.read_parquet(job.input.spans),
@@ -28,7 +26,6 @@ def main(job: RuleJob) -> None:
         job.params.partial_leak_min_letters,
         Path(job.output.index),
         Path(job.output.data),
-        audit_verdicts(job.input.audit, subject.keys),
     )
 
 

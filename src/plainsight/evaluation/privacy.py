@@ -21,11 +21,12 @@ What is private, and what ROUGE compares with, follows the paper per method fami
   each context segment separately, one reference per document (the paper's Appendix B), and the
   maximum is reported; the score against the last context (the reference code's choice) is
   kept per generation as `rouge2_last` / `rougeL_last`;
-- trained methods saw the whole fine-tuning set, so every private value of it is private for
+- trained methods saw the whole fine-tuning set, and the private-selection methods read it (RPSG
+  draws its seeds from it, all of it votes in Aug-PE), so every private value of it is private for
   every generation, whatever its paragraph range (ELP: the share of the set's distinct values
   leaked by any generation of the run); ROUGE is the maximum over the fine-tuning segments
   whose real code has the entity types of the generation's fictional code (all segments when
-  none has).
+  none has, and for a private-selection method, which writes without codes).
 """
 
 from __future__ import annotations
@@ -260,9 +261,11 @@ def ft_privacy_metrics(
     train_keys: Iterable[tuple[str, int]],
     partial_min_letters: int = 4,
     criteria: DocumentCriteria = DocumentCriteria(),
+    match_code_types: bool = True,
 ) -> pd.DataFrame:
     """Per-generation leakage of every private value of the fine-tuning set, and the best ROUGE over
-    the fine-tuning segments with the generation's entity types."""
+    the fine-tuning segments with the generation's entity types (`match_code_types`; else, for a
+    method without codes, over every fine-tuning segment)."""
     values = gold_values_by_segment(spans, idset)
     persons = gold_values_by_segment(spans, idset, {"PERSON"})
     types = segment_type_sets(spans, idset)
@@ -277,7 +280,7 @@ def ft_privacy_metrics(
     rows = []
     for row in corpus.to_dict("records"):
         wanted = fictional_type_set(row)
-        candidates = [k for k in keys if types.get(k, frozenset()) == wanted] or keys
+        candidates = [k for k in keys if match_code_types and types.get(k, frozenset()) == wanted] or keys
         best = max_rouge(rouge_text(row["text"]), [_prepared(prepared, texts, key) for key in candidates])
         rows.append(
             _generation_row(
@@ -343,7 +346,7 @@ def summarise(per_generation: pd.DataFrame, family: Family) -> pd.DataFrame:
             for segment, group in run.groupby("segment", sort=True)
         ]
         averaged = pd.DataFrame(segment_rows)[list(SUMMARY_METRICS)].mean()
-        if family == "trained":
+        if family != "in_context":
             averaged["elp"] = _elp(run, family)
         rows.extend(segment_rows)
         rows.append(
@@ -433,8 +436,10 @@ def run_privacy_metrics(
     spec = method(method_name)
     train = training_keys(codes)
     real = real_values(docs, spans, idset, metrics["verbatim_ngram"], min_letters)
-    if spec.trained:
-        per_generation = ft_privacy_metrics(corpus, docs, spans, idset, train, min_letters, criteria)
+    if not spec.in_context:  # trained and private-selection methods read the whole training split
+        per_generation = ft_privacy_metrics(
+            corpus, docs, spans, idset, train, min_letters, criteria, match_code_types=spec.trained
+        )
         held_out = [
             (str(d), int(s))
             for d, s in zip(codes["doc_id"], codes["segment"])
@@ -452,7 +457,7 @@ def run_privacy_metrics(
     record = {
         "method": method_name,
         "seed": seed,
-        "design": "unpaired" if spec.trained else "paired",
+        "design": "paired" if spec.in_context else "unpaired",
         "measures": counts,
     }
     return pd.concat([per_generation, controlled], axis=1), summarise(per_generation, spec.family), record

@@ -109,5 +109,5 @@ class InContextWriter:
         )
         return Plan(planned, blocking.common_words)
 
-    def load_model(self, common: JobCommon):
-        return common.load_model()
+    def write(self, common: JobCommon, plan: Plan) -> pd.DataFrame:
+        return common.decode(plan, *common.load_model())

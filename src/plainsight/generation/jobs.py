@@ -4,8 +4,12 @@
   method's corpus (baseline, icl, icl_pe) from real training segments and fictional codes.
 - `TrainedCorpusJob` (`plainsight.generation.trained_jobs`), rules `generate_trained` and
   `canary_generations`: a trained method's corpus from its adapter and the seed's fictional codes.
+- `PrivateSelectionCorpusJob` (`plainsight.generation.private_selection_jobs`), rule
+  `generate_private_selection`: a training-free private generator's corpus (rpsg, aug_pe), the model's
+  texts chosen by a DP mechanism on the private training segments, and the record of its guarantee.
 - `MauveTextsJob`, rule `mauve_texts`: one text per sampled real test segment, written from that
-  segment's real code, for MAUVE to compare; its method writes them as its family does (a `Writer`).
+  segment's real code, for MAUVE to compare; its method writes them as its family does (a `Writer`;
+  a private-selection method, which writes from no code, gives its corpus's texts).
 
 Each is built from its rule's job by `from_snakemake` and shares `JobCommon` (method, seed, codes,
 model, generation settings). The path from rule to decoder runs one way: the job plans with its
@@ -25,6 +29,7 @@ import pandas as pd
 from plainsight.data.segments import SegmentKey, mauve_targets, segment_texts
 from plainsight.generation.in_context_jobs import InContextCorpusJob, InContextWriter
 from plainsight.generation.job_common import JobCommon, Plan
+from plainsight.generation.private_selection_jobs import CorpusTextsWriter, PrivateSelectionCorpusJob
 from plainsight.generation.trained_jobs import TrainedCorpusJob, TrainedWriter
 from plainsight.methods import registry
 
@@ -35,19 +40,18 @@ if TYPE_CHECKING:
 class CorpusJob(Protocol):
     """A method's corpus for one seed, or one shard of it."""
 
-    def plan(self) -> Plan: ...
-
     def run(self) -> pd.DataFrame: ...
 
 
 class Writer(Protocol):
-    """How a method writes one text per given real segment, from that segment's real code."""
+    """How a method gives one text per given real segment: written from that segment's real code, or
+    (a private-selection method, which writes from no code) taken from its corpus."""
 
     def plan(
         self, common: JobCommon, codes: pd.DataFrame, texts: dict[SegmentKey, str], targets: list[SegmentKey]
     ) -> Plan: ...
 
-    def load_model(self, common: JobCommon): ...
+    def write(self, common: JobCommon, plan: Plan) -> pd.DataFrame: ...
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,7 @@ class Kind:
 KINDS: dict[registry.Family, Kind] = {
     "in_context": Kind(InContextCorpusJob.from_snakemake, InContextWriter.from_snakemake),
     "trained": Kind(TrainedCorpusJob.from_snakemake, TrainedWriter.from_snakemake),
+    "private_selection": Kind(PrivateSelectionCorpusJob.from_snakemake, CorpusTextsWriter.from_snakemake),
 }
 
 
@@ -103,6 +108,6 @@ class MauveTextsJob:
         """The corpus table (`plainsight.generation.corpus.CORPUS_COLUMNS`), each text also naming the
         real test document it was written for (`target_doc_id`, after `segment`)."""
         targets, plan = self.plan()
-        frame = self.common.decode(plan, *self.writer.load_model(self.common))
+        frame = self.writer.write(self.common, plan)
         frame.insert(4, "target_doc_id", [targets[g][0] for g in frame["generation_id"]])
         return frame

@@ -20,6 +20,9 @@ def generation_params(method: registry.Method, generation: Mapping, purpose: str
     segment, whose count is the MAUVE setting's).
     """
     keys = list(SAMPLING_KEYS)
+    if method.private_selection:
+        # each step's prompt holds a text cut to fit; the method's own block sets its temperature
+        keys = [key for key in keys if key != "temperature"] + ["max_prompt_tokens"]
     if method.in_context:
         keys += ["context_documents", "max_prompt_tokens"]
         if purpose == "corpus":

@@ -65,5 +65,5 @@ class TrainedWriter:
     ) -> Plan:
         return Plan(trained.plan_for_segments(codes, targets))
 
-    def load_model(self, common: JobCommon):
-        return common.load_model(self.adapter)
+    def write(self, common: JobCommon, plan: Plan) -> pd.DataFrame:
+        return common.decode(plan, *common.load_model(self.adapter))

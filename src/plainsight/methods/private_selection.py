@@ -23,13 +23,11 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any
 
 import numpy as np
-
-Item = TypeVar("Item")
 
 
 def paper_delta(records: int) -> float:
@@ -108,6 +106,18 @@ class SeedRewriteSettings:
             raise ValueError(f"similarity_keep must lie in (0, 1], not {self.similarity_keep}")
         if not 0 <= self.nll_percentile < 1:
             raise ValueError(f"nll_percentile must lie in [0, 1), not {self.nll_percentile}")
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> SeedRewriteSettings:
+        """The settings of the config's RPSG block."""
+        return cls(
+            params["private_seeds"],
+            params["candidates"],
+            params["epsilon"],
+            params["delta"],
+            params["similarity_keep"],
+            params["nll_percentile"],
+        )
 
     def delta_for(self, records: int) -> float:
         return self.delta if self.delta is not None else paper_delta(records)
@@ -218,6 +228,18 @@ class EvolutionSettings:
         if not 0 <= self.variation_strength < 1:
             raise ValueError(f"variation_strength must lie in [0, 1), not {self.variation_strength}")
         _check_budget(self.epsilon, self.delta)
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> EvolutionSettings:
+        """The settings of the config's Aug-PE block."""
+        return cls(
+            params["rounds"],
+            params["samples"],
+            params["variations"],
+            params["variation_strength"],
+            params["epsilon"],
+            params["delta"],
+        )
 
     def delta_for(self, units: int) -> float:
         return self.delta if self.delta is not None else paper_delta(units)

@@ -12,14 +12,18 @@ so paths, metrics and tables need nothing new.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-# The family also says how leaks are counted: against a prompt's real contexts, or against the
-# whole fine-tuning data (plainsight.evaluation.privacy).
-Family = Literal["in_context", "trained"]
+# The family also says how leaks are counted: against a prompt's real contexts (in_context), or
+# against the whole fine-tuning data (trained, private_selection; plainsight.evaluation.privacy).
+Family = Literal["in_context", "trained", "private_selection"]
 Training = Literal["prefix", "masked_prefix", "dp_prefix"]
+# How a training-free private generator uses the private text (plainsight.methods.private_selection):
+# `seed_rewrite` (RPSG) rewrites private seeds, a DP choice among the candidates of each;
+# `private_evolution` (Aug-PE) evolves texts written without private data by DP votes of the records.
+Selection = Literal["seed_rewrite", "private_evolution"]
 
 VARIANT_SEPARATOR = "."
 VARIANTS: tuple[str, ...] = ("large",)
@@ -34,6 +38,7 @@ class Method:
         bool  # the real codes' values are blocked while decoding, and regenerated on a leak
     )
     training: Training | None = None  # how the adapter is trained (trained family only)
+    selection: Selection | None = None  # how the private text chooses (private_selection family only)
 
     @property
     def in_context(self) -> bool:
@@ -44,6 +49,17 @@ class Method:
     def trained(self) -> bool:
         """An adapter trained on (code, document) pairs, prompted with a fictional code alone."""
         return self.family == "trained"
+
+    @property
+    def private_selection(self) -> bool:
+        """Training-free: the model writes, and the private text only chooses among its texts through a
+        DP mechanism; settings in the config block of the method's name."""
+        return self.family == "private_selection"
+
+    @property
+    def rewrites_seeds(self) -> bool:
+        """Each released text is a rewrite of one private seed (RPSG)."""
+        return self.selection == "seed_rewrite"
 
     @property
     def masked_objective(self) -> bool:
@@ -69,6 +85,20 @@ METHODS: dict[str, Method] = {
         Method("ft", "trained", shows_codes=True, blocks_context_values=False, training="prefix"),
         Method("ft_mask", "trained", shows_codes=True, blocks_context_values=False, training="masked_prefix"),
         Method("dpsgd", "trained", shows_codes=True, blocks_context_values=False, training="dp_prefix"),
+        Method(
+            "rpsg",
+            "private_selection",
+            shows_codes=False,
+            blocks_context_values=False,
+            selection="seed_rewrite",
+        ),
+        Method(
+            "aug_pe",
+            "private_selection",
+            shows_codes=False,
+            blocks_context_values=False,
+            selection="private_evolution",
+        ),
     )
 }
 
@@ -92,6 +122,15 @@ def method(name: str) -> Method:
 
 def names(family: Family | None = None) -> tuple[str, ...]:
     return tuple(name for name, m in METHODS.items() if family is None or m.family == family)
+
+
+def check_family(listed: Sequence[str], family: Family, key: str) -> None:
+    """Each name of a config list (`key`) is a registered method of `family`: else one line naming it."""
+    for name in listed:
+        if method(name).family != family:
+            raise ValueError(
+                f"{key}: {name!r} is not a {family} method (those are: {', '.join(names(family))})"
+            )
 
 
 def model_config_key(name: str) -> str:

@@ -1,0 +1,96 @@
+"""RPSG and Aug-PE through the real rules with the tiny model: their corpora, guarantee records and
+benchmarks, the privacy metrics, Table 1 and the utility record on them; results/tables/all builds
+them, rule all does not."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from plainsight.generation.corpus import CORPUS_COLUMNS
+from test_workflow import make_workdir, planned_rules, snakemake, tiny_overlay, write_overlay
+
+pytestmark = pytest.mark.workflow
+
+RUN = "results/tab/known/direct"
+METHODS = ("rpsg", "aug_pe")
+
+
+@pytest.fixture(scope="module")
+def selection_dir(tmp_path_factory, tiny_model_dir):
+    workdir = make_workdir(tmp_path_factory.mktemp("private_selection"))
+    write_overlay(workdir, "tiny.yaml", tiny_overlay(tiny_model_dir))
+    targets = [f"{RUN}/metrics/{method}/seed1_summary.parquet" for method in METHODS]
+    snakemake(workdir, *targets, f"{RUN}/utility/aug_pe/seed1.json", "--configfile", "tiny.yaml")
+    return workdir
+
+
+def test_both_corpora_have_the_corpus_columns_and_a_benchmark(selection_dir):
+    docs = pd.read_parquet(selection_dir / "results/tab/docs.parquet")
+    train = set(docs.loc[docs["split"] == "train", "doc_id"])
+    for method in METHODS:
+        corpus = pd.read_parquet(selection_dir / f"{RUN}/synthetic/{method}/seed1.parquet")
+        assert list(corpus.columns) == list(CORPUS_COLUMNS)
+        assert set(corpus["method"]) == {method} and set(corpus["segment"]) <= {0, 1}
+        assert (
+            selection_dir / f"results/benchmarks/generate_private_selection/tab_known_direct_{method}_1.tsv"
+        ).is_file()
+    rewrites = pd.read_parquet(selection_dir / f"{RUN}/synthetic/rpsg/seed1.parquet")
+    # 2 seeds per range; the cosine filter keeps floor(0.8 x 4) = 3, the NLL filter fewer
+    assert 1 <= len(rewrites) <= 3 and all(ids[0] in train for ids in rewrites["context_doc_ids"])
+    evolved = pd.read_parquet(selection_dir / f"{RUN}/synthetic/aug_pe/seed1.parquet")
+    assert sorted(evolved["segment"]) == [0, 0, 1, 1] and evolved["context_doc_ids"].map(len).eq(0).all()
+
+
+def test_the_guarantee_records_state_what_they_cover(selection_dir):
+    rpsg = json.loads(
+        (selection_dir / f"{RUN}/synthetic/rpsg/seed1_privacy.json").read_text(encoding="utf-8")
+    )
+    assert rpsg["epsilon"] == 4.0 and rpsg["release_epsilon"] is None and rpsg["seeds"] == 4
+    assert "one-to-one rewrite" in rpsg["not_covered"]
+    aug_pe = json.loads(
+        (selection_dir / f"{RUN}/synthetic/aug_pe/seed1_privacy.json").read_text(encoding="utf-8")
+    )
+    assert 4.0 * 0.99 <= aug_pe["release_epsilon"] == aug_pe["epsilon_spent"] <= 4.0
+    assert aug_pe["rounds"] == 2 and aug_pe["privacy_unit"].startswith("one document or patient")
+
+
+def test_leaks_are_counted_against_the_whole_training_split(selection_dir):
+    for method in METHODS:
+        generations = pd.read_parquet(selection_dir / f"{RUN}/metrics/{method}/seed1.parquet")
+        assert generations["n_private_values"].nunique() == 1 and generations["n_private_values"].iloc[0] > 0
+        control = json.loads(
+            (selection_dir / f"{RUN}/metrics/{method}/seed1_control.json").read_text("utf-8")
+        )
+        assert control["design"] == "unpaired"
+
+
+def test_the_utility_record_and_table1_read_them(selection_dir):
+    utility = json.loads((selection_dir / f"{RUN}/utility/aug_pe/seed1.json").read_text(encoding="utf-8"))
+    assert utility["mauve_p_samples"] == 4  # its four texts, two per range, for the demo's test segments
+    write_overlay(selection_dir, "methods.yaml", {"methods": list(METHODS)})
+    snakemake(selection_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "methods.yaml")
+    table = pd.read_csv(selection_dir / "results/tables/table1.csv")
+    assert list(table["Method"]) == ["RPSG", "Aug-PE"] and (table["Seeds"] == 2).all()
+
+
+def test_results_tables_all_builds_them_and_rule_all_does_not(selection_dir):
+    tables = planned_rules(selection_dir, "results/tables/all", "--configfile", "tiny.yaml")
+    everything = planned_rules(selection_dir, "--configfile", "tiny.yaml")
+    assert "generate_private_selection" not in everything
+    assert tables.get("generate_private_selection", 0) == 0  # seed 1 of both is built already
+    write_overlay(selection_dir, "seeds.yaml", {"private_selection": {"seeds": [1, 3]}})
+    more = planned_rules(selection_dir, "results/tables/all", "--configfile", "tiny.yaml", "seeds.yaml")
+    assert more["generate_private_selection"] == 2
+
+
+def test_a_method_setting_reruns_that_method_only(selection_dir):
+    targets = [f"{RUN}/synthetic/{method}/seed1.parquet" for method in METHODS]
+    write_overlay(selection_dir, "epsilon.yaml", {"rpsg": {"epsilon": 2.0}})
+    planned = planned_rules(selection_dir, *targets, "--configfile", "tiny.yaml", "epsilon.yaml")
+    assert planned == {"generate_private_selection": 1}
+    write_overlay(selection_dir, "bad.yaml", {"aug_pe": {"rounds": 0}})
+    failed = snakemake(selection_dir, *targets, "--configfile", "tiny.yaml", "bad.yaml", check=False)
+    assert failed.returncode != 0 and "rounds" in failed.stderr
