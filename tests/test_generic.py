@@ -242,6 +242,57 @@ def test_malformed_jsonl_line_and_unknown_extension(tmp_path):
         ingest(tmp_path / "c.txt")
 
 
+def write_empty(path: Path, kind: str) -> Path:
+    """An input file that holds no record, of each kind an empty file takes."""
+    if kind == "header only":
+        path.write_text("doc_id,text,split,spans\n", encoding="utf-8")
+    elif kind == "no rows":
+        pd.DataFrame({"doc_id": pd.Series([], dtype=str), "text": pd.Series([], dtype=str)}).to_parquet(path)
+    else:
+        path.write_bytes({"no bytes": b"", "blank lines": b"\n  \n\n"}[kind])
+    return path
+
+
+@pytest.mark.parametrize(
+    "name, kind",
+    [
+        ("c.jsonl", "no bytes"),
+        ("c.jsonl", "blank lines"),
+        ("c.csv", "no bytes"),
+        ("c.csv", "header only"),
+        ("c.parquet", "no bytes"),
+        ("c.parquet", "no rows"),
+    ],
+)
+def test_an_empty_file_is_named_as_empty(tmp_path, name, kind):
+    """Not `has no spans` (the known-setting check) or `split(s) hold no document` (ingestion)."""
+    path = write_empty(tmp_path / name, kind)
+    expected = f"{path}: the file is empty: it holds no record"
+    with pytest.raises(InputError) as error:
+        check_known_setting({"mine": dataset(path)}, ["known", "unknown"])
+    assert str(error.value) == expected
+    with pytest.raises(InputError) as error:
+        ingest(path)
+    assert str(error.value) == expected
+
+
+def test_a_missing_file_or_a_folder_is_one_line(tmp_path):
+    with pytest.raises(InputError) as error:
+        ingest(tmp_path / "missing.jsonl")
+    assert str(error.value) == f"{tmp_path / 'missing.jsonl'}: no such file"
+    (tmp_path / "folder.csv").mkdir()
+    with pytest.raises(InputError) as error:
+        ingest(tmp_path / "folder.csv")
+    assert str(error.value) == f"{tmp_path / 'folder.csv'}: not a file (a folder?)"
+
+
+def test_a_file_that_is_not_parquet_is_named_before_spans_are_looked_for(tmp_path):
+    path = tmp_path / "c.parquet"
+    path.write_text("doc_id,text\nd0,hello\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"c\.parquet: not a readable Parquet file"):
+        check_known_setting({"mine": dataset(path)}, ["known"])
+
+
 def test_known_setting_needs_spans(tmp_path):
     plain = write_jsonl(tmp_path / "plain.jsonl", [{"text": TEXT}])
     annotated = write_jsonl(tmp_path / "annotated.jsonl", records())

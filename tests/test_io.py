@@ -7,7 +7,8 @@ import stat
 
 import pytest
 
-from plainsight.io import atomic_directory, atomic_path, write_text
+from plainsight.errors import InputError
+from plainsight.io import atomic_directory, atomic_path, read_json, write_text
 
 
 def test_an_output_gets_the_permissions_of_a_new_file(tmp_path):
@@ -80,3 +81,12 @@ def test_a_failed_rename_puts_the_old_target_back(tmp_path, monkeypatch):
         (staged / "new.js").write_text("new", encoding="utf-8")
     assert [path.name for path in tmp_path.iterdir()] == ["data"]
     assert [path.name for path in target.iterdir()] == ["old.js"]
+
+
+@pytest.mark.parametrize("text", ["", " \n\n"])
+def test_an_empty_json_file_is_named_as_empty_not_malformed(tmp_path, text):
+    path = tmp_path / "echr_dev.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as error:
+        read_json(path)
+    assert str(error.value) == f"{path}: the file is empty: it holds no record"

@@ -323,3 +323,15 @@ def test_label_is_the_category_and_there_is_no_group(tmp_path):
     labels = {row.doc_id: list(row.labels) for row in docs.itertuples(index=False)}
     assert labels == {"101": ["Discharge summary"], "102": ["Physician"], "103": []}
     assert docs["group"].isna().all()  # NOTEEVENTS holds no gender
+
+
+@pytest.mark.parametrize(
+    "text", ["", "\n\n", "ROW_ID,SUBJECT_ID,CATEGORY,TEXT\n"], ids=["no bytes", "blank", "header"]
+)
+def test_an_empty_noteevents_file_is_named_as_empty(tmp_path, text):
+    """Not `missing columns` (no header to read) or `no valid document left` (none was there)."""
+    path = tmp_path / "NOTEEVENTS.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as error:
+        ingest(path)
+    assert str(error.value) == f"{path}: the file is empty: it holds no record"

@@ -12,3 +12,8 @@ class InputError(ValueError):
         self.problem = problem
         where = self.file if self.record is None else f"{self.file}: {self.record}"
         super().__init__(f"{where}: {problem}")
+
+
+def empty_file(file: object) -> InputError:
+    """The error for an input file that holds no record at all (no bytes, blank lines, a header alone)."""
+    return InputError(file, None, "the file is empty: it holds no record")

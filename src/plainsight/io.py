@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from plainsight.errors import InputError
+from plainsight.errors import InputError, empty_file
 
 
 def read_text_utf8(path: str | Path) -> str:
@@ -28,6 +28,8 @@ def read_text_utf8(path: str | Path) -> str:
 
 def read_json(path: str | Path) -> Any:
     text = read_text_utf8(path)
+    if not text.strip():
+        raise empty_file(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:

@@ -22,7 +22,7 @@ from typing import Any
 
 from plainsight.data.builder import CorpusBuilder
 from plainsight.data.problems import ProblemPolicy
-from plainsight.data.records import iter_records, record_fields
+from plainsight.data.records import check_has_records, iter_records, record_fields
 from plainsight.entities import Span
 from plainsight.errors import InputError
 
@@ -74,6 +74,7 @@ def ingest_generic(
     path: str | Path, builder: CorpusBuilder, policy: ProblemPolicy, settings: GenericSettings
 ) -> None:
     """Add every record of one generic file to `builder`; every split must end up with a document."""
+    check_has_records(path)
     for number, (where, record) in enumerate(iter_records(path), start=1):
         doc_id = _text_field(path, where, record, "doc_id") or f"record-{number}"
         where = f"{where} (doc_id {doc_id})"
@@ -210,7 +211,10 @@ def check_known_setting(datasets: dict[str, dict], settings: list[str]) -> None:
         return
     for name, dataset in datasets.items():
         path = dataset.get("path")
-        if dataset["format"] == "generic" and path and Path(path).exists() and not has_spans(path):
+        if dataset["format"] != "generic" or not path or not Path(path).exists():
+            continue
+        check_has_records(path)
+        if not has_spans(path):
             raise ValueError(
                 f"config: settings: dataset {name} ({path}) has no `spans`, so its private values are "
                 "not known; only the unknown setting (Presidio) runs on it: set `settings: [unknown]`"

@@ -20,7 +20,7 @@ import yaml
 from plainsight.data.builder import CorpusBuilder
 from plainsight.data.problems import ProblemPolicy
 from plainsight.entities import Span
-from plainsight.errors import InputError
+from plainsight.errors import InputError, empty_file
 from plainsight.io import read_text_utf8
 
 REQUIRED_COLUMNS = ("ROW_ID", "SUBJECT_ID", "TEXT")
@@ -104,7 +104,10 @@ def ingest_mimic(
     types: PlaceholderTypes,
     fractions: dict[str, float],
 ) -> None:
-    reader = csv.DictReader(io.StringIO(read_text_utf8(path), newline=""))
+    text = read_text_utf8(path)
+    if not text.strip():
+        raise empty_file(path)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
         raise InputError(path, "header", f"missing columns {missing}")
@@ -133,3 +136,5 @@ def ingest_mimic(
             labels=[category] if category else [],
             group=None,
         )
+    if reader.line_num <= 1:  # the header alone
+        raise empty_file(path)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from plainsight.errors import InputError
+from plainsight.errors import InputError, empty_file
 
 PARQUET_BATCH_ROWS = 1024
 _JSON_CELLS = ("spans", "label")
@@ -35,7 +35,23 @@ def record_format(path: str | Path) -> str:
 
 def iter_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
     reader = {"jsonl": _jsonl_records, "csv": _csv_records, "parquet": _parquet_records}[record_format(path)]
+    _check_is_file(Path(path))
     return reader(Path(path))
+
+
+def _check_is_file(path: Path) -> None:
+    if not path.exists():
+        raise InputError(path, None, "no such file")
+    if not path.is_file():
+        raise InputError(path, None, "not a file (a folder?)")
+
+
+def check_has_records(path: str | Path) -> None:
+    """Stop, naming the file, when it holds no record: no bytes, blank lines only, a CSV header alone or
+    a Parquet file of no rows."""
+    records = iter_records(path)  # an unknown extension or a missing file is named first
+    if Path(path).stat().st_size == 0 or next(records, None) is None:
+        raise empty_file(path)
 
 
 def record_fields(path: str | Path) -> set[str]:
@@ -43,7 +59,7 @@ def record_fields(path: str | Path) -> set[str]:
     record."""
     kind = record_format(path)
     if kind == "parquet":
-        return set(pq.read_schema(path).names)
+        return set(_parquet_file(Path(path)).schema_arrow.names)
     if kind == "csv":
         with open(path, encoding="utf-8-sig", newline="") as handle:
             return set(next(csv.reader(handle), []))
@@ -106,13 +122,17 @@ def _csv_cell(path: Path, where: str, key: str, value: str | None) -> Any:
         raise InputError(path, where, f"column {key!r} is not valid JSON: {err.msg}") from None
 
 
-def _parquet_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+def _parquet_file(path: Path) -> pq.ParquetFile:
+    _check_is_file(path)
     try:
-        parquet = pq.ParquetFile(path)
+        return pq.ParquetFile(path)
     except Exception as err:  # pyarrow raises several types for a file that is not Parquet
         raise InputError(path, None, f"not a readable Parquet file: {err}") from None
+
+
+def _parquet_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     row = 0
-    for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+    for batch in _parquet_file(path).iter_batches(batch_size=PARQUET_BATCH_ROWS):
         for record in batch.to_pylist():
             row += 1
             yield f"row {row}", {key: value for key, value in record.items() if value is not None}
