@@ -235,7 +235,18 @@ TRAINING_RULES = ("train_adapter", "perplexity", "base_perplexity")
 # featurizer, classifier and scoring jobs: MAUVE's, the downstream task's (a fine-tuned encoder, or seconds of
 # TF-IDF), and the membership-inference scores (forward passes of the base model and each adapter)
 SCORING_RULES = ("mauve", "utility_measures", "membership_scores")
-MODEL_RULES = (*GENERATION_RULES, *TRAINING_RULES, *SCORING_RULES)
+# the canary audit's jobs: three run another rule's script on the canaried set, as costly as that rule's
+CANARY_TWINS = {
+    "canary_adapter": "train_adapter",
+    "canary_generations": "generate_trained",
+    "canary_generations_in_context": "generate_icl",
+}
+# and two pass the canaries through the base model (and a trained method's adapter)
+CANARY_SCORING_RULES = ("canary_docs", "canary_attacks")
+# forward passes per canary while its suffix is drawn, one per suffix token (resources/canaries.yaml:
+# suffix_tokens, 12) and the check: a bound
+CANARY_SUFFIX_PASSES = 16
+MODEL_RULES = (*GENERATION_RULES, *TRAINING_RULES, *SCORING_RULES, *CANARY_TWINS, *CANARY_SCORING_RULES)
 
 
 class MethodTraits(Protocol):
@@ -383,6 +394,7 @@ class CostModel:
 
     def work(self, rule: str, w: Mapping[str, str]) -> tuple[float, float]:
         """(tokens, tokens per second) of a model job."""
+        rule = CANARY_TWINS.get(rule, rule)
         if rule in GENERATION_RULES:
             tokens = self.generations(rule, w) * self.config["generation"]["max_new_tokens"]
             return tokens + self.surrogate_seconds_as_tokens(rule, w), self.resources[
@@ -394,6 +406,8 @@ class CostModel:
             tokens = self.downstream_tokens(w)
         elif rule == "membership_scores":
             tokens = self.membership_tokens(w)
+        elif rule in CANARY_SCORING_RULES:
+            tokens = self.canary_tokens(rule, w)
         else:  # mauve: the featurizer's forward passes over the generated and the real texts
             mauve = self.config["utility"]["mauve"]
             texts = 2 * (mauve["samples"] or self.segments(w["dataset"], "test"))
@@ -416,6 +430,18 @@ class CostModel:
         texts = 2 * min(self.segments(w["dataset"], "train"), held_out)
         models = 1 + sum(self.methods.method(m).trained for m in self.config["methods"])
         return texts * models * self.membership_batch()[1]
+
+    def canary_tokens(self, rule: str, w: Mapping[str, str]) -> float:
+        """Tokens the canary jobs pass through a model, each canary at most a training example long:
+        `canary_docs` draws every suffix under the base model; `canary_attacks` scores every canary
+        under the base model and a trained method's adapter (an in-context method's loads no model)."""
+        canaries = self.config["audit"]["canaries"]
+        count = 2 * canaries["per_repeat"] * len(canaries["repeats"])
+        if rule == "canary_docs":
+            passes = CANARY_SUFFIX_PASSES
+        else:
+            passes = 2 if self.methods.method(w["method"]).trained else 0
+        return count * passes * self.membership_batch()[1]
 
     def membership_batch(self) -> tuple[int, int]:
         """(sequences, tokens per sequence) of a membership-scoring pass: a training example's length."""
@@ -452,6 +478,7 @@ class CostModel:
         """Host memory of a job (`memory_mb`): the batch slots of a generate job (with the packed
         weights on a CPU), or a training step (full fine-tuning also holds gradients and Adam moments)."""
         headroom = self.resources["memory_headroom"]
+        rule = CANARY_TWINS.get(rule, rule)
         if rule in GENERATION_RULES:
             model, prompt = self.generation_job(rule, w)
             positions = slot_cache_positions(prompt, self.config["generation"]["max_new_tokens"])
@@ -464,7 +491,7 @@ class CostModel:
                 headroom,
                 1 if self.on_gpu else 2,
             ) + self.surrogate_host_mb(rule, w)
-        if rule == "membership_scores":
+        if rule in ("membership_scores", *CANARY_SCORING_RULES):
             (sequences, tokens), copies = self.membership_batch(), 1
         elif rule in TRAINING_RULES:
             full = rule != "train_adapter" and self.config["utility"]["perplexity"]["finetune"] == "full"
@@ -483,6 +510,7 @@ class CostModel:
 
     def gpu_bytes(self, rule: str, w: Mapping[str, str]) -> int:
         """GPU memory of a job in the job's dtype; 0 for MAUVE's sentence embedder (small, on the CPU)."""
+        rule = CANARY_TWINS.get(rule, rule)
         if rule in GENERATION_RULES:
             model, prompt = self.generation_job(rule, w)
             shape = self.shape(model)
@@ -492,7 +520,7 @@ class CostModel:
             return generating + self.surrogate_gpu_bytes(rule, w)
         if rule in TRAINING_RULES:
             return self.training_gpu_bytes(rule, w)
-        if rule == "membership_scores":
+        if rule in ("membership_scores", *CANARY_SCORING_RULES):
             sequences, tokens = self.membership_batch()
             return gpu_training_bytes(self.shape(self.base_model), self.dtype_bytes, sequences, tokens, 0)
         if rule == "utility_measures":

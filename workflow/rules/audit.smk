@@ -162,22 +162,61 @@ rule privacy_audit_plots:
         "../scripts/privacy_audit_plots.py"
 
 
+# Canaries in the released text (plainsight.audit.canaries, canary_attacks, canary_table): a corpus
+# sentence with a suffix at a target perplexity, half of them inserted into training segments; each
+# method writes its own canary corpus (its adapter trained, its prompts filled, on that set), never
+# Table 1's. results/tables/canaries, built by results/tables/all, not by rule all.
+
+CANARIES = AUDIT["canaries"]
+CANARY_RUN = "results/{dataset}/{setting}/{idset}/canaries/seed{seed}"
+CANARY_RUNS = AUDIT_RUNS
+
+
+def canary_adapter_input(wildcards):
+    """A trained method's canary adapter and the base model, for the likelihood-ratio attack."""
+    if not registry.method(wildcards.method).trained:
+        return {}
+    return {
+        "adapter": CANARY_RUN.format(**wildcards) + f"/models/{wildcards.method}",
+        "model": model_input(config["model"]["name_or_path"]),
+    }
+
+
+def canary_dp_record(run):
+    """The training.json of a run's DP-SGD canary adapter (its accountant's claim); '' for other methods."""
+    if not registry.method(run["method"]).differentially_private:
+        return ""
+    return CANARY_RUN.format(**run) + f"/models/{run['method']}/training.json"
+
+
 rule canary_docs:
-    """The fine-tuning set with canaries: random secrets in one sentence, in 1, 4 and 16 documents."""
+    """Canaries, each a training sentence and a suffix at the target perplexity under the base model; the members inserted into 1, 4 and 16 training segments of distinct documents."""
     input:
         docs="results/{dataset}/docs.parquet",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-        spec=AUDIT["canaries"]["file"],
+        design=CANARIES["file"],
+        model=model_input(config["model"]["name_or_path"]),
     output:
-        docs="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/docs.parquet",
-        canaries="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/canaries.json",
+        docs=f"{CANARY_RUN}/docs.parquet",
+        canaries=f"{CANARY_RUN}/canaries.json",
     log:
         "results/logs/canary_docs/{dataset}_{setting}_{idset}_{seed}.log",
+    benchmark:
+        "results/benchmarks/canary_docs/{dataset}_{setting}_{idset}_{seed}.tsv"
     conda:
-        "../envs/metrics.yaml"
+        "../envs/generation.yaml"
+    threads: AUDIT["threads"]
+    resources:
+        mem_mb=mem_mb("canary_docs"),
+        runtime=runtime("canary_docs"),
+        gpu=GPUS_PER_JOB,
+        gpu_memory_mb=gpu_memory_mb("canary_docs"),
     params:
-        per_repeat=AUDIT["canaries"]["per_repeat"],
-        candidates=AUDIT["canaries"]["candidates"],
+        plan={"per_repeat": CANARIES["per_repeat"], "repeats": CANARIES["repeats"]},
+        context_documents=config["generation"]["context_documents"],
+        dp={key: config["dpsgd"][key] for key in ("delta", "privacy_unit")},
+        model=lambda wildcards: model_source(BASE_MODEL),
+        placement=MODEL_PLACEMENT,
     script:
         "../scripts/canary_docs.py"
 
@@ -185,32 +224,32 @@ rule canary_docs:
 rule canary_adapter:
     """A trained method's adapter, trained as rule train_adapter trains it, on the canaried set."""
     input:
-        docs="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/docs.parquet",
+        docs=f"{CANARY_RUN}/docs.parquet",
         spans="results/{dataset}/spans.parquet",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
         pools=config["codes"]["fictional_pools"],
         model=model_input(config["model"]["name_or_path"]),
     output:
-        directory(
-            "results/{dataset}/{setting}/{idset}/canaries/seed{seed}/models/{method}"
-        ),
+        directory(f"{CANARY_RUN}/models/{{method}}"),
     log:
         "results/logs/canary_adapter/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    benchmark:
+        "results/benchmarks/canary_adapter/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
     wildcard_constraints:
         method=TRAINED_METHOD,
     conda:
         "../envs/generation.yaml"
     threads: config["prefix_tuning"]["threads"]
     resources:
-        mem_mb=mem_mb("train_adapter"),
-        runtime=runtime("train_adapter"),
+        mem_mb=mem_mb("canary_adapter"),
+        runtime=runtime("canary_adapter"),
         gpu=GPUS_PER_JOB,
-        gpu_memory_mb=gpu_memory_mb("train_adapter"),
+        gpu_memory_mb=gpu_memory_mb("canary_adapter"),
     params:
         training=lambda wildcards: training_params(
             registry.method(wildcards.method), config["prefix_tuning"], config["dpsgd"]
         ),
-        checkpoints="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/checkpoints/{method}",
+        checkpoints=f"{CANARY_RUN}/checkpoints/{{method}}",
         model=lambda wildcards: model_source(BASE_MODEL),
         placement=MODEL_PLACEMENT,
     script:
@@ -220,24 +259,26 @@ rule canary_adapter:
 rule canary_generations:
     """The canary adapter's corpus, written as rule generate_trained writes a trained method's."""
     input:
-        adapter="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/models/{method}",
+        adapter=f"{CANARY_RUN}/models/{{method}}",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
         fictional="results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",
         model=model_input(config["model"]["name_or_path"]),
     output:
-        "results/{dataset}/{setting}/{idset}/canaries/seed{seed}/synthetic/{method}.parquet",
+        f"{CANARY_RUN}/synthetic/{{method}}.parquet",
     log:
         "results/logs/canary_generations/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    benchmark:
+        "results/benchmarks/canary_generations/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
     wildcard_constraints:
         method=TRAINED_METHOD,
     conda:
         "../envs/generation.yaml"
     threads: config["generation"]["threads"]
     resources:
-        mem_mb=mem_mb("generate_trained"),
-        runtime=runtime("generate_trained"),
+        mem_mb=mem_mb("canary_generations"),
+        runtime=runtime("canary_generations"),
         gpu=GPUS_PER_JOB,
-        gpu_memory_mb=gpu_memory_mb("generate_trained"),
+        gpu_memory_mb=gpu_memory_mb("canary_generations"),
     params:
         generation=lambda wildcards: generation_params(
             registry.method(wildcards.method), config["generation"], "corpus"
@@ -250,43 +291,83 @@ rule canary_generations:
         "../scripts/generate_corpus.py"
 
 
-rule canary_exposure:
-    """Each canary's exposure under the canary adapter, and its appearances in that adapter's corpus."""
+rule canary_generations_in_context:
+    """An in-context method's corpus on the canaried set, written as rule generate_icl writes it: its prompts show the member canaries of their context documents."""
     input:
-        adapter="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/models/{method}",
-        canaries="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/canaries.json",
-        generations="results/{dataset}/{setting}/{idset}/canaries/seed{seed}/synthetic/{method}.parquet",
-        spec=AUDIT["canaries"]["file"],
-        model=model_input(config["model"]["name_or_path"]),
+        docs=f"{CANARY_RUN}/docs.parquet",
+        spans="results/{dataset}/spans.parquet",
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        pools=config["codes"]["fictional_pools"],
+        lists=SURROGATE_LISTS,
+        model=lambda wildcards: model_input(variant_model(wildcards)),
     output:
-        "results/{dataset}/{setting}/{idset}/canaries/seed{seed}/{method}_exposure.parquet",
+        f"{CANARY_RUN}/synthetic/{{method}}.parquet",
     log:
-        "results/logs/canary_exposure/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+        "results/logs/canary_generations_in_context/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    benchmark:
+        "results/benchmarks/canary_generations_in_context/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
     wildcard_constraints:
-        method=TRAINED_METHOD,
+        method=IN_CONTEXT_METHOD,
+    conda:
+        "../envs/generation.yaml"
+    threads: config["generation"]["threads"]
+    resources:
+        mem_mb=mem_mb("canary_generations_in_context"),
+        runtime=runtime("canary_generations_in_context"),
+        gpu=GPUS_PER_JOB,
+        gpu_memory_mb=gpu_memory_mb("canary_generations_in_context"),
+    params:
+        generation=lambda wildcards: generation_params(
+            registry.method(wildcards.method), config["generation"], "corpus"
+        ),
+        shard={"index": 0, "count": 1},
+        surrogates=config["codes"]["surrogates"],
+        model=lambda wildcards: model_source(variant_model(wildcards)),
+        placement=MODEL_PLACEMENT,
+    script:
+        "../scripts/generate_corpus.py"
+
+
+rule canary_attacks:
+    """Each canary's scores under the attacks on one method's canary corpus: an n-gram model of the corpus and the longest shared word run; for a trained method also the adapter's likelihood ratio against the base model."""
+    input:
+        unpack(canary_adapter_input),
+        canaries=f"{CANARY_RUN}/canaries.json",
+        corpus=f"{CANARY_RUN}/synthetic/{{method}}.parquet",
+    output:
+        f"{CANARY_RUN}/{{method}}_attacks.parquet",
+    log:
+        "results/logs/canary_attacks/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    benchmark:
+        "results/benchmarks/canary_attacks/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
+    wildcard_constraints:
+        method=registry.wildcard_pattern(),
     conda:
         "../envs/generation.yaml"
     threads: AUDIT["threads"]
     resources:
-        gpu=GPUS_PER_JOB,
+        mem_mb=mem_mb("canary_attacks"),
+        runtime=runtime("canary_attacks"),
+        gpu=lambda wildcards: GPUS_PER_JOB if registry.method(wildcards.method).trained else 0,
+        gpu_memory_mb=gpu_memory_mb("canary_attacks"),
     params:
-        per_repeat=AUDIT["canaries"]["per_repeat"],
-        candidates=AUDIT["canaries"]["candidates"],
-        max_length=config["prefix_tuning"]["max_length"],
+        ngram={"order": CANARIES["ngram_order"], "add_k": CANARIES["ngram_add_k"]},
+        batch_size=AUDIT["batch_size"],
         model=lambda wildcards: model_source(BASE_MODEL),
         placement=MODEL_PLACEMENT,
     script:
-        "../scripts/canary_exposure.py"
+        "../scripts/canary_attacks.py"
 
 
 rule canary_table:
-    """Canary exposure per audited run, trained method and insertion count."""
+    """Per audited run, method, attack and insertion count: AUC, TPR at 1% and 10% FPR, the empirical epsilon lower bound beside the most its canaries could certify and DP-SGD's claim; the plot of AUC against insertions."""
     input:
-        reports=[
-            f"{AUDIT_RUN}/canaries/seed{{seed}}/{{method}}_exposure.parquet".format(
-                **run
-            )
+        attacks=[f"{CANARY_RUN}/{{method}}_attacks.parquet".format(**run) for run in CANARY_RUNS],
+        canaries=[f"{CANARY_RUN}/canaries.json".format(**run) for run in CANARY_RUNS],
+        adapters=[
+            str(Path(canary_dp_record(run)).parent)
             for run in CANARY_RUNS
+            if canary_dp_record(run)
         ],
     output:
         csv=report(
@@ -296,11 +377,19 @@ rule canary_table:
             labels={"table": "canaries", "content": "ours"},
         ),
         markdown="results/tables/canaries.md",
+        plot=report(
+            "results/plots/canaries_auc.png",
+            caption="../report/canaries_auc.rst",
+            category="Privacy audit",
+            labels={"plot": "canary AUC", "run": "every audited run"},
+        ),
     log:
         "results/logs/canary_table.log",
     conda:
         "../envs/metrics.yaml"
     params:
         runs=CANARY_RUNS,
+        dp_records=[canary_dp_record(run) or None for run in CANARY_RUNS],
+        bootstrap=AUDIT["bootstrap"],
     script:
         "../scripts/canary_table.py"

@@ -532,6 +532,3 @@ def audited_distances(wildcards):
         method=config["methods"],
         **wildcards,
     )
-
-
-CANARY_RUNS = [run for run in AUDIT_RUNS if registry.method(run["method"]).trained]

@@ -1,12 +1,11 @@
-"""Rule `canary_docs`: the fine-tuning set with canaries in it, and the canaries."""
+"""Rule `canary_docs`: the canaries, and the training set with the members in it."""
 
-from plainsight.audit.canaries import read_canary_settings, write_canaried_docs
+from plainsight.audit.canaries import CanaryDocsJob, write_canaries
 from plainsight.snakemake_job import RuleJob, run_rule
 
 
 def main(job: RuleJob) -> None:
-    settings = read_canary_settings(job.input.spec, job.params.per_repeat, job.params.candidates, job.seed)
-    write_canaried_docs(job.input.docs, job.input.codes, settings, job.output.docs, job.output.canaries)
+    write_canaries(CanaryDocsJob.from_snakemake(job))
 
 
 run_rule(main)

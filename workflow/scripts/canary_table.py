@@ -1,11 +1,18 @@
-"""Rule `canary_table`: results/tables/canaries.{csv,md}."""
+"""Rule `canary_table`: results/tables/canaries.{csv,md} and the plot of AUC against insertions."""
 
 from plainsight.audit.canary_table import write_canary_table
 from plainsight.snakemake_job import RuleJob, run_rule
 
 
 def main(job: RuleJob) -> None:
-    write_canary_table(job.input.reports, job.params.runs, job.output.csv, job.output.markdown)
+    write_canary_table(
+        job.input.attacks,
+        job.input.canaries,
+        job.params.runs,
+        job.params.dp_records,
+        job.params.bootstrap,
+        {"csv": job.output.csv, "markdown": job.output.markdown, "plot": job.output.plot},
+    )
 
 
 run_rule(main)

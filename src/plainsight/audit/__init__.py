@@ -4,7 +4,9 @@
 - `membership`: membership-inference scores of members and held-out segments under each adapter;
 - `released`: what the synthetic corpus alone gives away (nearest-document membership, distance to
   the closest record, verbatim copying, leaks of any identifier);
-- `canaries`: secrets inserted into a method's training set, and their exposure;
+- `canaries`: canaries for released text (a corpus sentence and a suffix at a target perplexity),
+  inserted into a method's training set; `canary_attacks`: the attacks on them (`ngram`: the
+  attacker's n-gram model of the corpus); `epsilon`: the empirical epsilon lower bound;
 - `table`, `canary_table`: the privacy-audit and canary tables and their plots.
 """
 
