@@ -36,6 +36,7 @@ from plainsight.evaluation.downstream import CHANCE, REAL, REAL_SAMPLE, Downstre
 from plainsight.evaluation.features import FeatureSettings, featurize
 from plainsight.rng import stable_rng
 
+
 @dataclass(frozen=True)
 class RunKey:
     dataset: str
