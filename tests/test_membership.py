@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from plainsight.audit.membership import (
-    BASE_MODEL,
+    CONTROL_MODEL,
     ScoringSettings,
     attack_scores,
     balanced_sets,
@@ -159,7 +159,7 @@ SETTINGS = ScoringSettings(max_length=64, batch_size=4)
 
 
 def auc_of(scores: pd.DataFrame, model: str, attack: str) -> float:
-    attacked = attack_scores(scores[scores["model"] == model], scores[scores["model"] == BASE_MODEL])
+    attacked = attack_scores(scores[scores["model"] == model], scores[scores["model"] == CONTROL_MODEL])
     return roc_summary(attacked["member"], attacked[attack], resamples=0).auc
 
 
@@ -180,13 +180,13 @@ def test_an_over_trained_adapter_gives_its_documents_away(learning_model_dir, tm
     save_adapter(adapter, tmp_path / "ft", {"training.json": {"method": "ft"}})
     base, tokenizer = load_model(learning_model_dir)
     scores = membership_scores(base, tokenizer, {"ft": tmp_path / "ft"}, codes, texts, SETTINGS, seed=1)
-    assert len(scores) == 2 * 32 and set(scores["model"]) == {BASE_MODEL, "ft"}
+    assert len(scores) == 2 * 32 and set(scores["model"]) == {CONTROL_MODEL, "ft"}
     ft = scores[scores["model"] == "ft"]
     # memorised: the members' loss is far below the held-out documents' (by 1.05 nats here)
     assert ft[ft["member"]]["nll_mean"].mean() < ft[~ft["member"]]["nll_mean"].mean() - 0.5
     assert loss_auc(scores, "ft") >= 0.85
     assert auc_of(scores, "ft", "reference") >= 0.85
-    assert abs(loss_auc(scores, BASE_MODEL) - 0.5) < 0.35  # the base model never saw them (0.656)
+    assert abs(loss_auc(scores, CONTROL_MODEL) - 0.5) < 0.35  # the base model never saw them (0.656)
 
 
 def test_a_dp_adapter_with_a_large_noise_multiplier_stays_near_one_half(learning_model_dir, tmp_path):
@@ -208,7 +208,7 @@ def test_a_dp_adapter_with_a_large_noise_multiplier_stays_near_one_half(learning
     save_adapter(adapter, tmp_path / "dpsgd", {"training.json": {"method": "dpsgd"}})
     base, tokenizer = load_model(learning_model_dir)
     scores = membership_scores(base, tokenizer, {"dpsgd": tmp_path / "dpsgd"}, codes, texts, SETTINGS, seed=1)
-    dp, control = (scores[scores["model"] == name] for name in ("dpsgd", BASE_MODEL))
+    dp, control = (scores[scores["model"] == name] for name in ("dpsgd", CONTROL_MODEL))
     assert not np.allclose(dp["nll_mean"], control["nll_mean"])  # the noisy adapter did move
     for attack in ("loss", "reference"):
         assert abs(auc_of(scores, "dpsgd", attack) - 0.5) < 0.2, attack  # 2.7 standard errors of 32 vs 32
@@ -228,7 +228,7 @@ def test_loading_an_adapter_leaves_the_base_models_scores(tiny_model_dir, tmp_pa
     both = membership_scores(
         base, tokenizer, {"ft": tmp_path / "ft", "ft_mask": tmp_path / "ft"}, codes, texts, SETTINGS, seed=1
     )
-    pd.testing.assert_frame_equal(once, both[both["model"] == BASE_MODEL].reset_index(drop=True))
+    pd.testing.assert_frame_equal(once, both[both["model"] == CONTROL_MODEL].reset_index(drop=True))
     ft, again = (both[both["model"] == name].reset_index(drop=True) for name in ("ft", "ft_mask"))
     assert not np.allclose(ft["nll_mean"], once["nll_mean"])  # the adapter changes the scores
     np.testing.assert_allclose(ft["nll_mean"], again["nll_mean"])  # and loading it twice is the same

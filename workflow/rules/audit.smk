@@ -28,7 +28,7 @@ rule membership_scores:
         max_length=config["prefix_tuning"]["max_length"],
         batch_size=AUDIT["batch_size"],
         min_k=AUDIT["min_k"],
-        model=lambda wildcards: model_source(BASE_MODEL),
+        model=lambda wildcards: model_source(MODEL_ID),
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/membership_scores.py"
@@ -215,7 +215,7 @@ rule canary_docs:
         plan={"per_repeat": CANARIES["per_repeat"], "repeats": CANARIES["repeats"]},
         context_documents=config["generation"]["context_documents"],
         dp={key: config["dpsgd"][key] for key in ("delta", "privacy_unit")},
-        model=lambda wildcards: model_source(BASE_MODEL),
+        model=lambda wildcards: model_source(MODEL_ID),
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/canary_docs.py"
@@ -250,7 +250,7 @@ rule canary_adapter:
             registry.method(wildcards.method), config["prefix_tuning"], config["dpsgd"]
         ),
         checkpoints=f"{CANARY_RUN}/checkpoints/{{method}}",
-        model=lambda wildcards: model_source(BASE_MODEL),
+        model=lambda wildcards: model_source(MODEL_ID),
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/train_adapter.py"
@@ -285,7 +285,7 @@ rule canary_generations:
         ),
         shard={"index": 0, "count": 1},
         generations=config["prefix_tuning"]["generations"],
-        model=lambda wildcards: model_source(BASE_MODEL),
+        model=lambda wildcards: model_source(MODEL_ID),
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/generate_corpus.py"
@@ -353,7 +353,7 @@ rule canary_attacks:
     params:
         ngram={"order": CANARIES["ngram_order"], "add_k": CANARIES["ngram_add_k"]},
         batch_size=AUDIT["batch_size"],
-        model=lambda wildcards: model_source(BASE_MODEL),
+        model=lambda wildcards: model_source(MODEL_ID),
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/canary_attacks.py"

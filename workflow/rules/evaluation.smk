@@ -44,7 +44,7 @@ rule perplexity:
         gpu_memory_mb=gpu_memory_mb("perplexity"),
     params:
         perplexity=config["utility"]["perplexity"],
-        model=lambda wildcards: model_source(BASE_MODEL),
+        model=lambda wildcards: model_source(MODEL_ID),
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/perplexity.py"
@@ -69,7 +69,7 @@ rule base_perplexity:
         gpu_memory_mb=gpu_memory_mb("base_perplexity"),
     params:
         perplexity=config["utility"]["perplexity"],
-        model=lambda wildcards: model_source(BASE_MODEL),
+        model=lambda wildcards: model_source(MODEL_ID),
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/perplexity.py"

@@ -67,7 +67,7 @@ rule generate_trained:
         ),
         shard=generation_shard,
         generations=config["prefix_tuning"]["generations"],
-        model=lambda wildcards: model_source(BASE_MODEL),
+        model=lambda wildcards: model_source(MODEL_ID),
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/generate_corpus.py"

@@ -13,7 +13,7 @@ from plainsight import scheduling
 
 JOB_RESOURCES = config["resources"]
 GPUS_PER_JOB = JOB_RESOURCES["gpus_per_job"]
-BASE_MODEL = config["model"]["name_or_path"]
+MODEL_ID = config["model"]["name_or_path"]
 with open(JOB_RESOURCES["model_shapes"], encoding="utf-8") as shapes_file:
     MODEL_SHAPES = yaml.safe_load(shapes_file)
 

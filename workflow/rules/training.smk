@@ -32,7 +32,7 @@ rule train_adapter:
         ),
         # Not an output: Snakemake deletes a failed job's outputs, and a rerun resumes from here.
         checkpoints="results/{dataset}/{setting}/{idset}/checkpoints/{method}/seed{seed}",
-        model=lambda wildcards: model_source(BASE_MODEL),
+        model=lambda wildcards: model_source(MODEL_ID),
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/train_adapter.py"

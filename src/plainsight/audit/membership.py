@@ -28,17 +28,16 @@ import numpy as np
 import pandas as pd
 import torch
 
-from plainsight.codes.control import records_to_entities
 from plainsight.errors import InputError
 from plainsight.methods.trained import training_keys
 from plainsight.progress import Progress
 from plainsight.rng import stable_rng
-from plainsight.training.examples import TrainingExample, build_example, collate
+from plainsight.training.examples import TrainingExample, coded_examples, collate
 from plainsight.training.objectives import IGNORE_INDEX
 from plainsight.training.prefix import load_adapter
 
 ATTACKS = ("loss", "zlib", "min_k", "reference")
-BASE_MODEL = "base"  # the model name of the control rows: the base model without an adapter
+CONTROL_MODEL = "base"  # the model name of the control rows: the base model without an adapter
 SCORE_COLUMNS = {
     "model": "string",
     "doc_id": "string",
@@ -190,28 +189,6 @@ def balanced_sets(
     return sorted(rng.sample(sorted(members), count)), sorted(rng.sample(sorted(non_members), count))
 
 
-def scoring_examples(
-    codes: pd.DataFrame,
-    texts: Mapping[tuple[str, int], str],
-    keys: Sequence[tuple[str, int]],
-    tokenizer,
-    max_length: int,
-) -> list[TrainingExample]:
-    """Each text as its training example: its real code, then its document, truncated as in training."""
-    code_of = {(str(r.doc_id), int(r.segment)): r for r in codes.itertuples(index=False)}
-    return [
-        build_example(
-            key,
-            code_of[key].code,
-            texts[key],
-            [value for _, value in records_to_entities(code_of[key].entities)],
-            tokenizer,
-            max_length,
-        )
-        for key in keys
-    ]
-
-
 # --- scoring -----------------------------------------------------------------------------------
 
 
@@ -323,10 +300,11 @@ def membership_scores(
     every adapter's reference."""
     folders = {name: adapter_folder(folder) for name, folder in adapters.items()}
     keys, members, splits = membership_texts(codes, seed, codes_file)
-    examples = scoring_examples(codes, texts, keys, tokenizer, settings.max_length)
+    # each text as its training example: its real code, then its document, truncated as in training
+    examples = coded_examples(codes, texts, keys, tokenizer, settings.max_length)
     frames = []
     with Progress(len(examples) * (1 + len(folders)), "membership scores", "texts") as progress:
-        for name, folder in [(BASE_MODEL, None), *folders.items()]:
+        for name, folder in [(CONTROL_MODEL, None), *folders.items()]:
             model = base_model if folder is None else load_adapter(base_model, folder)
             log_probs = document_log_probs(
                 model, examples, tokenizer.pad_token_id, settings.batch_size, progress

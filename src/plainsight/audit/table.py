@@ -20,7 +20,7 @@ import pandas as pd
 from plainsight.audit import POSITIVE_CONTROL
 from plainsight.audit.evidence import detectable_auc
 from plainsight.audit.gate import Gate, verdict
-from plainsight.audit.membership import ATTACKS, BASE_MODEL, attack_scores, roc_summary
+from plainsight.audit.membership import ATTACKS, CONTROL_MODEL, attack_scores, roc_summary
 from plainsight.io import atomic_path
 from plainsight.methods import registry
 
@@ -34,13 +34,13 @@ POSITIVE_DISPLAY = "Positive control (copies its context)"
 def membership_rows(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame:
     """Per model of one run's scores (base first): AUC, TPR at each FPR bound and their intervals, per attack.
     The base model has no reference attack (it would be its own reference)."""
-    base = scores[scores["model"] == BASE_MODEL]
+    base = scores[scores["model"] == CONTROL_MODEL]
     rows = []
     for model in dict.fromkeys(scores["model"]):
         attacked = attack_scores(scores[scores["model"] == model], base)
         row: dict[str, Any] = {"method": model}
         for attack in ATTACKS:
-            if model == BASE_MODEL and attack == "reference":
+            if model == CONTROL_MODEL and attack == "reference":
                 continue
             summary = roc_summary(attacked["member"], attacked[attack], FPR_BOUNDS, resamples, seed)
             row.update(
@@ -82,8 +82,8 @@ def audit_table(released: pd.DataFrame, membership: pd.DataFrame, methods: Mappi
             grouped[column].agg(lambda s: "; ".join(dict.fromkeys(map(str, s.dropna()))) or None).to_numpy()
         )
     table.insert(4, "seeds", grouped["seed"].apply(lambda s: ",".join(map(str, sorted(s)))).to_numpy())
-    order = {name: position for position, name in enumerate([BASE_MODEL, *methods, POSITIVE_CONTROL])}
-    shown = {BASE_MODEL: BASE_DISPLAY, POSITIVE_CONTROL: POSITIVE_DISPLAY}
+    order = {name: position for position, name in enumerate([CONTROL_MODEL, *methods, POSITIVE_CONTROL])}
+    shown = {CONTROL_MODEL: BASE_DISPLAY, POSITIVE_CONTROL: POSITIVE_DISPLAY}
     table["Method"] = [shown.get(m) or methods.get(registry.base_method(m), m) for m in table["method"]]
     table = table.sort_values(
         ["dataset", "setting", "idset", "method"],
@@ -147,7 +147,7 @@ def with_verdicts(table: pd.DataFrame, gate: Gate) -> pd.DataFrame:
     which released nothing, has none."""
     rows = []
     for row in table.to_dict("records"):
-        if row["method"] == BASE_MODEL:
+        if row["method"] == CONTROL_MODEL:
             rows.append({"verdict": None, "verdict_reasons": None, "threat_model": None})
             continue
         trained = row["method"] != POSITIVE_CONTROL and registry.method(row["method"]).trained
@@ -180,7 +180,7 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
         "Why",
     ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for _, row in table[table["method"] != BASE_MODEL].iterrows():
+    for _, row in table[table["method"] != CONTROL_MODEL].iterrows():
         cells = [
             f"{row['dataset']} {row['setting']} {row['idset']}",
             row["Method"],
@@ -264,17 +264,17 @@ def plot_roc(scores: pd.DataFrame, title: str, path: str | Path) -> None:
     from sklearn.metrics import roc_curve
 
     models = list(dict.fromkeys(scores["model"]))
-    base = scores[scores["model"] == BASE_MODEL]
+    base = scores[scores["model"] == CONTROL_MODEL]
     figure, axes = plt.subplots(1, len(models), figsize=(3.6 * len(models), 3.6), squeeze=False)
     for axis, model in zip(axes[0], models):
         attacked = attack_scores(scores[scores["model"] == model], base)
         for attack in ATTACKS:
-            if model == BASE_MODEL and attack == "reference":
+            if model == CONTROL_MODEL and attack == "reference":
                 continue
             fpr, tpr, _ = roc_curve(attacked["member"], attacked[attack])
             axis.plot(fpr, tpr, label=ATTACK_NAMES[attack])
         axis.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1)
-        axis.set(title=BASE_DISPLAY if model == BASE_MODEL else model, xlabel="FPR", ylabel="TPR")
+        axis.set(title=BASE_DISPLAY if model == CONTROL_MODEL else model, xlabel="FPR", ylabel="TPR")
         axis.legend(fontsize=7, loc="lower right")
     figure.suptitle(title, fontsize=9)
     figure.tight_layout()
