@@ -30,6 +30,7 @@ from plainsight.rng import stable_rng
 
 # A sentence ends at . ! or ? before white space and a capital, a quote or an opening bracket.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(])")
+SUFFIX_ATTEMPTS = 4  # draws of a suffix before its miss of the target stops the build
 
 
 @dataclass(frozen=True)
@@ -195,24 +196,40 @@ def allowed_tokens(tokenizer, pattern: str):
 
 def steered_suffix(model, tokenizer, prefix: str, design: CanaryDesign, allowed, seed: object) -> str:
     """A suffix of `design.suffix_tokens` allowed tokens after `prefix`, each drawn (seeded) among the
-    `nearest_tokens` whose surprisal is nearest the one that brings the mean to log(target)."""
+    `nearest_tokens` whose surprisal is nearest the one that brings the mean to log(target), those
+    within log(1 + tolerance) of it where there are several (else the nearest alone)."""
     import torch
 
     generator = torch.Generator().manual_seed(stable_rng(seed).getrandbits(63))
     device = next(model.parameters()).device
     ids = tokenizer(prefix, add_special_tokens=False).input_ids
     target, total, chosen = math.log(design.target_perplexity), 0.0, []
+    window = math.log1p(design.tolerance)
     with torch.inference_mode():
         for step in range(design.suffix_tokens):
             logits = model(input_ids=torch.tensor([ids + chosen], device=device)).logits[0, -1]
             surprisal = -logits.float().log_softmax(-1).cpu()[: len(allowed)]
             needed = (step + 1) * target - total
             distance = (surprisal - needed).abs().masked_fill(~allowed, math.inf)
-            nearest = distance.topk(min(design.nearest_tokens, int(allowed.sum())), largest=False).indices
-            token = int(nearest[torch.randint(len(nearest), (1,), generator=generator)])
+            nearest = distance.topk(min(design.nearest_tokens, int(allowed.sum())), largest=False)
+            close = nearest.indices[nearest.values <= max(float(nearest.values[0]), window)]
+            token = int(close[torch.randint(len(close), (1,), generator=generator)])
             total += float(surprisal[token])
             chosen.append(token)
     return tokenizer.decode(chosen)
+
+
+def suffix_on_target(
+    model, tokenizer, prefix: str, design: CanaryDesign, allowed, seed: object
+) -> tuple[str, float]:
+    """A steered suffix and its perplexity given the prefix; drawn again (up to SUFFIX_ATTEMPTS times,
+    each seeded) while it misses the target, as when a token leaves no word likely after it."""
+    for attempt in range(SUFFIX_ATTEMPTS):
+        suffix = steered_suffix(model, tokenizer, prefix, design, allowed, (seed, attempt))
+        perplexity = suffix_perplexities(model, tokenizer, [prefix], [suffix])[0]
+        if design.within_tolerance(perplexity):
+            break
+    return suffix, perplexity
 
 
 def suffix_log_probs(model, tokenizer, contexts: Sequence[str], suffixes: Sequence[str], batch_size: int = 8):
@@ -250,11 +267,11 @@ def built_canaries(
     """One canary per prefix: the first len(plan.members) of a seeded shuffle are the members (with
     their insertion counts), the rest non-members; every suffix is checked against the target."""
     allowed = allowed_tokens(tokenizer, design.token_pattern)
-    suffixes = [
-        steered_suffix(model, tokenizer, prefix, design, allowed, (plan.seed, "canary suffix", number))
+    drawn = [
+        suffix_on_target(model, tokenizer, prefix, design, allowed, (plan.seed, "canary suffix", number))
         for number, prefix in enumerate(prefixes)
     ]
-    perplexities = suffix_perplexities(model, tokenizer, prefixes, suffixes)
+    suffixes, perplexities = [suffix for suffix, _ in drawn], [perplexity for _, perplexity in drawn]
     for number, perplexity in enumerate(perplexities):
         if not design.within_tolerance(perplexity):
             raise InputError(
