@@ -183,6 +183,27 @@ def test_the_window_moves_to_the_front_and_rows_leave(tiny, monkeypatch):
         assert finished[number] == expected
 
 
+def test_rows_leave_the_batch_within_the_cache_buffers(tiny, monkeypatch):
+    """Finished rows leave by compacting the cache in place, never through a second copy of it (on a GPU
+    `batch_size: auto` leaves no room for one); the tokens stay those of `generate` (the test above)."""
+    drops: list[tuple[list[int], list[int], int, int]] = []
+    original = decoding._Batch.drop_free_slots
+
+    def recorded(batch):
+        rows, before = len(batch.rows), [t.untyped_storage().data_ptr() for t in (*batch.keys, *batch.values)]
+        original(batch)
+        after = [t.untyped_storage().data_ptr() for t in (*batch.keys, *batch.values)]
+        if len(batch.rows) < rows:
+            drops.append((before, after, len(batch.rows), batch.keys[0].shape[0]))
+
+    monkeypatch.setattr(decoding._Batch, "drop_free_slots", recorded)
+    model, tokenizer = tiny
+    decode_all(model, tokenizer, slots=3, max_new_tokens=12)
+    assert drops  # rows did leave the batch
+    for before, after, rows, buffer_rows in drops:
+        assert after == before and buffer_rows == rows
+
+
 def test_a_row_ends_at_the_stop_string_or_eos(tiny):
     model, tokenizer = tiny
     decoder = SlotDecoder(model, tokenizer, GREEDY, 50, 2, "###")

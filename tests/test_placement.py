@@ -142,3 +142,4 @@ def test_auto_places_the_model_on_the_first_gpu_in_half_precision(tiny_model_dir
     model, _ = load_model(tiny_model_dir, *placement)
     assert {(p.device, p.dtype) for p in model.parameters()} == {placement}
     assert model_placement(model)["device"] == "cuda:0"
+    assert not torch.backends.cuda.cudnn_sdp_enabled()  # its per-length host cost, see avoid_cudnn_attention

@@ -129,7 +129,17 @@ def load_model(name_or_path: str | Path, device: torch.device = CPU, dtype: torc
     tokenizer.padding_side = "left"
     model = AutoModelForCausalLM.from_pretrained(name_or_path, dtype=dtype, device_map=device)
     model.eval()
+    avoid_cudnn_attention(device)
     return model, tokenizer
+
+
+def avoid_cudnn_attention(device: torch.device) -> None:
+    """On a GPU, keep PyTorch's attention off cuDNN's kernel, which builds an execution plan on the host for
+    every new sequence length (2 ms a decoding call, 13-15 ms a training call on an H100: most of a step's
+    time, docs/cluster-and-gpu.md), while every decoding step and length batch brings a new length. The
+    flash and memory-efficient kernels take any length at no such cost."""
+    if device.type == "cuda":
+        torch.backends.cuda.enable_cudnn_sdp(False)
 
 
 def random_weight_model(
