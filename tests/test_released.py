@@ -222,3 +222,14 @@ def test_the_positive_control_fires_where_a_method_that_writes_its_own_text_does
     assert own["leak_verbatim_member_rate"] == 0.0 and own["leak_verbatim_excess"] == 0.0
     assert own["leak_any_identifier_conclusion"] != "leaks"
     assert len(audits["icl"].nearest) == 4 * 3  # three nearest training segments per generation
+
+
+def test_a_dp_claim_is_tested_against_the_leaks_it_allows():
+    from plainsight.audit.corpora import Guarantee, guarantee_record
+
+    copying = {
+        "measures": {"any_identifier": {"member_hits": 24, "members": 24, "control_hits": 0, "controls": 24}}
+    }
+    assert guarantee_record(copying, Guarantee(epsilon=0.1, delta=1e-5))["dp_claim_rejected"]
+    loose = guarantee_record(copying, Guarantee(epsilon=8.0, delta=1e-5))
+    assert not loose["dp_claim_rejected"] and loose["dp_null_p_value"] == 1.0

@@ -49,6 +49,7 @@ rule released_text_audit:
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
         docs="results/{dataset}/docs.parquet",
         spans="results/{dataset}/spans.parquet",
+        guarantees=audited_guarantees,
     output:
         nearest=expand(
             "results/{{dataset}}/{{setting}}/{{idset}}/audit/{method}/seed{{seed}}_nearest.parquet",
@@ -74,6 +75,7 @@ rule released_text_audit:
         gpu_memory_mb=gpu_memory_mb("mauve"),
     params:
         methods=config["methods"],
+        guaranteed=AUDITED_GUARANTEED,
         metrics={**config["metrics"], "verbatim_ngram": AUDIT["verbatim_ngram"]},
         verbatim_ngram=AUDIT["verbatim_ngram"],
         bootstrap=AUDIT["bootstrap"],
@@ -92,7 +94,9 @@ rule privacy_audit_table:
             for run in AUDIT_RUNS
         ],
         controls=[
-            f"{AUDIT_RUN}/audit/{POSITIVE_CONTROL}/seed{{seed}}_released.json".format(**run)
+            f"{AUDIT_RUN}/audit/{POSITIVE_CONTROL}/seed{{seed}}_released.json".format(
+                **run
+            )
             for run in AUDIT_SCORE_RUNS
         ],
         summaries=[
@@ -348,7 +352,9 @@ rule canary_attacks:
     resources:
         mem_mb=mem_mb("canary_attacks"),
         runtime=runtime("canary_attacks"),
-        gpu=lambda wildcards: GPUS_PER_JOB if registry.method(wildcards.method).trained else 0,
+        gpu=lambda wildcards: (
+            GPUS_PER_JOB if registry.method(wildcards.method).trained else 0
+        ),
         gpu_memory_mb=gpu_memory_mb("canary_attacks"),
     params:
         ngram={"order": CANARIES["ngram_order"], "add_k": CANARIES["ngram_add_k"]},
@@ -362,7 +368,10 @@ rule canary_attacks:
 rule canary_table:
     """Per audited run, method, attack and insertion count: AUC, TPR at 1% and 10% FPR, the empirical epsilon lower bound beside the most its canaries could certify and DP-SGD's claim; the plot of AUC against insertions."""
     input:
-        attacks=[f"{CANARY_RUN}/{{method}}_attacks.parquet".format(**run) for run in CANARY_RUNS],
+        attacks=[
+            f"{CANARY_RUN}/{{method}}_attacks.parquet".format(**run)
+            for run in CANARY_RUNS
+        ],
         canaries=[f"{CANARY_RUN}/canaries.json".format(**run) for run in CANARY_RUNS],
         adapters=[
             str(Path(canary_dp_record(run)).parent)

@@ -483,6 +483,21 @@ AUDITED_TRAINED = [m for m in config["methods"] if registry.method(m).trained]
 AUDITED_CORPORA = [*config["methods"], POSITIVE_CONTROL]
 
 
+# The audited methods with a formal (epsilon, delta) claim: the audit tests their leaks against it.
+AUDITED_GUARANTEED = [
+    m for m in config["methods"] if registry.method(m).differentially_private
+]
+
+
+def audited_guarantees(wildcards):
+    """The adapters of one run's DP methods: their training.json holds the claim."""
+    return expand(
+        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
+        method=AUDITED_GUARANTEED,
+        **wildcards,
+    )
+
+
 def run_corpora(pattern):
     """An input function: `pattern` (with {method}) for every configured method of one run and seed."""
 
@@ -490,7 +505,6 @@ def run_corpora(pattern):
         return expand(pattern, method=config["methods"], **wildcards)
 
     return files
-
 
 
 def audited_adapters(wildcards):

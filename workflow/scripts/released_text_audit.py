@@ -31,6 +31,7 @@ def main(job: RuleJob) -> None:
         Thresholds.from_gate(job.params.gate),
         job.params.delta or 1e-5,
         {"nearest": job.output.nearest, "records": job.output.records, "distances": job.output.distances},
+        dict(zip(job.params.guaranteed, job.input.guarantees)),
     )
 
 

@@ -14,14 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from plainsight.audit import POSITIVE_CONTROL
 from plainsight.audit.evidence import (
+    ALPHA,
     conclusion,
     detectable_auc,
+    dp_null_p_value,
     excess_of,
     excess_record,
     released_text_epsilon,
@@ -111,6 +114,39 @@ def evidence_record(
     return record
 
 
+@dataclass(frozen=True)
+class Guarantee:
+    """A method's formal (epsilon, delta) claim, from its adapter's training.json."""
+
+    epsilon: float
+    delta: float
+
+
+def guarantee_record(counts: Mapping[str, Any], guarantee: Guarantee) -> dict[str, Any]:
+    """The any-identifier leak against the null that the method's own (epsilon, delta) claim allows: a
+    rejected claim points at a bug in its DP code."""
+    leaked = counts["measures"]["any_identifier"]
+    p_value = dp_null_p_value(
+        leaked["member_hits"],
+        leaked["members"],
+        leaked["control_hits"],
+        leaked["controls"],
+        guarantee.epsilon,
+        guarantee.delta,
+    )
+    return {
+        "dp_epsilon": guarantee.epsilon,
+        "dp_delta": guarantee.delta,
+        "dp_null_p_value": p_value,
+        "dp_claim_rejected": p_value < ALPHA,
+    }
+
+
+def read_guarantee(adapter: str) -> Guarantee:
+    record = read_json(Path(adapter) / "training.json")
+    return Guarantee(float(record["epsilon"]), float(record["delta"]))
+
+
 def _one_corpus(
     corpus: pd.DataFrame,
     metrics: pd.DataFrame,
@@ -188,21 +224,25 @@ def write_run_audit(
     thresholds: Thresholds,
     delta: float,
     outputs: Mapping[str, Sequence[str]],
+    guarantees: Mapping[str, str] | None = None,
 ) -> dict[str, CorpusAudit]:
     """Rule `released_text_audit`: read the run's corpora, audit them, write each one's nearest table,
     record and distances to the output paths of its method (in `AUDITED_CORPORA` order: the methods,
     then the positive control)."""
     corpora = {name: pd.read_parquet(path) for name, path in zip(method_names, corpus_paths)}
+    counts = {name: read_json(path) for name, path in zip(method_names, control_paths)}
     audits = audit_corpora(
         corpora,
         {name: pd.read_parquet(path) for name, path in zip(method_names, metrics_paths)},
-        {name: read_json(path) for name, path in zip(method_names, control_paths)},
+        counts,
         {name: registry.method(name) for name in method_names},
         inputs,
         settings,
         thresholds,
         delta,
     )
+    for name, adapter in (guarantees or {}).items():  # method -> its DP adapter's folder
+        audits[name].record.update(guarantee_record(counts[name], read_guarantee(adapter)))
     for number, (name, audit) in enumerate(audits.items()):
         write_parquet(audit.nearest, outputs["nearest"][number])
         write_json({"method": name, "seed": settings.seed, **audit.record}, outputs["records"][number])

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from plainsight.audit import POSITIVE_CONTROL
-from plainsight.audit.evidence import detectable_auc
+from plainsight.audit.evidence import conclusion, detectable_auc
 from plainsight.audit.gate import Gate, verdict
 from plainsight.audit.membership import ATTACKS, CONTROL_MODEL, attack_scores, roc_summary
 from plainsight.io import atomic_path
@@ -31,7 +31,9 @@ BASE_DISPLAY = "Base model (control)"
 POSITIVE_DISPLAY = "Positive control (copies its context)"
 
 
-def membership_rows(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame:
+def membership_rows(
+    scores: pd.DataFrame, resamples: int, seed: int, auc_threshold: float = 0.6
+) -> pd.DataFrame:
     """Per model of one run's scores (base first): AUC, TPR at each FPR bound and their intervals, per attack.
     The base model has no reference attack (it would be its own reference)."""
     base = scores[scores["model"] == CONTROL_MODEL]
@@ -43,11 +45,15 @@ def membership_rows(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataF
             if model == CONTROL_MODEL and attack == "reference":
                 continue
             summary = roc_summary(attacked["member"], attacked[attack], FPR_BOUNDS, resamples, seed)
+            detectable = detectable_auc(summary.members, summary.non_members)
             row.update(
                 {
                     f"mia_{attack}_auc": summary.auc,
                     f"mia_{attack}_auc_low": summary.auc_low,
                     f"mia_{attack}_auc_high": summary.auc_high,
+                    f"mia_{attack}_conclusion": conclusion(
+                        summary.auc_low > 0.5, detectable, auc_threshold, " AUC"
+                    ),
                 }
             )
             for bound in FPR_BOUNDS:
@@ -60,6 +66,7 @@ def membership_rows(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataF
                     }
                 )
         row["mia_members"], row["mia_non_members"] = summary.members, summary.non_members
+        row["mia_detectable_auc"] = detectable
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -132,6 +139,7 @@ def markdown_row(row: pd.Series) -> list[str]:
         row["Method"],
         *[_interval(row, f"mia_{attack}_auc") for attack in ATTACKS],
         tprs,
+        str(row.get("mia_loss_conclusion") or "-").replace("nan", "-"),
         _interval(row, "text_mia_auc_cosine"),
         _interval(row, "text_mia_auc_ngram"),
         closest,
@@ -193,6 +201,16 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
         ]
         lines.append("| " + " | ".join(cells) + " |")
     threat = next(iter(table["threat_model"].dropna()), "")
+    claims = [
+        f"{row['Method']} (epsilon {row['dp_epsilon']:.2f}): "
+        + (
+            f"**its leaks reject its own claim** (p = {row['dp_null_p_value']:.3g}): a bug in its DP code?"
+            if row["dp_claim_rejected"]
+            else f"its leaks are within what its claim allows (p = {row['dp_null_p_value']:.3g})"
+        )
+        for _, row in table.iterrows()
+        if "dp_epsilon" in table and pd.notna(row.get("dp_epsilon"))
+    ]
     return [
         f"Threat model: {threat}.",
         "",
@@ -207,6 +225,7 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
         "detect the gate's threshold. "
         "A verdict is PASS only when every criterion's upper bound lies under its threshold "
         "(docs/methods-and-metrics.md#release-verdict).",
+        *([f"Formal guarantees against the leaks: {'; '.join(claims)}."] if claims else []),
         "",
     ]
 
@@ -229,6 +248,7 @@ def markdown(table: pd.DataFrame, verbatim_ngram: int) -> str:
         "Method",
         *[f"MIA AUC {ATTACK_NAMES[a]}" for a in ATTACKS],
         "TPR (%) at 1% / 10% FPR (loss)",
+        "Loss attack",
         "Text MIA AUC (cosine)",
         "Text MIA AUC (n-gram)",
         "Nearest cosine: synthetic / held-out",
@@ -354,7 +374,12 @@ def build_privacy_audit(
     released = pd.concat([released, controls], ignore_index=True)
     membership = pd.concat(
         [
-            membership_rows(pd.read_parquet(path), resamples, int(run["seed"])).assign(**run)
+            membership_rows(
+                pd.read_parquet(path),
+                resamples,
+                int(run["seed"]),
+                (gate or Gate()).adapter_membership_auc_max,
+            ).assign(**run)
             for path, run in zip(score_paths, score_runs)
         ],
         ignore_index=True,
