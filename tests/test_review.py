@@ -13,6 +13,7 @@ import pytest
 from conftest import headless_chromium
 from plainsight.errors import InputError
 from plainsight.matching import near_spans, value_spans
+from plainsight.report.audit_verdict import AuditVerdict, audit_verdicts
 from plainsight.report.review_comments import comments_table, read_comment_file, review_notes
 from plainsight.report.review_data import (
     corpus_fingerprint,
@@ -108,6 +109,10 @@ def corpus_frames(method: str = "icl") -> tuple[pd.DataFrame, pd.DataFrame, pd.D
             "partial_leak": [True, False, False],
             "near_leak": [True, False, False],
             "near_leaked_values": [["Henrik Hasslund", "40593/04", "Hasslund"], [], []],
+            # the control's classes: the town (a quasi value, outside the direct set) is common
+            "leaked_identifier_values": [["Aarhus", "40593/04"], [], []],
+            "leaked_value_classes": [["common", "source_specific"], [], []],
+            "source_specific_leak": [True, False, False],
             "is_document": [True, True, False],
         }
     )
@@ -147,16 +152,22 @@ def test_records_highlight_real_and_fictional_values_with_their_sources():
     corpus, metrics, nearest = corpus_frames()
     records = corpus_records(corpus, metrics, nearest, real_corpus(docs, spans, "direct", 4), in_context=True)
     first, second = records[0], records[1]
-    shown = [(GENERATIONS[0][s:e], kind, sources) for s, e, kind, _, sources in first["highlights"]]
-    assert shown == [("Henrik Hasslud", "near", ["A#0"]), ("40593/04", "real", ["A#0"])]
-    assert [(GENERATIONS[1][s:e], kind) for s, e, kind, *_ in second["highlights"]] == [
-        ("Tomas Berg", "fictional"),
-        ("Oslo", "fictional"),
+    shown = [(GENERATIONS[0][s:e], kind, sources, cls) for s, e, kind, _, sources, cls in first["highlights"]]
+    # the near variant has no class in the metrics; the town is highlighted though outside the direct set
+    assert shown == [
+        ("Henrik Hasslud", "near", ["A#0"], ""),
+        ("Aarhus", "real", [], "common"),
+        ("40593/04", "real", ["A#0"], "source_specific"),
+    ]
+    assert [(GENERATIONS[1][s:e], kind, cls) for s, e, kind, _, _, cls in second["highlights"]] == [
+        ("Tomas Berg", "fictional", ""),
+        ("Oslo", "fictional", ""),
     ]
     assert first["flags"] == {
         "exact": True,
         "partial": True,
         "near": True,
+        "source_specific": True,
         "not_document": False,
         "regenerated": 0,
         "hit_max": False,
@@ -206,8 +217,17 @@ def test_data_scripts_assign_the_payload_to_the_global():
     assert json.loads(script.split(" = ", 2)[2].rstrip(";\n")) == {"A#0": {"text": "</script><b>"}}
 
 
-def build_fixture_site(root: Path) -> Path:
-    """The review page of two fixture corpora (icl and ft), as the rule builds it."""
+ICL_VERDICT = AuditVerdict(
+    "FAIL",
+    ("leak_excess: FAIL (<b>any identifier</b> >= 0.12 (max 0.05))", "verbatim: PASS (<= 0.01 (max 0.05))"),
+    "the adversary holds the released text and knows the rest of the corpus",
+)
+
+
+def build_fixture_site(root: Path, verdicts: dict[str, AuditVerdict] | None = None) -> Path:
+    """The review page of two fixture corpora (icl and ft), as the rule builds it; the audit's verdicts
+    (icl audited, ft without a row) unless given."""
+    verdicts = {"icl": ICL_VERDICT} if verdicts is None else verdicts
     docs, spans = real_frames()
     runs = []
     for method in ("icl", "ft"):
@@ -224,9 +244,21 @@ def build_fixture_site(root: Path) -> Path:
         )
     site = root / "review/tab/known/direct"
     build_review_site(
-        SUBJECT, runs, docs, spans, {"icl": "ICL", "ft": "Fine-tuning"}, 4, site / "index.html", site / "data"
+        SUBJECT,
+        runs,
+        docs,
+        spans,
+        {"icl": "ICL", "ft": "Fine-tuning"},
+        4,
+        site / "index.html",
+        site / "data",
+        verdicts or None,
     )
     return site
+
+
+def page_manifest(page: str) -> dict:
+    return json.loads(page.split('<script id="manifest" type="application/json">')[1].split("</script>")[0])
 
 
 def test_the_site_keeps_corpus_text_out_of_the_page(tmp_path):
@@ -239,15 +271,52 @@ def test_the_site_keeps_corpus_text_out_of_the_page(tmp_path):
         "real.js",
     ]
     assert "window.pwned" not in page and "Hasslund" not in page
-    manifest = json.loads(
-        page.split('<script id="manifest" type="application/json">')[1].split("</script>")[0]
-    )
+    manifest = page_manifest(page)
     assert [c["key"] for c in manifest["corpora"]] == ["icl/1", "ft/1"]
     assert [c["leaking"] for c in manifest["corpora"]] == [1, 1]
-    assert manifest["flags"] == ["exact", "partial", "near", "not_document", "regenerated"]
+    assert manifest["flags"] == ["exact", "partial", "near", "source_specific", "not_document", "regenerated"]
     assert manifest["fingerprint"] == corpus_fingerprint(
         [tmp_path / "runs/icl/seed1.parquet", tmp_path / "runs/ft/seed1.parquet"]
     )
+
+
+def test_the_page_shows_each_methods_audit_verdict_escaped_or_no_audit(tmp_path):
+    page = (build_fixture_site(tmp_path / "audited") / "index.html").read_text(encoding="utf-8")
+    audit = page_manifest(page)["audit"]
+    assert audit["audited"] and audit["threat_model"] == ICL_VERDICT.threat_model
+    assert [(m["method"], m["verdict"], len(m["reasons"])) for m in audit["methods"]] == [
+        ("icl", "FAIL", 2),
+        ("ft", "no audit", 0),  # the audit table has no row for it
+    ]
+    header = page.split('<section id="audit-verdicts"')[1].split("</section>")[0]
+    assert 'ICL <span class="verdict-badge verdict-fail">FAIL</span>' in header
+    assert 'Fine-tuning <span class="verdict-badge verdict-no-audit">no audit</span>' in header
+    assert "&lt;b&gt;any identifier&lt;/b&gt;" in header and "<b>" not in header
+    page = (build_fixture_site(tmp_path / "plain", verdicts={}) / "index.html").read_text(encoding="utf-8")
+    audit = page_manifest(page)["audit"]
+    assert not audit["audited"] and {m["verdict"] for m in audit["methods"]} == {"no audit"}
+    assert "(no audit of this run" in page
+
+
+def test_audit_verdicts_read_the_rows_of_the_pages_run(tmp_path):
+    table = pd.DataFrame(
+        {
+            "dataset": ["tab", "tab", "tab"],
+            "setting": ["known", "known", "unknown"],
+            "idset": ["direct", "direct", "direct"],
+            "method": ["base", "icl", "icl"],
+            "verdict": [None, "PASS", "FAIL"],
+            "verdict_reasons": [None, "leak_excess: PASS (a); verbatim: PASS (b)", "x: FAIL (c)"],
+            "threat_model": [None, "t", "t"],
+        }
+    )
+    table.to_csv(tmp_path / "privacy_audit.csv", index=False)
+    verdicts = audit_verdicts([str(tmp_path / "privacy_audit.csv")], SUBJECT.keys)
+    assert verdicts == {
+        "base": AuditVerdict("no verdict", (), ""),  # the control row released nothing
+        "icl": AuditVerdict("PASS", ("leak_excess: PASS (a)", "verbatim: PASS (b)"), "t"),
+    }
+    assert audit_verdicts([], SUBJECT.keys) is None
 
 
 def exported(fingerprint: str, comments: list[dict], idset: str = "direct") -> dict:
@@ -386,6 +455,9 @@ def test_the_page_filters_looks_up_comments_exports_and_imports(tmp_path):
     try:
         browser.get((site / "index.html").as_uri())
         wait_for(lambda: browser.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "icl/1")
+        verdicts = browser.find_elements(By.CSS_SELECTOR, "#audit-verdicts li.audit-verdict")
+        assert [v.find_element(By.CLASS_NAME, "verdict-badge").text for v in verdicts] == ["FAIL", "no audit"]
+        assert [v.text.split()[0] for v in verdicts] == ["ICL", "Fine-tuning"]
         rows = lambda: browser.find_elements(By.CSS_SELECTOR, "#generations tbody tr")  # noqa: E731
         assert len(rows()) == 3
         browser.find_element(By.ID, "only-leaking").click()
@@ -406,8 +478,21 @@ def test_the_page_filters_looks_up_comments_exports_and_imports(tmp_path):
         wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#doc-text mark.hl-near"))
         assert [m.text for m in browser.find_elements(By.CSS_SELECTOR, "#doc-text mark")] == [
             "Henrik Hasslud",
+            "Aarhus",
             "40593/04",
         ]
+        # the leaked values' classes: a distinct style each, said in the title and the value list
+        specific = browser.find_element(By.CSS_SELECTOR, "#doc-text mark.leak-source_specific")
+        assert specific.text == "40593/04" and "source-specific" in specific.get_attribute("title")
+        assert [m.text for m in browser.find_elements(By.CSS_SELECTOR, "#doc-text mark.leak-common")] == [
+            "Aarhus"
+        ]
+        assert "common: other real segments hold it too" in browser.find_element(By.ID, "doc-values").text
+        styles = [
+            browser.execute_script("return getComputedStyle(arguments[0]).outlineStyle", mark)
+            for mark in (specific, browser.find_element(By.CSS_SELECTOR, "#doc-text mark.leak-common"))
+        ]
+        assert styles == ["solid", "dashed"]
         shared = browser.find_elements(By.CSS_SELECTOR, "#doc-nearest .pair .text:last-child mark.hl-shared")
         assert shared and shared[0].text.startswith("was born in 1950")
         # entity lookup by typing

@@ -244,7 +244,8 @@ rule release_bundle:
 
 rule review_page:
     """The review page of one dataset, setting and identifier set: every corpus of its tables with its
-    flags, highlighted values, nearest real segments, an entity lookup and comments (static, file://).
+    flags, highlighted values, nearest real segments, an entity lookup and comments (static, file://);
+    each method's audit verdict where the run is audited.
     """
     input:
         corpora=review_files(CORPUS),
@@ -257,6 +258,7 @@ rule review_page:
         docs="results/{dataset}/docs.parquet",
         spans="results/{dataset}/spans.parquet",
         paper=config["tables"]["paper"],
+        audit=run_audit_table,
     output:
         index="results/review/{dataset}/{setting}/{idset}/index.html",
         data=directory("results/review/{dataset}/{setting}/{idset}/data"),

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from plainsight.report.audit_verdict import audit_verdicts
 from plainsight.report.review_site import ReviewRun, ReviewSubject, build_review_site
 from plainsight.report.tables import load_table_specs
 from plainsight.snakemake_job import RuleJob, run_rule
@@ -11,6 +12,7 @@ from plainsight.snakemake_job import RuleJob, run_rule
 
 def main(job: RuleJob) -> None:
     w = job.wildcards
+    subject = ReviewSubject(w.dataset, w.setting, w.idset)
     runs = [
         ReviewRun(method, int(seed), Path(corpus), Path(metrics), Path(nearest))
         for (method, seed), corpus, metrics, nearest in zip(
@@ -18,7 +20,7 @@ def main(job: RuleJob) -> None:
         )
     ]
     build_review_site(
-        ReviewSubject(w.dataset, w.setting, w.idset),
+        subject,
         runs,
         pd.read_parquet(job.input.docs),
         pd.read_parquet(job.input.spans),
@@ -26,6 +28,7 @@ def main(job: RuleJob) -> None:
         job.params.partial_leak_min_letters,
         Path(job.output.index),
         Path(job.output.data),
+        audit_verdicts(job.input.audit, subject.keys),
     )
 
 

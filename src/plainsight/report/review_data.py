@@ -1,6 +1,7 @@
 """What the review page shows, computed at build time: each generation's flags, the character spans of
-its fictional and real values, its context and nearest real segments with their shared word n-grams,
-and an index of every value to the real and synthetic documents that hold it.
+its fictional and real values (each real value with its class, source-specific or common, where the
+metrics give one: `plainsight.report.leak_classes`), its context and nearest real segments with their
+shared word n-grams, and an index of every value to the real and synthetic documents that hold it.
 
 The page only renders these spans; every match follows `plainsight.matching`, as the metrics do.
 """
@@ -8,7 +9,6 @@ The page only renders these spans; every match follows `plainsight.matching`, as
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -34,6 +34,7 @@ from plainsight.matching import (
     value_spans,
     without_overlaps,
 )
+from plainsight.report.leak_classes import listed, value_class, value_classes
 
 # Shared word n-grams of this many words or more are highlighted on both sides.
 SHARED_NGRAM_WORDS = 5
@@ -45,6 +46,7 @@ FLAG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("partial", "partial_leak"),
     ("near", "near_leak"),
     ("any", "any_identifier_leak"),
+    ("source_specific", "source_specific_leak"),
 )
 _WORD = re.compile(r"\w+")
 # Real values this many edits apart or fewer are checked as near variants of each other.
@@ -158,14 +160,16 @@ def real_corpus(docs: pd.DataFrame, spans: pd.DataFrame, idset: str, min_letters
 # --- one generation -----------------------------------------------------------------------------
 
 
-def _listed(value: Any) -> list[Any]:
-    return [] if value is None or (isinstance(value, float) and math.isnan(value)) else list(value)
-
-
 def real_highlights(
-    text: str, exact: Iterable[str], near: Iterable[str], real: RealCorpus, contexts: Sequence[str]
+    text: str,
+    exact: Iterable[str],
+    near: Iterable[str],
+    real: RealCorpus,
+    contexts: Sequence[str],
+    classes: Mapping[str, str],
 ) -> list[list[Any]]:
-    """[start, end, "real" or "near", value, source refs] of the leaked real values and name words."""
+    """[start, end, "real" or "near", value, source refs, class] of the leaked real values and name words;
+    the class is `source_specific`, `common`, or "" where the metrics give none (`value_classes`)."""
     found: list[list[Any]] = []
     exact = unique_values(exact)
     for value in exact:
@@ -175,17 +179,24 @@ def real_highlights(
         found += [[s, e, kind, value] for s, e in near_spans(text, value, real.common_words)]
     kept = {(s, e) for s, e in without_overlaps((s, e) for s, e, *_ in found)}
     chosen = {(s, e): [s, e, kind, value] for s, e, kind, value in reversed(found) if (s, e) in kept}
-    return [[*chosen[span], real.sources(chosen[span][3], contexts)[:SOURCES_SHOWN]] for span in sorted(kept)]
+    return [
+        [
+            *chosen[span],
+            real.sources(chosen[span][3], contexts)[:SOURCES_SHOWN],
+            value_class(chosen[span][3], classes) or "",
+        ]
+        for span in sorted(kept)
+    ]
 
 
 def fictional_highlights(text: str, values: Iterable[str], taken: Spans) -> list[list[Any]]:
-    """[start, end, "fictional", value, []] where the fictional code's values occur (as `leaked_values`
+    """[start, end, "fictional", value, [], ""] where the fictional code's values occur (as `leaked_values`
     matches them) and no real value is highlighted already."""
     found = [(s, e, value) for value in unique_values(values) for s, e in value_spans(text, value)]
     spans = without_overlaps([(s, e) for s, e, _ in found])
     value_of = {(s, e): value for s, e, value in found}
     free = [span for span in spans if not any(s < span[1] and span[0] < e for s, e in taken)]
-    return [[s, e, "fictional", value_of[(s, e)], []] for s, e in free]
+    return [[s, e, "fictional", value_of[(s, e)], [], ""] for s, e in free]
 
 
 def flags(metrics_row: Mapping[str, Any], corpus_row: Mapping[str, Any]) -> dict[str, Any]:
@@ -213,14 +224,16 @@ def generation_record(
     text = str(corpus_row["text"])
     contexts = [segment_ref(d, s) for d, s in context_keys(corpus_row)] if in_context else []
     fictional = [
-        (e["type"], normalise_value(e["value"])) for e in _listed(corpus_row.get("fictional_entities"))
+        (e["type"], normalise_value(e["value"])) for e in listed(corpus_row.get("fictional_entities"))
     ]
+    # the exact values of the identifier set, and every other direct or quasi value of its source
     reals = real_highlights(
         text,
-        _listed(metrics_row.get("leaked_values")),
-        _listed(metrics_row.get("near_leaked_values")),
+        [*listed(metrics_row.get("leaked_values")), *listed(metrics_row.get("leaked_identifier_values"))],
+        listed(metrics_row.get("near_leaked_values")),
         real,
         contexts,
+        value_classes(metrics_row),
     )
     fictive = fictional_highlights(text, [v for _, v in fictional], [(h[0], h[1]) for h in reals])
     neighbours = [
@@ -319,7 +332,7 @@ def entity_index(
     for corpus_key, records in corpora.items():
         for record in records:
             fictional_types = {fold(v): t for t, v in record["fictional"]}
-            for start, end, kind, value, _ in record["highlights"]:
+            for start, end, kind, value, *_ in record["highlights"]:
                 entity_type = fictional_types.get(fold(value), "") if kind == "fictional" else ""
                 entry = _entry(index, value, "fictional" if kind == "fictional" else "real", entity_type)
                 entry["synthetic"].setdefault(

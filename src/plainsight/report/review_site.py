@@ -20,6 +20,7 @@ import pandas as pd
 
 from plainsight.io import atomic_directory, write_text
 from plainsight.methods import registry
+from plainsight.report.audit_verdict import NO_AUDIT, AuditVerdict
 from plainsight.report.review_data import (
     FLAG_COLUMNS,
     RealCorpus,
@@ -65,6 +66,10 @@ class ReviewSubject:
     def name(self) -> str:
         return f"{self.dataset}/{self.setting}/{self.idset}"
 
+    @property
+    def keys(self) -> dict[str, str]:
+        return {"dataset": self.dataset, "setting": self.setting, "idset": self.idset}
+
 
 def data_script(name: str, payload: Any) -> str:
     """A data file the page loads with a <script> tag: it stores `payload` under `name`."""
@@ -82,7 +87,7 @@ def _referenced_refs(
     for record in records:
         refs.update(c["ref"] for c in record["contexts"])
         refs.update(n["ref"] for n in record["nearest"])
-        refs.update(ref for *_, sources in record["highlights"] for ref in sources)
+        refs.update(ref for highlight in record["highlights"] for ref in highlight[4])
     return refs
 
 
@@ -116,16 +121,40 @@ def corpus_summary(run: ReviewRun, records: Sequence[Mapping[str, Any]], display
 PAGE_FLAGS: tuple[str, ...] = (*(key for key, _ in FLAG_COLUMNS), "not_document", "regenerated")
 
 
+def audit_summary(methods: Mapping[str, str], verdicts: Mapping[str, AuditVerdict] | None) -> dict[str, Any]:
+    """The audit's verdict of each method on the page ({method: display name}, in page order): `no audit`
+    where the run is not audited (`verdicts` None) or the audit has no row for the method."""
+    entries = []
+    for method, display in methods.items():
+        verdict = (verdicts or {}).get(method, AuditVerdict(NO_AUDIT, (), ""))
+        entries.append(
+            {
+                "method": method,
+                "display": display,
+                "verdict": verdict.verdict,
+                "reasons": list(verdict.reasons),
+            }
+        )
+    threat = next((v.threat_model for v in (verdicts or {}).values() if v.threat_model), "")
+    return {"audited": verdicts is not None, "threat_model": threat, "methods": entries}
+
+
 def manifest(
-    subject: ReviewSubject, fingerprint: str, summaries: list[dict[str, Any]], flags: set[str]
+    subject: ReviewSubject,
+    fingerprint: str,
+    summaries: list[dict[str, Any]],
+    flags: set[str],
+    audit: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """What index.html holds itself: the corpora, verdicts and flags (those the metrics have)."""
+    """What index.html holds itself: the corpora, the audit's verdicts, the reviewers' verdicts and the
+    flags (those the metrics have)."""
     return {
         "dataset": subject.dataset,
         "setting": subject.setting,
         "idset": subject.idset,
         "fingerprint": fingerprint,
         "corpora": summaries,
+        "audit": audit,
         "verdicts": list(VERDICTS),
         "flags": [flag for flag in PAGE_FLAGS if flag in flags],
         "format": COMMENTS_FORMAT,
@@ -161,10 +190,12 @@ def build_review_site(
     min_letters: int,
     index_path: Path,
     data_dir: Path,
+    verdicts: Mapping[str, AuditVerdict] | None = None,
 ) -> None:
-    """The review page of `runs` (ordered as the page lists them) and its data files."""
+    """The review page of `runs` (ordered as the page lists them) and its data files; `verdicts`: the
+    audit's verdict per method (`plainsight.report.audit_verdict`), None where the run is not audited."""
     real = real_corpus(docs, spans, subject.idset, min_letters)
-    corpora, summaries = {}, []
+    corpora, summaries, methods = {}, [], {}
     for run in runs:
         records = corpus_records(
             pd.read_parquet(run.corpus),
@@ -176,6 +207,7 @@ def build_review_site(
         corpora[run.key] = records
         display = display_names.get(registry.base_method(run.method), run.method)
         summaries.append(corpus_summary(run, records, display))
+        methods.setdefault(run.method, display)
     index = entity_index(real, corpora)
     all_records = [record for records in corpora.values() for record in records]
     data_files = {run.data_name: data_script(run.data_name, corpora[run.key]) for run in runs}
@@ -183,6 +215,5 @@ def build_review_site(
     data_files["entities"] = data_script("entities", index)
     fingerprint = corpus_fingerprint([run.corpus for run in runs])
     flags = {flag for record in all_records for flag in record["flags"]}
-    write_site(
-        render_page(manifest(subject, fingerprint, summaries, flags)), data_files, index_path, data_dir
-    )
+    page = manifest(subject, fingerprint, summaries, flags, audit_summary(methods, verdicts))
+    write_site(render_page(page), data_files, index_path, data_dir)

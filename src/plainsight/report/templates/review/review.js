@@ -6,7 +6,11 @@
   const PAGE_SIZE = 25;
   const STORE = "plainsight-review/" + manifest.dataset + "/" + manifest.setting + "/" + manifest.idset +
     "/" + manifest.fingerprint;
-  const LEAK_FLAGS = ["exact", "partial", "near", "any"];
+  const LEAK_FLAGS = ["exact", "partial", "near", "any", "source_specific"];
+  const LEAK_CLASSES = {
+    source_specific: "source-specific: no real segment outside its source holds it",
+    common: "common: other real segments hold it too",
+  };
   const state = { corpus: null, records: [], shown: [], page: 0, selected: null };
   const $ = (id) => document.getElementById(id);
 
@@ -146,10 +150,13 @@
   }
 
   // --- the document view ------------------------------------------------------------------------
-  function highlightTitle(kind, value, sources) {
+  function highlightTitle(kind, value, sources, leakClass) {
     const what = { fictional: "fictional value", real: "real value", near: "near variant of real" }[kind];
-    return what + " “" + value + "”" + (sources.length ? " from " + sources.join(", ") : "");
+    return what + " “" + value + "”" + (sources.length ? " from " + sources.join(", ") : "") +
+      (leakClass ? "; " + LEAK_CLASSES[leakClass] : "");
   }
+
+  function highlightClass(kind, leakClass) { return "hl-" + kind + (leakClass ? " leak-" + leakClass : ""); }
 
   function refButton(label, onClick) {
     const button = element("button", label, "ref");
@@ -162,12 +169,13 @@
     const list = $("doc-values");
     list.textContent = "";
     const seen = new Set();
-    record.highlights.forEach(([, , kind, value, sources]) => {
+    record.highlights.forEach(([, , kind, value, sources, leakClass]) => {
       if (seen.has(kind + value)) return;
       seen.add(kind + value);
-      const item = element("li");
-      item.appendChild(element("mark", value, "hl-" + kind));
-      item.appendChild(document.createTextNode(" " + kind + (sources.length ? ", from " : " ")));
+      const item = element("li", null, leakClass ? "leak-class-" + leakClass : "");
+      item.appendChild(element("mark", value, highlightClass(kind, leakClass)));
+      const described = kind + (leakClass ? ", " + LEAK_CLASSES[leakClass] : "");
+      item.appendChild(document.createTextNode(" " + described + (sources.length ? ", from " : " ")));
       sources.forEach((ref) => { item.appendChild(refButton(ref, () => showReal(ref))); item.append(" "); });
       item.appendChild(refButton("look up", () => lookUp(value)));
       list.appendChild(item);
@@ -216,8 +224,8 @@
       const flags = $("doc-flags");
       flags.textContent = "";
       flags.appendChild(badges(record));
-      renderSpans($("doc-text"), record.text, record.highlights.map(([s, e, kind, value, sources]) =>
-        [s, e, "hl-" + kind, highlightTitle(kind, value, sources), value]));
+      renderSpans($("doc-text"), record.text, record.highlights.map(([s, e, kind, value, sources, leakClass]) =>
+        [s, e, highlightClass(kind, leakClass), highlightTitle(kind, value, sources, leakClass), value]));
       showValues(record);
       $("doc-code").textContent = record.code;
       showComparisons(record, real);
