@@ -17,7 +17,10 @@ rule privacy_metrics:
     conda:
         "../envs/metrics.yaml"
     params:
-        metrics={**config["metrics"], "verbatim_ngram": config["audit"]["verbatim_ngram"]},
+        metrics={
+            **config["metrics"],
+            "verbatim_ngram": config["audit"]["verbatim_ngram"],
+        },
     script:
         "../scripts/privacy_metrics.py"
 
