@@ -202,7 +202,17 @@ def test_versus_paper_leaves_paper_cells_empty_where_the_paper_has_none(specs):
 
 
 def test_paper_tables_yaml(specs):
-    assert list(specs["methods"]) == ["baseline", "dpsgd", "icl", "icl_pe", "ft", "ft_mask", "base_model"]
+    assert list(specs["methods"]) == [
+        "baseline",
+        "dpsgd",
+        "icl",
+        "icl_pe",
+        "ft",
+        "ft_mask",
+        "rpsg",
+        "aug_pe",
+        "base_model",
+    ]
     assert list(specs["tables"]) == [
         "table1",
         "table2",
@@ -332,6 +342,8 @@ def test_notes_with_known_answers(specs):
     ]
     notes = protocol_notes({"icl", "ft_mask", "base_model"})
     assert len(notes) == 2 and "Appendix B" in notes[0] and "whole fine-tuning set" in notes[1]
+    [selection] = protocol_notes({"rpsg", "aug_pe.large"})
+    assert "training split" in selection and "rewrites one private seed" in selection
     generations = pd.concat(
         [per_generation("icl", {1: [True, True, False]}), per_generation("icl_pe", {1: [False, True, False]})]
     )

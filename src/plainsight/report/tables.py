@@ -323,6 +323,13 @@ def protocol_notes(method_keys: Collection[str]) -> list[str]:
             "generation; ELP is the share of the set's distinct values that a run leaks; ROUGE is the "
             "maximum over the fine-tuning segments with the generation's entity types."
         )
+    if "private_selection" in families:
+        notes.append(
+            "Private-selection rows (training-free, no codes): as fine-tuned rows, every private value of "
+            "the training split they read is private for every generation; ROUGE is the maximum over all "
+            "its segments. Their epsilon is in synthetic/{method}/seed{seed}_privacy.json: RPSG's covers "
+            "only which candidate a seed keeps (each text rewrites one private seed), Aug-PE's the corpus."
+        )
     return notes
 
 
