@@ -73,3 +73,41 @@ def test_table_has_a_control_row_first_and_means_over_seeds():
     text = markdown(table, 10)
     assert "| tab known direct | Base model (control) |" in text and "**closer**" in text
     assert "Verbatim >= 10 words (%)" in text
+
+
+def test_the_canary_table_feeds_the_released_rows_its_epsilon_bound(tmp_path):
+    from plainsight.audit.table import with_canary_evidence
+
+    run = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": 1}
+    canaries = pd.DataFrame(
+        [
+            {
+                **run,
+                "method": "icl",
+                "attack": "ngram",
+                "epsilon_lower_bound": 0.4,
+                "max_certifiable_epsilon": 2.2,
+            },
+            {
+                **run,
+                "method": "icl",
+                "attack": "shared_run",
+                "epsilon_lower_bound": 0.9,
+                "max_certifiable_epsilon": 2.2,
+            },
+            # the adapter's attack counts only under a threat model that releases the adapter
+            {
+                **run,
+                "method": "icl",
+                "attack": "likelihood_ratio",
+                "epsilon_lower_bound": 3.0,
+                "max_certifiable_epsilon": 2.2,
+            },
+        ]
+    )
+    canaries.to_csv(tmp_path / "canaries.csv", index=False)
+    released = pd.DataFrame([{**run, "method": "icl", "pipp": 5.0}, {**run, "method": "ft", "pipp": 0.0}])
+    merged = with_canary_evidence(released, [str(tmp_path / "canaries.csv")])
+    assert merged.loc[0, "canary_epsilon"] == 0.9 and merged.loc[0, "canary_max_certifiable_epsilon"] == 2.2
+    assert pd.isna(merged.loc[1, "canary_epsilon"])  # no canaries for ft: the criterion stays inconclusive
+    assert with_canary_evidence(released, []) is released

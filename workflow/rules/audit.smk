@@ -110,6 +110,9 @@ rule privacy_audit_table:
             for run in AUDIT_SCORE_RUNS
         ],
         paper=config["tables"]["paper"],
+        canaries=(
+            ["results/tables/canaries.csv"] if AUDIT["canaries"]["in_verdict"] else []
+        ),
     output:
         csv=report(
             "results/tables/privacy_audit.csv",

@@ -18,6 +18,7 @@ def main(job: RuleJob) -> None:
         params.bootstrap,
         job.input.controls,
         Gate.from_config(params.gate),
+        job.input.canaries,
     )
     write_privacy_audit(table, params.verbatim_ngram, job.output.csv, job.output.markdown)
 

@@ -347,6 +347,19 @@ def run_pipp(summary_path: str | Path) -> float:
     return float(summary.loc[summary["segment"] == AVERAGED_SEGMENT, "pipp"].iloc[0])
 
 
+def with_canary_evidence(released: pd.DataFrame, canary_paths: Sequence[str]) -> pd.DataFrame:
+    """The released-text rows with the canary attacks' epsilon bound and what their size could certify
+    (`plainsight.audit.canary_table.canary_evidence`), where the canary table is given."""
+    if not canary_paths:
+        return released
+    from plainsight.audit.canary_table import RUN_KEYS as CANARY_KEYS
+    from plainsight.audit.canary_table import canary_evidence
+
+    evidence = canary_evidence(pd.concat([pd.read_csv(path) for path in canary_paths], ignore_index=True))
+    evidence = evidence.astype({"seed": released["seed"].dtype})
+    return released.merge(evidence, on=CANARY_KEYS, how="left")
+
+
 def build_privacy_audit(
     released_paths: Sequence[str],
     runs: Sequence[Mapping[str, Any]],
@@ -357,6 +370,7 @@ def build_privacy_audit(
     resamples: int,
     control_paths: Sequence[str] = (),
     gate: Gate | None = None,
+    canary_paths: Sequence[str] = (),
 ) -> pd.DataFrame:
     """The audit table from the released-text records and privacy summaries (one per run, method and seed,
     parallel to `runs`), the membership scores and the positive controls' records (one per run and seed,
@@ -371,7 +385,7 @@ def build_privacy_audit(
         [{**run, "method": POSITIVE_CONTROL} for run in score_runs[: len(control_paths)]],
         [math.nan] * len(control_paths),
     )
-    released = pd.concat([released, controls], ignore_index=True)
+    released = with_canary_evidence(pd.concat([released, controls], ignore_index=True), canary_paths)
     membership = pd.concat(
         [
             membership_rows(
