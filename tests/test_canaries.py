@@ -395,7 +395,7 @@ def test_the_cost_plan_counts_the_canary_jobs():
     cfg["audit"]["canaries"].update(per_repeat=5, repeats=[1, 4])
     costs = cost_model(cfg, SHAPES, lambda dataset, split: {"train": 50, "test": 10}[split])
     run = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
-    example = cfg["prefix_tuning"]["num_virtual_tokens"] + cfg["prefix_tuning"]["max_length"]
+    example = scheduling.CANARY_TOKENS
     # 2 x 5 x 2 = 20 canaries; drawing their suffixes: 16 passes each; attacking them on a trained
     # method: under the base model and the adapter; on an in-context method: no model at all
     assert costs.work("canary_docs", run) == (20 * 16 * example, 1000)

@@ -244,8 +244,9 @@ CANARY_TWINS = {
 # and two pass the canaries through the base model (and a trained method's adapter)
 CANARY_SCORING_RULES = ("canary_docs", "canary_attacks")
 # forward passes per canary while its suffix is drawn, one per suffix token (resources/canaries.yaml:
-# suffix_tokens, 12) and the check: a bound
+# suffix_tokens, 12) and the check; and a canary's tokens with the code prompt it is scored after: bounds
 CANARY_SUFFIX_PASSES = 16
+CANARY_TOKENS = 80
 MODEL_RULES = (*GENERATION_RULES, *TRAINING_RULES, *SCORING_RULES, *CANARY_TWINS, *CANARY_SCORING_RULES)
 
 
@@ -432,16 +433,16 @@ class CostModel:
         return texts * models * self.membership_batch()[1]
 
     def canary_tokens(self, rule: str, w: Mapping[str, str]) -> float:
-        """Tokens the canary jobs pass through a model, each canary at most a training example long:
-        `canary_docs` draws every suffix under the base model; `canary_attacks` scores every canary
-        under the base model and a trained method's adapter (an in-context method's loads no model)."""
+        """Tokens the canary jobs pass through a model: `canary_docs` draws every suffix under the base
+        model; `canary_attacks` scores every canary under the base model and a trained method's adapter
+        (an in-context method's loads no model)."""
         canaries = self.config["audit"]["canaries"]
         count = 2 * canaries["per_repeat"] * len(canaries["repeats"])
         if rule == "canary_docs":
             passes = CANARY_SUFFIX_PASSES
         else:
             passes = 2 if self.methods.method(w["method"]).trained else 0
-        return count * passes * self.membership_batch()[1]
+        return count * passes * CANARY_TOKENS
 
     def membership_batch(self) -> tuple[int, int]:
         """(sequences, tokens per sequence) of a membership-scoring pass: a training example's length."""

@@ -215,14 +215,29 @@ def plot_auc(table: pd.DataFrame, path: str | Path) -> None:
     import matplotlib.pyplot as plt
 
     attacks = [attack for attack in ATTACKS if attack in set(table["attack"])]
+    methods = list(dict.fromkeys(table["method"]))
+    repeats = sorted(set(table["repeats"]))
     figure, axes = plt.subplots(1, len(attacks), figsize=(3.8 * len(attacks), 3.6), squeeze=False)
     for axis, attack in zip(axes[0], attacks):
         for method, rows in table[table["attack"] == attack].groupby("method", sort=False):
             mean = rows.groupby("repeats")[["auc", "auc_low", "auc_high"]].mean()
             errors = [mean["auc"] - mean["auc_low"], mean["auc_high"] - mean["auc"]]
-            axis.errorbar(mean.index, mean["auc"], yerr=errors, marker="o", capsize=3, label=method)
+            # side by side on the log axis, so the intervals do not hide each other
+            number = methods.index(method)
+            shift = 2 ** (0.05 * (number - (len(methods) - 1) / 2))
+            axis.errorbar(
+                mean.index * shift,
+                mean["auc"],
+                yerr=errors,
+                marker="o",
+                capsize=3,
+                label=method,
+                color=f"C{number}",
+            )
         axis.axhline(0.5, color="grey", linestyle=":", linewidth=1)
         axis.set_xscale("log", base=2)
+        axis.set_xticks(repeats, [str(count) for count in repeats])
+        axis.minorticks_off()
         axis.set(title=ATTACK_NAMES[attack], xlabel="insertions per canary", ylabel="AUC", ylim=(0, 1.05))
         axis.legend(fontsize=7, loc="lower right")
     figure.tight_layout()
