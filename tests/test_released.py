@@ -108,6 +108,10 @@ def test_members_are_context_documents_or_the_fine_tuning_set():
     corpus = icl_corpus(["x", "y"], [[0, 1], [1, 2]])
     assert member_keys(corpus, codes, method("icl")) == [("t0", 0), ("t1", 0), ("t2", 0)]
     assert member_keys(corpus, codes, method("ft")) == [(f"t{n}", 0) for n in range(8)]
+    # RPSG's corpus records the one seed each text rewrote; every training segment votes in Aug-PE
+    rewrites = icl_corpus(["x", "y"], [[3], [5]])
+    assert member_keys(rewrites, codes, method("rpsg")) == [("t3", 0), ("t5", 0)]
+    assert member_keys(icl_corpus(["x"], [[]]), codes, method("aug_pe")) == [(f"t{n}", 0) for n in range(8)]
 
 
 def test_any_identifier_leak_counts_quasi_values_of_the_contexts_only():
@@ -222,6 +226,27 @@ def test_the_positive_control_fires_where_a_method_that_writes_its_own_text_does
     assert own["leak_verbatim_member_rate"] == 0.0 and own["leak_verbatim_excess"] == 0.0
     assert own["leak_any_identifier_conclusion"] != "leaks"
     assert len(audits["icl"].nearest) == 4 * 3  # three nearest training segments per generation
+
+
+def test_private_selection_corpora_are_audited_without_a_positive_control(monkeypatch):
+    monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
+    docs, codes, spans = corpus_tables(4)
+    evolved = icl_corpus(["zulu zulu yankee", "xray whiskey", "victor uniform", "tango tango"], [[]] * 4)
+    corpus, per_generation, counts = measured(evolved, "aug_pe", docs, spans, codes)
+    audits = audit_corpora(
+        {"aug_pe": corpus},
+        {"aug_pe": per_generation},
+        {"aug_pe": counts},
+        {"aug_pe": method("aug_pe")},
+        RunInputs(codes, docs, spans, "direct", METRICS),
+        ReleaseSettings(verbatim_ngram=10, bootstrap=50, seed=1),
+        with_positive_control=False,
+    )
+    assert list(audits) == ["aug_pe"]
+    record = audits["aug_pe"].record
+    # members: the 8 training segments, balanced against the 4 held-out ones
+    assert record["text_mia_members"] == record["text_mia_non_members"] == 4
+    assert record["leak_design"] == "unpaired" and record["verbatim_share"] == 0.0
 
 
 def test_a_dp_claim_is_tested_against_the_leaks_it_allows():

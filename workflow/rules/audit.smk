@@ -82,8 +82,76 @@ rule released_text_audit:
         gate=config["release"]["gate"],
         delta=config["dpsgd"]["delta"],
         placement=MODEL_PLACEMENT,
+        positive_control=True,
     script:
         "../scripts/released_text_audit.py"
+
+
+# The private-selection corpora that rule released_text_audit leaves out (it audits config `methods`):
+# their own job per run and seed, with no positive control (it copies an in-context corpus).
+AUDITED_PRIVATE_SELECTION = [
+    m for m in PRIVATE_SELECTION["methods"] if m not in config["methods"]
+]
+SELECTION_AUDIT = (
+    "results/{{dataset}}/{{setting}}/{{idset}}/audit/{method}/seed{{seed}}"
+)
+
+if AUDITED_PRIVATE_SELECTION:
+
+    rule released_text_audit_private_selection:
+        """The private-selection corpora of one run and seed, audited as rule released_text_audit audits the configured methods' (no positive control)."""
+        input:
+            corpora=expand(CORPUS, method=AUDITED_PRIVATE_SELECTION, allow_missing=True),
+            metrics=expand(
+                "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet",
+                method=AUDITED_PRIVATE_SELECTION,
+                allow_missing=True,
+            ),
+            controls=expand(
+                "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_control.json",
+                method=AUDITED_PRIVATE_SELECTION,
+                allow_missing=True,
+            ),
+            codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+            docs="results/{dataset}/docs.parquet",
+            spans="results/{dataset}/spans.parquet",
+            guarantees=[],
+        output:
+            nearest=expand(
+                f"{SELECTION_AUDIT}_nearest.parquet", method=AUDITED_PRIVATE_SELECTION
+            ),
+            records=expand(
+                f"{SELECTION_AUDIT}_released.json", method=AUDITED_PRIVATE_SELECTION
+            ),
+            distances=expand(
+                f"{SELECTION_AUDIT}_distances.parquet",
+                method=AUDITED_PRIVATE_SELECTION,
+            ),
+        log:
+            "results/logs/released_text_audit_private_selection/{dataset}_{setting}_{idset}_{seed}.log",
+        benchmark:
+            "results/benchmarks/released_text_audit_private_selection/{dataset}_{setting}_{idset}_{seed}.tsv"
+        conda:
+            "../envs/mauve.yaml"
+        threads: AUDIT["threads"]
+        resources:
+            gpu=GPUS_PER_JOB,
+            gpu_memory_mb=gpu_memory_mb("mauve"),
+        params:
+            methods=AUDITED_PRIVATE_SELECTION,
+            guaranteed=[],
+            metrics={
+                **config["metrics"],
+                "verbatim_ngram": AUDIT["verbatim_ngram"],
+            },
+            verbatim_ngram=AUDIT["verbatim_ngram"],
+            bootstrap=AUDIT["bootstrap"],
+            gate=config["release"]["gate"],
+            delta=config["dpsgd"]["delta"],
+            placement=MODEL_PLACEMENT,
+            positive_control=False,
+        script:
+            "../scripts/released_text_audit.py"
 
 
 rule privacy_audit_table:

@@ -1,4 +1,5 @@
-"""Rule `released_text_audit`: every corpus of one run and seed, and its positive control, audited from
+"""Rules `released_text_audit` (every corpus of one run and seed, and its positive control) and
+`released_text_audit_private_selection` (the private-selection corpora, no positive control): audited from
 the released text alone."""
 
 import pandas as pd
@@ -32,6 +33,7 @@ def main(job: RuleJob) -> None:
         job.params.delta or 1e-5,
         {"nearest": job.output.nearest, "records": job.output.records, "distances": job.output.distances},
         dict(zip(job.params.guaranteed, job.input.guarantees)),
+        job.params.positive_control,
     )
 
 

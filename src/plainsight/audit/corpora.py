@@ -1,5 +1,6 @@
 """Rule `released_text_audit`: every corpus of one audited run in one job, the sentence embedder loaded
-once and the real segments embedded once, with the run's positive control.
+once and the real segments embedded once, with the run's positive control; rule
+`released_text_audit_private_selection` the same for the private-selection corpora, without it.
 
 Per corpus: its nearest real training segments (`plainsight.audit.nearest`), the released-text audit
 (`plainsight.audit.released`), and the evidence of each leak measure against its held-out control
@@ -198,18 +199,20 @@ def audit_corpora(
     settings: ReleaseSettings,
     thresholds: Thresholds = Thresholds(),
     delta: float = 1e-5,
+    with_positive_control: bool = True,
 ) -> dict[str, CorpusAudit]:
-    """The audit of every corpus of a run, keyed by method, and of its positive control."""
+    """The audit of every corpus of a run, keyed by method, and of its positive control (unless
+    `with_positive_control` is off: a run of private-selection corpora alone has no in-context corpus to
+    copy)."""
     train, train_texts = training_segments(inputs.codes, inputs.docs)
     if not train:
         raise InputError(inputs.codes_file, None, "no fine-tuning (train split) segments to compare with")
     held_out = held_out_keys(inputs.codes, inputs.codes_file)
     embedded = SegmentEmbeddings([*train, *held_out], segment_texts(inputs.docs), settings.embedding)
-    copied_name, *copied = positive_control(corpora, methods, inputs, settings.seed)
-    runs = {
-        **{name: (corpora[name], metrics[name], counts[name], methods[name]) for name in corpora},
-        POSITIVE_CONTROL: (*copied, methods[copied_name]),
-    }
+    runs = {name: (corpora[name], metrics[name], counts[name], methods[name]) for name in corpora}
+    if with_positive_control:
+        copied_name, *copied = positive_control(corpora, methods, inputs, settings.seed)
+        runs[POSITIVE_CONTROL] = (*copied, methods[copied_name])
     shared = (embedded, train, train_texts, inputs, settings, thresholds, delta)
     return {name: _one_corpus(*run, *shared) for name, run in runs.items()}
 
@@ -225,10 +228,11 @@ def write_run_audit(
     delta: float,
     outputs: Mapping[str, Sequence[str]],
     guarantees: Mapping[str, str] | None = None,
+    with_positive_control: bool = True,
 ) -> dict[str, CorpusAudit]:
-    """Rule `released_text_audit`: read the run's corpora, audit them, write each one's nearest table,
-    record and distances to the output paths of its method (in `AUDITED_CORPORA` order: the methods,
-    then the positive control)."""
+    """Rules `released_text_audit` and `released_text_audit_private_selection`: read the run's corpora,
+    audit them, write each one's nearest table, record and distances to the output paths of its method
+    (in `method_names` order, then the positive control where `with_positive_control`)."""
     corpora = {name: pd.read_parquet(path) for name, path in zip(method_names, corpus_paths)}
     counts = {name: read_json(path) for name, path in zip(method_names, control_paths)}
     audits = audit_corpora(
@@ -240,6 +244,7 @@ def write_run_audit(
         settings,
         thresholds,
         delta,
+        with_positive_control,
     )
     for name, adapter in (guarantees or {}).items():  # method -> its DP adapter's folder
         audits[name].record.update(guarantee_record(counts[name], read_guarantee(adapter)))

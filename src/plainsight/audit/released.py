@@ -1,7 +1,8 @@
 """What a reader of the released synthetic corpus alone can learn about the real documents.
 
 - Membership through the text: for every real segment, a member (a context document of an
-  in-context generation, or a fine-tuning segment of a trained method) or held out (dev, test),
+  in-context generation or a seed RPSG rewrote, else a segment of the training split a trained method
+  fine-tuned on or Aug-PE's votes read) or held out (dev, test),
   the similarity of its nearest synthetic document: the highest MiniLM cosine and the longest
   shared word n-gram over the corpus. The AUC says how well that similarity tells members apart.
 - Distance to the closest record: each generation's nearest real training segment (rank 1 of
@@ -75,10 +76,12 @@ def longest_shared_with_any(target: Sequence[str], others: Sequence[Sequence[str
 
 
 def member_keys(corpus: pd.DataFrame, codes: pd.DataFrame, method: Method) -> list[SegmentKey]:
-    """The real segments the method used: its fine-tuning set, or the context documents of its prompts."""
-    if method.trained:
-        return training_keys(codes)
-    return sorted({key for row in corpus.to_dict("records") for key in context_keys(row)})
+    """The real segments the method used: the context documents of its prompts (in-context) or the seeds
+    it rewrote (RPSG), as the corpus records them; else the whole training split it fine-tuned on or that
+    voted (Aug-PE)."""
+    if method.in_context or method.rewrites_seeds:
+        return sorted({key for row in corpus.to_dict("records") for key in context_keys(row)})
+    return training_keys(codes)
 
 
 def held_out_keys(codes: pd.DataFrame, codes_file: str) -> list[SegmentKey]:
