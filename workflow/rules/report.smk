@@ -1,5 +1,7 @@
 # Paper-style result tables: results/tables/{table}.csv, .md and _vs_paper.csv.
 
+from types import SimpleNamespace
+
 
 rule table:
     """One result table of the paper, with the paper's numbers beside ours."""
@@ -53,6 +55,7 @@ rule all_tables:
         utility_plots=UTILITY_PLOTS,
         review=review_pages,
         canaries="results/tables/canaries.csv",
+        methods=["results/tables/methods.csv", "results/tables/methods.md"],
         private_selection=private_selection_outputs(
             "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet"
         ),
@@ -67,6 +70,104 @@ rule all_tables:
         "../envs/metrics.yaml"
     script:
         "../scripts/list_outputs.py"
+
+
+# Every method side by side (plainsight.report.methods_table): the configured methods and the
+# private-selection ones on the Table 1 run at the audit seeds. Built by results/tables/all.
+METHODS_TABLE_RUN = {
+    key: PAPER_TABLES["table1"][key] for key in ("dataset", "setting", "idset")
+}
+METHODS_TABLE_RUNS = [
+    {"method": m, "seed": seed}
+    for m in [*config["methods"], *AUDITED_PRIVATE_SELECTION]
+    for seed in AUDIT["seeds"]
+]
+# The jobs that write a method's corpus, by family: (rule, whether it runs per shard).
+CORPUS_JOBS = {
+    "in_context": [("generate_icl", True)],
+    "trained": [("train_adapter", False), ("generate_trained", True)],
+    "private_selection": [("generate_private_selection", False)],
+}
+
+
+def methods_table_files(pattern):
+    """`pattern` for every (method, seed) of the methods table."""
+    return [pattern.format(**METHODS_TABLE_RUN, **run) for run in METHODS_TABLE_RUNS]
+
+
+def methods_table_guarantees():
+    """(method, file) of every formal claim: a DP-SGD adapter (its training.json holds it) or a
+    private-selection guarantee record."""
+    found = []
+    for run in METHODS_TABLE_RUNS:
+        spec = registry.method(run["method"])
+        if spec.differentially_private:
+            pattern = "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"
+        elif spec.private_selection:
+            pattern = "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json"
+        else:
+            continue
+        found.append((run["method"], pattern.format(**METHODS_TABLE_RUN, **run)))
+    return found
+
+
+def methods_table_benchmarks():
+    """(method, benchmark file) of every job that wrote a corpus of the methods table, shard by shard."""
+    found = []
+    for run in METHODS_TABLE_RUNS:
+        for rule_name, sharded in CORPUS_JOBS[registry.method(run["method"]).family]:
+            suffix = SHARD_SUFFIX if sharded else ""
+            pattern = f"results/benchmarks/{rule_name}/{{dataset}}_{{setting}}_{{idset}}_{{method}}_{{seed}}{suffix}.tsv"
+            found += [
+                (run["method"], pattern.format(**METHODS_TABLE_RUN, **run, shard=shard))
+                for shard in (range(GENERATION_SHARDS) if sharded else [0])
+            ]
+    return found
+
+
+rule methods_table:
+    """Every method of the Table 1 run side by side: leak against its control, PIPP, the released-text
+    audit, utility, formal and empirical epsilon, verdict and cost."""
+    input:
+        controls=methods_table_files(
+            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_control.json"
+        ),
+        released=methods_table_files(
+            "results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_released.json"
+        ),
+        summaries=methods_table_files(
+            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet"
+        ),
+        mauves=methods_table_files(
+            "results/{dataset}/{setting}/{idset}/utility/{method}/seed{seed}_mauve.json"
+        ),
+        corpora=methods_table_files(CORPUS),
+        guarantees=[path for _, path in methods_table_guarantees()],
+        benchmarks=[path for _, path in methods_table_benchmarks()],
+        utility="results/tables/utility.csv",
+        canaries="results/tables/canaries.csv",
+        audit=run_audit_table(SimpleNamespace(**METHODS_TABLE_RUN)),
+        paper=config["tables"]["paper"],
+    output:
+        csv=report(
+            "results/tables/methods.csv",
+            caption="../report/methods_table.rst",
+            category="Tables",
+            labels={"table": "methods", "content": "ours"},
+        ),
+        markdown="results/tables/methods.md",
+    log:
+        "results/logs/methods_table.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        run=METHODS_TABLE_RUN,
+        runs=METHODS_TABLE_RUNS,
+        guaranteed=[method for method, _ in methods_table_guarantees()],
+        benchmarked=[method for method, _ in methods_table_benchmarks()],
+        gate=config["release"]["gate"],
+    script:
+        "../scripts/methods_table.py"
 
 
 rule privacy_utility_plot:

@@ -1,0 +1,487 @@
+"""Every method side by side (results/tables/methods.{csv,md}): which method to use on a corpus.
+
+One row per method of the config's `methods` and `private_selection.methods`, on the Table 1 run at the
+audit seeds: the any-identifier leak against its held-out control (`plainsight.audit.evidence`, the
+counts pooled over the seeds), PIPP, the released-text audit (text membership AUC, nearest-document
+cosines, verbatim copying), downstream macro-F1 (`results/tables/utility.csv`, where it has the method),
+MAUVE, the formal guarantee and what it covers, the empirical epsilon bounds, the release verdict, and
+what writing 1,000 documents cost. The pure functions build the table from records already read;
+`write_methods_table` reads the files.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from plainsight.audit.canary_table import canary_evidence
+from plainsight.audit.evidence import excess_of
+from plainsight.audit.gate import Gate, verdict
+from plainsight.audit.table import run_pipp
+from plainsight.errors import InputError
+from plainsight.io import atomic_path, read_json, write_text
+from plainsight.methods import registry
+from plainsight.report.audit_verdict import audit_verdicts, run_rows
+
+LEAK = "any_identifier"
+RUN_KEYS = ("dataset", "setting", "idset")
+MISSING = "-"
+# How each verdict was reached: the privacy audit table's row, or the gate on this table's audit record.
+FROM_AUDIT_TABLE, FROM_RECORD = "privacy audit table", "audit record"
+# The released-text record's columns the table shows (means over the audit seeds).
+RELEASED_COLUMNS = (
+    "text_mia_auc_cosine",
+    "text_mia_auc_cosine_low",
+    "text_mia_auc_cosine_high",
+    "dcr_synthetic_median",
+    "dcr_held_out_median",
+    "verbatim_share",
+    "released_text_epsilon",
+)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What the jobs that wrote a method's corpora (over its seeds) took, from their benchmark files."""
+
+    cpu_seconds: float
+    wall_seconds: float
+    documents: int
+    devices: tuple[str, ...]  # where the corpora were decoded (the corpus's `device` column)
+
+
+@dataclass(frozen=True)
+class MethodRecords:
+    """What one method's row reads, one entry per audit seed; `guarantees`: its formal claims (a DP-SGD
+    adapter's training.json, a private-selection corpus's guarantee record), none for the others."""
+
+    method: str
+    seeds: tuple[int, ...]
+    controls: Sequence[Mapping[str, Any]]
+    released: Sequence[Mapping[str, Any]]
+    pipps: Sequence[float]
+    mauves: Sequence[float]
+    guarantees: Sequence[Mapping[str, Any]]
+    cost: Cost
+
+
+@dataclass(frozen=True)
+class RunTables:
+    """The tables a row looks its method up in: the utility table, the canary evidence
+    (`canary_table.canary_evidence`), and the privacy audit's verdicts (None: the run is not audited)."""
+
+    utility: pd.DataFrame
+    canaries: pd.DataFrame
+    verdicts: Mapping[str, Any] | None
+
+
+def pooled_leak(controls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The any-identifier leak's member and control rates and excess with its one-sided 95% bounds, from
+    the held-out control counts of every seed summed (each seed's generations or values are new trials)."""
+    designs = {record["design"] for record in controls}
+    if len(designs) != 1:
+        raise ValueError(f"the seeds' leak controls mix designs: {sorted(designs)}")
+    counts: dict[str, int] = {}
+    for record in controls:
+        for key, value in record["measures"][LEAK].items():
+            counts[key] = counts.get(key, 0) + int(value)
+    excess = excess_of(counts, designs.pop())
+    return {
+        "leak_member_rate": excess.member_rate,
+        "leak_control_rate": excess.control_rate,
+        "leak_excess": excess.excess,
+        "leak_excess_low": excess.excess_low,
+        "leak_excess_high": excess.excess_high,
+        "leak_design": excess.design,
+    }
+
+
+def mean_record(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The numeric fields of the seeds' released-text records, averaged (as the privacy audit table does)."""
+    return pd.DataFrame(list(records)).mean(numeric_only=True).to_dict()
+
+
+def _mean(values: Sequence[float]) -> float:
+    finite = [float(v) for v in values if v is not None and not math.isnan(float(v))]
+    return sum(finite) / len(finite) if finite else math.nan
+
+
+def formal_guarantee(guarantees: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The weakest claim over the seeds (largest epsilon and delta), its privacy unit, and the epsilon that
+    bounds the released corpus: a private-selection record states it (`release_epsilon`, null for RPSG);
+    DP-SGD's claim covers all its adapter writes, so its epsilon does."""
+    if not guarantees:
+        return {
+            "formal_epsilon": math.nan,
+            "formal_delta": math.nan,
+            "privacy_unit": None,
+            "release_epsilon": math.nan,
+            "guarantee_covers": None,
+            "guarantee_not_covered": None,
+        }
+    releases = [g.get("release_epsilon", g["epsilon"]) for g in guarantees]
+    return {
+        "formal_epsilon": max(float(g["epsilon"]) for g in guarantees),
+        "formal_delta": max(float(g["delta"]) for g in guarantees),
+        "privacy_unit": str(guarantees[0]["privacy_unit"]),
+        "release_epsilon": math.nan if None in releases else max(float(e) for e in releases),
+        "guarantee_covers": guarantees[0].get("covers"),
+        "guarantee_not_covered": guarantees[0].get("not_covered"),
+    }
+
+
+def utility_columns(utility: pd.DataFrame, run: Mapping[str, str], method: str) -> dict[str, float]:
+    """The method's downstream macro-F1 with its interval from the utility table; NaN where it has none."""
+    rows = run_rows(utility, run)
+    rows = rows[rows["method"] == registry.base_method(method)]
+    columns = ("macro_f1", "macro_f1_low", "macro_f1_high")
+    if rows.empty:
+        return dict.fromkeys(columns, math.nan)
+    return {column: float(rows.iloc[0][column]) for column in columns}
+
+
+def canary_columns(
+    canaries: pd.DataFrame, run: Mapping[str, str], method: str, seeds: Sequence[int]
+) -> dict[str, float]:
+    """The canary attacks' epsilon bound and the most their canaries could certify, means over the seeds;
+    NaN where the canary table has no such run."""
+    rows = run_rows(canaries, run)
+    rows = rows[(rows["method"] == method) & rows["seed"].astype(int).isin(seeds)]
+    return {
+        "canary_epsilon": _mean(rows["canary_epsilon"].tolist()),
+        "canary_max_certifiable_epsilon": _mean(rows["canary_max_certifiable_epsilon"].tolist()),
+    }
+
+
+def verdict_columns(
+    released: Mapping[str, Any], method: str, verdicts: Mapping[str, Any] | None, gate: Gate
+) -> dict[str, str]:
+    """The privacy audit table's verdict where it has the method; else the gate's on the seed-mean audit
+    record (no adapter attack or canaries behind it: those criteria stay inconclusive)."""
+    if verdicts is not None and method in verdicts:
+        found = verdicts[method]
+        return {
+            "verdict": found.verdict,
+            "verdict_reasons": "; ".join(found.reasons),
+            "verdict_source": FROM_AUDIT_TABLE,
+        }
+    judged = verdict(released, gate, registry.method(method).trained)
+    return {
+        "verdict": judged["verdict"],
+        "verdict_reasons": judged["verdict_reasons"],
+        "verdict_source": FROM_RECORD,
+    }
+
+
+def cost_columns(cost: Cost) -> dict[str, Any]:
+    per_thousand = 1000 / cost.documents if cost.documents else math.nan
+    return {
+        "documents": cost.documents,
+        "cpu_seconds_per_1000_documents": cost.cpu_seconds * per_thousand,
+        "wall_seconds_per_1000_documents": cost.wall_seconds * per_thousand,
+        "device": ", ".join(cost.devices),
+    }
+
+
+def method_row(
+    records: MethodRecords,
+    run: Mapping[str, str],
+    tables: RunTables,
+    gate: Gate,
+    display: Mapping[str, str],
+) -> dict[str, Any]:
+    """One method's row: numbers for the CSV, which `markdown` formats."""
+    spec = registry.method(records.method)
+    released = mean_record(records.released)
+    return {
+        **{key: run[key] for key in RUN_KEYS},
+        "method": records.method,
+        "Method": display.get(registry.base_method(records.method), records.method),
+        "family": spec.family,
+        "seeds": ",".join(map(str, records.seeds)),
+        **pooled_leak(records.controls),
+        "pipp": _mean(records.pipps),
+        **{column: released.get(column, math.nan) for column in RELEASED_COLUMNS},
+        **utility_columns(tables.utility, run, records.method),
+        "mauve": _mean(records.mauves),
+        **formal_guarantee(records.guarantees),
+        **canary_columns(tables.canaries, run, records.method, records.seeds),
+        **verdict_columns(released, records.method, tables.verdicts, gate),
+        **cost_columns(records.cost),
+    }
+
+
+def methods_table(
+    methods: Sequence[MethodRecords],
+    run: Mapping[str, str],
+    tables: RunTables,
+    gate: Gate,
+    display: Mapping[str, str],
+) -> pd.DataFrame:
+    """One row per method, in the order given."""
+    return pd.DataFrame([method_row(records, run, tables, gate, display) for records in methods])
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _number(value: Any, decimals: int, scale: float = 1.0) -> str:
+    return MISSING if _missing(value) else f"{scale * value:.{decimals}f}"
+
+
+def _interval(row: Mapping[str, Any], name: str, decimals: int) -> str:
+    if _missing(row.get(name)):
+        return MISSING
+    low, high = row.get(f"{name}_low"), row.get(f"{name}_high")
+    bounds = "" if _missing(low) else f" [{low:.{decimals}f}, {high:.{decimals}f}]"
+    return f"{row[name]:.{decimals}f}{bounds}"
+
+
+def leak_cell(row: Mapping[str, Any]) -> str:
+    return (
+        f"{100 * row['leak_member_rate']:.0f} vs {100 * row['leak_control_rate']:.0f}: "
+        f"{100 * row['leak_excess']:+.0f} [{100 * row['leak_excess_low']:+.0f}, "
+        f"{100 * row['leak_excess_high']:+.0f}]"
+    )
+
+
+def short_unit(unit: str) -> str:
+    """A privacy unit without its explanation: "one document or patient (docs unit_id): ..." -> the words
+    before the bracket."""
+    return unit.split(" (")[0].split(",")[0]
+
+
+def formal_cell(row: Mapping[str, Any]) -> str:
+    """The epsilon that bounds the released corpus, with its delta and unit; a claim that bounds only a
+    step of the method (RPSG's per-selection epsilon) is shown as such."""
+    if _missing(row.get("formal_epsilon")):
+        return "none"
+    claim = f"delta {row['formal_delta']:.2g}, per {short_unit(row['privacy_unit'])}"
+    if _missing(row.get("release_epsilon")):
+        return f"none for the release ({row['formal_epsilon']:.2f} per selection; {claim})"
+    return f"{row['release_epsilon']:.2f} ({claim})"
+
+
+def empirical_cell(row: Mapping[str, Any]) -> str:
+    text = f"text >= {_number(row.get('released_text_epsilon'), 2)}"
+    if _missing(row.get("canary_epsilon")):
+        return f"{text}; canaries {MISSING}"
+    return (
+        f"{text}; canaries >= {row['canary_epsilon']:.2f} "
+        f"(could show {row['canary_max_certifiable_epsilon']:.2f})"
+    )
+
+
+def nearest_cell(row: Mapping[str, Any]) -> str:
+    if _missing(row.get("dcr_synthetic_median")):
+        return MISSING
+    return f"{row['dcr_synthetic_median']:.2f} / {row['dcr_held_out_median']:.2f}"
+
+
+def cost_measure(table: pd.DataFrame) -> tuple[str, str]:
+    """(column, header) of the cost: CPU seconds where every corpus was decoded on the CPU, else wall
+    seconds (a GPU job's CPU time says little of its cost), labelled with the devices."""
+    devices = sorted({d for cell in table["device"] for d in str(cell).split(", ") if d})
+    where = ", ".join(devices) or "unknown device"
+    if devices == ["cpu"]:
+        return "cpu_seconds_per_1000_documents", f"CPU s / 1,000 documents (on {where})"
+    return "wall_seconds_per_1000_documents", f"Wall s / 1,000 documents (on {where})"
+
+
+def markdown_cells(row: Mapping[str, Any], cost_column: str) -> list[str]:
+    mark = "" if row["verdict_source"] == FROM_AUDIT_TABLE else " †"
+    return [
+        row["Method"],
+        str(row["family"]).replace("_", " "),
+        leak_cell(row),
+        _number(row.get("pipp"), 2),
+        _interval(row, "text_mia_auc_cosine", 2),
+        nearest_cell(row),
+        _number(row.get("verbatim_share"), 1, 100),
+        _interval(row, "macro_f1", 3),
+        _number(row.get("mauve"), 3),
+        formal_cell(row),
+        empirical_cell(row),
+        f"**{row['verdict']}**{mark}",
+        _number(row.get(cost_column), 0),
+    ]
+
+
+def guarantee_notes(table: pd.DataFrame) -> list[str]:
+    """For each method whose epsilon bounds no property of its release: what it covers and what not."""
+    return [
+        f"{row['Method']}: its epsilon {row['formal_epsilon']:.2f} covers {row['guarantee_covers']}; it does "
+        f"not cover {row['guarantee_not_covered']}. No epsilon bounds its released corpus: read its privacy "
+        "from the leak, membership, nearest-document and verbatim columns."
+        for row in table.to_dict("records")
+        if not _missing(row.get("formal_epsilon")) and _missing(row.get("release_epsilon"))
+    ]
+
+
+def notes(table: pd.DataFrame, cost_header: str) -> list[str]:
+    first = table.iloc[0]
+    return [
+        f"Run: {first['dataset']} {first['setting']} {first['idset']} (Table 1's), seeds {first['seeds']} "
+        "(`audit.seeds`); numbers are means over those seeds, the leak counts are pooled over them.",
+        "Any-identifier leak: the share that holds a direct or quasi identifier of what the method saw "
+        "(member) beside the same matcher on what it did not see (control), and their difference with "
+        "one-sided 95% Clopper-Pearson bounds (docs/methods-and-metrics.md#held-out-control). In-context "
+        "methods are counted per generation, each against as many unshown training segments of the same "
+        "entity types; trained and private-selection methods per distinct value: values found only in the "
+        "training split against values found only in held-out (dev, test) segments.",
+        "PIPP: the share of the run's identifier set's private values leaked, by the family's definition "
+        "(Table 1). Text membership AUC: how well the nearest synthetic document's cosine tells the "
+        "documents a method used from held-out ones, from the released text alone (0.5: chance). Nearest "
+        "cosine: median cosine of a generation to its nearest real training segment beside that of a "
+        "held-out real segment; a synthetic median above the held-out one means the corpus sits closer to "
+        "its sources than unseen text. Verbatim: the share of generations that share a run of "
+        "`audit.verbatim_ngram` words with a training segment.",
+        "Downstream macro-F1: a classifier trained on the corpus and tested on real text, from "
+        f"results/tables/utility.csv (`utility.runs` at `utility.seeds`); {MISSING} where that table has no "
+        "row for the method (the private-selection methods are never in it). MAUVE: against the real test "
+        "segments (a private-selection method's texts are its corpus's).",
+        "Formal epsilon: the epsilon that bounds the released corpus, with its delta and privacy unit "
+        "(DP-SGD's accountant; a private-selection method's guarantee record); none for the other methods. "
+        "Empirical epsilon: lower bounds from attacks; text: the any-identifier leak read as a membership "
+        "attack; canaries: the released-text canary attacks' largest bound and the most their canaries "
+        f"could show (results/tables/canaries.csv; {MISSING} for methods it does not run).",
+        "Verdict: the release verdict under `release.gate` from results/tables/privacy_audit.csv; † "
+        "computed here by the same gate from the method's audit record, where that table has no row "
+        "(criteria without evidence there, such as the canaries, stay INCONCLUSIVE).",
+        f"{cost_header}: the benchmark seconds of the jobs that wrote the method's corpora (trained methods: "
+        "their adapter's training too) per 1,000 documents in them.",
+        *guarantee_notes(table),
+    ]
+
+
+def markdown(table: pd.DataFrame) -> str:
+    cost_column, cost_header = cost_measure(table)
+    header = [
+        "Method",
+        "Family",
+        "Any-identifier leak (%): member vs control, excess [95% bounds]",
+        "PIPP (%)",
+        "Text membership AUC (cosine)",
+        "Nearest cosine: synthetic / held-out",
+        "Verbatim (%)",
+        "Downstream macro-F1",
+        "MAUVE",
+        "Formal epsilon",
+        "Empirical epsilon",
+        "Verdict",
+        cost_header,
+    ]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(markdown_cells(row, cost_column)) + " |" for row in table.to_dict("records")]
+    bullets = [f"- {note}" for note in notes(table, cost_header)]
+    return "\n".join(["# Methods side by side", "", *lines, "", *bullets]) + "\n"
+
+
+@dataclass(frozen=True)
+class MethodsTableFiles:
+    """The files of rule `methods_table`. `runs`: the (method, seed) of each entry of the per-run lists,
+    in order; `guarantees` and `benchmarks`: (method, path) pairs (an adapter folder holds its claim in
+    training.json); `audit`: the privacy audit table, or nothing where the run is not audited."""
+
+    runs: Sequence[Mapping[str, Any]]
+    controls: Sequence[str]
+    released: Sequence[str]
+    summaries: Sequence[str]
+    mauves: Sequence[str]
+    corpora: Sequence[str]
+    guarantees: Sequence[tuple[str, str]]
+    benchmarks: Sequence[tuple[str, str]]
+    utility: str
+    canaries: str
+    audit: Sequence[str] = ()
+
+    def paths(self) -> list[str]:
+        per_run = [*self.controls, *self.released, *self.summaries, *self.mauves, *self.corpora]
+        pairs = [path for _, path in (*self.guarantees, *self.benchmarks)]
+        return [*per_run, *pairs, self.utility, self.canaries, *self.audit]
+
+
+def check_present(paths: Sequence[str]) -> None:
+    """Every input exists: else one line naming the first that does not."""
+    for path in paths:
+        if not Path(path).exists():
+            raise InputError(path, None, "no such file: the methods table reads it")
+
+
+def read_guarantee(path: str) -> dict[str, Any]:
+    folder = Path(path)
+    return read_json(folder / "training.json" if folder.is_dir() else folder)
+
+
+def benchmark_seconds(path: str) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one Snakemake benchmark file."""
+    frame = pd.read_csv(path, sep="\t")
+    missing = {"s", "cpu_time"} - set(frame.columns)
+    if missing or frame.empty:
+        raise InputError(
+            path, None, f"not a Snakemake benchmark file (no {', '.join(sorted(missing)) or 'row'})"
+        )
+    cpu, wall = (
+        pd.to_numeric(frame[column], errors="coerce").fillna(0.0).sum() for column in ("cpu_time", "s")
+    )
+    return float(cpu), float(wall)
+
+
+def read_cost(benchmarks: Sequence[str], corpora: Sequence[str]) -> Cost:
+    seconds = [benchmark_seconds(path) for path in benchmarks]
+    devices = [pd.read_parquet(path, columns=["device"])["device"] for path in corpora]
+    return Cost(
+        sum(cpu for cpu, _ in seconds),
+        sum(wall for _, wall in seconds),
+        sum(len(column) for column in devices),
+        tuple(sorted({str(d) for column in devices for d in column})),
+    )
+
+
+def _of(method: str, pairs: Sequence[tuple[str, str]]) -> list[str]:
+    return [path for name, path in pairs if name == method]
+
+
+def read_method(files: MethodsTableFiles, method: str) -> MethodRecords:
+    """One method's records over its seeds."""
+    rows = [n for n, run in enumerate(files.runs) if run["method"] == method]
+    mauves = [read_json(files.mauves[n]) for n in rows]
+    return MethodRecords(
+        method,
+        tuple(int(files.runs[n]["seed"]) for n in rows),
+        [read_json(files.controls[n]) for n in rows],
+        [read_json(files.released[n]) for n in rows],
+        [run_pipp(files.summaries[n]) for n in rows],
+        [float(record["mauve"]) for record in mauves],
+        [read_guarantee(path) for path in _of(method, files.guarantees)],
+        read_cost(_of(method, files.benchmarks), [files.corpora[n] for n in rows]),
+    )
+
+
+def write_methods_table(
+    files: MethodsTableFiles,
+    run: Mapping[str, str],
+    gate: Gate,
+    display: Mapping[str, str],
+    outputs: Mapping[str, str],
+) -> pd.DataFrame:
+    """Rule `methods_table`: read every method's records and the run's tables, write the table as CSV
+    (`outputs["csv"]`) and as Markdown with its notes (`outputs["markdown"]`)."""
+    check_present(files.paths())
+    tables = RunTables(
+        pd.read_csv(files.utility),
+        canary_evidence(pd.read_csv(files.canaries)),
+        audit_verdicts(list(files.audit), run),
+    )
+    methods = [read_method(files, method) for method in dict.fromkeys(r["method"] for r in files.runs)]
+    table = methods_table(methods, run, tables, gate, display)
+    with atomic_path(outputs["csv"]) as staged:
+        table.to_csv(staged, index=False)
+    write_text(markdown(table), outputs["markdown"])
+    return table
