@@ -1,6 +1,6 @@
 """RPSG and Aug-PE through the real rules with the tiny model: their corpora, guarantee records and
-benchmarks, the privacy metrics, Table 1 and the utility record on them; results/tables/all builds
-them, rule all does not."""
+benchmarks, the privacy metrics, Table 1 and the utility record on them, their audit and the methods
+table beside the configured methods; results/tables/all builds them, rule all does not."""
 
 from __future__ import annotations
 
@@ -94,3 +94,43 @@ def test_a_method_setting_reruns_that_method_only(selection_dir):
     write_overlay(selection_dir, "bad.yaml", {"aug_pe": {"rounds": 0}})
     failed = snakemake(selection_dir, *targets, "--configfile", "tiny.yaml", "bad.yaml", check=False)
     assert failed.returncode != 0 and "rounds" in failed.stderr
+
+
+def test_the_methods_table_sets_them_beside_the_configured_methods(selection_dir):
+    # the tiny random model is near uniform: its canary suffixes reach perplexity 600, not the shipped 1000
+    design = (selection_dir / "resources/canaries.yaml").read_text(encoding="utf-8")
+    (selection_dir / "canary_design.yaml").write_text(
+        design.replace("target_perplexity: 1000", "target_perplexity: 600"), encoding="utf-8"
+    )
+    overlay = {"methods": ["icl", "dpsgd"], "audit": {"canaries": {"file": "canary_design.yaml"}}}
+    write_overlay(selection_dir, "side_by_side.yaml", overlay)
+    configs = ("--configfile", "tiny.yaml", "side_by_side.yaml")
+    snakemake(selection_dir, "results/tables/methods.md", *configs)
+    table = pd.read_csv(selection_dir / "results/tables/methods.csv").set_index("method")
+    assert list(table.index) == ["icl", "dpsgd", *METHODS]
+    assert list(table["family"]) == ["in_context", "trained", "private_selection", "private_selection"]
+    assert list(table["leak_design"]) == ["paired", "unpaired", "unpaired", "unpaired"]
+    configured, selected = table.loc[["icl", "dpsgd"]], table.loc[list(METHODS)]
+    # the privacy audit table gives the configured methods' verdicts; the gate, the others'
+    assert set(configured["verdict_source"]) == {"privacy audit table"}
+    assert set(selected["verdict_source"]) == {"audit record"}
+    assert set(table["verdict"]) <= {"PASS", "FAIL", "INCONCLUSIVE"}
+    assert configured["macro_f1"].between(0, 1).all() and selected["macro_f1"].isna().all()
+    assert configured["canary_epsilon"].notna().all() and selected["canary_epsilon"].isna().all()
+    assert 0 < table.loc["dpsgd", "release_epsilon"] == table.loc["dpsgd", "formal_epsilon"] <= 8.0 * 1.01
+    assert table.loc["rpsg", "formal_epsilon"] == 4.0 and pd.isna(table.loc["rpsg", "release_epsilon"])
+    assert 4.0 * 0.99 <= table.loc["aug_pe", "release_epsilon"] <= 4.0 and pd.isna(
+        table.loc["icl", "formal_epsilon"]
+    )
+    for column in ("mauve", "text_mia_auc_cosine", "dcr_synthetic_median"):
+        assert table[column].notna().all() and table[column].between(0, 1).all(), column
+    assert table["pipp"].between(0, 100).all()
+    assert (table["cpu_seconds_per_1000_documents"] > 0).all() and set(table["device"]) == {"cpu"}
+    markdown = (selection_dir / "results/tables/methods.md").read_text(encoding="utf-8")
+    assert "CPU s / 1,000 documents (on cpu)" in markdown and "RPSG: its epsilon 4.00 covers" in markdown
+    rpsg_row = next(line for line in markdown.splitlines() if line.startswith("| RPSG |"))
+    assert rpsg_row.split(" | ")[7] == "-" and "none for the release (4.00 per selection" in rpsg_row
+    # the private-selection corpora have their own audit job, and no positive control of their own
+    records = [selection_dir / f"{RUN}/audit/{method}/seed1_released.json" for method in METHODS]
+    assert all(json.loads(path.read_text(encoding="utf-8"))["generations"] > 0 for path in records)
+    assert planned_rules(selection_dir, "results/tables/methods.md", *configs) == {}
