@@ -11,17 +11,13 @@ import pytest
 import torch
 
 from plainsight.audit.membership import (
-    CONTROL_MODEL,
     ScoringSettings,
-    attack_scores,
-    balanced_sets,
     membership_scores,
     membership_texts,
     min_k_mean,
-    roc_summary,
-    tpr_at_fpr,
     zlib_bytes,
 )
+from plainsight.audit.roc import CONTROL_MODEL, attack_scores, balanced_sets, roc_summary, tpr_at_fpr
 from plainsight.errors import InputError
 from plainsight.models import load_model
 from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp

@@ -11,10 +11,10 @@ from plainsight.audit.corpora import POSITIVE_CONTROL, RunInputs, audit_corpora
 from plainsight.audit.nearest import nearest_documents, words
 from plainsight.audit.released import (
     ReleaseSettings,
-    longest_shared_with_any,
     member_keys,
     released_text_audit,
 )
+from plainsight.audit.shared_runs import longest_shared_with_any
 from plainsight.errors import InputError
 from plainsight.evaluation.control import in_context_control, trained_control
 from plainsight.evaluation.features import FeatureSettings

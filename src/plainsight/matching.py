@@ -110,6 +110,11 @@ def fold(text: str) -> str:
     return strip_diacritics(text).casefold()
 
 
+def words(text: str) -> list[str]:
+    """The case-folded word tokens of a text (runs of word characters): how copied passages are compared."""
+    return [word.casefold() for word in _WORD.findall(text)]
+
+
 def folded_words(text: str) -> list[str]:
     """The folded words of `text`: hyphens, punctuation and whitespace all separate words."""
     return _WORD.findall(fold(text))

@@ -2,6 +2,8 @@
 
 - `nearest`: the real training segments nearest to each generation (MiniLM cosine, shared n-grams);
 - `membership`: membership-inference scores of members and held-out segments under each adapter;
+  `roc`: the attacks' scores and ROC summaries (torch-free, for the table jobs);
+- `shared_runs`: the longest run of words two texts share;
 - `released`: what the synthetic corpus alone gives away (nearest-document membership, distance to
   the closest record, verbatim copying, leaks of any identifier);
 - `canaries`: canaries for released text (a corpus sentence and a suffix at a target perplexity),

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from plainsight.audit.canaries import Canary, read_canaries, suffix_log_probs
-from plainsight.audit.nearest import words
 from plainsight.audit.ngram import continuation_log_prob, fit_ngram
-from plainsight.audit.released import longest_shared_with_any
+from plainsight.audit.shared_runs import longest_shared_with_any
+from plainsight.matching import words
 
 ATTACKS = ("ngram", "shared_run", "likelihood_ratio")
 ATTACK_NAMES = {

@@ -18,7 +18,7 @@ import pandas as pd
 
 from plainsight.audit.canary_attacks import ATTACK_NAMES, ATTACKS
 from plainsight.audit.epsilon import best_threshold_epsilon, max_certifiable_epsilon
-from plainsight.audit.membership import roc_summary
+from plainsight.audit.roc import roc_summary
 from plainsight.io import atomic_path, write_text
 
 FPR_BOUNDS = (0.01, 0.1)

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 
 import numpy as np
 import pandas as pd
 
+from plainsight.audit.shared_runs import longest_shared_ngram
 from plainsight.data.segments import segment_texts
 from plainsight.errors import InputError
 from plainsight.evaluation.features import FeatureSettings, sentence_features
+from plainsight.matching import words
 from plainsight.methods.trained import training_keys
 
 NEAREST_RANKS = 3
@@ -33,19 +34,6 @@ NEAREST_COLUMNS = {
     "cosine": "float64",
     "longest_shared_ngram": "int64",
 }
-
-
-def words(text: str) -> list[str]:
-    """The case-folded word tokens of a text."""
-    return [word.casefold() for word in _WORD.findall(text)]
-
-
-def longest_shared_ngram(first: Sequence[str], second: Sequence[str]) -> int:
-    """Length in words of the longest word sequence that occurs, contiguous, in both."""
-    if not first or not second:
-        return 0
-    matcher = SequenceMatcher(None, first, second, autojunk=False)
-    return matcher.find_longest_match(0, len(first), 0, len(second)).size
 
 
 def unit_rows(features: np.ndarray) -> np.ndarray:

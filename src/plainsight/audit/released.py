@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from difflib import SequenceMatcher
 
 import numpy as np
 import pandas as pd
 
-from plainsight.audit.membership import balanced_sets, roc_summary
 from plainsight.audit.nearest import embed, training_segments, unit_rows, words
+from plainsight.audit.roc import balanced_sets, roc_summary
+from plainsight.audit.shared_runs import longest_shared_with_any
 from plainsight.data.segments import segment_texts
 from plainsight.entities import SegmentKey
 from plainsight.errors import InputError
@@ -62,17 +62,6 @@ class ReleasedTextAudit:
     longest_shared_ngram: int
     any_identifier_leak_share: float
     generations: int
-
-
-def longest_shared_with_any(target: Sequence[str], others: Sequence[Sequence[str]]) -> int:
-    """Words of the longest run `target` shares with any one of `others` (never across two of them)."""
-    if not target:
-        return 0
-    joined: list[str] = []
-    for number, other in enumerate(others):
-        joined += [*other, f"\x00{number}"]  # a separator no word equals: a match never spans two texts
-    matcher = SequenceMatcher(None, list(target), joined, autojunk=False)
-    return matcher.find_longest_match(0, len(target), 0, len(joined)).size
 
 
 def member_keys(corpus: pd.DataFrame, codes: pd.DataFrame, method: Method) -> list[SegmentKey]:

@@ -20,7 +20,7 @@ import pandas as pd
 from plainsight.audit import POSITIVE_CONTROL
 from plainsight.audit.evidence import conclusion, detectable_auc
 from plainsight.audit.gate import Gate, verdict
-from plainsight.audit.membership import ATTACKS, CONTROL_MODEL, attack_scores, roc_summary
+from plainsight.audit.roc import ATTACKS, CONTROL_MODEL, attack_scores, roc_summary
 from plainsight.io import atomic_path
 from plainsight.methods import registry
 
@@ -75,8 +75,9 @@ def audit_table(released: pd.DataFrame, membership: pd.DataFrame, methods: Mappi
     """The table: released-text records (one per run, method and seed, with `pipp`) joined with the
     membership rows (one per run, model and seed), averaged over seeds; base rows first in each run."""
     released = released.copy()
-    if "dcr_closer_than_held_out" in released:  # averaged over seeds as a share, read back as a majority
-        released["dcr_closer_than_held_out"] = released["dcr_closer_than_held_out"].astype(float)
+    for flag in ("dcr_closer_than_held_out", "dp_claim_rejected"):  # averaged over seeds as a share
+        if flag in released:
+            released[flag] = released[flag].astype(float)
     joined = released.merge(membership, on=[*RUN_KEYS, "seed"], how="outer")
     numeric = [
         c for c in joined.columns if c not in (*RUN_KEYS, "seed") and pd.api.types.is_numeric_dtype(joined[c])
@@ -205,7 +206,7 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
         f"{row['Method']} (epsilon {row['dp_epsilon']:.2f}): "
         + (
             f"**its leaks reject its own claim** (p = {row['dp_null_p_value']:.3g}): a bug in its DP code?"
-            if row["dp_claim_rejected"]
+            if row["dp_claim_rejected"] > 0
             else f"its leaks are within what its claim allows (p = {row['dp_null_p_value']:.3g})"
         )
         for _, row in table.iterrows()

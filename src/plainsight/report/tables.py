@@ -413,7 +413,8 @@ def phantom_notes(records: Sequence[Mapping[str, Any]], methods: Mapping[str, st
     for method, display in methods.items():
         shares = phantom_shares(records, method)
         cells = [
-            f"{PHANTOM_COLUMNS[m]} {100 * leak:.0f}% vs {100 * held:.0f}% "
+            f"{PHANTOM_COLUMNS[m]} {100 * leak:.{1 if 0 < leak < 0.1 else 0}f}% vs "
+            f"{100 * held:.{1 if 0 < held < 0.1 else 0}f}% "
             f"(phantom {'-' if leak == 0 else f'{100 * min(held / leak, 1):.0f}%'})"
             for m, (leak, held) in shares.items()
         ]
