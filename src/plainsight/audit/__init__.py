@@ -1,5 +1,9 @@
-"""Stage 7, audit: what an adversary could learn from a released corpus or its adapter.
+"""Stage 7, audit: what an adversary could learn from a released corpus or its adapter, and the
+release verdict it supports.
 
+- `corpora`: rule `released_text_audit`, every corpus of a run and its positive control in one job;
+- `evidence`: each leak's excess over its held-out control, its bounds, p-values, detectable effects
+  and conclusions; `gate`: the verdict per corpus under `release.gate`;
 - `nearest`: the real training segments nearest to each generation (MiniLM cosine, shared n-grams);
 - `membership`: membership-inference scores of members and held-out segments under each adapter;
   `roc`: the attacks' scores and ROC summaries (torch-free, for the table jobs);
