@@ -87,15 +87,6 @@ rule released_text_audit:
         "../scripts/released_text_audit.py"
 
 
-# The private-selection corpora that rule released_text_audit leaves out (it audits config `methods`):
-# their own job per run and seed, with no positive control (it copies an in-context corpus).
-AUDITED_PRIVATE_SELECTION = [
-    m for m in PRIVATE_SELECTION["methods"] if m not in config["methods"]
-]
-SELECTION_AUDIT = (
-    "results/{{dataset}}/{{setting}}/{{idset}}/audit/{method}/seed{{seed}}"
-)
-
 if AUDITED_PRIVATE_SELECTION:
 
     rule released_text_audit_private_selection:
@@ -235,33 +226,6 @@ rule privacy_audit_plots:
         methods=config["methods"],
     script:
         "../scripts/privacy_audit_plots.py"
-
-
-# Canaries in the released text (plainsight.audit.canaries, canary_attacks, canary_table): a corpus
-# sentence with a suffix at a target perplexity, half of them inserted into training segments; each
-# method writes its own canary corpus (its adapter trained, its prompts filled, on that set), never
-# Table 1's. results/tables/canaries, built by results/tables/all, not by rule all.
-
-CANARIES = AUDIT["canaries"]
-CANARY_RUN = "results/{dataset}/{setting}/{idset}/canaries/seed{seed}"
-CANARY_RUNS = AUDIT_RUNS
-
-
-def canary_adapter_input(wildcards):
-    """A trained method's canary adapter and the base model, for the likelihood-ratio attack."""
-    if not registry.method(wildcards.method).trained:
-        return {}
-    return {
-        "adapter": CANARY_RUN.format(**wildcards) + f"/models/{wildcards.method}",
-        "model": model_input(config["model"]["name_or_path"]),
-    }
-
-
-def canary_dp_record(run):
-    """The training.json of a run's DP-SGD canary adapter (its accountant's claim); '' for other methods."""
-    if not registry.method(run["method"]).differentially_private:
-        return ""
-    return CANARY_RUN.format(**run) + f"/models/{run['method']}/training.json"
 
 
 rule canary_docs:

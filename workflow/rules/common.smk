@@ -546,3 +546,97 @@ def audited_distances(wildcards):
         method=config["methods"],
         **wildcards,
     )
+
+
+# Canaries in the released text (plainsight.audit.canaries, canary_attacks, canary_table): a corpus
+# sentence with a suffix at a target perplexity, half of them inserted into training segments; each
+# method writes its own canary corpus (its adapter trained, its prompts filled, on that set), never
+# Table 1's. results/tables/canaries, built by results/tables/all, not by rule all.
+
+CANARIES = AUDIT["canaries"]
+CANARY_RUN = "results/{dataset}/{setting}/{idset}/canaries/seed{seed}"
+CANARY_RUNS = AUDIT_RUNS
+
+
+def canary_adapter_input(wildcards):
+    """A trained method's canary adapter and the base model, for the likelihood-ratio attack."""
+    if not registry.method(wildcards.method).trained:
+        return {}
+    return {
+        "adapter": "{run}/models/{method}".format(
+            run=CANARY_RUN.format(**wildcards), method=wildcards.method
+        ),
+        "model": model_input(config["model"]["name_or_path"]),
+    }
+
+
+def canary_dp_record(run):
+    """The training.json of a run's DP-SGD canary adapter (its accountant's claim); '' for other methods."""
+    if not registry.method(run["method"]).differentially_private:
+        return ""
+    return "{run}/models/{method}/training.json".format(
+        run=CANARY_RUN.format(**run), method=run["method"]
+    )
+
+
+# The private-selection corpora that the released_text_audit rule leaves out (it audits config `methods`);
+# their own job per run and seed, with no positive control (it copies an in-context corpus).
+AUDITED_PRIVATE_SELECTION = [
+    m for m in PRIVATE_SELECTION["methods"] if m not in config["methods"]
+]
+SELECTION_AUDIT = (
+    "results/{{dataset}}/{{setting}}/{{idset}}/audit/{method}/seed{{seed}}"
+)
+
+
+# Every method side by side (plainsight.report.methods_table): the configured methods and the
+# private-selection ones on the Table 1 run at the audit seeds. Built by results/tables/all.
+METHODS_TABLE_RUN = {
+    key: PAPER_TABLES["table1"][key] for key in ("dataset", "setting", "idset")
+}
+METHODS_TABLE_RUNS = [
+    {"method": m, "seed": seed}
+    for m in [*config["methods"], *AUDITED_PRIVATE_SELECTION]
+    for seed in AUDIT["seeds"]
+]
+# The jobs that write a method's corpus, by family: (rule, whether it runs per shard).
+CORPUS_JOBS = {
+    "in_context": [("generate_icl", True)],
+    "trained": [("train_adapter", False), ("generate_trained", True)],
+    "private_selection": [("generate_private_selection", False)],
+}
+
+
+def methods_table_files(pattern):
+    """`pattern` for every (method, seed) of the methods table."""
+    return [pattern.format(**METHODS_TABLE_RUN, **run) for run in METHODS_TABLE_RUNS]
+
+
+def methods_table_guarantees():
+    """(method, file) of every formal claim: a DP-SGD adapter (its training.json holds it) or a
+    private-selection guarantee record."""
+    found = []
+    for run in METHODS_TABLE_RUNS:
+        spec = registry.method(run["method"])
+        if spec.differentially_private:
+            pattern = "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"
+        elif spec.private_selection:
+            pattern = "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json"
+        else:
+            continue
+        found.append((run["method"], pattern.format(**METHODS_TABLE_RUN, **run)))
+    return found
+
+
+def methods_table_benchmarks():
+    """(method, benchmark file) of every job that wrote a corpus of the methods table, shard by shard."""
+    found = []
+    for run in METHODS_TABLE_RUNS:
+        for rule_name, sharded in CORPUS_JOBS[registry.method(run["method"]).family]:
+            suffix = SHARD_SUFFIX if sharded else ""
+            pattern = f"results/benchmarks/{rule_name}/{{dataset}}_{{setting}}_{{idset}}_{{method}}_{{seed}}{suffix}.tsv"
+            found += [
+                (run["method"], pattern.format(**METHODS_TABLE_RUN, **run, shard=shard))
+                for shard in (range(GENERATION_SHARDS) if sharded else [0])
+            ]
+    return found

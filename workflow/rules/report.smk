@@ -72,59 +72,6 @@ rule all_tables:
         "../scripts/list_outputs.py"
 
 
-# Every method side by side (plainsight.report.methods_table): the configured methods and the
-# private-selection ones on the Table 1 run at the audit seeds. Built by results/tables/all.
-METHODS_TABLE_RUN = {
-    key: PAPER_TABLES["table1"][key] for key in ("dataset", "setting", "idset")
-}
-METHODS_TABLE_RUNS = [
-    {"method": m, "seed": seed}
-    for m in [*config["methods"], *AUDITED_PRIVATE_SELECTION]
-    for seed in AUDIT["seeds"]
-]
-# The jobs that write a method's corpus, by family: (rule, whether it runs per shard).
-CORPUS_JOBS = {
-    "in_context": [("generate_icl", True)],
-    "trained": [("train_adapter", False), ("generate_trained", True)],
-    "private_selection": [("generate_private_selection", False)],
-}
-
-
-def methods_table_files(pattern):
-    """`pattern` for every (method, seed) of the methods table."""
-    return [pattern.format(**METHODS_TABLE_RUN, **run) for run in METHODS_TABLE_RUNS]
-
-
-def methods_table_guarantees():
-    """(method, file) of every formal claim: a DP-SGD adapter (its training.json holds it) or a
-    private-selection guarantee record."""
-    found = []
-    for run in METHODS_TABLE_RUNS:
-        spec = registry.method(run["method"])
-        if spec.differentially_private:
-            pattern = "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"
-        elif spec.private_selection:
-            pattern = "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json"
-        else:
-            continue
-        found.append((run["method"], pattern.format(**METHODS_TABLE_RUN, **run)))
-    return found
-
-
-def methods_table_benchmarks():
-    """(method, benchmark file) of every job that wrote a corpus of the methods table, shard by shard."""
-    found = []
-    for run in METHODS_TABLE_RUNS:
-        for rule_name, sharded in CORPUS_JOBS[registry.method(run["method"]).family]:
-            suffix = SHARD_SUFFIX if sharded else ""
-            pattern = f"results/benchmarks/{rule_name}/{{dataset}}_{{setting}}_{{idset}}_{{method}}_{{seed}}{suffix}.tsv"
-            found += [
-                (run["method"], pattern.format(**METHODS_TABLE_RUN, **run, shard=shard))
-                for shard in (range(GENERATION_SHARDS) if sharded else [0])
-            ]
-    return found
-
-
 rule methods_table:
     """Every method of the Table 1 run side by side: leak against its control, PIPP, the released-text
     audit, utility, formal and empirical epsilon, verdict and cost."""
