@@ -136,3 +136,22 @@ def test_trained_control_classes_against_held_out_segments():
 
 def test_word_ngrams_fold_case_and_punctuation():
     assert word_ngrams("The Court, the court.", 2) == {("the", "court"), ("court", "the")}
+
+
+def test_another_segment_of_a_shown_document_is_the_same_case():
+    second = ("a", 2)  # the same case as A: its names are A's, not independent text
+    texts = {**TEXTS, second: "Mr Henrik Hasslund appealed to the High Court."}
+    shared = real()
+    shared = RealValues(
+        {**shared.values, second: ["Mr Henrik Hasslund"]},
+        shared.persons,
+        {**shared.any_values, second: ["Mr Henrik Hasslund"]},
+        {**shared.types, second: shared.types[A]},
+        texts,
+        5,
+        4,
+    )
+    assert value_classes(["Mr Henrik Hasslund"], [A], shared) == [SOURCE_SPECIFIC]
+    assert all(
+        key[0] != "a" for key in control_keys([A], [A, second, B, C, D], shared.types, random.Random(2))
+    )

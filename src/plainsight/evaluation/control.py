@@ -2,8 +2,8 @@
 that the method never saw. A value that unseen documents show as often is a phantom, not a leak.
 
 - In-context methods (paired): per generation, the values of as many training segments as its prompt
-  showed, which the prompt did not show, each drawn with the run's seed among the unshown segments
-  with the entity types of one context document (the nearest type set where none has them).
+  showed, from documents the prompt did not show, each drawn with the run's seed among them with the
+  entity types of one context document (the nearest type set where none has them).
 - Trained methods (unpaired): the distinct values that occur only in the fine-tuning segments against
   those that occur only in held-out (dev, test) segments: the share of each that the corpus holds.
   Verbatim copying: fine-tuning segments against held-out segments.
@@ -12,9 +12,10 @@ Measures (`MEASURES`): `exact` (a value of the run's identifier set, as PIPP cou
 word of a person name), `near` (a value, a name word or a near variant), `any_identifier` (a direct or
 quasi value whatever the identifier set), `verbatim` (a run of `verbatim_ngram` words).
 
-Each leaked value (any identifier) is classed `source_specific` when no real segment outside its
-source holds it (an unshown or held-out segment for in-context methods, a held-out one for trained
-methods) and `common` otherwise.
+Each leaked value (any identifier) is classed `source_specific` when no real document outside its
+source holds it (an unshown or held-out document for in-context methods, a held-out one for trained
+methods) and `common` otherwise. Documents, not segments: a shown document's other segment is the
+same case, so it neither explains a value nor serves as a control.
 """
 
 from __future__ import annotations
@@ -147,9 +148,13 @@ class Source:
 
 
 def value_classes(values: Sequence[str], source: Iterable[SegmentKey], real: RealValues) -> list[str]:
-    """`common` where a real segment outside `source` holds the value, else `source_specific`."""
-    inside = set(source)
-    return [COMMON if real.holders(value) - inside else SOURCE_SPECIFIC for value in values]
+    """`common` where a real document outside `source`'s documents holds the value, else
+    `source_specific`: another segment of a source document is the same case, not independent text."""
+    inside = {doc_id for doc_id, _ in source}
+    return [
+        COMMON if any(doc_id not in inside for doc_id, _ in real.holders(value)) else SOURCE_SPECIFIC
+        for value in values
+    ]
 
 
 def _generation_row(text: str, member: Source, control: Source | None, real: RealValues) -> dict[str, Any]:
@@ -183,10 +188,11 @@ def control_keys(
     types: Mapping[SegmentKey, frozenset[str]],
     rng: random.Random,
 ) -> list[SegmentKey]:
-    """One unshown segment per context document, with its entity types (or the nearest type set),
-    none drawn twice; fewer only when the pool runs out."""
-    shown = set(context)
-    free = sorted(key for key in pool if key not in shown)
+    """One segment of an unshown document per context document, with its entity types (or the nearest
+    type set), none drawn twice; fewer only when the pool runs out. A shown document's other segments
+    are the same case, so they are never drawn."""
+    shown = {doc_id for doc_id, _ in context}
+    free = sorted(key for key in pool if key[0] not in shown)
     drawn: list[SegmentKey] = []
     for key in context:
         if not free:
