@@ -277,3 +277,28 @@ def test_evidence_and_verdict_take_the_methods_row_of_its_run_and_its_review_sta
     assert "## Privacy audit (privacy_audit.csv)" in card and "| 0.61 |" in card
     [unreviewed] = evidence_tables(run, [], [], [])
     assert unreviewed.frame["verdict"].tolist() == ["none yet"]
+
+
+def test_a_private_selection_card_states_what_its_guarantee_covers_and_what_not(tmp_path):
+    from plainsight.io import write_json
+    from plainsight.report.release import read_guarantee, selection_notes
+
+    record = {
+        "method": "rpsg",
+        "epsilon": 4.0,
+        "delta": 1.6e-3,
+        "privacy_unit": "one private seed (a training segment), per selection",
+        "mechanism": "Gaussian noise on each seed's candidate utilities",
+        "covers": "which of its m candidates a seed's selection keeps",
+        "not_covered": "the candidates: every released text is a rewrite of one private seed",
+    }
+    write_json(record, tmp_path / "seed1_privacy.json")
+    adapter = tmp_path / "adapter"
+    adapter.mkdir()
+    write_json({"epsilon": 8.0, "delta": 1e-5}, adapter / "training.json")
+    assert read_guarantee(adapter)["epsilon"] == 8.0
+    notes = selection_notes([read_guarantee(tmp_path / "seed1_privacy.json")])
+    assert notes[0].startswith("rpsg: epsilon 4.00 at delta 0.0016 per one private seed")
+    assert (
+        notes[2] == "It does not cover the candidates: every released text is a rewrite of one private seed."
+    )

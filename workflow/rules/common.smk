@@ -389,13 +389,17 @@ def release_comments(wildcards):
     ]
 
 
-def release_dp_adapters(wildcards):
-    """The adapters of a differentially private method's seeds: their training.json holds the guarantee."""
-    if not registry.method(wildcards.method).differentially_private:
+def release_guarantees(wildcards):
+    """Where a method's seeds state their guarantee: a DP-SGD adapter (its training.json), or a
+    private-selection corpus's guarantee record; nothing for a method without one."""
+    spec = registry.method(wildcards.method)
+    if spec.differentially_private:
+        pattern = "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"
+    elif spec.private_selection:
+        pattern = "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json"
+    else:
         return []
-    return release_runs(
-        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"
-    )(wildcards)
+    return release_runs(pattern)(wildcards)
 
 
 # Review pages

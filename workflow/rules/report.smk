@@ -271,7 +271,7 @@ rule release_bundle:
         ),
         spans="results/{dataset}/spans.parquet",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-        dp_adapters=release_dp_adapters,
+        guarantees=release_guarantees,
         audit=run_audit_table,
         utility=release_utility_table,
         comments=release_comments,

@@ -2,16 +2,15 @@
 out, and their dataset card (README.md)."""
 
 from dataclasses import replace
-from pathlib import Path
 
 import pandas as pd
 
-from plainsight.io import read_json
 from plainsight.report.release import (
     ReleaseRun,
     ReleaseSettings,
     evidence_tables,
     method_verdict,
+    read_guarantee,
     write_release,
 )
 from plainsight.snakemake_job import RuleJob, run_rule
@@ -52,7 +51,7 @@ def main(job: RuleJob) -> None:
         frames,
         pd.read_parquet(job.input.spans),
         pd.read_parquet(job.input.codes),
-        [read_json(Path(adapter) / "training.json") for adapter in job.input.dp_adapters],
+        [read_guarantee(path) for path in job.input.guarantees],
         job.output.bundle,
         job.output.card,
     )

@@ -31,7 +31,7 @@ import yaml
 from plainsight.codes.control import records_to_entities
 from plainsight.entities import IDENTIFIER_SETS
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
-from plainsight.io import write_text
+from plainsight.io import read_json, write_text
 from plainsight.matching import leaked_values, unique_values
 from plainsight.methods import registry
 from plainsight.report.audit_verdict import VERDICT_COLUMNS, AuditVerdict, audit_verdicts, run_rows
@@ -277,9 +277,36 @@ def _verdict_section(run: ReleaseRun) -> list[str]:
     ]
 
 
+def read_guarantee(path: str | Path) -> dict[str, Any]:
+    """A guarantee record: a DP-SGD adapter folder's training.json, or a guarantee record file."""
+    path = Path(path)
+    return read_json(path / "training.json" if path.is_dir() else path)
+
+
+def selection_notes(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The guarantee of a training-free private generator, from its seeds' guarantee records: what it
+    covers and, as plainly, what it does not."""
+    if not records:
+        return []
+    first = records[0]
+    epsilons = sorted({round(float(r["epsilon"]), 2) for r in records})
+    deltas = sorted({float(r["delta"]) for r in records})
+    return [
+        f"{first['method']}: epsilon {', '.join(f'{e:.2f}' for e in epsilons)} at delta "
+        f"{', '.join(f'{d:.2g}' for d in deltas)} per {first['privacy_unit']} "
+        f"({first['mechanism']}).",
+        f"It covers {first['covers']}.",
+        f"It does not cover {first['not_covered']}.",
+    ]
+
+
 def _privacy_section(summaries: pd.DataFrame, dp_records: Sequence[Mapping[str, Any]]) -> list[str]:
     row = pd.DataFrame([summary_row(summaries)])
-    guarantee = dp_notes(dp_records) or ["No formal guarantee: the method is not differentially private."]
+    selection = [record for record in dp_records if "mechanism" in record]
+    trained = [record for record in dp_records if "mechanism" not in record]
+    guarantee = dp_notes(trained) + selection_notes(selection) or [
+        "No formal guarantee: the method is not differentially private."
+    ]
     return [
         "## Privacy evidence",
         "",
