@@ -280,8 +280,9 @@ def test_evidence_and_verdict_take_the_methods_row_of_its_run_and_its_review_sta
 
 
 def test_a_private_selection_card_states_what_its_guarantee_covers_and_what_not(tmp_path):
+    from plainsight.audit.guarantee import read_guarantee_record
     from plainsight.io import write_json
-    from plainsight.report.release import read_guarantee, selection_notes
+    from plainsight.report.release import selection_notes
 
     record = {
         "method": "rpsg",
@@ -296,8 +297,8 @@ def test_a_private_selection_card_states_what_its_guarantee_covers_and_what_not(
     adapter = tmp_path / "adapter"
     adapter.mkdir()
     write_json({"epsilon": 8.0, "delta": 1e-5}, adapter / "training.json")
-    assert read_guarantee(adapter)["epsilon"] == 8.0
-    notes = selection_notes([read_guarantee(tmp_path / "seed1_privacy.json")])
+    assert read_guarantee_record(adapter)["epsilon"] == 8.0
+    notes = selection_notes([read_guarantee_record(tmp_path / "seed1_privacy.json")])
     assert notes[0].startswith("rpsg: epsilon 4.00 at delta 0.0016 per one private seed")
     assert (
         notes[2] == "It does not cover the candidates: every released text is a rewrite of one private seed."

@@ -250,7 +250,7 @@ def test_private_selection_corpora_are_audited_without_a_positive_control(monkey
 
 
 def test_a_dp_claim_is_tested_against_the_leaks_it_allows():
-    from plainsight.audit.corpora import Guarantee, guarantee_record
+    from plainsight.audit.guarantee import Guarantee, guarantee_record
 
     copying = {
         "measures": {"any_identifier": {"member_hits": 24, "members": 24, "control_hits": 0, "controls": 24}}
@@ -258,3 +258,18 @@ def test_a_dp_claim_is_tested_against_the_leaks_it_allows():
     assert guarantee_record(copying, Guarantee(epsilon=0.1, delta=1e-5))["dp_claim_rejected"]
     loose = guarantee_record(copying, Guarantee(epsilon=8.0, delta=1e-5))
     assert not loose["dp_claim_rejected"] and loose["dp_null_p_value"] == 1.0
+
+
+def test_the_claim_tested_is_the_one_that_bounds_the_release(tmp_path):
+    from plainsight.audit.guarantee import Guarantee, release_guarantee
+    from plainsight.io import write_json
+
+    adapter = tmp_path / "dpsgd"
+    adapter.mkdir()
+    write_json({"epsilon": 8.0, "delta": 1e-5}, adapter / "training.json")
+    write_json({"epsilon": 4.0, "delta": 1e-5, "release_epsilon": 3.97}, tmp_path / "aug_pe.json")
+    write_json({"epsilon": 4.0, "delta": 1.6e-3, "release_epsilon": None}, tmp_path / "rpsg.json")
+    assert release_guarantee(adapter) == Guarantee(8.0, 1e-5)
+    assert release_guarantee(tmp_path / "aug_pe.json") == Guarantee(3.97, 1e-5)
+    # RPSG's epsilon bounds each seed's selection, not the rewrite it releases: no claim to test
+    assert release_guarantee(tmp_path / "rpsg.json") is None

@@ -106,7 +106,11 @@ if AUDITED_PRIVATE_SELECTION:
             codes="results/{dataset}/{setting}/{idset}/codes.parquet",
             docs="results/{dataset}/docs.parquet",
             spans="results/{dataset}/spans.parquet",
-            guarantees=[],
+            guarantees=expand(
+                "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json",
+                method=AUDITED_PRIVATE_SELECTION,
+                allow_missing=True,
+            ),
         output:
             nearest=expand(
                 f"{SELECTION_AUDIT}_nearest.parquet", method=AUDITED_PRIVATE_SELECTION
@@ -130,7 +134,7 @@ if AUDITED_PRIVATE_SELECTION:
             gpu_memory_mb=gpu_memory_mb("mauve"),
         params:
             methods=AUDITED_PRIVATE_SELECTION,
-            guaranteed=[],
+            guaranteed=AUDITED_PRIVATE_SELECTION,
             metrics={
                 **config["metrics"],
                 "verbatim_ngram": AUDIT["verbatim_ngram"],

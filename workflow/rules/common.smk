@@ -314,17 +314,33 @@ UTILITY_PLOTS = [
 ]
 
 
-def utility_corpus_keys():
-    """(method, seed) of every corpus a utility run reads, in the config's order."""
-    return [
+def utility_corpus_keys(with_private_selection=False):
+    """(method, seed) of every corpus a utility run reads, in the config's order; with the
+    private-selection methods at their own seeds (the only corpora they write) when asked.
+    """
+    keys = [
         {"method": method, "seed": seed}
         for method in config["methods"]
         for seed in config["utility"]["seeds"]
     ]
+    if with_private_selection:
+        keys += [
+            {"method": method, "seed": seed}
+            for method in AUDITED_PRIVATE_SELECTION
+            for seed in PRIVATE_SELECTION["seeds"]
+        ]
+    return keys
 
 
 def utility_corpora(wildcards):
     return [CORPUS.format(**wildcards, **key) for key in utility_corpus_keys()]
+
+
+def all_methods_utility_corpora(wildcards):
+    return [
+        CORPUS.format(**wildcards, **key)
+        for key in utility_corpus_keys(with_private_selection=True)
+    ]
 
 
 def privacy_utility_measures(wildcards):
@@ -369,7 +385,10 @@ def run_audit_table(wildcards):
 
 
 def release_utility_table(wildcards):
-    """The utility table, where the bundle's run is measured (`utility.runs`)."""
+    """The utility table, where the bundle's run is measured (`utility.runs`); the all-methods one for
+    a private-selection method."""
+    if registry.method(wildcards.method).private_selection:
+        return [f"{ALL_METHODS_UTILITY}.csv"]
     return (
         ["results/tables/utility.csv"]
         if release_run(wildcards) in config["utility"]["runs"]
@@ -378,15 +397,18 @@ def release_utility_table(wildcards):
 
 
 def release_comments(wildcards):
-    """Reviewers' comments on the bundle's run, where its review page has comment files."""
+    """Reviewers' comments on the bundle's run, where its review page has comment files: the
+    all-methods page's for a private-selection method (the only page that shows it)."""
     subject = (wildcards.dataset, wildcards.setting, wildcards.idset)
-    if subject not in review_subjects() or not review_comment_files(wildcards):
+    page = (
+        ALL_METHODS_PAGE if registry.method(wildcards.method).private_selection else ""
+    )
+    if subject not in review_subjects() or not review_comment_files(wildcards, page):
         return []
-    return [
-        "results/review/{dataset}/{setting}/{idset}/comments.parquet".format(
-            **release_run(wildcards)
-        )
-    ]
+    folder = "results/review/{dataset}/{setting}/{idset}".format(
+        **release_run(wildcards)
+    )
+    return [str(Path(folder, page, "comments.parquet"))]
 
 
 def release_guarantees(wildcards):
@@ -415,6 +437,20 @@ def review_subjects():
     return sorted(subjects)
 
 
+def review_runs_all_methods(wildcards):
+    """The corpora of the all-methods review page: the review page's, then every private-selection
+    corpus of its run (those exist on the Table 1 run only)."""
+    runs = review_runs(wildcards)
+    if release_run(wildcards) == METHODS_TABLE_RUN:
+        runs += [
+            (method, int(seed))
+            for method in AUDITED_PRIVATE_SELECTION
+            for seed in PRIVATE_SELECTION["seeds"]
+            if config["review"]["seeds"] is None or seed in config["review"]["seeds"]
+        ]
+    return runs
+
+
 def review_runs(wildcards):
     """(method, seed) of the corpora a review page shows: those the privacy tables of its dataset,
     setting and identifier set read, without model variants; else every method and seed.
@@ -437,8 +473,9 @@ def review_runs(wildcards):
     return sorted(runs, key=lambda run: (order.get(run[0], len(order)), run[1]))
 
 
-def review_files(pattern):
-    """An input function: `pattern` (with {method} and {seed}) for every corpus of a review page."""
+def review_files(pattern, runs=review_runs):
+    """An input function: `pattern` (with {method} and {seed}) for every corpus of a review page
+    (`runs`: its (method, seed) pairs)."""
 
     def files(wildcards):
         return [
@@ -449,7 +486,7 @@ def review_files(pattern):
                 method=method,
                 seed=seed,
             )
-            for method, seed in review_runs(wildcards)
+            for method, seed in runs(wildcards)
         ]
 
     return files
@@ -462,13 +499,17 @@ def review_pages(_wildcards=None):
     ]
 
 
-def review_comment_files(wildcards):
-    """The comment files reviewers placed for one page."""
+def review_comment_files(wildcards, page=""):
+    """The comment files reviewers placed for one page (`page`: its sub-folder, "" for the main one)."""
     folder = Path(config["review"]["comments_dir"]) / wildcards.dataset
     return sorted(
         str(path)
-        for path in (folder / wildcards.setting / wildcards.idset).glob("*.json")
+        for path in (folder / wildcards.setting / wildcards.idset / page).glob("*.json")
     )
+
+
+def all_methods_comment_files(wildcards):
+    return review_comment_files(wildcards, ALL_METHODS_PAGE)
 
 
 def table_review_comments(wildcards):
@@ -603,6 +644,15 @@ METHODS_TABLE_RUNS = [
     for m in [*config["methods"], *AUDITED_PRIVATE_SELECTION]
     for seed in AUDIT["seeds"]
 ]
+# The Table 1 run with every method, the private-selection ones too: its utility measures, utility
+# table and review page (a sub-folder of the run's page). Rule all's hold the configured methods only.
+ALL_METHODS_PAGE = "all_methods"
+ALL_METHODS_UTILITY = "results/tables/utility_all_methods"
+ALL_METHODS_MEASURES = (
+    "results/{dataset}/{setting}/{idset}/utility/all_methods_measures.parquet".format(
+        **METHODS_TABLE_RUN
+    )
+)
 # The jobs that write a method's corpus, by family: (rule, whether it runs per shard).
 CORPUS_JOBS = {
     "in_context": [("generate_icl", True)],

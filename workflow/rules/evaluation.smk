@@ -178,3 +178,21 @@ rule utility_measures:
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/utility_measures.py"
+
+
+use rule utility_measures as utility_measures_all_methods with:
+    input:
+        corpora=all_methods_utility_corpora,
+        docs="results/{dataset}/docs.parquet",
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+    output:
+        "results/{dataset}/{setting}/{idset}/utility/all_methods_measures.parquet",
+    log:
+        "results/logs/utility_measures_all_methods/{dataset}_{setting}_{idset}.log",
+    benchmark:
+        "results/benchmarks/utility_measures_all_methods/{dataset}_{setting}_{idset}.tsv"
+    params:
+        corpus_keys=utility_corpus_keys(with_private_selection=True),
+        downstream=config["utility"]["downstream"],
+        mauve=config["utility"]["mauve"],
+        placement=MODEL_PLACEMENT,

@@ -56,6 +56,12 @@ rule all_tables:
         review=review_pages,
         canaries="results/tables/canaries.csv",
         methods=["results/tables/methods.csv", "results/tables/methods.md"],
+        all_methods=[
+            f"{ALL_METHODS_UTILITY}.csv",
+            "results/review/{dataset}/{setting}/{idset}/{page}/index.html".format(
+                **METHODS_TABLE_RUN, page=ALL_METHODS_PAGE
+            ),
+        ],
         private_selection=private_selection_outputs(
             "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet"
         ),
@@ -91,7 +97,7 @@ rule methods_table:
         corpora=methods_table_files(CORPUS),
         guarantees=[path for _, path in methods_table_guarantees()],
         benchmarks=[path for _, path in methods_table_benchmarks()],
-        utility="results/tables/utility.csv",
+        utility=f"{ALL_METHODS_UTILITY}.csv",
         canaries="results/tables/canaries.csv",
         audit=run_audit_table(SimpleNamespace(**METHODS_TABLE_RUN)),
         paper=config["tables"]["paper"],
@@ -228,6 +234,25 @@ rule utility_table:
         "../scripts/make_utility_table.py"
 
 
+use rule utility_table as utility_table_all_methods with:
+    input:
+        measures=[ALL_METHODS_MEASURES],
+        paper=config["tables"]["paper"],
+    output:
+        csv=report(
+            f"{ALL_METHODS_UTILITY}.csv",
+            caption="../report/utility_table.rst",
+            category="Tables",
+            labels={"table": "utility, every method", "content": "ours"},
+        ),
+        markdown=f"{ALL_METHODS_UTILITY}.md",
+    log:
+        "results/logs/utility_table_all_methods.log",
+    params:
+        methods=[*config["methods"], *AUDITED_PRIVATE_SELECTION],
+        classifier=config["utility"]["downstream"]["classifier"],
+
+
 rule utility_plots:
     """Length distributions of one run's corpora and the real text; downstream macro-F1 per method
     against the real ceiling."""
@@ -323,6 +348,35 @@ rule review_page:
         "../scripts/review_page.py"
 
 
+use rule review_page as review_page_all_methods with:
+    input:
+        corpora=review_files(CORPUS, review_runs_all_methods),
+        metrics=review_files(
+            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet",
+            review_runs_all_methods,
+        ),
+        nearest=review_files(
+            "results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_nearest.parquet",
+            review_runs_all_methods,
+        ),
+        docs="results/{dataset}/docs.parquet",
+        spans="results/{dataset}/spans.parquet",
+        paper=config["tables"]["paper"],
+        audit=run_audit_table,
+    output:
+        index=f"results/review/{{dataset}}/{{setting}}/{{idset}}/{ALL_METHODS_PAGE}/index.html",
+        data=directory(
+            f"results/review/{{dataset}}/{{setting}}/{{idset}}/{ALL_METHODS_PAGE}/data"
+        ),
+    log:
+        "results/logs/review_page_all_methods/{dataset}_{setting}_{idset}.log",
+    benchmark:
+        "results/benchmarks/review_page_all_methods/{dataset}_{setting}_{idset}.tsv"
+    params:
+        runs=review_runs_all_methods,
+        partial_leak_min_letters=config["metrics"]["partial_leak_min_letters"],
+
+
 rule review_comments:
     """Comment files exported from a review page ({comments_dir}/{dataset}/{setting}/{idset}/*.json)
     -> one table; a file for other corpora, or a malformed one, stops the job naming it.
@@ -340,3 +394,15 @@ rule review_comments:
         runs=review_runs,
     script:
         "../scripts/review_comments.py"
+
+
+use rule review_comments as review_comments_all_methods with:
+    input:
+        comments=all_methods_comment_files,
+        corpora=review_files(CORPUS, review_runs_all_methods),
+    output:
+        f"results/review/{{dataset}}/{{setting}}/{{idset}}/{ALL_METHODS_PAGE}/comments.parquet",
+    log:
+        "results/logs/review_comments_all_methods/{dataset}_{setting}_{idset}.log",
+    params:
+        runs=review_runs_all_methods,

@@ -5,12 +5,12 @@ from dataclasses import replace
 
 import pandas as pd
 
+from plainsight.audit.guarantee import read_guarantee_record
 from plainsight.report.release import (
     ReleaseRun,
     ReleaseSettings,
     evidence_tables,
     method_verdict,
-    read_guarantee,
     write_release,
 )
 from plainsight.snakemake_job import RuleJob, run_rule
@@ -51,7 +51,7 @@ def main(job: RuleJob) -> None:
         frames,
         pd.read_parquet(job.input.spans),
         pd.read_parquet(job.input.codes),
-        [read_guarantee(path) for path in job.input.guarantees],
+        [read_guarantee_record(path) for path in job.input.guarantees],
         job.output.bundle,
         job.output.card,
     )

@@ -2,6 +2,7 @@
 release verdict it supports.
 
 - `corpora`: rule `released_text_audit`, every corpus of a run and its positive control in one job;
+- `guarantee`: the formal claim that bounds a released corpus and its test against the corpus's leaks;
 - `evidence`: each leak's excess over its held-out control, its bounds, p-values, detectable effects
   and conclusions; `gate`: the verdict per corpus under `release.gate`;
 - `nearest`: the real training segments nearest to each generation (MiniLM cosine, shared n-grams);

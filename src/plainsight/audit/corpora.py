@@ -15,21 +15,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from plainsight.audit import POSITIVE_CONTROL
 from plainsight.audit.evidence import (
-    ALPHA,
     conclusion,
     detectable_auc,
-    dp_null_p_value,
     excess_of,
     excess_record,
     released_text_epsilon,
 )
+from plainsight.audit.guarantee import guarantee_record, release_guarantee
 from plainsight.audit.nearest import NEAREST_RANKS, embed, nearest_rows, top_cosines, training_segments
 from plainsight.audit.released import (
     ReleaseSettings,
@@ -113,39 +111,6 @@ def evidence_record(
             significant, detectable, thresholds.text_membership_auc, " AUC"
         )
     return record
-
-
-@dataclass(frozen=True)
-class Guarantee:
-    """A method's formal (epsilon, delta) claim, from its adapter's training.json."""
-
-    epsilon: float
-    delta: float
-
-
-def guarantee_record(counts: Mapping[str, Any], guarantee: Guarantee) -> dict[str, Any]:
-    """The any-identifier leak against the null that the method's own (epsilon, delta) claim allows: a
-    rejected claim points at a bug in its DP code."""
-    leaked = counts["measures"]["any_identifier"]
-    p_value = dp_null_p_value(
-        leaked["member_hits"],
-        leaked["members"],
-        leaked["control_hits"],
-        leaked["controls"],
-        guarantee.epsilon,
-        guarantee.delta,
-    )
-    return {
-        "dp_epsilon": guarantee.epsilon,
-        "dp_delta": guarantee.delta,
-        "dp_null_p_value": p_value,
-        "dp_claim_rejected": p_value < ALPHA,
-    }
-
-
-def read_guarantee(adapter: str) -> Guarantee:
-    record = read_json(Path(adapter) / "training.json")
-    return Guarantee(float(record["epsilon"]), float(record["delta"]))
 
 
 def _one_corpus(
@@ -246,8 +211,10 @@ def write_run_audit(
         delta,
         with_positive_control,
     )
-    for name, adapter in (guarantees or {}).items():  # method -> its DP adapter's folder
-        audits[name].record.update(guarantee_record(counts[name], read_guarantee(adapter)))
+    for name, path in (guarantees or {}).items():  # method -> its guarantee record
+        claim = release_guarantee(path)
+        if claim is not None:
+            audits[name].record.update(guarantee_record(counts[name], claim))
     for number, (name, audit) in enumerate(audits.items()):
         write_parquet(audit.nearest, outputs["nearest"][number])
         write_json({"method": name, "seed": settings.seed, **audit.record}, outputs["records"][number])

@@ -176,6 +176,20 @@ def _excess(row: pd.Series, measure: str) -> str:
     )
 
 
+def claim_checks(table: pd.DataFrame) -> list[str]:
+    """Per method with a formal claim on its release (`dp_epsilon`): whether its leaks reject it."""
+    return [
+        f"{row['Method']} (epsilon {row['dp_epsilon']:.2f}): "
+        + (
+            f"**its leaks reject its own claim** (p = {row['dp_null_p_value']:.3g}): a bug in its DP code?"
+            if row["dp_claim_rejected"] > 0
+            else f"its leaks are within what its claim allows (p = {row['dp_null_p_value']:.3g})"
+        )
+        for _, row in table.iterrows()
+        if "dp_epsilon" in table and pd.notna(row.get("dp_epsilon"))
+    ]
+
+
 def verdict_markdown(table: pd.DataFrame) -> list[str]:
     """The verdict section: per audited corpus its verdict and the evidence against each leak's control."""
     header = [
@@ -202,16 +216,7 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
         ]
         lines.append("| " + " | ".join(cells) + " |")
     threat = next(iter(table["threat_model"].dropna()), "")
-    claims = [
-        f"{row['Method']} (epsilon {row['dp_epsilon']:.2f}): "
-        + (
-            f"**its leaks reject its own claim** (p = {row['dp_null_p_value']:.3g}): a bug in its DP code?"
-            if row["dp_claim_rejected"] > 0
-            else f"its leaks are within what its claim allows (p = {row['dp_null_p_value']:.3g})"
-        )
-        for _, row in table.iterrows()
-        if "dp_epsilon" in table and pd.notna(row.get("dp_epsilon"))
-    ]
+    claims = claim_checks(table)
     return [
         f"Threat model: {threat}.",
         "",

@@ -3,10 +3,10 @@
 One row per method of the config's `methods` and `private_selection.methods`, on the Table 1 run at the
 audit seeds: the any-identifier leak against its held-out control (`plainsight.audit.evidence`, the
 counts pooled over the seeds), PIPP, the released-text audit (text membership AUC, nearest-document
-cosines, verbatim copying), downstream macro-F1 (`results/tables/utility.csv`, where it has the method),
-MAUVE, the formal guarantee and what it covers, the empirical epsilon bounds, the release verdict, and
-what writing 1,000 documents cost. The pure functions build the table from records already read;
-`write_methods_table` reads the files.
+cosines, verbatim copying), downstream macro-F1 (`results/tables/utility_all_methods.csv`, where it has
+the method), MAUVE, the formal guarantee and what it covers, the empirical epsilon bounds, the release
+verdict, and what writing 1,000 documents cost. The pure functions build the table from records
+already read; `write_methods_table` reads the files.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ import pandas as pd
 from plainsight.audit.canary_table import canary_evidence
 from plainsight.audit.evidence import excess_of
 from plainsight.audit.gate import Gate, verdict
-from plainsight.audit.table import run_pipp
+from plainsight.audit.guarantee import read_guarantee_record
+from plainsight.audit.table import claim_checks, run_pipp
 from plainsight.errors import InputError
 from plainsight.io import atomic_path, read_json, write_text
 from plainsight.methods import registry
@@ -42,6 +43,9 @@ RELEASED_COLUMNS = (
     "dcr_held_out_median",
     "verbatim_share",
     "released_text_epsilon",
+    "dp_epsilon",
+    "dp_null_p_value",
+    "dp_claim_rejected",
 )
 
 
@@ -343,8 +347,9 @@ def notes(table: pd.DataFrame, cost_header: str) -> list[str]:
         "its sources than unseen text. Verbatim: the share of generations that share a run of "
         "`audit.verbatim_ngram` words with a training segment.",
         "Downstream macro-F1: a classifier trained on the corpus and tested on real text, from "
-        f"results/tables/utility.csv (`utility.runs` at `utility.seeds`); {MISSING} where that table has no "
-        "row for the method (the private-selection methods are never in it). MAUVE: against the real test "
+        "results/tables/utility_all_methods.csv (the configured methods at `utility.seeds`, the "
+        f"private-selection ones at `private_selection.seeds`); {MISSING} where that table has no row "
+        "for the method. MAUVE: against the real test "
         "segments (a private-selection method's texts are its corpus's).",
         "Formal epsilon: the epsilon that bounds the released corpus, with its delta and privacy unit "
         "(DP-SGD's accountant; a private-selection method's guarantee record); none for the other methods. "
@@ -357,6 +362,11 @@ def notes(table: pd.DataFrame, cost_header: str) -> list[str]:
         f"{cost_header}: the benchmark seconds of the jobs that wrote the method's corpora (trained methods: "
         "their adapter's training too) per 1,000 documents in them.",
         *guarantee_notes(table),
+        *(
+            [f"Formal claims against the leaks (`plainsight.audit.guarantee`): {'; '.join(claims)}."]
+            if (claims := claim_checks(table))
+            else []
+        ),
     ]
 
 
@@ -414,11 +424,6 @@ def check_present(paths: Sequence[str]) -> None:
             raise InputError(path, None, "no such file: the methods table reads it")
 
 
-def read_guarantee(path: str) -> dict[str, Any]:
-    folder = Path(path)
-    return read_json(folder / "training.json" if folder.is_dir() else folder)
-
-
 def benchmark_seconds(path: str) -> tuple[float, float]:
     """(CPU seconds, wall seconds) of one Snakemake benchmark file."""
     frame = pd.read_csv(path, sep="\t")
@@ -459,7 +464,7 @@ def read_method(files: MethodsTableFiles, method: str) -> MethodRecords:
         [read_json(files.released[n]) for n in rows],
         [run_pipp(files.summaries[n]) for n in rows],
         [float(record["mauve"]) for record in mauves],
-        [read_guarantee(path) for path in _of(method, files.guarantees)],
+        [read_guarantee_record(path) for path in _of(method, files.guarantees)],
         read_cost(_of(method, files.benchmarks), [files.corpora[n] for n in rows]),
     )
 

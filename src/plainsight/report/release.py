@@ -31,7 +31,7 @@ import yaml
 from plainsight.codes.control import records_to_entities
 from plainsight.entities import IDENTIFIER_SETS
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
-from plainsight.io import read_json, write_text
+from plainsight.io import write_text
 from plainsight.matching import leaked_values, unique_values
 from plainsight.methods import registry
 from plainsight.report.audit_verdict import VERDICT_COLUMNS, AuditVerdict, audit_verdicts, run_rows
@@ -275,12 +275,6 @@ def _verdict_section(run: ReleaseRun) -> list[str]:
         *(f"- {reason}" for reason in verdict.reasons),
         "",
     ]
-
-
-def read_guarantee(path: str | Path) -> dict[str, Any]:
-    """A guarantee record: a DP-SGD adapter folder's training.json, or a guarantee record file."""
-    path = Path(path)
-    return read_json(path / "training.json" if path.is_dir() else path)
 
 
 def selection_notes(records: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -1,0 +1,55 @@
+"""The formal claim that bounds a released corpus, read from a method's guarantee record, and the test
+of that claim against the leaks the corpus shows (a rejected claim points at a bug in the DP code)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from plainsight.audit.evidence import ALPHA, dp_null_p_value
+from plainsight.io import read_json
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """The formal (epsilon, delta) claim that bounds a method's released corpus."""
+
+    epsilon: float
+    delta: float
+
+
+def read_guarantee_record(path: str | Path) -> dict[str, Any]:
+    """A guarantee record: a DP-SGD adapter folder's training.json, or a private-selection method's
+    seed{seed}_privacy.json."""
+    path = Path(path)
+    return read_json(path / "training.json" if path.is_dir() else path)
+
+
+def release_guarantee(path: str | Path) -> Guarantee | None:
+    """The claim that bounds the released corpus: DP-SGD's epsilon, or a private-selection record's
+    `release_epsilon`; None where the guarantee bounds only a step of the method (RPSG's selection)."""
+    record = read_guarantee_record(path)
+    epsilon = record.get("release_epsilon", record["epsilon"])
+    return None if epsilon is None else Guarantee(float(epsilon), float(record["delta"]))
+
+
+def guarantee_record(counts: Mapping[str, Any], guarantee: Guarantee) -> dict[str, Any]:
+    """The any-identifier leak against the null that the method's own (epsilon, delta) claim allows: a
+    rejected claim points at a bug in its DP code."""
+    leaked = counts["measures"]["any_identifier"]
+    p_value = dp_null_p_value(
+        leaked["member_hits"],
+        leaked["members"],
+        leaked["control_hits"],
+        leaked["controls"],
+        guarantee.epsilon,
+        guarantee.delta,
+    )
+    return {
+        "dp_epsilon": guarantee.epsilon,
+        "dp_delta": guarantee.delta,
+        "dp_null_p_value": p_value,
+        "dp_claim_rejected": p_value < ALPHA,
+    }
