@@ -96,7 +96,9 @@ def test_a_method_setting_reruns_that_method_only(selection_dir):
     assert failed.returncode != 0 and "rounds" in failed.stderr
 
 
-def test_the_methods_table_sets_them_beside_the_configured_methods(selection_dir):
+@pytest.fixture(scope="module")
+def side_by_side(selection_dir) -> tuple[str, ...]:
+    """Config arguments of a run with two configured methods beside RPSG and Aug-PE."""
     # the tiny random model is near uniform: its canary suffixes reach perplexity 600, not the shipped 1000
     design = (selection_dir / "resources/canaries.yaml").read_text(encoding="utf-8")
     (selection_dir / "canary_design.yaml").write_text(
@@ -104,7 +106,11 @@ def test_the_methods_table_sets_them_beside_the_configured_methods(selection_dir
     )
     overlay = {"methods": ["icl", "dpsgd"], "audit": {"canaries": {"file": "canary_design.yaml"}}}
     write_overlay(selection_dir, "side_by_side.yaml", overlay)
-    configs = ("--configfile", "tiny.yaml", "side_by_side.yaml")
+    return ("--configfile", "tiny.yaml", "side_by_side.yaml")
+
+
+def test_the_methods_table_sets_them_beside_the_configured_methods(selection_dir, side_by_side):
+    configs = side_by_side
     snakemake(selection_dir, "results/tables/methods.md", *configs)
     table = pd.read_csv(selection_dir / "results/tables/methods.csv").set_index("method")
     assert list(table.index) == ["icl", "dpsgd", *METHODS]
@@ -141,13 +147,24 @@ def test_the_methods_table_sets_them_beside_the_configured_methods(selection_dir
     assert planned_rules(selection_dir, "results/tables/methods.md", *configs) == {}
 
 
-def test_the_all_methods_page_and_bundle_show_them(selection_dir):
-    configs = ("--configfile", "tiny.yaml", "side_by_side.yaml")
+def test_the_all_methods_page_and_bundle_show_them(selection_dir, side_by_side):
+    configs = side_by_side
     page = "results/review/tab/known/direct/all_methods"
     bundle = "results/release/tab/known/direct/aug_pe/README.md"
     snakemake(selection_dir, f"{page}/index.html", f"{page}/comments.parquet", bundle, *configs)
     shown = sorted(path.name for path in (selection_dir / page / "data").glob("corpus_*.js"))
     assert shown == [f"corpus_{method}_seed1.js" for method in ("aug_pe", "dpsgd", "icl", "rpsg")]
+    html = (selection_dir / page / "index.html").read_text(encoding="utf-8")
+    manifest = json.loads(
+        html.split('<script id="manifest" type="application/json">')[1].split("</script>")[0]
+    )
+    verdicts = {entry["method"]: entry["verdict"] for entry in manifest["audit"]["methods"]}
+    # the audit table's verdicts for the configured methods, the methods table's for the others
+    assert set(verdicts) == {"icl", "dpsgd", *METHODS} and set(verdicts.values()) <= {
+        "PASS",
+        "FAIL",
+        "INCONCLUSIVE",
+    }
     # rule all's page keeps the configured methods: the demo never waits for the training-free generators
     assert "review_page_all_methods" not in planned_rules(selection_dir, *configs)
     card = (selection_dir / bundle).read_text(encoding="utf-8")

@@ -362,7 +362,8 @@ use rule review_page as review_page_all_methods with:
         docs="results/{dataset}/docs.parquet",
         spans="results/{dataset}/spans.parquet",
         paper=config["tables"]["paper"],
-        audit=run_audit_table,
+        # the methods table's verdicts first: the audit table's override them where it has the method
+        audit=lambda wildcards: ["results/tables/methods.csv", *run_audit_table(wildcards)],
     output:
         index=f"results/review/{{dataset}}/{{setting}}/{{idset}}/{ALL_METHODS_PAGE}/index.html",
         data=directory(
