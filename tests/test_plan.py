@@ -244,6 +244,13 @@ def test_the_downstream_encoder_jobs_are_planned_with_gpu_hours():
     assert table.loc["utility_measures", "device_hours"] == pytest.approx(
         costs.hours("utility_measures", wildcards)
     )
+    # the all-methods twin adds RPSG's and Aug-PE's seed-1 corpora: 4 corpora, 200 synthetic texts,
+    # trained on 250 texts twice, predicting 5 x 10 test texts and the 200 synthetic ones: 750 texts
+    cfg["private_selection"].update(methods=["rpsg", "aug_pe"], seeds=[1])
+    costs = cost_model(cfg, SHAPES, lambda dataset, split: {"train": 50, "test": 10}[split])
+    assert costs.hours("utility_measures_all_methods", wildcards) == pytest.approx(
+        scheduling.runtime_minutes(750 * 100, 1000, 1.0) / 60
+    )
     cfg["utility"]["downstream"]["classifier"] = "tfidf_logreg"
     assert cost_model(cfg, SHAPES, lambda d, s: 1).gpu_bytes("utility_measures", {"dataset": "tab"}) == 0
 

@@ -247,7 +247,22 @@ CANARY_SCORING_RULES = ("canary_docs", "canary_attacks")
 # suffix_tokens, 12) and the check; and a canary's tokens with the code prompt it is scored after: bounds
 CANARY_SUFFIX_PASSES = 16
 CANARY_TOKENS = 80
-MODEL_RULES = (*GENERATION_RULES, *TRAINING_RULES, *SCORING_RULES, *CANARY_TWINS, *CANARY_SCORING_RULES)
+# the all-methods utility measures: rule utility_measures (`use rule ... with:`) on the private-selection
+# corpora too
+ALL_METHODS_TWINS = {"utility_measures_all_methods": "utility_measures"}
+MODEL_RULES = (
+    *GENERATION_RULES,
+    *TRAINING_RULES,
+    *SCORING_RULES,
+    *CANARY_TWINS,
+    *ALL_METHODS_TWINS,
+    *CANARY_SCORING_RULES,
+)
+
+
+def twin_of(rule: str) -> str:
+    """The rule whose work a job does: itself, or the rule a canary or all-methods twin runs."""
+    return CANARY_TWINS.get(rule, ALL_METHODS_TWINS.get(rule, rule))
 
 
 class MethodTraits(Protocol):
@@ -395,20 +410,20 @@ class CostModel:
 
     def work(self, rule: str, w: Mapping[str, str]) -> tuple[float, float]:
         """(tokens, tokens per second) of a model job."""
-        rule = CANARY_TWINS.get(rule, rule)
-        if rule in GENERATION_RULES:
-            tokens = self.generations(rule, w) * self.config["generation"]["max_new_tokens"]
-            return tokens + self.surrogate_seconds_as_tokens(rule, w), self.resources[
+        twin = twin_of(rule)
+        if twin in GENERATION_RULES:
+            tokens = self.generations(twin, w) * self.config["generation"]["max_new_tokens"]
+            return tokens + self.surrogate_seconds_as_tokens(twin, w), self.resources[
                 "generation_tokens_per_second"
             ]
-        if rule in TRAINING_RULES:
-            tokens = self.training_tokens(rule, w)
-        elif rule == "utility_measures":
-            tokens = self.downstream_tokens(w)
-        elif rule == "membership_scores":
+        if twin in TRAINING_RULES:
+            tokens = self.training_tokens(twin, w)
+        elif twin == "utility_measures":
+            tokens = self.downstream_tokens(w, rule in ALL_METHODS_TWINS)
+        elif twin == "membership_scores":
             tokens = self.membership_tokens(w)
-        elif rule in CANARY_SCORING_RULES:
-            tokens = self.canary_tokens(rule, w)
+        elif twin in CANARY_SCORING_RULES:
+            tokens = self.canary_tokens(twin, w)
         else:  # mauve: the featurizer's forward passes over the generated and the real texts
             mauve = self.config["utility"]["mauve"]
             texts = 2 * (mauve["samples"] or self.segments(w["dataset"], "test"))
@@ -449,16 +464,21 @@ class CostModel:
         prefix = self.config["prefix_tuning"]
         return self.config["audit"]["batch_size"], prefix["num_virtual_tokens"] + prefix["max_length"]
 
-    def downstream_tokens(self, w: Mapping[str, str]) -> float:
+    def downstream_tokens(self, w: Mapping[str, str], with_private_selection: bool = False) -> float:
         """The downstream encoder's tokens (0 for TF-IDF + logistic regression, seconds on the CPU):
-        fine-tuned on the real training split and on each corpus (methods x utility seeds), predicting the
-        test split after each (and, for silver labels, every corpus); at `model`'s training throughput, an
-        upper bound for a smaller encoder."""
+        fine-tuned on the real training split and on each corpus (methods x utility seeds, and the
+        private-selection methods x their seeds where asked), predicting the test split after each (and,
+        for silver labels, every corpus); at `model`'s training throughput, an upper bound for a smaller
+        encoder."""
         downstream = self.config["utility"]["downstream"]
         if downstream["classifier"] != "encoder":
             return 0
         encoder = downstream["encoder"]
         corpora = len(self.config["methods"]) * len(self.config["utility"]["seeds"])
+        if with_private_selection:
+            selection = self.config["private_selection"]
+            added = [m for m in selection["methods"] if m not in self.config["methods"]]
+            corpora += len(added) * len(selection["seeds"])
         generations = corpora * self.corpus_generations(w["dataset"])
         trained = self.segments(w["dataset"], "train") + generations
         predicted = (1 + corpora) * self.segments(w["dataset"], "test") + generations
@@ -479,7 +499,7 @@ class CostModel:
         """Host memory of a job (`memory_mb`): the batch slots of a generate job (with the packed
         weights on a CPU), or a training step (full fine-tuning also holds gradients and Adam moments)."""
         headroom = self.resources["memory_headroom"]
-        rule = CANARY_TWINS.get(rule, rule)
+        rule = twin_of(rule)
         if rule in GENERATION_RULES:
             model, prompt = self.generation_job(rule, w)
             positions = slot_cache_positions(prompt, self.config["generation"]["max_new_tokens"])
@@ -511,7 +531,7 @@ class CostModel:
 
     def gpu_bytes(self, rule: str, w: Mapping[str, str]) -> int:
         """GPU memory of a job in the job's dtype; 0 for MAUVE's sentence embedder (small, on the CPU)."""
-        rule = CANARY_TWINS.get(rule, rule)
+        rule = twin_of(rule)
         if rule in GENERATION_RULES:
             model, prompt = self.generation_job(rule, w)
             shape = self.shape(model)
