@@ -228,6 +228,7 @@ def test_the_noise_multiplier_spends_the_stated_epsilon():
         ({"epsilon": 0.0}, "epsilon must be a positive finite number"),
         ({"delta": 0.0}, "delta must lie strictly between 0 and 1"),
         ({"variation_strength": 1.0}, "variation_strength must lie in"),
+        ({"min_words": -1}, "min_words must be at least 0"),
     ],
 )
 def test_bad_evolution_settings_stop_with_one_line(changes, message):
@@ -288,3 +289,29 @@ def test_a_tiny_epsilon_does_not_find_the_clusters():
 def test_evolution_is_deterministic():
     first, second = toy_run(epsilon=4.0, seed=3), toy_run(epsilon=4.0, seed=3)
     assert np.array_equal(np.array(first[-1].items), np.array(second[-1].items))
+
+
+def test_a_text_too_short_takes_no_votes_and_does_not_survive():
+    # the private points sit on the empty text's embedding: without the length check it wins every vote
+    records = PrivateRecords(np.zeros((6, 2)), [0] * 6, [f"unit{i}" for i in range(6)])
+    texts = ["", "one two three", "a longer text of six", "another text of five words"]
+    points = {texts[0]: [0.0, 0.0], texts[1]: [1.0, 0.0], texts[2]: [3.0, 0.0], texts[3]: [4.0, 0.0]}
+    start = Population(texts, [0] * 4)
+
+    def embed(items: list) -> np.ndarray:
+        return np.array([points[item] for item in items])
+
+    def run(min_words: int) -> list[str]:
+        settings = EvolutionSettings(1, 2, 1, 0.5, 50.0, 1e-3, min_words)
+        noise = noise_multiplier(50.0, 1e-3, 1)
+        rng = np.random.default_rng(0)
+        return evolve(start, records, embed, None, settings, noise, rng, words=lambda t: len(t.split()))[
+            -1
+        ].items
+
+    assert "" in run(min_words=0)
+    # at 4 words the two longer texts survive, and the six votes go to the nearest of them
+    assert run(min_words=4) == ["a longer text of six", "another text of five words"]
+    assert nearest_samples(np.zeros((1, 2)), [0], embed(texts), [0] * 4, [False, False, True, True]) == [2]
+    # a range with no long enough text still votes among all of its texts
+    assert nearest_samples(np.zeros((1, 2)), [0], embed(texts), [0] * 4, [False] * 4) == [0]

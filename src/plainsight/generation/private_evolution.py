@@ -124,6 +124,7 @@ def evolve_corpus(
         settings,
         noise,
         numpy_rng(run.seed, "histogram noise"),
+        words=lambda item: len(item.text.split()),
     )
     final = rounds[-1]
     frame = selection_frame(

@@ -171,15 +171,23 @@ def composed_epsilon(noise: float, rounds: int, delta: float) -> float:
 
 
 def nearest_samples(
-    private: np.ndarray, private_groups: Sequence[int], synthetic: np.ndarray, synthetic_groups: Sequence[int]
+    private: np.ndarray,
+    private_groups: Sequence[int],
+    synthetic: np.ndarray,
+    synthetic_groups: Sequence[int],
+    votable: Sequence[bool] | None = None,
 ) -> list[int]:
-    """For each private record, the position of the nearest synthetic text (L2) of its own group."""
+    """For each private record, the position of the nearest synthetic text (L2) of its own group, among
+    the `votable` ones where its group has any."""
     synthetic_groups = np.asarray(synthetic_groups)
+    votable = np.ones(len(synthetic_groups), bool) if votable is None else np.asarray(votable, bool)
     nearest = []
     for row, group in zip(private, private_groups):
         positions = np.flatnonzero(synthetic_groups == group)
         if not len(positions):
             raise ValueError(f"no synthetic text in group {group} to vote for")
+        if votable[positions].any():
+            positions = positions[votable[positions]]
         distances = np.linalg.norm(synthetic[positions] - row, axis=1)
         nearest.append(int(positions[int(np.argmin(distances))]))
     return nearest
@@ -217,6 +225,9 @@ class EvolutionSettings:
     variation_strength: float  # share of a text's words blanked before the model rewrites it
     epsilon: float
     delta: float | None  # None: 1 / (N ln N) for the N privacy units
+    # texts with fewer words take no votes and survive only where a range lacks longer ones: a check of
+    # the model's own output, so the guarantee is unchanged (an empty text otherwise draws votes)
+    min_words: int = 0
 
     def __post_init__(self):
         if self.rounds < 1:
@@ -225,6 +236,8 @@ class EvolutionSettings:
             raise ValueError(
                 f"samples and variations must be at least 1, not {self.samples}, {self.variations}"
             )
+        if self.min_words < 0:
+            raise ValueError(f"min_words must be at least 0, not {self.min_words}")
         if not 0 <= self.variation_strength < 1:
             raise ValueError(f"variation_strength must lie in [0, 1), not {self.variation_strength}")
         _check_budget(self.epsilon, self.delta)
@@ -239,6 +252,7 @@ class EvolutionSettings:
             params["variation_strength"],
             params["epsilon"],
             params["delta"],
+            params["min_words"],
         )
 
     def delta_for(self, units: int) -> float:
@@ -276,18 +290,20 @@ def evolve(
     settings: EvolutionSettings,
     noise: float,
     rng: np.random.Generator,
+    words: Callable[[Any], int] | None = None,
 ) -> list[Population]:
     """Private evolution from `initial`: per round, the noisy vote histogram (`noise` x N(0, 1) per
     text) keeps the `samples` best texts of each group; after every round but the last, `vary(kept,
     next round)` writes `variations` texts per kept text, which join them. Returns the texts kept in
-    each round; the last is the result."""
+    each round; the last is the result. `words`: an item's word count, against `settings.min_words`."""
     population, kept_by_round = initial, []
     for round_index in range(settings.rounds):
+        votable = [words is None or words(item) >= settings.min_words for item in population.items]
         nearest = nearest_samples(
-            private.embeddings, private.groups, embed(population.items), population.groups
+            private.embeddings, private.groups, embed(population.items), population.groups, votable
         )
         votes = unit_votes(nearest, private.units, len(population.items))
-        noisy = votes + rng.normal(0.0, noise, len(votes))
+        noisy = np.where(votable, votes + rng.normal(0.0, noise, len(votes)), -np.inf)
         kept = population.take(top_per_group(noisy, population.groups, settings.samples))
         kept_by_round.append(kept)
         if round_index + 1 < settings.rounds:
