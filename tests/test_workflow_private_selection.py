@@ -167,5 +167,10 @@ def test_the_all_methods_page_and_bundle_show_them(selection_dir, side_by_side):
     }
     # rule all's page keeps the configured methods: the demo never waits for the training-free generators
     assert "review_page_all_methods" not in planned_rules(selection_dir, *configs)
+    # the bundle holds the method's own seeds (`private_selection.seeds`), whatever `seeds` says
+    write_overlay(selection_dir, "two_seeds.yaml", {"seeds": [1, 2]})
+    assert "generate_private_selection" not in planned_rules(
+        selection_dir, bundle, *configs, "two_seeds.yaml"
+    )
     card = (selection_dir / bundle).read_text(encoding="utf-8")
     assert "## Utility (utility_all_methods.csv)" in card

@@ -357,11 +357,19 @@ def privacy_utility_measures(wildcards):
 # Release bundles
 
 
+def release_seeds(method):
+    """The seeds a method's bundle holds: `private_selection.seeds` for a private-selection method (the
+    only corpora it writes), else `seeds`."""
+    if registry.method(method).private_selection:
+        return PRIVATE_SELECTION["seeds"]
+    return SEEDS
+
+
 def release_runs(pattern):
     """`pattern` filled for every seed of a bundle's dataset, setting, identifier set and method."""
 
     def runs(wildcards):
-        return expand(pattern, seed=SEEDS, **wildcards)
+        return expand(pattern, seed=release_seeds(wildcards.method), **wildcards)
 
     return runs
 
