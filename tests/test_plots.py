@@ -104,7 +104,7 @@ def test_examples_markdown_shows_codes_contexts_and_texts():
     assert "## Generation 3" not in markdown
     assert "Context documents: b (segment 0), c (segment 1)" in markdown
     assert "> The applicant, Mr Jon Berg,\n>\n> lives in Oslo." in markdown
-    assert "(none: the baseline has no code)" in markdown and "*(empty generation)*" in markdown
+    assert "(none: the method writes from no control code)" in markdown and "*(empty generation)*" in markdown
 
 
 def test_downstream_f1_axis_joins_the_utility_measures(tmp_path):

@@ -68,6 +68,9 @@ rule all_tables:
         guarantees=private_selection_outputs(
             "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json"
         ),
+        private_selection_examples=private_selection_outputs(
+            "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_examples.md"
+        ),
     output:
         "results/tables/all",
     log:

@@ -29,7 +29,7 @@ def examples_markdown(corpus: pd.DataFrame, count: int, title: str) -> str:
             "Fictional control code:",
             "",
             "```",
-            row["fictional_code"] or "(none: the baseline has no code)",
+            row["fictional_code"] or "(none: the method writes from no control code)",
             "```",
             "",
             "Text:",
