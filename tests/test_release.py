@@ -211,6 +211,7 @@ def test_the_card_states_the_verdict_or_that_no_audit_ran():
         "FAIL",
         ("leak_excess: FAIL (any identifier >= 0.12 (max 0.05))", "verbatim: PASS (x <= 0.01 (max 0.05))"),
         "the adversary holds the released text and knows the rest of the corpus",
+        "results/tables/privacy_audit.csv",
     )
     _, card = build_release(replace(run, verdict=verdict), corpora, metrics, summaries, SPANS, CODES)
     body = card.split("---\n", 2)[2]
@@ -270,6 +271,7 @@ def test_evidence_and_verdict_take_the_methods_row_of_its_run_and_its_review_sta
         "INCONCLUSIVE",
         ("leak_excess: PASS (a)", "canaries: INCONCLUSIVE (no evidence)"),
         "the adversary holds the released text",
+        str(tmp_path / "privacy_audit.csv"),
     )
     assert method_verdict(run, []) is None
     assert method_verdict(replace(run, method="icl"), [str(tmp_path / "privacy_audit.csv")]) is None

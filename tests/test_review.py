@@ -311,11 +311,18 @@ def test_audit_verdicts_read_the_rows_of_the_pages_run(tmp_path):
         }
     )
     table.to_csv(tmp_path / "privacy_audit.csv", index=False)
-    verdicts = audit_verdicts([str(tmp_path / "privacy_audit.csv")], SUBJECT.keys)
+    path = str(tmp_path / "privacy_audit.csv")
+    verdicts = audit_verdicts([path], SUBJECT.keys)
     assert verdicts == {
-        "base": AuditVerdict("no verdict", (), ""),  # the control row released nothing
-        "icl": AuditVerdict("PASS", ("leak_excess: PASS (a)", "verbatim: PASS (b)"), "t"),
+        "base": AuditVerdict("no verdict", (), "", path),  # the control row released nothing
+        "icl": AuditVerdict("PASS", ("leak_excess: PASS (a)", "verbatim: PASS (b)"), "t", path),
     }
+    # a later table's row wins: the all-methods page reads the methods table, then the audit table
+    methods = table.assign(verdict=["PASS", "FAIL", "FAIL"], threat_model=[None, "m", "m"])
+    methods.to_csv(tmp_path / "methods.csv", index=False)
+    both = audit_verdicts([str(tmp_path / "methods.csv"), path], SUBJECT.keys)
+    assert both["icl"].verdict == "PASS" and both["icl"].source == path
+    assert both["base"].verdict == "no verdict"
     assert audit_verdicts([], SUBJECT.keys) is None
 
 

@@ -174,3 +174,6 @@ def test_the_all_methods_page_and_bundle_show_them(selection_dir, side_by_side):
     )
     card = (selection_dir / bundle).read_text(encoding="utf-8")
     assert "## Utility (utility_all_methods.csv)" in card
+    # its verdict is the methods table's, its settings its own block's
+    assert "(the privacy audit, results/tables/methods.csv)" in card and "rounds 2" in card
+    assert "context_documents" not in card

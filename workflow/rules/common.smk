@@ -392,6 +392,40 @@ def run_audit_table(wildcards):
     return ["results/tables/privacy_audit.csv"] if audited else []
 
 
+def release_audit_tables(wildcards):
+    """Where a bundle's verdict comes from: the privacy audit table; for a private-selection method on
+    the Table 1 run, the methods table (the same gate on its audit record)."""
+    selected = registry.method(wildcards.method).private_selection
+    if selected and release_run(wildcards) == METHODS_TABLE_RUN:
+        return ["results/tables/methods.csv"]
+    return run_audit_table(wildcards)
+
+
+# The generation settings a bundle's card states: the decoding settings of the methods that decode
+# from prompts, or a private-selection method's own block (one level of nesting flattened).
+RELEASE_GENERATION_SETTINGS = (
+    "generations_per_segment",
+    "context_documents",
+    "max_new_tokens",
+    "temperature",
+    "top_p",
+    "blocking",
+    "max_regenerations",
+)
+
+
+def release_generation_settings(wildcards):
+    if not registry.method(wildcards.method).private_selection:
+        return {key: config["generation"][key] for key in RELEASE_GENERATION_SETTINGS}
+    flat = {}
+    for key, value in selection_settings(wildcards).items():
+        if isinstance(value, dict):
+            flat.update({f"{key}.{inner}": v for inner, v in value.items()})
+        else:
+            flat[key] = value
+    return flat
+
+
 def release_utility_table(wildcards):
     """The utility table, where the bundle's run is measured (`utility.runs`); the all-methods one for
     a private-selection method."""

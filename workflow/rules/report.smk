@@ -300,7 +300,7 @@ rule release_bundle:
         spans="results/{dataset}/spans.parquet",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
         guarantees=release_guarantees,
-        audit=run_audit_table,
+        audit=release_audit_tables,
         utility=release_utility_table,
         comments=release_comments,
     output:
@@ -313,7 +313,7 @@ rule release_bundle:
     params:
         release={key: config["release"][key] for key in ("drop", "license", "language")},
         model=variant_model,
-        generation=config["generation"],
+        generation=release_generation_settings,
     script:
         "../scripts/release_bundle.py"
 
@@ -366,7 +366,10 @@ use rule review_page as review_page_all_methods with:
         spans="results/{dataset}/spans.parquet",
         paper=config["tables"]["paper"],
         # the methods table's verdicts first: the audit table's override them where it has the method
-        audit=lambda wildcards: ["results/tables/methods.csv", *run_audit_table(wildcards)],
+        audit=lambda wildcards: [
+            "results/tables/methods.csv",
+            *run_audit_table(wildcards),
+        ],
     output:
         index=f"results/review/{{dataset}}/{{setting}}/{{idset}}/{ALL_METHODS_PAGE}/index.html",
         data=directory(

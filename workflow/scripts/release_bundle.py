@@ -15,16 +15,6 @@ from plainsight.report.release import (
 )
 from plainsight.snakemake_job import RuleJob, run_rule
 
-GENERATION_SETTINGS = (
-    "generations_per_segment",
-    "context_documents",
-    "max_new_tokens",
-    "temperature",
-    "top_p",
-    "blocking",
-    "max_regenerations",
-)
-
 
 def main(job: RuleJob) -> None:
     w = job.wildcards
@@ -34,7 +24,7 @@ def main(job: RuleJob) -> None:
         w.idset,
         w.method,
         job.params.model,
-        {key: job.params.generation[key] for key in GENERATION_SETTINGS},
+        job.params.generation,
         ReleaseSettings.from_config(job.params.release),
     )
     run = replace(

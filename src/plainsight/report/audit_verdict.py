@@ -21,6 +21,7 @@ class AuditVerdict:
     verdict: str  # PASS, FAIL or INCONCLUSIVE (NO_VERDICT where the row gives none)
     reasons: tuple[str, ...]  # "criterion: outcome (why)"
     threat_model: str
+    source: str = ""  # the table the verdict was read from
 
 
 def run_rows(frame: pd.DataFrame, run: Mapping[str, str]) -> pd.DataFrame:
@@ -33,20 +34,24 @@ def _text(value: Any) -> str:
     return "" if value is None or pd.isna(value) else str(value)
 
 
-def row_verdict(row: Mapping[str, Any]) -> AuditVerdict:
+def row_verdict(row: Mapping[str, Any], source: str = "") -> AuditVerdict:
     """One audit row's verdict; its reasons split at the table's "; "."""
     reasons = _text(row.get("verdict_reasons"))
     return AuditVerdict(
         _text(row.get("verdict")) or NO_VERDICT,
         tuple(reason.strip() for reason in reasons.split("; ") if reason.strip()),
         _text(row.get("threat_model")),
+        source,
     )
 
 
 def audit_verdicts(audit_tables: Sequence[str], run: Mapping[str, str]) -> dict[str, AuditVerdict] | None:
-    """Method -> its verdict on the run, from the audit table(s) given; None where none is given (the
-    run is not audited)."""
+    """Method -> its verdict on the run, from the audit table(s) given (a later table's row wins); None
+    where none is given (the run is not audited)."""
     if not audit_tables:
         return None
-    rows = pd.concat([run_rows(pd.read_csv(path), run) for path in audit_tables], ignore_index=True)
-    return {str(row["method"]): row_verdict(row) for row in rows.to_dict("records")}
+    return {
+        str(row["method"]): row_verdict(row, str(path))
+        for path in audit_tables
+        for row in run_rows(pd.read_csv(path), run).to_dict("records")
+    }

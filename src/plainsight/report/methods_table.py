@@ -172,12 +172,14 @@ def verdict_columns(
         return {
             "verdict": found.verdict,
             "verdict_reasons": "; ".join(found.reasons),
+            "threat_model": found.threat_model,
             "verdict_source": FROM_AUDIT_TABLE,
         }
     judged = verdict(released, gate, registry.method(method).trained)
     return {
         "verdict": judged["verdict"],
         "verdict_reasons": judged["verdict_reasons"],
+        "threat_model": judged["threat_model"],
         "verdict_source": FROM_RECORD,
     }
 

@@ -270,7 +270,7 @@ def _verdict_section(run: ReleaseRun) -> list[str]:
     return [
         "## Release verdict",
         "",
-        f"**{verdict.verdict}** (the privacy audit, results/tables/privacy_audit.csv).{threat}",
+        f"**{verdict.verdict}** (the privacy audit, {verdict.source}).{threat}",
         "",
         *(f"- {reason}" for reason in verdict.reasons),
         "",
