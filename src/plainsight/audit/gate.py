@@ -77,7 +77,7 @@ def _worst(outcomes: list[tuple[str, str]]) -> tuple[str, str]:
     for outcome in (FAIL, INCONCLUSIVE, PASS):
         chosen = [reason for result, reason in outcomes if result == outcome]
         if chosen:
-            return outcome, "; ".join(chosen)
+            return outcome, ", ".join(chosen)  # "; " separates the criteria
     raise ValueError("no outcomes")
 
 
