@@ -205,21 +205,26 @@ def measured(corpus, name, docs, spans, codes):
     return corpus, per_generation, counts
 
 
+def audit_alone(name, measured_corpus, docs, codes, spans, **options):
+    """`audit_corpora` on one method's corpus, as `measured` returns it."""
+    corpus, per_generation, counts = measured_corpus
+    return audit_corpora(
+        {name: corpus},
+        {name: per_generation},
+        {name: counts},
+        {name: method(name)},
+        RunInputs(codes, docs, spans, "direct", METRICS),
+        ReleaseSettings(verbatim_ngram=10, bootstrap=50, seed=1),
+        **options,
+    )
+
+
 def test_the_positive_control_fires_where_a_method_that_writes_its_own_text_does_not(monkeypatch):
     monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
     docs, codes, spans = corpus_tables(4)
     unrelated = ["zulu zulu zulu yankee", "xray xray whiskey", "victor uniform uniform", "tango tango"]
-    corpus, per_generation, counts = measured(
-        icl_corpus(unrelated, [[0, 1], [1, 2], [2, 3], [3, 0]]), "icl", docs, spans, codes
-    )
-    audits = audit_corpora(
-        {"icl": corpus},
-        {"icl": per_generation},
-        {"icl": counts},
-        {"icl": method("icl")},
-        RunInputs(codes, docs, spans, "direct", METRICS),
-        ReleaseSettings(verbatim_ngram=10, bootstrap=50, seed=1),
-    )
+    shown = icl_corpus(unrelated, [[0, 1], [1, 2], [2, 3], [3, 0]])
+    audits = audit_alone("icl", measured(shown, "icl", docs, spans, codes), docs, codes, spans)
     copying, own = audits[POSITIVE_CONTROL].record, audits["icl"].record
     assert copying["text_mia_auc_cosine"] >= 0.95 and copying["verbatim_share"] == 1.0
     assert copying["leak_verbatim_member_rate"] == 1.0 and copying["leak_verbatim_excess"] > 0.5
@@ -232,14 +237,12 @@ def test_private_selection_corpora_are_audited_without_a_positive_control(monkey
     monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
     docs, codes, spans = corpus_tables(4)
     evolved = icl_corpus(["zulu zulu yankee", "xray whiskey", "victor uniform", "tango tango"], [[]] * 4)
-    corpus, per_generation, counts = measured(evolved, "aug_pe", docs, spans, codes)
-    audits = audit_corpora(
-        {"aug_pe": corpus},
-        {"aug_pe": per_generation},
-        {"aug_pe": counts},
-        {"aug_pe": method("aug_pe")},
-        RunInputs(codes, docs, spans, "direct", METRICS),
-        ReleaseSettings(verbatim_ngram=10, bootstrap=50, seed=1),
+    audits = audit_alone(
+        "aug_pe",
+        measured(evolved, "aug_pe", docs, spans, codes),
+        docs,
+        codes,
+        spans,
         with_positive_control=False,
     )
     assert list(audits) == ["aug_pe"]

@@ -106,11 +106,10 @@ if AUDITED_PRIVATE_SELECTION:
             codes="results/{dataset}/{setting}/{idset}/codes.parquet",
             docs="results/{dataset}/docs.parquet",
             spans="results/{dataset}/spans.parquet",
-            guarantees=expand(
-                "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json",
-                method=AUDITED_PRIVATE_SELECTION,
-                allow_missing=True,
-            ),
+            guarantees=[
+                expand(guarantee_record_pattern(m), method=m, allow_missing=True)[0]
+                for m in AUDITED_PRIVATE_SELECTION
+            ],
         output:
             nearest=expand(
                 f"{SELECTION_AUDIT}_nearest.parquet", method=AUDITED_PRIVATE_SELECTION

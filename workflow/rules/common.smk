@@ -453,17 +453,22 @@ def release_comments(wildcards):
     return [str(Path(folder, page, "comments.parquet"))]
 
 
-def release_guarantees(wildcards):
-    """Where a method's seeds state their guarantee: a DP-SGD adapter (its training.json), or a
-    private-selection corpus's guarantee record; nothing for a method without one."""
-    spec = registry.method(wildcards.method)
+def guarantee_record_pattern(method):
+    """Where a method's seeds state their formal guarantee: a DP-SGD adapter (its training.json holds
+    it) or a private-selection corpus's guarantee record; None for a method without one.
+    """
+    spec = registry.method(method)
     if spec.differentially_private:
-        pattern = "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"
-    elif spec.private_selection:
-        pattern = "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json"
-    else:
-        return []
-    return release_runs(pattern)(wildcards)
+        return "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"
+    if spec.private_selection:
+        return "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json"
+    return None
+
+
+def release_guarantees(wildcards):
+    """The guarantee records of a bundle's seeds; nothing for a method without one."""
+    pattern = guarantee_record_pattern(wildcards.method)
+    return release_runs(pattern)(wildcards) if pattern else []
 
 
 # Review pages
@@ -709,19 +714,12 @@ def methods_table_files(pattern):
 
 
 def methods_table_guarantees():
-    """(method, file) of every formal claim: a DP-SGD adapter (its training.json holds it) or a
-    private-selection guarantee record."""
-    found = []
-    for run in METHODS_TABLE_RUNS:
-        spec = registry.method(run["method"])
-        if spec.differentially_private:
-            pattern = "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"
-        elif spec.private_selection:
-            pattern = "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json"
-        else:
-            continue
-        found.append((run["method"], pattern.format(**METHODS_TABLE_RUN, **run)))
-    return found
+    """(method, file) of every formal claim of the methods table's runs."""
+    return [
+        (run["method"], pattern.format(**METHODS_TABLE_RUN, **run))
+        for run in METHODS_TABLE_RUNS
+        if (pattern := guarantee_record_pattern(run["method"]))
+    ]
 
 
 def methods_table_benchmarks():

@@ -191,8 +191,5 @@ use rule utility_measures as utility_measures_all_methods with:
         "results/logs/utility_measures_all_methods/{dataset}_{setting}_{idset}.log",
     benchmark:
         "results/benchmarks/utility_measures_all_methods/{dataset}_{setting}_{idset}.tsv"
-    params:
+    params:  # merged into the parent rule's params by name
         corpus_keys=utility_corpus_keys(with_private_selection=True),
-        downstream=config["utility"]["downstream"],
-        mauve=config["utility"]["mauve"],
-        placement=MODEL_PLACEMENT,

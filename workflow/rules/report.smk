@@ -251,9 +251,8 @@ use rule utility_table as utility_table_all_methods with:
         markdown=f"{ALL_METHODS_UTILITY}.md",
     log:
         "results/logs/utility_table_all_methods.log",
-    params:
+    params:  # merged into the parent rule's params by name
         methods=[*config["methods"], *AUDITED_PRIVATE_SELECTION],
-        classifier=config["utility"]["downstream"]["classifier"],
 
 
 rule utility_plots:
@@ -379,9 +378,8 @@ use rule review_page as review_page_all_methods with:
         "results/logs/review_page_all_methods/{dataset}_{setting}_{idset}.log",
     benchmark:
         "results/benchmarks/review_page_all_methods/{dataset}_{setting}_{idset}.tsv"
-    params:
+    params:  # merged into the parent rule's params by name
         runs=review_runs_all_methods,
-        partial_leak_min_letters=config["metrics"]["partial_leak_min_letters"],
 
 
 rule review_comments:
