@@ -326,8 +326,7 @@ def utility_corpus_keys(with_private_selection=False):
     if with_private_selection:
         keys += [
             {"method": method, "seed": seed}
-            for method in AUDITED_PRIVATE_SELECTION
-            for seed in PRIVATE_SELECTION["seeds"]
+            for method, seed in ALL_METHODS_SELECTION_RUNS
         ]
     return keys
 
@@ -491,8 +490,7 @@ def review_runs_all_methods(wildcards):
     if release_run(wildcards) == METHODS_TABLE_RUN:
         runs += [
             (method, int(seed))
-            for method in AUDITED_PRIVATE_SELECTION
-            for seed in PRIVATE_SELECTION["seeds"]
+            for method, seed in ALL_METHODS_SELECTION_RUNS
             if config["review"]["seeds"] is None or seed in config["review"]["seeds"]
         ]
     return runs
@@ -694,6 +692,12 @@ METHODS_TABLE_RUNS = [
 # The Table 1 run with every method, the private-selection ones too: its utility measures, utility
 # table and review page (a sub-folder of the run's page). Rule all's hold the configured methods only.
 ALL_METHODS_PAGE = "all_methods"
+# (method, seed) of the private-selection corpora they add
+ALL_METHODS_SELECTION_RUNS = [
+    (method, seed)
+    for method in AUDITED_PRIVATE_SELECTION
+    for seed in PRIVATE_SELECTION["seeds"]
+]
 ALL_METHODS_UTILITY = "results/tables/utility_all_methods"
 ALL_METHODS_MEASURES = (
     "results/{dataset}/{setting}/{idset}/utility/all_methods_measures.parquet".format(
