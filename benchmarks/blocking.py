@@ -22,14 +22,14 @@ from pathlib import Path
 
 import yaml
 
-from common import REPO, demo_tab_frames, write_report
+from common import REPO, demo_tab_frames, leak_matching, write_report
 
 SETTINGS = (("icl", "values"), ("icl_pe", "values"), ("icl_pe", "values_and_parts"))
 
 
 def frames(tab: Path | None, idset: str):
     """(docs, spans, codes); a given TAB file's documents all count as training documents."""
-    from plainsight.codes.control import codes_table, select_spans
+    from plainsight.codes.control_code import codes_table, select_spans
     from plainsight.data.ingest import ingest_dataset
 
     if tab is None:
@@ -74,7 +74,7 @@ def run_setting(
         common_words=blocking.common_words,
     )
     seconds = time.perf_counter() - started
-    metrics = icl_privacy_metrics(corpus, docs, spans, args.idset)
+    metrics = icl_privacy_metrics(corpus, leak_matching(docs, spans, args.idset))
     # every attempt's tokens: the kept one's are new_tokens, a regeneration repeats the work
     return {
         "method": method,

@@ -14,13 +14,23 @@ REPO = Path(__file__).resolve().parents[1]
 def demo_tab_frames(idset: str = "direct"):
     """(docs, spans, codes) of the demo TAB corpus, as the workflow's ingest and control_codes rules
     write them."""
-    from plainsight.codes.control import codes_table, select_spans
+    from plainsight.codes.control_code import codes_table, select_spans
     from plainsight.data.ingest import ingest_dataset
 
     dataset = {"format": "tab", "segments": [[1, 6], [6, 12]]}
     paths = [REPO / "resources/demo/tab" / f"echr_{split}.json" for split in ("train", "dev", "test")]
     docs, spans = ingest_dataset(paths, dataset, "error", REPO / "resources/mimic_placeholder_types.yaml")
     return docs, spans, codes_table(docs, select_spans(spans, idset))
+
+
+def leak_matching(docs, spans, idset: str):
+    """The real segments as the leak metrics match them, with the embedded default's matching settings."""
+    import yaml
+
+    from plainsight.evaluation.privacy import real_values
+
+    metrics = yaml.safe_load((REPO / "config/config.yaml").read_text(encoding="utf-8"))["metrics"]
+    return real_values(docs, spans, idset, metrics["verbatim_ngram"], metrics["partial_leak_min_letters"])
 
 
 def demo_tab(idset: str = "direct"):

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import yaml
 
-from common import REPO, demo_tab_frames
+from common import REPO, demo_tab_frames, leak_matching
 
 OUT = REPO / "results/benchmarks/prefix_recipes"
 TERMS = ("loss", "lm", "contrastive", "kl")
@@ -117,9 +117,8 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     from plainsight.generation.corpus import generate_corpus
 
     corpus = generate_corpus(method.name, args.seed, planned, adapter, tokenizer, generation)
-    per_generation = ft_privacy_metrics(
-        corpus, docs, spans, "direct", trained.training_keys(codes), criteria=criteria
-    )
+    real = leak_matching(docs, spans, "direct")
+    per_generation = ft_privacy_metrics(corpus, real, trained.training_keys(codes), criteria=criteria)
     summary = summarise(per_generation, "trained")
     averaged = summary[summary["segment"] == -1].iloc[0]
     last = history[-args.last_steps :]

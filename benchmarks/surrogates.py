@@ -9,7 +9,7 @@ converted model linked in). This script then tabulates, per corpus, option and m
 - control-code adherence: the share of a generation's fictional values in its text, exact and near;
 - of the target codes: the share of fictional values in the shape (digits, separators, capitalised
   words) of a value of their type in the prompt's context codes, and the values that hold or are a
-  near variant of a real value of the corpus (`RealValues.looks_real`, the drawing's own test),
+  near variant of a real value of the corpus (`RealCodeValues.looks_real`, the drawing's own test),
   which must be none;
 
 and writes two generations of each option from the same segment side by side, to read.
@@ -119,7 +119,7 @@ def code_measures(run: Path, dataset: str, method: str, seed: int) -> dict:
     type in the prompt's context codes, and the values that hold or resemble a real value."""
     import pandas as pd
 
-    from plainsight.codes.control import records_to_entities
+    from plainsight.codes.control_code import records_to_entities
     from plainsight.codes.fictional import corpus_real_values
 
     base = run / "results" / dataset

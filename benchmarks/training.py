@@ -54,7 +54,7 @@ def default_prefix_settings() -> dict:
 
 
 def build_examples(tokenizer, count: int, max_length: int):
-    from plainsight.codes.control import records_to_entities
+    from plainsight.codes.control_code import records_to_entities
     from plainsight.training.examples import build_example
 
     codes, texts = demo_tab()

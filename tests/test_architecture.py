@@ -56,24 +56,27 @@ def upward_imports(path: Path) -> list[str]:
 def test_rank_orders_the_stages_after_the_shared_modules():
     assert rank("plainsight.io") == rank("plainsight.matching") == SHARED
     assert (
-        rank("plainsight.data.tab") < rank("plainsight.codes.control") < rank("plainsight.methods.registry")
+        rank("plainsight.data.tab")
+        < rank("plainsight.codes.control_code")
+        < rank("plainsight.methods.registry")
     )
     assert (
         rank("plainsight.training.loop")
         < rank("plainsight.generation.runner")
-        < rank("plainsight.report.tables")
+        < rank("plainsight.report.table_format")
     )
 
 
 def test_the_check_finds_an_upward_import(tmp_path, monkeypatch):
     fake_package = tmp_path / "plainsight"
     (fake_package / "codes").mkdir(parents=True)
-    module = fake_package / "codes" / "control.py"
+    module = fake_package / "codes" / "control_code.py"
     module.write_text("def f():\n    from plainsight.evaluation.privacy import summarise\n", encoding="utf-8")
     monkeypatch.setattr(f"{__name__}.PACKAGE", fake_package)
     monkeypatch.setattr(f"{__name__}.REPO", tmp_path)
     assert upward_imports(module) == [
-        "plainsight/codes/control.py:2 (plainsight.codes.control) imports plainsight.evaluation.privacy"
+        "plainsight/codes/control_code.py:2 (plainsight.codes.control_code) imports "
+        "plainsight.evaluation.privacy"
     ]
 
 

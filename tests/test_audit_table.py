@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plainsight.audit.table import BASE_DISPLAY, audit_table, markdown, membership_rows
+from plainsight.audit.privacy_audit_table import BASE_DISPLAY, audit_table, markdown, membership_rows
 
 METHODS = {"baseline": "Baseline", "dpsgd": "DP-SGD", "ft": "Fine-tuning"}
 
@@ -76,7 +76,7 @@ def test_table_has_a_control_row_first_and_means_over_seeds():
 
 
 def test_the_canary_table_feeds_the_released_rows_its_epsilon_bound(tmp_path):
-    from plainsight.audit.table import with_canary_evidence
+    from plainsight.audit.privacy_audit_table import with_canary_evidence
 
     run = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": 1}
     canaries = pd.DataFrame(

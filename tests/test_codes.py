@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from plainsight.codes.control import (
+from plainsight.codes.control_code import (
     build_entities,
     codes_table,
     entities_to_records,

@@ -1,4 +1,5 @@
-"""config/README.md: generated from the config schema, current, and covering every key."""
+"""config/README.md: generated from the config schema, current, and covering every key; the profile
+table of docs/configuration.md: generated from the two profiles, and current."""
 
 from __future__ import annotations
 
@@ -6,12 +7,15 @@ import importlib.util
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 DEFAULT_CONFIG = REPO / "config/config.yaml"
+PAPER_CONFIG = REPO / "config/paper.yaml"
 README = REPO / "config/README.md"
+CONFIGURATION_DOC = REPO / "docs/configuration.md"
 
 # Subschemas that constrain keys already declared elsewhere rather than declare keys of their own.
 CONDITIONAL_KEYWORDS = {"if", "then", "else", "not", "allOf", "anyOf", "oneOf"}
@@ -80,8 +84,50 @@ def test_readme_is_current():
     )
 
 
-def test_check_mode_accepts_the_current_readme():
+def test_configuration_doc_profile_table_is_current():
+    assert CONFIGURATION_DOC.read_text(encoding="utf-8") == config_docs.rendered_configuration_doc(), (
+        "docs/configuration.md's profile table is not current: run python tools/config_docs.py"
+    )
+
+
+def test_check_mode_accepts_the_current_docs():
     assert config_docs.main(["--check"]) == 0
+
+
+def test_the_profile_table_is_marked_once():
+    document = CONFIGURATION_DOC.read_text(encoding="utf-8")
+    assert document.count(config_docs.PROFILE_TABLE_BEGIN) == 1
+    assert document.count(config_docs.PROFILE_TABLE_END) == 1
+
+
+def profile_row(table: str, label: str) -> list[str]:
+    """The default's and the paper profile's cells of one row."""
+    row = next(line for line in table.splitlines() if line.startswith(f"| {label} |"))
+    return [cell.strip() for cell in row.strip("|").split("|")[1:]]
+
+
+def test_the_profile_table_is_written_from_the_profiles_values():
+    defaults, paper = load_yaml(DEFAULT_CONFIG), load_yaml(PAPER_CONFIG)
+    defaults["generation"]["generations_per_segment"] = 7
+    defaults["prefix_tuning"]["generations"] = None
+    paper["prefix_tuning"]["generations"] = 5
+    table = config_docs.profile_table(defaults, paper)
+    default_cell, paper_cell = profile_row(table, "in-context generations")
+    assert default_cell.startswith("7 per paragraph range")
+    assert paper_cell.startswith(f"{paper['generation']['generations_per_segment']} per paragraph range")
+    default_cell, paper_cell = profile_row(table, "prefix tuning")
+    assert default_cell.endswith("one generation per fine-tuning sample")
+    assert paper_cell.endswith("5 generations per method and seed")
+
+
+def test_only_the_marked_block_is_replaced():
+    begin, end = config_docs.PROFILE_TABLE_BEGIN, config_docs.PROFILE_TABLE_END
+    document = f"Before.\n\n{begin}\n| old |\n{end}\n\nAfter.\n"
+    assert config_docs.with_profile_table(document, "| new |\n") == (
+        f"Before.\n\n{begin}\n| new |\n{end}\n\nAfter.\n"
+    )
+    with pytest.raises(ValueError, match="markers"):
+        config_docs.with_profile_table("No table here.\n", "| new |\n")
 
 
 def test_every_schema_key_has_a_description():

@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 from conftest import FICTIONAL_POOLS, TAB_SAMPLE
-from plainsight.codes.control import build_entities, codes_table, records_to_entities, type_counts
+from plainsight.codes.control_code import build_entities, codes_table, records_to_entities, type_counts
 from plainsight.codes.fictional import (
     FictionalPools,
-    RealValues,
+    RealCodeValues,
     fictional_codes_table,
     fictional_entities,
     pool_drawer,
@@ -275,7 +275,7 @@ def drawn_values(pools: FictionalPools, entity_type: str, draws: int = 400) -> l
 
 
 def test_pool_entries_that_look_like_real_values_are_left_out(pools):
-    real = RealValues(
+    real = RealCodeValues(
         ["Germany", "the Kennedy Foundation", "Mr Aldo Hayek", "Stanford"], person_values=["Mr Aldo Hayek"]
     )
     filtered = pools.excluding(real)
@@ -290,7 +290,7 @@ def test_pool_entries_that_look_like_real_values_are_left_out(pools):
 def test_drawn_values_that_hold_a_real_value_are_drawn_again(pools):
     plain = drawn_values(pools, "DATETIME")
     real_date = plain[0]
-    filtered = pools.excluding(RealValues([real_date, "2004", "$5,000"]))
+    filtered = pools.excluding(RealCodeValues([real_date, "2004", "$5,000"]))
     dates = drawn_values(filtered, "DATETIME")
     assert real_date not in dates and not any(d.endswith(" 2004") for d in dates)
     assert any(d.endswith(" 2004") for d in plain)
@@ -300,7 +300,7 @@ def test_drawn_values_that_hold_a_real_value_are_drawn_again(pools):
 
 def test_pools_that_lose_nothing_draw_what_they_drew_before(pools):
     real = real_codes()
-    filtered = pools.excluding(RealValues(["Mr Zebulon Quaxley"], ["Mr Zebulon Quaxley"]))
+    filtered = pools.excluding(RealCodeValues(["Mr Zebulon Quaxley"], ["Mr Zebulon Quaxley"]))
     pd.testing.assert_frame_equal(
         fictional_codes_table(real, pool_drawer(filtered), seed=4),
         fictional_codes_table(real, pool_drawer(pools), seed=4),
@@ -317,7 +317,7 @@ def test_pools_that_lose_nothing_draw_what_they_drew_before(pools):
 def test_fictional_names_carry_a_title_when_most_real_names_do(pools, real_names, titled):
     from plainsight.codes.fictional import titled_share
 
-    filtered = pools.excluding(RealValues(real_names, real_names))
+    filtered = pools.excluding(RealCodeValues(real_names, real_names))
     names = drawn_values(filtered, "PERSON", 200)
     titles = set(pools.pools["PERSON"]["titles"])
     assert all((name.split()[0] in titles) == titled for name in names)
@@ -329,13 +329,13 @@ def test_a_pool_emptied_by_real_values_is_an_error_naming_it(pools, tmp_path):
     from plainsight.errors import InputError
 
     with pytest.raises(InputError, match=r"pools.yaml: PERSON.titles: every entry"):
-        pools.excluding(RealValues(["Mr", "Ms", "Dr", "Prof"]), tmp_path / "pools.yaml")
+        pools.excluding(RealCodeValues(["Mr", "Ms", "Dr", "Prof"]), tmp_path / "pools.yaml")
 
 
 def test_no_fictional_value_of_the_real_tab_sample_is_a_real_value(pools):
     if not TAB_SAMPLE.exists():
         pytest.skip(f"TAB sample not found at {TAB_SAMPLE}")
-    from plainsight.codes.control import select_spans
+    from plainsight.codes.control_code import select_spans
     from plainsight.codes.fictional import corpus_real_values
     from plainsight.matching import NearMatcher, name_words
     from test_tab import ingest
@@ -344,7 +344,7 @@ def test_no_fictional_value_of_the_real_tab_sample_is_a_real_value(pools):
     private = select_spans(spans, "both")
     codes = codes_table(docs, private)
     filtered = FictionalPools.for_corpus(FICTIONAL_POOLS, spans, codes)
-    assert isinstance(corpus_real_values(spans, codes), RealValues)
+    assert isinstance(corpus_real_values(spans, codes), RealCodeValues)
     persons = private.loc[private["entity_type"] == "PERSON", "text"]
     detector = NearMatcher([*private["text"], *name_words(persons)])
     leaks_before = leaks_after = 0

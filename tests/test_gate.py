@@ -37,7 +37,7 @@ def test_the_reasons_split_into_one_per_criterion():
     # the card and the review page list the reasons split at "; ": a criterion's own parts stay together
     reasons = verdict(CLEAN, Gate(), trained=False)["verdict_reasons"].split("; ")
     assert [reason.split(":")[0] for reason in reasons] == list(Gate().criteria)
-    assert "any-identifier leak excess <= 0.03 (max 0.05), near leak excess <= 0.04" in reasons[0]
+    assert "near leak excess <= 0.04 (max 0.05), any-identifier leak excess <= 0.03 (max 0.05)" in reasons[0]
 
 
 def test_a_bound_straddling_the_threshold_is_inconclusive():

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from conftest import PLACEHOLDER_TYPES, RESOURCES
-from plainsight.codes.control import codes_table, select_spans
+from plainsight.codes.control_code import codes_table, select_spans
 from plainsight.codes.surrogates import fictional_codes
 from plainsight.data.ingest import ingest_dataset
 from plainsight.data.segments import mauve_targets

@@ -8,7 +8,12 @@ import pandas as pd
 import pytest
 
 from conftest import FICTIONAL_POOLS, RESOURCES
-from plainsight.codes.control import build_entities, entities_to_records, format_code, records_to_entities
+from plainsight.codes.control_code import (
+    build_entities,
+    entities_to_records,
+    format_code,
+    records_to_entities,
+)
 from plainsight.codes.fictional import Drawer, FictionalPools, pool_drawer
 from plainsight.methods.in_context import Blocking, context_pool, fictional_target, plan, target_template
 
@@ -203,12 +208,14 @@ def test_target_template_takes_values_in_turn_from_the_contexts():
 
 
 def test_format_preserving_targets_take_the_shape_of_the_context_values(codes, texts, spans_frame):
-    from plainsight.codes.fictional import RealValues
+    from plainsight.codes.fictional import RealCodeValues
     from plainsight.codes.surrogates import fictional_drawer
 
     lists = RESOURCES / "surrogate_lists.yaml"
     draw = fictional_drawer(codes, spans_frame, FICTIONAL_POOLS, "format_preserving", lists)
-    real = RealValues(spans_frame["text"], spans_frame.loc[spans_frame["entity_type"] == "PERSON", "text"])
+    real = RealCodeValues(
+        spans_frame["text"], spans_frame.loc[spans_frame["entity_type"] == "PERSON", "text"]
+    )
     drawn = [
         pair
         for planned in plan("icl", codes, texts, draw, seed=4, generations_per_segment=6)

@@ -60,7 +60,7 @@ def test_the_blocker_blocks(without_torch):
         "plainsight.generation.params",
         "plainsight.training.params",
         # the table jobs run in the metrics environment, which has no torch
-        "plainsight.audit.table",
+        "plainsight.audit.privacy_audit_table",
         "plainsight.audit.canary_table",
         "plainsight.report.methods_table",
     ],

@@ -17,7 +17,7 @@ from plainsight.audit.membership import (
     min_k_mean,
     zlib_bytes,
 )
-from plainsight.audit.roc import CONTROL_MODEL, attack_scores, balanced_sets, roc_summary, tpr_at_fpr
+from plainsight.audit.roc import CONTROL_MODEL, attack_scores, balanced_sets, roc_point, roc_summary
 from plainsight.errors import InputError
 from plainsight.models import load_model
 from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
@@ -60,8 +60,9 @@ def test_tpr_at_fpr_of_a_hand_made_ranking():
     # scores high to low: M M N M N N ; at FPR 0 two of three members are found, at FPR 1/3 all three
     member = np.array([True, True, False, True, False, False])
     score = np.array([6, 5, 4, 3, 2, 1.0])
-    assert tpr_at_fpr(member, score, 0.01) == pytest.approx(2 / 3)
-    assert tpr_at_fpr(member, score, 0.34) == pytest.approx(1.0)
+    auc, tprs = roc_point(member, score, [0.01, 0.34])
+    assert tprs == pytest.approx([2 / 3, 1.0])
+    assert auc == pytest.approx(8 / 9)  # 8 of the 9 member/non-member pairs are ranked right
 
 
 def test_roc_needs_both_classes():

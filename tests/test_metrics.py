@@ -20,6 +20,7 @@ from plainsight.evaluation.privacy import (
     icl_privacy_metrics,
     pooled_elp,
     pooled_interval,
+    real_values,
     segment_type_sets,
     summarise,
 )
@@ -28,6 +29,11 @@ from plainsight.evaluation.rouge import lcs_length, max_rouge, rouge, rouge_text
 from plainsight.matching import leaked_values, name_words, partial_leak, value_pattern
 
 # --- matching ----------------------------------------------------------------------------------
+
+
+def measured(docs, spans, idset, min_letters=4):
+    """The real segments as the leak metrics match them (verbatim runs of 5 words)."""
+    return real_values(docs, spans, idset, 5, min_letters)
 
 
 @pytest.mark.parametrize("text", ["POLAT was heard.", "polat was heard.", "Mr Polat was heard."])
@@ -319,7 +325,7 @@ def icl_corpus() -> pd.DataFrame:
 
 
 def test_icl_per_generation(docs, spans):
-    per_generation = icl_privacy_metrics(icl_corpus(), docs, spans, "direct")
+    per_generation = icl_privacy_metrics(icl_corpus(), measured(docs, spans, "direct"))
     assert list(per_generation.columns) == list(GENERATION_COLUMNS)
     assert per_generation["n_private_values"].tolist() == [3, 2, 2, 0, 2]
     assert per_generation["n_leaked"].tolist() == [2, 0, 0, 0, 1]
@@ -332,7 +338,7 @@ def test_icl_per_generation(docs, spans):
 
 
 def test_icl_near_leaks_include_exact_partial_and_variants(docs, spans):
-    per_generation = icl_privacy_metrics(icl_corpus(), docs, spans, "direct")
+    per_generation = icl_privacy_metrics(icl_corpus(), measured(docs, spans, "direct"))
     # 1, 2 and 5 leak exactly or partly, so near too; 3 and 4 hold nothing like a private value.
     assert per_generation["near_leak"].tolist() == [True, True, False, False, True]
     assert per_generation["near_leaked_values"][1] == ["Hasslund"]
@@ -346,7 +352,7 @@ def test_icl_near_leaks_include_exact_partial_and_variants(docs, spans):
             generation(3, 0, "The applicant, Mr Hasslund's brother, wrote.", [("B", 0)]),
         ]
     )
-    near = icl_privacy_metrics(variants, docs, spans, "direct")
+    near = icl_privacy_metrics(variants, measured(docs, spans, "direct"))
     assert near["leaked"].tolist() == [False, False, False]
     assert near["partial_leak"].tolist() == [True, True, False]
     assert near["near_leak"].tolist() == [True, True, False]
@@ -358,7 +364,7 @@ def test_icl_near_leaks_include_exact_partial_and_variants(docs, spans):
 
 def test_icl_rouge_is_the_best_context_and_the_last_one_is_kept(docs, spans):
     """The paper's protocol: one reference per context document, the maximum of each score."""
-    per_generation = icl_privacy_metrics(icl_corpus(), docs, spans, "direct")
+    per_generation = icl_privacy_metrics(icl_corpus(), measured(docs, spans, "direct"))
     text = icl_corpus()["text"][0]
     against_a, against_b = rouge(text, TEXTS[("A", 0)]), rouge(text, TEXTS[("B", 0)])
     assert against_a[1] > against_b[1]  # the text copies A, the first context
@@ -373,7 +379,7 @@ def test_icl_rouge_is_the_best_context_and_the_last_one_is_kept(docs, spans):
 
 
 def test_icl_identifier_set_both(docs, spans):
-    per_generation = icl_privacy_metrics(icl_corpus(), docs, spans, "both")
+    per_generation = icl_privacy_metrics(icl_corpus(), measured(docs, spans, "both"))
     # generation 1 now also has Copenhagen and 15 October 2004 as private values: 2 of 5 leaked.
     assert per_generation["n_private_values"][0] == 5
     assert per_generation["elp"][0] == pytest.approx(2 / 5)
@@ -382,7 +388,7 @@ def test_icl_identifier_set_both(docs, spans):
 
 
 def test_icl_summary(docs, spans):
-    summary = summarise(icl_privacy_metrics(icl_corpus(), docs, spans, "direct"), "in_context")
+    summary = summarise(icl_privacy_metrics(icl_corpus(), measured(docs, spans, "direct")), "in_context")
     assert list(summary.columns) == list(SUMMARY_COLUMNS)
     assert summary["segment"].tolist() == [0, 1, AVERAGED_SEGMENT]
     assert summary["n_generations"].tolist() == [2, 3, 5]
@@ -398,7 +404,7 @@ def test_icl_summary(docs, spans):
 
 def test_summary_has_rows_per_method_and_seed(docs, spans):
     corpus = pd.concat([icl_corpus(), icl_corpus().assign(seed=2), icl_corpus().assign(method="icl_pe")])
-    summary = summarise(icl_privacy_metrics(corpus, docs, spans, "direct"), "in_context")
+    summary = summarise(icl_privacy_metrics(corpus, measured(docs, spans, "direct")), "in_context")
     assert list(zip(summary["method"], summary["seed"], summary["segment"])) == [
         ("icl", 1, 0),
         ("icl", 1, 1),
@@ -447,7 +453,7 @@ def ft_corpus() -> pd.DataFrame:
 def test_ft_per_generation(docs, spans):
     """Every value of the whole fine-tuning set is private for every generation:
     {Mr Henrik Hasslund, 40593/04, Ms Nina Holst, Mr Ole Berg, the court}."""
-    per_generation = ft_privacy_metrics(ft_corpus(), docs, spans, "direct", TRAIN_KEYS)
+    per_generation = ft_privacy_metrics(ft_corpus(), measured(docs, spans, "direct"), TRAIN_KEYS)
     assert per_generation["n_private_values"].tolist() == [5, 5, 5, 5]
     assert per_generation["leaked_values"].tolist() == [
         ["Ms Nina Holst"],
@@ -462,7 +468,7 @@ def test_ft_per_generation(docs, spans):
 
 def test_ft_leaks_count_the_other_paragraph_range_too(docs, spans):
     corpus = pd.DataFrame([generation(1, 1, "Ms Nina Holst appealed.", types=["PERSON"], method="ft")])
-    per_generation = ft_privacy_metrics(corpus, docs, spans, "direct", TRAIN_KEYS)
+    per_generation = ft_privacy_metrics(corpus, measured(docs, spans, "direct"), TRAIN_KEYS)
     assert per_generation["leaked_values"][0] == ["Ms Nina Holst"]  # a value of paragraph range 0
 
 
@@ -474,7 +480,7 @@ def test_ft_rouge_is_the_best_over_segments_with_the_same_types(docs, spans):
     """Fine-tuning segments by type set (direct identifiers, MISC left out): A {PERSON, CODE},
     B {PERSON}, C {PERSON}, D none."""
     corpus = ft_corpus()
-    per_generation = ft_privacy_metrics(corpus, docs, spans, "direct", TRAIN_KEYS)
+    per_generation = ft_privacy_metrics(corpus, measured(docs, spans, "direct"), TRAIN_KEYS)
     first, second, third, fourth = corpus["text"]
     assert [per_generation["rouge2"][0], per_generation["rougeL"][0]] == pytest.approx(
         best_rouge(first, [("B", 0), ("C", 1)])
@@ -492,7 +498,9 @@ def test_ft_rouge_is_the_best_over_segments_with_the_same_types(docs, spans):
 
 
 def test_ft_summary(docs, spans):
-    summary = summarise(ft_privacy_metrics(ft_corpus(), docs, spans, "direct", TRAIN_KEYS), "trained")
+    summary = summarise(
+        ft_privacy_metrics(ft_corpus(), measured(docs, spans, "direct"), TRAIN_KEYS), "trained"
+    )
     # segment 0: PIPP 2/3; distinct leaked {Ms Nina Holst, 40593/04} of the set's 5 values = 40 %.
     # segment 1: PIPP 1/1 = 100 %; {Mr Ole Berg} of 5 = 20 %.
     # the run: PIPP the mean of the segment rows; ELP {Ms Nina Holst, 40593/04, Mr Ole Berg} of 5 = 60 %.
@@ -524,7 +532,7 @@ def test_a_run_is_measured_by_its_method_familys_definitions(docs, spans):
     )
     pd.testing.assert_frame_equal(
         per_generation[paper_columns],
-        ft_privacy_metrics(ft_corpus(), docs, spans, "direct", sorted(TRAIN_KEYS), 4, criteria),
+        ft_privacy_metrics(ft_corpus(), measured(docs, spans, "direct"), sorted(TRAIN_KEYS), criteria),
     )
     pd.testing.assert_frame_equal(summary, summarise(per_generation[paper_columns], "trained"))
     assert record["design"] == "unpaired" and per_generation["control_exact"].isna().all()
@@ -533,7 +541,8 @@ def test_a_run_is_measured_by_its_method_familys_definitions(docs, spans):
         "icl_pe", icl_corpus(), docs, spans, codes, "direct", metrics, seed=1
     )
     pd.testing.assert_frame_equal(
-        per_generation[paper_columns], icl_privacy_metrics(icl_corpus(), docs, spans, "direct", 4, criteria)
+        per_generation[paper_columns],
+        icl_privacy_metrics(icl_corpus(), measured(docs, spans, "direct"), criteria),
     )
     assert record["design"] == "paired"
     assert record["measures"]["exact"]["member_hits"] == int(per_generation["leaked"].sum())
@@ -541,12 +550,12 @@ def test_a_run_is_measured_by_its_method_familys_definitions(docs, spans):
 
 def test_ft_needs_fine_tuning_segments(docs, spans):
     with pytest.raises(ValueError, match="no fine-tuning segments"):
-        ft_privacy_metrics(ft_corpus(), docs, spans, "direct", [])
+        ft_privacy_metrics(ft_corpus(), measured(docs, spans, "direct"), [])
 
 
 def test_summaries_carry_the_document_rate(docs, spans):
     per_generation = icl_privacy_metrics(
-        icl_corpus(), docs, spans, "direct", criteria=DocumentCriteria(min_words=5)
+        icl_corpus(), measured(docs, spans, "direct"), criteria=DocumentCriteria(min_words=5)
     )
     # words: 7, 6, 3, 5, 4 -> documents: generations 1, 2 (segment 0) and 4 (segment 1)
     assert per_generation["words"].tolist() == [7, 6, 3, 5, 4]
@@ -558,7 +567,7 @@ def test_summaries_carry_the_document_rate(docs, spans):
 
 def test_pooled_intervals_over_the_generations_of_every_seed(docs, spans):
     corpus = pd.concat([icl_corpus(), icl_corpus().assign(seed=2)], ignore_index=True)
-    per_generation = icl_privacy_metrics(corpus, docs, spans, "direct")
+    per_generation = icl_privacy_metrics(corpus, measured(docs, spans, "direct"))
     # 4 leaks in 10 generations
     low, high = pooled_interval(per_generation, "pipp", "in_context")
     assert (low, high) == pytest.approx(tuple(100 * v for v in wilson_interval(4, 10)))
@@ -572,7 +581,7 @@ def test_pooled_intervals_over_the_generations_of_every_seed(docs, spans):
 
 def test_pooled_elp_of_trained_runs_is_the_mean_of_each_run(docs, spans):
     corpus = pd.concat([ft_corpus(), ft_corpus().assign(seed=2).iloc[:1]], ignore_index=True)
-    per_generation = ft_privacy_metrics(corpus, docs, spans, "direct", TRAIN_KEYS)
+    per_generation = ft_privacy_metrics(corpus, measured(docs, spans, "direct"), TRAIN_KEYS)
     # seed 1 leaks 3 of the 5 values, seed 2 (only its first generation) 1 of 5
     assert pooled_elp(per_generation, "trained") == pytest.approx((60.0 + 20.0) / 2)
 
@@ -588,7 +597,7 @@ def test_per_generation_adherence_to_the_fictional_code(docs, spans):
         ],
     }
     hidden = generation(2, 0, "Nothing here.", [("A", 0)])  # no code shown: no adherence
-    per_generation = icl_privacy_metrics(pd.DataFrame([shown, hidden]), docs, spans, "direct")
+    per_generation = icl_privacy_metrics(pd.DataFrame([shown, hidden]), measured(docs, spans, "direct"))
     assert per_generation.loc[
         0, ["adherence_exact", "adherence_near", "adherence_types"]
     ].tolist() == pytest.approx([2 / 3, 2 / 3, 2 / 3])

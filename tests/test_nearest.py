@@ -9,12 +9,14 @@ import pytest
 from plainsight.audit import nearest
 from plainsight.audit.nearest import (
     NEAREST_COLUMNS,
+    NEAREST_RANKS,
+    embed,
     longest_shared_ngram,
-    nearest_documents,
+    nearest_rows,
     top_cosines,
+    training_segments,
     words,
 )
-from plainsight.errors import InputError
 from plainsight.evaluation.features import FeatureSettings
 
 
@@ -90,7 +92,16 @@ def tiny_corpus():
     return docs, codes
 
 
-def test_nearest_documents_ranks_training_segments_only(monkeypatch):
+def nearest_table(corpus, codes, docs):
+    """A corpus's nearest table, built in the steps the released-text audit takes for each corpus."""
+    keys, texts = training_segments(codes, docs)
+    generations = corpus["text"].tolist()
+    settings = FeatureSettings()
+    order, cosines = top_cosines(embed(generations, settings), embed(texts, settings), NEAREST_RANKS)
+    return nearest_rows(generations, keys, texts, order, cosines)
+
+
+def test_nearest_rows_rank_training_segments_only(monkeypatch):
     monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
     docs, codes = tiny_corpus()
     corpus = pd.DataFrame(
@@ -102,7 +113,7 @@ def test_nearest_documents_ranks_training_segments_only(monkeypatch):
             ]
         }
     )
-    table = nearest_documents(corpus, codes, docs, FeatureSettings())
+    table = nearest_table(corpus, codes, docs)
     assert {name: str(dtype) for name, dtype in table.dtypes.items()} == {
         name: ("string" if dtype == "string" else dtype) for name, dtype in NEAREST_COLUMNS.items()
     }
@@ -122,33 +133,12 @@ def test_nearest_documents_ranks_training_segments_only(monkeypatch):
     assert empty["cosine"].tolist() == [0.0, 0.0, 0.0]
 
 
-def test_nearest_documents_is_deterministic(monkeypatch):
+def test_nearest_rows_are_deterministic(monkeypatch):
     monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
     docs, codes = tiny_corpus()
     corpus = pd.DataFrame({"text": ["applicant court", "hospital lawyer"]})
-    first = nearest_documents(corpus, codes, docs, FeatureSettings())
-    pd.testing.assert_frame_equal(first, nearest_documents(corpus, codes, docs, FeatureSettings()))
-
-
-def test_empty_corpus_gives_an_empty_typed_table(monkeypatch):
-    monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
-    docs, codes = tiny_corpus()
-    no_texts = pd.DataFrame({"text": pd.Series([], dtype=str)})
-    table = nearest_documents(no_texts, codes, docs, FeatureSettings())
-    assert table.empty and list(table.columns) == list(NEAREST_COLUMNS)
-
-
-def test_no_training_segments_names_the_codes_file(monkeypatch):
-    monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
-    docs, codes = tiny_corpus()
-    with pytest.raises(InputError, match="codes.parquet: no fine-tuning"):
-        nearest_documents(
-            pd.DataFrame({"text": ["x"]}),
-            codes[codes["split"] != "train"],
-            docs,
-            FeatureSettings(),
-            codes_file="codes.parquet",
-        )
+    first = nearest_table(corpus, codes, docs)
+    pd.testing.assert_frame_equal(first, nearest_table(corpus, codes, docs))
 
 
 @pytest.mark.embedded
@@ -157,7 +147,7 @@ def test_minilm_finds_a_copied_segment_first():
     corpus = pd.DataFrame(
         {"text": ["The applicant stayed in prison.", "A patient was admitted to the hospital."]}
     )
-    table = nearest_documents(corpus, codes, docs, FeatureSettings())
+    table = nearest_table(corpus, codes, docs)
     top = table[table["rank"] == 1]
     assert list(zip(top["doc_id"], top["segment"])) == [("d1", 1), ("d2", 0)]
     assert top["cosine"].iloc[0] == pytest.approx(1.0, abs=1e-4)

@@ -7,15 +7,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from plainsight import scheduling
 from plainsight.methods import registry
 from plainsight.report.plan import DryRunJob, parse_dry_run, plan_table, render, segment_counter
-from plainsight.scheduling import GIB, gpu_generation_bytes
+from plainsight.scheduling import CostModel
+from plainsight.scheduling.cost_model import runtime_minutes
+from plainsight.scheduling.memory import GIB, gpu_generation_bytes, gpu_training_bytes, prefix_parameters
+from plainsight.scheduling.model_shape import ModelShape, model_shape
 
 
-def cost_model(config, shapes, segments) -> scheduling.CostModel:
+def cost_model(config, shapes, segments) -> CostModel:
     """The cost model as the plan builds it, with the method registry."""
-    return scheduling.CostModel(config, shapes, segments, registry)
+    return CostModel(config, shapes, segments, registry)
 
 
 REPO = Path(__file__).resolve().parents[1]
@@ -66,13 +68,13 @@ def test_the_dry_run_gives_each_job_with_its_rule_wildcards_and_resources():
     ],
 )
 def test_shapes_give_the_published_parameter_counts(name, published):
-    assert scheduling.model_shape(name, SHAPES).parameters == pytest.approx(published, rel=0.04)
+    assert model_shape(name, SHAPES).parameters == pytest.approx(published, rel=0.04)
 
 
 def test_a_model_folder_config_wins_over_the_shapes(tiny_model_dir):
-    shape = scheduling.model_shape(str(tiny_model_dir), {str(tiny_model_dir): SHAPES["gpt2-large"]})
+    shape = model_shape(str(tiny_model_dir), {str(tiny_model_dir): SHAPES["gpt2-large"]})
     assert (shape.layers, shape.hidden, shape.kv_heads, shape.head_dim) == (2, 32, 1, 16)
-    assert scheduling.model_shape("unknown/model", SHAPES) is None
+    assert model_shape("unknown/model", SHAPES) is None
 
 
 @pytest.mark.parametrize("projection_hidden", [None, 24])
@@ -83,25 +85,22 @@ def test_prefix_parameters_count_what_trains(tiny_model_dir, projection_hidden):
     model, tokenizer = load_model(tiny_model_dir)
     adapter = prefix_model(model, tokenizer, 5, "A public sentence to start from.", projection_hidden)
     trainable = sum(p.numel() for p in adapter.parameters() if p.requires_grad)
-    shape = scheduling.model_shape(str(tiny_model_dir))
-    assert scheduling.prefix_parameters(shape, 5, projection_hidden) == trainable
+    shape = model_shape(str(tiny_model_dir))
+    assert prefix_parameters(shape, 5, projection_hidden) == trainable
 
 
-SMALL = scheduling.ModelShape(parameters=1000, layers=2, hidden=8, kv_heads=2, head_dim=4, vocab=10)
+SMALL = ModelShape(parameters=1000, layers=2, hidden=8, kv_heads=2, head_dim=4, vocab=10)
 
 
 def test_training_memory_by_hand():
     # 16-bit weights 2,000; trainable 5 x 4 bytes x (4 copies + 3 per-sample gradients) = 140;
     # activations 3 x 4 positions x 8 x 2 layers x 34 = 6,528; logits 2 passes x 12 x 10 x (2 + 8) = 2,400
     assert (
-        scheduling.gpu_training_bytes(SMALL, 2, 3, 4, 5, logits_passes=2, per_sample_gradients=True)
+        gpu_training_bytes(SMALL, 2, 3, 4, 5, logits_passes=2, per_sample_gradients=True)
         == 2_000 + 140 + 6_528 + 2_400
     )
     # trained float32 weights hold 16 bytes each; float32 activations are twice the 16-bit ones
-    assert (
-        scheduling.gpu_training_bytes(SMALL, 4, 1, 1, 0, frozen_weights=False)
-        == 16_000 + 8 * 2 * 34 * 2 + 10 * 12
-    )
+    assert gpu_training_bytes(SMALL, 4, 1, 1, 0, frozen_weights=False) == 16_000 + 8 * 2 * 34 * 2 + 10 * 12
 
 
 def test_generation_memory_by_hand():
@@ -156,7 +155,7 @@ def test_auto_slots_on_the_cpu_are_the_cpu_default_and_on_a_gpu_need_its_memory(
 
     cfg = config()
     cfg["generation"]["batch_size"] = "auto"
-    shape = scheduling.model_shape("smollm2-135m", SHAPES)
+    shape = model_shape("smollm2-135m", SHAPES)
     assert (
         cost_model(cfg, SHAPES, lambda dataset, split: 1).slots(shape, 1000, "smollm2-135m", 100)
         == CPU_AUTO_SLOTS
@@ -220,7 +219,7 @@ def test_a_random_weight_model_has_the_shape_it_was_built_from():
     model = random_weight_model(shape, vocab_size=300, dtype=torch.bfloat16)
     norms = sum(p.numel() for name, p in model.named_parameters() if "norm" in name)
     assert model.config.vocab_size == 300 and next(model.parameters()).dtype == torch.bfloat16
-    expected = scheduling.ModelShape.from_config({**shape, "vocab_size": 300}).parameters
+    expected = ModelShape.from_config({**shape, "vocab_size": 300}).parameters
     assert sum(p.numel() for p in model.parameters()) - norms == expected
 
 
@@ -235,7 +234,7 @@ def test_the_downstream_encoder_jobs_are_planned_with_gpu_hours():
     # 2 corpora of max(12 x 2, 50) = 50 generations; trained on 50 real + 100 synthetic texts twice,
     # predicting 3 x 10 test texts and the 100 synthetic ones: 430 texts x 100 tokens at 1000 tokens/s
     assert costs.hours("utility_measures", wildcards) == pytest.approx(
-        scheduling.runtime_minutes(430 * 100, 1000, 1.0) / 60
+        runtime_minutes(430 * 100, 1000, 1.0) / 60
     )
     assert (
         125e6 * 4 * 4 < costs.gpu_bytes("utility_measures", wildcards) < 80e9
@@ -249,7 +248,7 @@ def test_the_downstream_encoder_jobs_are_planned_with_gpu_hours():
     cfg["private_selection"].update(methods=["rpsg", "aug_pe"], seeds=[1])
     costs = cost_model(cfg, SHAPES, lambda dataset, split: {"train": 50, "test": 10}[split])
     assert costs.hours("utility_measures_all_methods", wildcards) == pytest.approx(
-        scheduling.runtime_minutes(750 * 100, 1000, 1.0) / 60
+        runtime_minutes(750 * 100, 1000, 1.0) / 60
     )
     cfg["utility"]["downstream"]["classifier"] = "tfidf_logreg"
     assert cost_model(cfg, SHAPES, lambda d, s: 1).gpu_bytes("utility_measures", {"dataset": "tab"}) == 0
@@ -263,7 +262,7 @@ def test_the_membership_scores_are_planned_per_model_and_text():
     # min(50 members, 2 x 10 held out) = 20 per class, 40 texts, under the base model and 3 adapters
     tokens = 40 * 4 * (cfg["prefix_tuning"]["num_virtual_tokens"] + cfg["prefix_tuning"]["max_length"])
     assert costs.hours("membership_scores", wildcards) == pytest.approx(
-        scheduling.runtime_minutes(tokens, 1000, 1.0) / 60
+        runtime_minutes(tokens, 1000, 1.0) / 60
     )
     assert costs.gpu_bytes("membership_scores", wildcards) > 0
     table = plan_table([DryRunJob("membership_scores", wildcards, {})], costs).set_index("rule")

@@ -88,3 +88,9 @@ def test_only_a_method_that_blocks_values_regenerates():
         method(name).regenerations(generation)
         for name in ("baseline", "icl", "ft", "ft_mask", "dpsgd", "rpsg", "aug_pe")
     ] == [0] * 7
+
+
+def test_the_audit_adds_the_private_selection_methods_outside_methods():
+    config = {"methods": ["icl", "rpsg"], "private_selection": {"methods": ["rpsg", "aug_pe"]}}
+    assert registry.audited_private_selection(config) == ["aug_pe"]
+    assert registry.audited_private_selection({**config, "methods": ["rpsg", "aug_pe"]}) == []

@@ -12,9 +12,9 @@ import yaml
 
 from plainsight.report.audit_verdict import AuditVerdict
 from plainsight.report.release import (
+    BundleSettings,
     EvidenceTable,
     ReleaseRun,
-    ReleaseSettings,
     build_release,
     evidence_tables,
     method_verdict,
@@ -81,7 +81,7 @@ def frames(drop: str = "any_identifier"):
         "icl_pe",
         "smollm2-135m",
         {"max_new_tokens": 128},
-        ReleaseSettings(drop),
+        BundleSettings(drop),
         (EvidenceTable("Audit", pd.DataFrame({"nearest cosine": [0.41]})),),
     )
     return run, corpora, metrics, summaries
@@ -142,7 +142,7 @@ def test_without_dropping_everything_is_released_and_counted():
 
 def test_an_unknown_drop_rule_and_old_metrics_stop():
     with pytest.raises(ValueError, match="release.drop 'leaking' is not one of"):
-        ReleaseSettings("leaking")
+        BundleSettings("leaking")
     run, corpora, metrics, summaries = frames()
     with pytest.raises(ValueError, match=r"lack \['leaked_identifier_values', 'leaked_value_classes'\]"):
         build_release(
@@ -173,7 +173,7 @@ def card_header(card: str) -> dict:
 
 def test_the_card_has_the_hub_front_matter_and_the_bundle_loads_as_json_lines(tmp_path):
     run, corpora, metrics, summaries = frames()
-    run = replace(run, settings=ReleaseSettings("any_identifier", "cc-by-4.0", ("en", "nb")))
+    run = replace(run, settings=BundleSettings("any_identifier", "cc-by-4.0", ("en", "nb")))
     folder = tmp_path / "icl_pe"
     write_release(
         run,

@@ -7,17 +7,17 @@ import pandas as pd
 import pytest
 
 from plainsight.audit import nearest
-from plainsight.audit.corpora import POSITIVE_CONTROL, RunInputs, audit_corpora
-from plainsight.audit.nearest import nearest_documents, words
+from plainsight.audit.nearest import NEAREST_RANKS, embed, nearest_rows, top_cosines, training_segments, words
 from plainsight.audit.released import (
-    ReleaseSettings,
+    TextAuditSettings,
     member_keys,
     released_text_audit,
 )
+from plainsight.audit.released_text_job import POSITIVE_CONTROL, RunInputs, audit_corpora
 from plainsight.audit.shared_runs import longest_shared_with_any
 from plainsight.errors import InputError
-from plainsight.evaluation.control import in_context_control, trained_control
 from plainsight.evaluation.features import FeatureSettings
+from plainsight.evaluation.held_out import in_context_control, trained_control
 from plainsight.evaluation.privacy import context_keys, real_values, run_privacy_metrics
 from plainsight.methods.registry import method
 from plainsight.methods.trained import training_keys
@@ -137,10 +137,19 @@ def any_identifier_metrics(corpus, codes, docs, spans):
     return in_context_control(corpus, contexts, training_keys(codes), real, seed=1)
 
 
+def nearest_table(corpus, codes, docs):
+    """A corpus's nearest table, built in the steps the released-text audit takes for each corpus."""
+    keys, texts = training_segments(codes, docs)
+    generations = corpus["text"].tolist()
+    settings = FeatureSettings()
+    order, cosines = top_cosines(embed(generations, settings), embed(texts, settings), NEAREST_RANKS)
+    return nearest_rows(generations, keys, texts, order, cosines)
+
+
 def run_audit(monkeypatch, corpus, chosen_method="icl", held_out=4):
     monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
     docs, codes, spans = corpus_tables(held_out)
-    table = nearest_documents(corpus, codes, docs, FeatureSettings())
+    table = nearest_table(corpus, codes, docs)
     return released_text_audit(
         corpus,
         codes,
@@ -148,7 +157,7 @@ def run_audit(monkeypatch, corpus, chosen_method="icl", held_out=4):
         any_identifier_metrics(corpus, codes, docs, spans),
         table,
         method(chosen_method),
-        ReleaseSettings(verbatim_ngram=10, bootstrap=50, seed=1),
+        TextAuditSettings(verbatim_ngram=10, bootstrap=50, seed=1),
     )
 
 
@@ -178,7 +187,7 @@ def test_no_held_out_segments_names_the_codes_file(monkeypatch):
     monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
     docs, codes, spans = corpus_tables(0)
     corpus = icl_corpus(["alpha"], [[0]])
-    table = nearest_documents(corpus, codes, docs, FeatureSettings())
+    table = nearest_table(corpus, codes, docs)
     with pytest.raises(InputError, match="codes.parquet: no held-out"):
         released_text_audit(
             corpus,
@@ -187,7 +196,7 @@ def test_no_held_out_segments_names_the_codes_file(monkeypatch):
             any_identifier_metrics(corpus, codes, docs, spans),
             table,
             method("icl"),
-            ReleaseSettings(bootstrap=0),
+            TextAuditSettings(bootstrap=0),
             files={"codes": "codes.parquet"},
         )
 
@@ -212,11 +221,24 @@ def audit_alone(name, measured_corpus, docs, codes, spans, **options):
         {name: corpus},
         {name: per_generation},
         {name: counts},
-        {name: method(name)},
         RunInputs(codes, docs, spans, "direct", METRICS),
-        ReleaseSettings(verbatim_ngram=10, bootstrap=50, seed=1),
+        TextAuditSettings(verbatim_ngram=10, bootstrap=50, seed=1),
         **options,
     )
+
+
+def test_no_training_segments_names_the_codes_file():
+    docs, codes, spans = corpus_tables()
+    held_out_only = codes[codes["split"] != "train"]
+    corpus = icl_corpus(["alpha"], [[0]])
+    with pytest.raises(InputError, match="codes.parquet: no fine-tuning"):
+        audit_corpora(
+            {"icl": corpus},
+            {"icl": pd.DataFrame()},
+            {"icl": {}},
+            RunInputs(held_out_only, docs, spans, "direct", METRICS, codes_file="codes.parquet"),
+            TextAuditSettings(bootstrap=0),
+        )
 
 
 def test_the_positive_control_fires_where_a_method_that_writes_its_own_text_does_not(monkeypatch):

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from plainsight import scheduling as resources
-from plainsight.scheduling import slot_cache_positions
+from plainsight.scheduling import CostModel, cpu_slots, segments_upper_bound, slot_cache_positions
+from plainsight.scheduling.cost_model import STARTUP_MINUTES, runtime_minutes
+from plainsight.scheduling.memory import GENERATION_ACTIVATION_FACTOR, TRAINING_ACTIVATION_FACTOR, memory_mb
+from plainsight.scheduling.model_shape import model_parameters
 
 
 def test_parameters_from_a_model_folder_match_the_model(tiny_model_dir):
@@ -13,9 +15,7 @@ def test_parameters_from_a_model_folder_match_the_model(tiny_model_dir):
 
     model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
     actual = sum(parameter.numel() for parameter in model.parameters())
-    assert resources.model_parameters(str(tiny_model_dir)) == pytest.approx(
-        actual, rel=0.01
-    )  # norms left out
+    assert model_parameters(str(tiny_model_dir)) == pytest.approx(actual, rel=0.01)  # norms left out
 
 
 @pytest.mark.parametrize(
@@ -28,54 +28,50 @@ def test_parameters_from_a_model_folder_match_the_model(tiny_model_dir):
     ],
 )
 def test_parameters_from_the_size_in_the_name(name, parameters):
-    assert resources.model_parameters(name) == parameters
+    assert model_parameters(name) == parameters
 
 
 def test_a_model_without_a_size_is_one_clear_error():
     with pytest.raises(ValueError, match="set resources.model_parameters"):
-        resources.model_parameters("gpt2")
+        model_parameters("gpt2")
 
 
 def test_memory_of_the_embedded_model_covers_its_measured_peaks():
     """With the default headroom, above the measured peaks and not far above."""
-    generation = resources.memory_mb(
+    generation = memory_mb(
         135_000_000,
         4,
         800 + 128,
-        resources.GENERATION_ACTIVATION_FACTOR,
+        GENERATION_ACTIVATION_FACTOR,
         on_gpu=False,
         headroom=1.25,
         weight_copies=2,
     )
-    training = resources.memory_mb(
-        135_000_000, 4, 20 + 128, resources.TRAINING_ACTIVATION_FACTOR, on_gpu=False, headroom=1.25
-    )
+    training = memory_mb(135_000_000, 4, 20 + 128, TRAINING_ACTIVATION_FACTOR, on_gpu=False, headroom=1.25)
     assert 2_300 <= generation <= 3_100  # measured 1.7-2.0 GB with 800-token prompts and packed weights
     assert 3_100 <= training <= 4_500  # measured 2.6 GB (ft_mask) and 3.1 GB (dpsgd)
 
 
 def test_memory_grows_with_the_model_and_the_batch_and_drops_activations_on_a_gpu():
     def estimate(parameters, batch, on_gpu=False):
-        return resources.memory_mb(
-            parameters, batch, 2048, resources.TRAINING_ACTIVATION_FACTOR, on_gpu, 1.25
-        )
+        return memory_mb(parameters, batch, 2048, TRAINING_ACTIVATION_FACTOR, on_gpu, 1.25)
 
     assert estimate(135_000_000, 4) < estimate(135_000_000, 8) < estimate(1_300_000_000, 8)
     on_gpu = estimate(1_300_000_000, 8, on_gpu=True)
     assert on_gpu == estimate(1_300_000_000, 1, on_gpu=True)  # host memory: runtime and weights only
     assert on_gpu == pytest.approx(1.25 * (600 + 1.3e9 * 4 / 2**20), abs=1)
-    with_optimizer = resources.memory_mb(1_300_000_000, 8, 2048, 48, True, 1.25, weight_copies=4)
+    with_optimizer = memory_mb(1_300_000_000, 8, 2048, 48, True, 1.25, weight_copies=4)
     assert with_optimizer == pytest.approx(1.25 * (600 + 4 * 1.3e9 * 4 / 2**20), abs=1)
 
 
 def test_runtime_scales_with_tokens_and_has_a_start_up_floor():
-    assert resources.runtime_minutes(0, 10, 2.0) == resources.STARTUP_MINUTES
-    assert resources.runtime_minutes(6_000, 10, 2.0) == resources.STARTUP_MINUTES + 20
+    assert runtime_minutes(0, 10, 2.0) == STARTUP_MINUTES
+    assert runtime_minutes(6_000, 10, 2.0) == STARTUP_MINUTES + 20
 
 
 def test_segments_bound_is_above_the_demo_codes():
     demo_codes_mb, demo_segments = 17_383 / 2**20, 176
-    assert demo_segments <= resources.segments_upper_bound(demo_codes_mb) <= 2 * demo_segments
+    assert demo_segments <= segments_upper_bound(demo_codes_mb) <= 2 * demo_segments
 
 
 def test_slot_cache_positions_leave_a_quarter_to_run_on():
@@ -98,7 +94,7 @@ def cost_model(segments=lambda dataset, split: {"train": 40, "test": 10}[split],
     shapes = yaml.safe_load((repo / "resources/model_shapes.yaml").read_text(encoding="utf-8"))
     for block, values in changes.items():
         config[block].update(values)
-    return resources.CostModel(config, shapes, segments, registry)
+    return CostModel(config, shapes, segments, registry)
 
 
 def test_the_work_of_each_model_rule_by_hand():
@@ -133,8 +129,8 @@ def test_runtime_and_hours_share_the_work_and_differ_by_the_margin():
     costs = cost_model(resources={"runtime_margin": 3.0, "training_tokens_per_second": 10})
     job = {"dataset": "tab", "setting": "known", "idset": "direct", "method": "ft", "seed": "1"}
     tokens = costs.work("train_adapter", job)[0]
-    assert costs.runtime_minutes("train_adapter", job) == resources.runtime_minutes(tokens, 10, 3.0)
-    assert costs.hours("train_adapter", job) == resources.runtime_minutes(tokens, 10, 1.0) / 60
+    assert costs.runtime_minutes("train_adapter", job) == runtime_minutes(tokens, 10, 3.0)
+    assert costs.hours("train_adapter", job) == runtime_minutes(tokens, 10, 1.0) / 60
 
 
 def test_host_memory_of_generation_packs_a_weight_copy_on_the_cpu_only():
@@ -143,16 +139,16 @@ def test_host_memory_of_generation_packs_a_weight_copy_on_the_cpu_only():
     generation = cpu.config["generation"]
     positions = slot_cache_positions(generation["max_prompt_tokens"], generation["max_new_tokens"])
     parameters = cpu.parameters(cpu.base_model)
-    assert cpu.host_mb("generate_icl", job) == resources.memory_mb(
+    assert cpu.host_mb("generate_icl", job) == memory_mb(
         parameters,
-        resources.cpu_slots(generation["batch_size"]),
+        cpu_slots(generation["batch_size"]),
         positions,
-        resources.GENERATION_ACTIVATION_FACTOR,
+        GENERATION_ACTIVATION_FACTOR,
         False,
         cpu.resources["memory_headroom"],
         weight_copies=2,
     )
-    assert gpu.host_mb("generate_icl", job) == resources.memory_mb(
+    assert gpu.host_mb("generate_icl", job) == memory_mb(
         parameters, 1, 1, 0, True, cpu.resources["memory_headroom"], weight_copies=1
     )
 
@@ -186,13 +182,11 @@ def test_only_the_rewriting_job_adds_its_surrogate_to_the_memory():
     decoding = costs.host_mb("generate_icl", {**job, "method": "icl"})
     assert costs.host_mb("generate_private_selection", {**job, "method": "aug_pe"}) == decoding
     surrogate = costs.config["rpsg"]["surrogate"]
-    assert costs.host_mb(
-        "generate_private_selection", {**job, "method": "rpsg"}
-    ) == decoding + resources.memory_mb(
+    assert costs.host_mb("generate_private_selection", {**job, "method": "rpsg"}) == decoding + memory_mb(
         costs.parameters(costs.base_model),
         surrogate["batch_size"],
         surrogate["max_length"],
-        resources.TRAINING_ACTIVATION_FACTOR,
+        TRAINING_ACTIVATION_FACTOR,
         False,
         costs.resources["memory_headroom"],
         1,  # LoRA: the weights once

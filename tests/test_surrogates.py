@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from plainsight.codes.control import entities_to_records, format_code
-from plainsight.codes.fictional import FictionalPools, RealValues
+from plainsight.codes.control_code import entities_to_records, format_code
+from plainsight.codes.fictional import FictionalPools, RealCodeValues
 from plainsight.codes.surrogates import SurrogateLists, fictional_codes, shaped_entities, shaped_value
 
 REPO = Path(__file__).resolve().parents[1]
@@ -131,7 +131,7 @@ def test_deterministic_and_never_a_real_value():
     again = fictional_codes(codes, spans, POOLS, 1, "format_preserving", LISTS)
     other = fictional_codes(codes, spans, POOLS, 2, "format_preserving", LISTS)
     assert first["code"].tolist() == again["code"].tolist() != other["code"].tolist()
-    real = RealValues(spans["text"], spans.loc[spans["entity_type"] == "PERSON", "text"])
+    real = RealCodeValues(spans["text"], spans.loc[spans["entity_type"] == "PERSON", "text"])
     values = [record["value"] for records in first["entities"] for record in records]
     assert len(values) == 30 * 6
     assert not [value for value in values if real.looks_real(value)]
@@ -149,7 +149,7 @@ def test_paper_default_is_unchanged():
 
 
 def test_near_variants_as_the_leak_metrics_count_them():
-    real = RealValues(["40593/02", "14 square metres", "Hasslund"])
+    real = RealCodeValues(["40593/02", "14 square metres", "Hasslund"])
     assert real.looks_real("40593/03") and real.looks_real("14 square metres") and real.looks_real("Haslund")
     assert not real.looks_real("94 square metres") and not real.looks_real("71526/02")
     assert not real.looks_real("Hansen")

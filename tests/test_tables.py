@@ -11,7 +11,7 @@ import pytest
 from conftest import RESOURCES
 from plainsight.entities import IDENTIFIER_SETS
 from plainsight.errors import InputError
-from plainsight.report.tables import (
+from plainsight.report.table_format import (
     build_table,
     confidence_half_width,
     leak_definitions_note,
@@ -327,7 +327,7 @@ def test_pooled_intervals_and_documents_column(specs):
 
 
 def test_notes_with_known_answers(specs):
-    from plainsight.report.tables import (
+    from plainsight.report.table_format import (
         document_warnings,
         dp_notes,
         paired_notes,
@@ -422,7 +422,7 @@ def test_make_table_from_the_runs_files(specs, tmp_path):
 
 
 def test_adherence_note_per_method(specs):
-    from plainsight.report.tables import adherence_notes
+    from plainsight.report.table_format import adherence_notes
 
     generations = pd.DataFrame(
         {
@@ -439,7 +439,7 @@ def test_adherence_note_per_method(specs):
 
 
 def test_phantom_notes_give_the_control_rate_beside_each_leak_column():
-    from plainsight.report.tables import phantom_notes, phantom_shares
+    from plainsight.report.table_format import phantom_notes, phantom_shares
 
     def record(method, exact_hits, control_hits):
         counts = {"member_hits": exact_hits, "members": 10, "control_hits": control_hits, "controls": 10}

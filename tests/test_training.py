@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 import torch
 
-from plainsight.codes.control import build_entities, entities_to_records, format_code
+from plainsight.codes.control_code import build_entities, entities_to_records, format_code
 from plainsight.methods.prompts import render
 from plainsight.methods.trained import cut_unfinished_paragraph, plan, training_keys
 from plainsight.models import load_model

@@ -17,7 +17,7 @@ from plainsight.evaluation.mauve_score import MauveSettings, mauve_from_features
 from plainsight.evaluation.perplexity import corpus_perplexity
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.evaluation.utility import BASE_MODEL_METHOD, summary_rows, utility_record
-from plainsight.report.tables import build_table, load_table_specs, versus_paper
+from plainsight.report.table_format import build_table, load_table_specs, versus_paper
 from plainsight.training.finetune import FinetuneSettings, finetune, text_examples, windows
 
 

@@ -1,11 +1,12 @@
-"""Render config/README.md, the reference of every configuration key, from the config schema.
+"""Render the configuration docs: config/README.md, the reference of every configuration key, from the
+config schema, and the profile table of docs/configuration.md from the two profiles.
 
 The schema (workflow/schemas/config.schema.yaml) is the one place where keys, their types and their
-descriptions are written; the Default and Paper profile columns are read from config/config.yaml and
-config/paper.yaml.
+descriptions are written; the Default and Paper profile columns, and every value of the profile
+table, are read from config/config.yaml and config/paper.yaml.
 
-    python tools/config_docs.py          # write config/README.md
-    python tools/config_docs.py --check  # exit 1 if config/README.md is not current
+    python tools/config_docs.py          # write config/README.md and the profile table
+    python tools/config_docs.py --check  # exit 1 if either is not current
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 DEFAULT_CONFIG = REPO / "config/config.yaml"
 PAPER_CONFIG = REPO / "config/paper.yaml"
 README = REPO / "config/README.md"
+CONFIGURATION_DOC = REPO / "docs/configuration.md"
 
 # A map's keys are the user's (dataset names, table names), so the dotted path shows a placeholder.
 MAP_KEY_PLACEHOLDERS = {"datasets": "<name>", "tables.seeds": "<table>"}
@@ -284,6 +286,159 @@ def render(schema: Mapping, defaults: Mapping, paper: Mapping) -> str:
     return INTRO + "\n" + sections(schema, defaults, paper)
 
 
+# The profile table of docs/configuration.md
+
+
+PROFILE_TABLE_BEGIN = (
+    "<!-- begin profile table: generated from config/config.yaml and config/paper.yaml by"
+    " tools/config_docs.py -->"
+)
+PROFILE_TABLE_END = "<!-- end profile table -->"
+PROFILE_TABLE_HEADER = (
+    "| | embedded default (`config/config.yaml`) | paper profile (`config/paper.yaml`) |\n|---|---|---|\n"
+)
+
+
+def count_text(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def source_text(dataset: Mapping) -> str:
+    source = dataset["source"]
+    if source == "demo":
+        return "the shipped demo corpus, offline (`source: demo`)"
+    if source == "github":
+        return "the official files, downloaded (`source: github`)"
+    return f"your copy at {code_span(value_text(dataset['path']))} (`source: path`)"
+
+
+def data_cell(profile: Mapping) -> str:
+    return "; ".join(f"`{name}`: {source_text(dataset)}" for name, dataset in profile["datasets"].items())
+
+
+def segments_cell(profile: Mapping) -> str:
+    return "; ".join(
+        f"`{name}`: {code_span(value_text(dataset['segments']))}"
+        for name, dataset in profile["datasets"].items()
+    )
+
+
+def in_context_cell(profile: Mapping) -> str:
+    generation = profile["generation"]
+    slots = generation["batch_size"]
+    slots_text = (
+        "as many batch slots as fit the GPU (`auto`)" if slots == "auto" else count_text(slots, "batch slot")
+    )
+    regenerations = generation["max_regenerations"]
+    regenerations_text = (
+        "in one pass" if regenerations == 0 else f"regenerating up to {count_text(regenerations, 'time')}"
+    )
+    return (
+        f"{generation['generations_per_segment']} per paragraph range, method and seed, from "
+        f"{count_text(generation['context_documents'], 'context document')}; up to "
+        f"{generation['max_new_tokens']} new tokens, prompts up to {generation['max_prompt_tokens']} tokens; "
+        f"{slots_text}; `icl_pe` blocks `{generation['blocking']}`, {regenerations_text}"
+    )
+
+
+def prefix_tuning_cell(profile: Mapping) -> str:
+    prefix = profile["prefix_tuning"]
+    generations = prefix["generations"]
+    generations_text = (
+        "one generation per fine-tuning sample"
+        if generations is None
+        else f"{count_text(generations, 'generation')} per method and seed"
+    )
+    schedule = f"`{prefix['lr_schedule']}`"
+    if prefix["warmup_steps"]:
+        schedule = f"{count_text(prefix['warmup_steps'], 'warm-up step')}, then {schedule}"
+    return (
+        f"{count_text(prefix['epochs'], 'epoch')}, lr {value_text(prefix['learning_rate'])} ({schedule}), "
+        f"batches of {prefix['batch_size']}, {prefix['max_length']}-token examples; {generations_text}"
+    )
+
+
+def threads_cell(profile: Mapping) -> str:
+    return (
+        f"generation {profile['generation']['threads']}, training {profile['prefix_tuning']['threads']}, "
+        f"utility {profile['utility']['threads']}, audit {profile['audit']['threads']}"
+    )
+
+
+def gpus_cell(profile: Mapping) -> str:
+    gpus = profile["resources"]["gpus_per_job"]
+    return f"{gpus} (CPU)" if gpus == 0 else str(gpus)
+
+
+def seeds_cell(profile: Mapping) -> str:
+    """The run seeds, then the tables with their own, grouped by seed list."""
+    tables_by_seeds: dict[str, list[str]] = {}
+    for table, seeds in profile["tables"]["seeds"].items():
+        tables_by_seeds.setdefault(value_text(seeds), []).append(f"`{table}`")
+    own = "; ".join(f"{', '.join(tables)}: `{seeds}`" for seeds, tables in tables_by_seeds.items())
+    return f"`{value_text(profile['seeds'])}`; {own}" if own else f"`{value_text(profile['seeds'])}`"
+
+
+def utility_cell(profile: Mapping) -> str:
+    utility = profile["utility"]
+    mauve = utility["mauve"]
+    samples = "every test segment" if mauve["samples"] is None else f"{mauve['samples']} test segments"
+    downstream = utility["downstream"]
+    classifier = f"`{downstream['classifier']}`"
+    if downstream["classifier"] == "encoder":
+        encoder = downstream["encoder"]
+        classifier += f" (`{encoder['model']}`, {encoder['max_length']} tokens)"
+    return (
+        f"perplexity windows of {utility['perplexity']['max_length']} tokens; MAUVE on {samples} with "
+        f"`{mauve['featurizer']}` features of {mauve['max_tokens']} tokens; "
+        f"downstream classifier {classifier}"
+    )
+
+
+def model_cell(profile: Mapping) -> str:
+    return code_span(profile["model"]["name_or_path"])
+
+
+def model_large_cell(profile: Mapping) -> str:
+    return code_span(profile["model_large"]["name_or_path"])
+
+
+def device_cell(profile: Mapping) -> str:
+    return f"`{profile['model']['device']}`, `{profile['model']['dtype']}`"
+
+
+PROFILE_ROWS = (
+    ("data", data_cell),
+    ("paragraph ranges (`segments`)", segments_cell),
+    ("`model`", model_cell),
+    ("`model_large` (Table 5)", model_large_cell),
+    ("in-context generations", in_context_cell),
+    ("prefix tuning", prefix_tuning_cell),
+    ("torch threads per job", threads_cell),
+    ("`resources.gpus_per_job`", gpus_cell),
+    ("seeds", seeds_cell),
+    ("utility", utility_cell),
+    ("`model.device`, `model.dtype`", device_cell),
+)
+
+
+def profile_table(defaults: Mapping, paper: Mapping) -> str:
+    """The two profiles side by side, each cell written from the profile's own values."""
+    merged = overlay(defaults, paper)
+    rows = [[label, cell(defaults), cell(merged)] for label, cell in PROFILE_ROWS]
+    return PROFILE_TABLE_HEADER + "".join(
+        "| " + " | ".join(cell_text(cell) for cell in row) + " |\n" for row in rows
+    )
+
+
+def with_profile_table(document: str, table: str) -> str:
+    """`document` with the text between the profile table's markers replaced by `table`."""
+    begin, end = document.find(PROFILE_TABLE_BEGIN), document.find(PROFILE_TABLE_END)
+    if begin < 0 or end < begin:
+        raise ValueError(f"{CONFIGURATION_DOC} lacks the profile table's markers")
+    return document[: begin + len(PROFILE_TABLE_BEGIN)] + "\n" + table + document[end:]
+
+
 def load_yaml(path: Path):
     with open(path, encoding="utf-8") as stream:
         return yaml.safe_load(stream) or {}
@@ -293,18 +448,31 @@ def rendered_readme() -> str:
     return render(load_yaml(SCHEMA), load_yaml(DEFAULT_CONFIG), load_yaml(PAPER_CONFIG))
 
 
+def rendered_configuration_doc() -> str:
+    table = profile_table(load_yaml(DEFAULT_CONFIG), load_yaml(PAPER_CONFIG))
+    return with_profile_table(CONFIGURATION_DOC.read_text(encoding="utf-8"), table)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Render config/README.md from the config schema.")
-    parser.add_argument("--check", action="store_true", help="exit 1 if config/README.md is not current")
+    parser = argparse.ArgumentParser(
+        description="Render config/README.md and docs/configuration.md's profile table."
+    )
+    parser.add_argument("--check", action="store_true", help="exit 1 if either is not current")
     args = parser.parse_args(argv)
-    text = rendered_readme()
+    outputs = {README: rendered_readme(), CONFIGURATION_DOC: rendered_configuration_doc()}
     if args.check:
-        current = README.read_text(encoding="utf-8") if README.exists() else None
-        if current != text:
-            print("config/README.md is not current: run python tools/config_docs.py", file=sys.stderr)
-            return 1
-        return 0
-    README.write_text(text, encoding="utf-8")
+        stale = [
+            path
+            for path, text in outputs.items()
+            if not path.exists() or path.read_text(encoding="utf-8") != text
+        ]
+        for path in stale:
+            print(
+                f"{path.relative_to(REPO)} is not current: run python tools/config_docs.py", file=sys.stderr
+            )
+        return 1 if stale else 0
+    for path, text in outputs.items():
+        path.write_text(text, encoding="utf-8")
     return 0
 
 

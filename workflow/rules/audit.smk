@@ -1,5 +1,29 @@
-# Privacy audit of the synthetic corpora beyond the leak counts (plainsight.audit: corpora, nearest,
-# released, evidence, membership, gate, table): results/tables/privacy_audit and its plots.
+# Privacy audit of the synthetic corpora beyond the leak counts, run by run (plainsight.audit:
+# released_text_job, nearest, released, evidence, membership, gate): membership scores of the trained
+# adapters, and what the released text alone gives away. Their table and plots are in audit_table.smk.
+
+# Only modules free of torch and transformers: the Snakefile parses on a login node without them.
+from plainsight.audit import POSITIVE_CONTROL
+
+# Every (run, method, seed) of config `audit`; AUDIT_SCORE_RUNS (common.smk) are its (run, seed).
+AUDIT_RUNS = [
+    {"dataset": d, "setting": s, "idset": i, "method": m, "seed": seed}
+    for d in AUDIT["datasets"]
+    for s in AUDIT["settings"]
+    for i in AUDIT["identifier_sets"]
+    for m in config["methods"]
+    for seed in AUDIT["seeds"]
+]
+AUDITED_TRAINED = [m for m in config["methods"] if registry.method(m).trained]
+
+
+def audited_adapters(wildcards):
+    """The adapters of the trained methods of one run, in the configured method order."""
+    return expand(
+        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
+        method=AUDITED_TRAINED,
+        **wildcards,
+    )
 
 
 rule membership_scores:
@@ -32,6 +56,32 @@ rule membership_scores:
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/membership_scores.py"
+
+
+# Every corpus of an audited run, and the positive control the audit builds beside them.
+AUDITED_CORPORA = [*config["methods"], POSITIVE_CONTROL]
+# The audited methods with a formal (epsilon, delta) claim: the audit tests their leaks against it.
+AUDITED_GUARANTEED = [
+    m for m in config["methods"] if registry.method(m).differentially_private
+]
+
+
+def run_corpora(pattern):
+    """An input function: `pattern` (with {method}) for every configured method of one run and seed."""
+
+    def files(wildcards):
+        return expand(pattern, method=config["methods"], **wildcards)
+
+    return files
+
+
+def audited_guarantees(wildcards):
+    """The adapters of one run's DP methods: their training.json holds the claim."""
+    return expand(
+        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
+        method=AUDITED_GUARANTEED,
+        **wildcards,
+    )
 
 
 rule released_text_audit:
@@ -85,6 +135,24 @@ rule released_text_audit:
         positive_control=True,
     script:
         "../scripts/released_text_audit.py"
+
+
+def guarantee_record_pattern(method):
+    """Where a method's seeds state their formal guarantee: a DP-SGD adapter (its training.json holds
+    it) or a private-selection corpus's guarantee record; None for a method without one.
+    """
+    spec = registry.method(method)
+    if spec.differentially_private:
+        return "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"
+    if spec.private_selection:
+        return "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json"
+    return None
+
+
+# The audit records of the private-selection corpora (AUDITED_PRIVATE_SELECTION, common.smk)
+SELECTION_AUDIT = (
+    "results/{{dataset}}/{{setting}}/{{idset}}/audit/{method}/seed{{seed}}"
+)
 
 
 if AUDITED_PRIVATE_SELECTION:
@@ -146,297 +214,3 @@ if AUDITED_PRIVATE_SELECTION:
             positive_control=False,
         script:
             "../scripts/released_text_audit.py"
-
-
-rule privacy_audit_table:
-    """The privacy audit: one row per run and method (and the base model's control row)."""
-    input:
-        released=[
-            f"{AUDIT_RUN}/audit/{{method}}/seed{{seed}}_released.json".format(**run)
-            for run in AUDIT_RUNS
-        ],
-        controls=[
-            f"{AUDIT_RUN}/audit/{POSITIVE_CONTROL}/seed{{seed}}_released.json".format(
-                **run
-            )
-            for run in AUDIT_SCORE_RUNS
-        ],
-        summaries=[
-            f"{AUDIT_RUN}/metrics/{{method}}/seed{{seed}}_summary.parquet".format(
-                **run
-            )
-            for run in AUDIT_RUNS
-        ],
-        scores=[
-            f"{AUDIT_RUN}/audit/membership/seed{{seed}}_scores.parquet".format(**run)
-            for run in AUDIT_SCORE_RUNS
-        ],
-        paper=config["tables"]["paper"],
-        canaries=(
-            ["results/tables/canaries.csv"] if AUDIT["canaries"]["in_verdict"] else []
-        ),
-    output:
-        csv=report(
-            "results/tables/privacy_audit.csv",
-            caption="../report/privacy_audit.rst",
-            category="Tables",
-            labels={"table": "privacy_audit", "content": "ours"},
-        ),
-        markdown="results/tables/privacy_audit.md",
-    log:
-        "results/logs/privacy_audit_table.log",
-    conda:
-        "../envs/metrics.yaml"
-    params:
-        runs=AUDIT_RUNS,
-        score_runs=AUDIT_SCORE_RUNS,
-        bootstrap=AUDIT["bootstrap"],
-        verbatim_ngram=AUDIT["verbatim_ngram"],
-        gate=config["release"]["gate"],
-    script:
-        "../scripts/privacy_audit_table.py"
-
-
-rule privacy_audit_plots:
-    """ROC curves of the membership attacks and the closest-record distances of one audited run."""
-    input:
-        scores=f"{AUDIT_RUN}/audit/membership/seed{{seed}}_scores.parquet",
-        distances=audited_distances,
-    output:
-        roc=report(
-            "results/plots/privacy_audit_roc_{dataset}_{setting}_{idset}_seed{seed}.png",
-            caption="../report/privacy_audit_roc.rst",
-            category="Privacy audit",
-            labels={
-                "plot": "membership ROC",
-                "run": "{dataset} {setting} {idset} seed {seed}",
-            },
-        ),
-        distances=report(
-            "results/plots/privacy_audit_distances_{dataset}_{setting}_{idset}_seed{seed}.png",
-            caption="../report/privacy_audit_distances.rst",
-            category="Privacy audit",
-            labels={
-                "plot": "closest record",
-                "run": "{dataset} {setting} {idset} seed {seed}",
-            },
-        ),
-    log:
-        "results/logs/privacy_audit_plots/{dataset}_{setting}_{idset}_{seed}.log",
-    conda:
-        "../envs/metrics.yaml"
-    params:
-        methods=config["methods"],
-    script:
-        "../scripts/privacy_audit_plots.py"
-
-
-rule canary_docs:
-    """Canaries, each a training sentence and a suffix at the target perplexity under the base model; the members inserted into 1, 4 and 16 training segments of distinct documents."""
-    input:
-        docs="results/{dataset}/docs.parquet",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-        design=CANARIES["file"],
-        model=model_input(config["model"]["name_or_path"]),
-    output:
-        docs=f"{CANARY_RUN}/docs.parquet",
-        canaries=f"{CANARY_RUN}/canaries.json",
-    log:
-        "results/logs/canary_docs/{dataset}_{setting}_{idset}_{seed}.log",
-    benchmark:
-        "results/benchmarks/canary_docs/{dataset}_{setting}_{idset}_{seed}.tsv"
-    conda:
-        "../envs/generation.yaml"
-    threads: AUDIT["threads"]
-    resources:
-        mem_mb=mem_mb("canary_docs"),
-        runtime=runtime("canary_docs"),
-        gpu=GPUS_PER_JOB,
-        gpu_memory_mb=gpu_memory_mb("canary_docs"),
-    params:
-        plan={"per_repeat": CANARIES["per_repeat"], "repeats": CANARIES["repeats"]},
-        context_documents=config["generation"]["context_documents"],
-        dp={key: config["dpsgd"][key] for key in ("delta", "privacy_unit")},
-        model=lambda wildcards: model_source(MODEL_ID),
-        placement=MODEL_PLACEMENT,
-    script:
-        "../scripts/canary_docs.py"
-
-
-rule canary_adapter:
-    """A trained method's adapter, trained as rule train_adapter trains it, on the canaried set."""
-    input:
-        docs=f"{CANARY_RUN}/docs.parquet",
-        spans="results/{dataset}/spans.parquet",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-        pools=config["codes"]["fictional_pools"],
-        model=model_input(config["model"]["name_or_path"]),
-    output:
-        directory(f"{CANARY_RUN}/models/{{method}}"),
-    log:
-        "results/logs/canary_adapter/{dataset}_{setting}_{idset}_{method}_{seed}.log",
-    benchmark:
-        "results/benchmarks/canary_adapter/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
-    wildcard_constraints:
-        method=TRAINED_METHOD,
-    conda:
-        "../envs/generation.yaml"
-    threads: config["prefix_tuning"]["threads"]
-    resources:
-        mem_mb=mem_mb("canary_adapter"),
-        runtime=runtime("canary_adapter"),
-        gpu=GPUS_PER_JOB,
-        gpu_memory_mb=gpu_memory_mb("canary_adapter"),
-    params:
-        training=lambda wildcards: training_params(
-            registry.method(wildcards.method), config["prefix_tuning"], config["dpsgd"]
-        ),
-        checkpoints=f"{CANARY_RUN}/checkpoints/{{method}}",
-        model=lambda wildcards: model_source(MODEL_ID),
-        placement=MODEL_PLACEMENT,
-    script:
-        "../scripts/train_adapter.py"
-
-
-rule canary_generations:
-    """The canary adapter's corpus, written as rule generate_trained writes a trained method's."""
-    input:
-        adapter=f"{CANARY_RUN}/models/{{method}}",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-        fictional="results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",
-        model=model_input(config["model"]["name_or_path"]),
-    output:
-        f"{CANARY_RUN}/synthetic/{{method}}.parquet",
-    log:
-        "results/logs/canary_generations/{dataset}_{setting}_{idset}_{method}_{seed}.log",
-    benchmark:
-        "results/benchmarks/canary_generations/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
-    wildcard_constraints:
-        method=TRAINED_METHOD,
-    conda:
-        "../envs/generation.yaml"
-    threads: config["generation"]["threads"]
-    resources:
-        mem_mb=mem_mb("canary_generations"),
-        runtime=runtime("canary_generations"),
-        gpu=GPUS_PER_JOB,
-        gpu_memory_mb=gpu_memory_mb("canary_generations"),
-    params:
-        generation=lambda wildcards: generation_params(
-            registry.method(wildcards.method), config["generation"], "corpus"
-        ),
-        shard={"index": 0, "count": 1},
-        generations=config["prefix_tuning"]["generations"],
-        model=lambda wildcards: model_source(MODEL_ID),
-        placement=MODEL_PLACEMENT,
-    script:
-        "../scripts/generate_corpus.py"
-
-
-rule canary_generations_in_context:
-    """An in-context method's corpus on the canaried set, written as rule generate_icl writes it: its prompts show the member canaries of their context documents."""
-    input:
-        docs=f"{CANARY_RUN}/docs.parquet",
-        spans="results/{dataset}/spans.parquet",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-        pools=config["codes"]["fictional_pools"],
-        lists=SURROGATE_LISTS,
-        model=lambda wildcards: model_input(variant_model(wildcards)),
-    output:
-        f"{CANARY_RUN}/synthetic/{{method}}.parquet",
-    log:
-        "results/logs/canary_generations_in_context/{dataset}_{setting}_{idset}_{method}_{seed}.log",
-    benchmark:
-        "results/benchmarks/canary_generations_in_context/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
-    wildcard_constraints:
-        method=IN_CONTEXT_METHOD,
-    conda:
-        "../envs/generation.yaml"
-    threads: config["generation"]["threads"]
-    resources:
-        mem_mb=mem_mb("canary_generations_in_context"),
-        runtime=runtime("canary_generations_in_context"),
-        gpu=GPUS_PER_JOB,
-        gpu_memory_mb=gpu_memory_mb("canary_generations_in_context"),
-    params:
-        generation=lambda wildcards: generation_params(
-            registry.method(wildcards.method), config["generation"], "corpus"
-        ),
-        shard={"index": 0, "count": 1},
-        surrogates=config["codes"]["surrogates"],
-        model=lambda wildcards: model_source(variant_model(wildcards)),
-        placement=MODEL_PLACEMENT,
-    script:
-        "../scripts/generate_corpus.py"
-
-
-rule canary_attacks:
-    """Each canary's scores under the attacks on one method's canary corpus: an n-gram model of the corpus and the longest shared word run; for a trained method also the adapter's likelihood ratio against the base model."""
-    input:
-        unpack(canary_adapter_input),
-        canaries=f"{CANARY_RUN}/canaries.json",
-        corpus=f"{CANARY_RUN}/synthetic/{{method}}.parquet",
-    output:
-        f"{CANARY_RUN}/{{method}}_attacks.parquet",
-    log:
-        "results/logs/canary_attacks/{dataset}_{setting}_{idset}_{method}_{seed}.log",
-    benchmark:
-        "results/benchmarks/canary_attacks/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
-    wildcard_constraints:
-        method=registry.wildcard_pattern(),
-    conda:
-        "../envs/generation.yaml"
-    threads: AUDIT["threads"]
-    resources:
-        mem_mb=mem_mb("canary_attacks"),
-        runtime=runtime("canary_attacks"),
-        gpu=lambda wildcards: (
-            GPUS_PER_JOB if registry.method(wildcards.method).trained else 0
-        ),
-        gpu_memory_mb=gpu_memory_mb("canary_attacks"),
-    params:
-        ngram={"order": CANARIES["ngram_order"], "add_k": CANARIES["ngram_add_k"]},
-        batch_size=AUDIT["batch_size"],
-        model=lambda wildcards: model_source(MODEL_ID),
-        placement=MODEL_PLACEMENT,
-    script:
-        "../scripts/canary_attacks.py"
-
-
-rule canary_table:
-    """Per audited run, method, attack and insertion count: AUC, TPR at 1% and 10% FPR, the empirical epsilon lower bound beside the most its canaries could certify and DP-SGD's claim; the plot of AUC against insertions."""
-    input:
-        attacks=[
-            f"{CANARY_RUN}/{{method}}_attacks.parquet".format(**run)
-            for run in CANARY_RUNS
-        ],
-        canaries=[f"{CANARY_RUN}/canaries.json".format(**run) for run in CANARY_RUNS],
-        adapters=[
-            str(Path(canary_dp_record(run)).parent)
-            for run in CANARY_RUNS
-            if canary_dp_record(run)
-        ],
-    output:
-        csv=report(
-            "results/tables/canaries.csv",
-            caption="../report/canaries.rst",
-            category="Tables",
-            labels={"table": "canaries", "content": "ours"},
-        ),
-        markdown="results/tables/canaries.md",
-        plot=report(
-            "results/plots/canaries_auc.png",
-            caption="../report/canaries_auc.rst",
-            category="Privacy audit",
-            labels={"plot": "canary AUC", "run": "every audited run"},
-        ),
-    log:
-        "results/logs/canary_table.log",
-    conda:
-        "../envs/metrics.yaml"
-    params:
-        runs=CANARY_RUNS,
-        dp_records=[canary_dp_record(run) or None for run in CANARY_RUNS],
-        bootstrap=AUDIT["bootstrap"],
-    script:
-        "../scripts/canary_table.py"

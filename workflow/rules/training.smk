@@ -1,5 +1,8 @@
 # Trained methods: one adapter per method and seed, fitted on (real code, document) pairs.
 
+# Only modules free of torch and transformers: the Snakefile parses on a login node without them.
+from plainsight.training.params import training_params
+
 
 rule train_adapter:
     """The adapter of a trained method: prefix tuning, with or without the privacy mask, or DP-SGD."""

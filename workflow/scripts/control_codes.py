@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from plainsight.codes.control import setting_codes
+from plainsight.codes.control_code import setting_codes
 from plainsight.io import write_parquet
 from plainsight.snakemake_job import RuleJob, run_rule
 

@@ -2,7 +2,7 @@
 
 from plainsight.audit.gate import Gate
 from plainsight.report.methods_table import MethodsTableFiles, write_methods_table
-from plainsight.report.tables import load_table_specs
+from plainsight.report.table_format import load_table_specs
 from plainsight.snakemake_job import RuleJob, run_rule
 
 

@@ -7,8 +7,8 @@ import pandas as pd
 
 from plainsight.audit.guarantee import read_guarantee_record
 from plainsight.report.release import (
+    BundleSettings,
     ReleaseRun,
-    ReleaseSettings,
     evidence_tables,
     method_verdict,
     write_release,
@@ -25,7 +25,7 @@ def main(job: RuleJob) -> None:
         w.method,
         job.params.model,
         job.params.generation,
-        ReleaseSettings.from_config(job.params.release),
+        BundleSettings.from_config(job.params.release),
     )
     run = replace(
         run,

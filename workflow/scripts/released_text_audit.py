@@ -5,8 +5,9 @@ the released text alone."""
 import pandas as pd
 import torch
 
-from plainsight.audit.corpora import RunInputs, Thresholds, write_run_audit
-from plainsight.audit.released import ReleaseSettings
+from plainsight.audit.gate import Gate
+from plainsight.audit.released import TextAuditSettings
+from plainsight.audit.released_text_job import AuditOutputs, CorpusFiles, Judging, RunInputs, write_run_audit
 from plainsight.evaluation.features import FeatureSettings
 from plainsight.models import resolve_placement
 from plainsight.snakemake_job import RuleJob, run_rule
@@ -22,17 +23,19 @@ def main(job: RuleJob) -> None:
         job.params.metrics,
         job.input.codes,
     )
+    guarantees = dict(zip(job.params.guaranteed, job.input.guarantees))
+    corpora = [
+        CorpusFiles(method, *files, guarantees.get(method))
+        for method, *files in zip(
+            job.params.methods, job.input.corpora, job.input.metrics, job.input.controls
+        )
+    ]
     write_run_audit(
-        job.input.corpora,
-        job.input.metrics,
-        job.input.controls,
-        job.params.methods,
+        corpora,
         inputs,
-        ReleaseSettings(job.params.verbatim_ngram, job.params.bootstrap, job.seed, features),
-        Thresholds.from_gate(job.params.gate),
-        job.params.delta or 1e-5,
-        {"nearest": job.output.nearest, "records": job.output.records, "distances": job.output.distances},
-        dict(zip(job.params.guaranteed, job.input.guarantees)),
+        TextAuditSettings(job.params.verbatim_ngram, job.params.bootstrap, job.seed, features),
+        Judging(Gate.from_config(job.params.gate), job.params.delta or 1e-5),
+        AuditOutputs(job.output.nearest, job.output.records, job.output.distances),
         job.params.positive_control,
     )
 

@@ -6,7 +6,7 @@ import pandas as pd
 
 from plainsight.report.audit_verdict import audit_verdicts
 from plainsight.report.review_site import ReviewRun, ReviewSubject, build_review_site
-from plainsight.report.tables import load_table_specs
+from plainsight.report.table_format import load_table_specs
 from plainsight.snakemake_job import RuleJob, run_rule
 
 

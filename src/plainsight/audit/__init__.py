@@ -1,7 +1,7 @@
 """Stage 7, audit: what an adversary could learn from a released corpus or its adapter, and the
 release verdict it supports.
 
-- `corpora`: rule `released_text_audit`, every corpus of a run and its positive control in one job;
+- `released_text_job`: rule `released_text_audit`, every corpus of a run and its positive control in one job;
 - `guarantee`: the formal claim that bounds a released corpus and its test against the corpus's leaks;
 - `evidence`: each leak's excess over its held-out control, its bounds, p-values, detectable effects
   and conclusions; `gate`: the verdict per corpus under `release.gate`;
@@ -14,9 +14,9 @@ release verdict it supports.
 - `canaries`: canaries for released text (a corpus sentence and a suffix at a target perplexity),
   inserted into a method's training set; `canary_attacks`: the attacks on them (`ngram`: the
   attacker's n-gram model of the corpus); `epsilon`: the empirical epsilon lower bound;
-- `table`, `canary_table`: the privacy-audit and canary tables and their plots.
+- `privacy_audit_table`, `canary_table`: the privacy-audit and canary tables and their plots.
 """
 
-# The method key of the audit's positive control (plainsight.audit.corpora): its outputs sit beside the
-# methods' under audit/{method}/. Here, so that the workflow can name it without loading the audit.
+# The method key of the audit's positive control (plainsight.audit.released_text_job): its outputs sit
+# beside the methods' under audit/{method}/. Here, so that the workflow can name it without loading the audit.
 POSITIVE_CONTROL = "positive_control"

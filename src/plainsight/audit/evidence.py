@@ -1,6 +1,6 @@
 """Leak rates against their held-out control, and what a sample of this size could detect.
 
-For each leak measure (`plainsight.evaluation.control`) a corpus has a member rate (generations, or
+For each leak measure (`plainsight.evaluation.held_out`) a corpus has a member rate (generations, or
 distinct values, that leak from what the method saw) and a control rate (the same matcher against what it
 did not see). The evidence is their difference, the **excess**:
 
@@ -108,7 +108,7 @@ def unpaired_excess(member_hits: int, members: int, control_hits: int, controls:
 
 
 def excess_of(counts: Mapping[str, int], design: str) -> Excess:
-    """The excess of one measure from the counts `plainsight.evaluation.control` records."""
+    """The excess of one measure from the counts `plainsight.evaluation.held_out` records."""
     if design == "paired":
         return paired_excess(
             counts["member_only"],

@@ -1,10 +1,12 @@
 """The release verdict of each audited method: `PASS`, `FAIL` or `INCONCLUSIVE` under a stated threat model.
 
-Each criterion compares a bound of the audit's evidence with a threshold (`release.gate` in the config):
+Each criterion compares a bound of the audit's evidence with a threshold (`release.gate` in the config,
+parsed here once, by `Gate.from_config`, for every job that judges or states a verdict):
 
-- `leak_excess`: the excess of the any-identifier and near leaks over their held-out control;
+- `leak_excess`: the excess over their held-out control of the leak measures that declare this criterion
+  (`plainsight.evaluation.measures`: the near and any-identifier leaks);
 - `text_membership`: the text membership attacks' AUC (nearest synthetic document, cosine and n-gram);
-- `verbatim`: the excess of verbatim copying over its control;
+- `verbatim`: the excess of verbatim copying over its control (the measure that declares it);
 - `canaries`: the empirical epsilon lower bound of the canary attacks (`results/tables/canaries`);
 - `adapter_membership` (threat model `released_text_and_adapter`, trained methods): the loss attack's AUC
   against the adapter.
@@ -24,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from plainsight.evaluation.measures import judged_by, leak_measures
+
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
 THREAT_MODELS = {
     "released_text": "the adversary holds the released text and knows the rest of the corpus",
@@ -32,6 +36,11 @@ THREAT_MODELS = {
     ),
 }
 CRITERIA = ("leak_excess", "text_membership", "verbatim", "canaries")
+
+
+def known_criteria() -> tuple[str, ...]:
+    """The criteria a gate may name: the built-in ones and any a leak measure declares."""
+    return tuple(dict.fromkeys([*CRITERIA, *(m.criterion for m in leak_measures() if m.criterion)]))
 
 
 @dataclass(frozen=True)
@@ -49,13 +58,22 @@ class Gate:
             raise ValueError(
                 f"release.gate.threat_model {self.threat_model!r} is not one of {list(THREAT_MODELS)}"
             )
-        unknown = set(self.criteria) - set(CRITERIA)
+        unknown = set(self.criteria) - set(known_criteria())
         if unknown:
-            raise ValueError(f"release.gate.criteria: unknown {sorted(unknown)}; known: {list(CRITERIA)}")
+            raise ValueError(
+                f"release.gate.criteria: unknown {sorted(unknown)}; known: {list(known_criteria())}"
+            )
 
     @classmethod
     def from_config(cls, gate: Mapping[str, Any]) -> Gate:
+        """The one parse of `release.gate`: every job that judges or states a verdict goes through it."""
         return cls(**{**gate, "criteria": tuple(gate.get("criteria", CRITERIA))})
+
+    def threshold(self, key: str) -> float:
+        """The threshold of a `release.gate` key, such as a leak measure's `threshold_key`."""
+        if not key.endswith("_max") or not hasattr(self, key):
+            raise ValueError(f"release.gate has no threshold {key!r}")
+        return float(getattr(self, key))
 
 
 def _missing(value: Any) -> bool:
@@ -92,20 +110,24 @@ def canary_outcome(row: Mapping[str, Any], threshold: float) -> tuple[str, str]:
     return PASS, f"canary epsilon bound {bound:.2f} (max {threshold:.2f}, could show {certifiable:.2f})"
 
 
+def leak_outcome(row: Mapping[str, Any], gate: Gate, criterion: str) -> tuple[str, str]:
+    """A leak criterion: the excess of every measure that declares it, each against its threshold."""
+    return _worst(
+        [
+            bounded(
+                row.get(f"leak_{m.name}_excess_low"),
+                row.get(f"leak_{m.name}_excess_high"),
+                gate.threshold(m.threshold_key),
+                m.evidence_label,
+            )
+            for m in judged_by(criterion)
+        ]
+    )
+
+
 def criterion_outcomes(row: Mapping[str, Any], gate: Gate, trained: bool) -> dict[str, tuple[str, str]]:
     """Each configured criterion's (outcome, reason) for one audit row."""
     judged = {
-        "leak_excess": lambda: _worst(
-            [
-                bounded(
-                    row.get(f"leak_{m}_excess_low"),
-                    row.get(f"leak_{m}_excess_high"),
-                    gate.leak_excess_max,
-                    f"{m.replace('_', '-')} leak excess",
-                )
-                for m in ("any_identifier", "near")
-            ]
-        ),
         "text_membership": lambda: _worst(
             [
                 bounded(
@@ -117,15 +139,11 @@ def criterion_outcomes(row: Mapping[str, Any], gate: Gate, trained: bool) -> dic
                 for n in ("cosine", "ngram")
             ]
         ),
-        "verbatim": lambda: bounded(
-            row.get("leak_verbatim_excess_low"),
-            row.get("leak_verbatim_excess_high"),
-            gate.verbatim_excess_max,
-            "verbatim excess",
-        ),
         "canaries": lambda: canary_outcome(row, gate.canary_epsilon_max),
     }
-    outcomes = {name: judged[name]() for name in gate.criteria}
+    outcomes = {
+        name: judged[name]() if name in judged else leak_outcome(row, gate, name) for name in gate.criteria
+    }
     if gate.threat_model == "released_text_and_adapter" and trained:
         outcomes["adapter_membership"] = bounded(
             row.get("mia_loss_auc_low"),

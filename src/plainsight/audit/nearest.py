@@ -11,7 +11,6 @@ sequences (difflib's `find_longest_match`, without its junk heuristic, which wou
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,13 +18,11 @@ import pandas as pd
 
 from plainsight.audit.shared_runs import longest_shared_ngram
 from plainsight.data.segments import segment_texts
-from plainsight.errors import InputError
 from plainsight.evaluation.features import FeatureSettings, sentence_features
 from plainsight.matching import words
 from plainsight.methods.trained import training_keys
 
 NEAREST_RANKS = 3
-_WORD = re.compile(r"\w+")
 NEAREST_COLUMNS = {
     "generation": "int64",
     "rank": "int64",
@@ -90,23 +87,3 @@ def nearest_rows(
                 )
             )
     return pd.DataFrame(rows, columns=list(NEAREST_COLUMNS)).astype(NEAREST_COLUMNS)
-
-
-def nearest_documents(
-    corpus: pd.DataFrame,
-    codes: pd.DataFrame,
-    docs: pd.DataFrame,
-    settings: FeatureSettings,
-    codes_file: str = "codes",
-) -> pd.DataFrame:
-    """The `NEAREST_RANKS` nearest real training segments of every generation (row position = generation)."""
-    keys, texts = training_segments(codes, docs)
-    if not keys:
-        raise InputError(
-            codes_file, None, "no fine-tuning (train split) segments to compare the generations with"
-        )
-    generations = corpus["text"].fillna("").astype(str).tolist()
-    if not generations:
-        return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in NEAREST_COLUMNS.items()})
-    order, cosines = top_cosines(embed(generations, settings), embed(texts, settings), NEAREST_RANKS)
-    return nearest_rows(generations, keys, texts, order, cosines)

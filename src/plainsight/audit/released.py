@@ -12,7 +12,7 @@
   fine-tuning segment.
 - Any-identifier leaks: the share of generations holding any annotated value, direct or quasi
   identifier whatever the run's identifier set, of their context documents (in-context) or of the
-  fine-tuning set (trained), from the per-generation metrics (`plainsight.evaluation.control`).
+  fine-tuning set (trained), from the per-generation metrics (`plainsight.evaluation.held_out`).
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def distance_rows(
 
 
 @dataclass(frozen=True)
-class ReleaseSettings:
+class TextAuditSettings:
     verbatim_ngram: int = 10
     bootstrap: int = 1000
     seed: int = 1  # draws the balanced member and held-out sets
@@ -147,7 +147,7 @@ def text_membership(
     embedded: SegmentEmbeddings,
     generations: Sequence[str],
     generation_features: np.ndarray,
-    settings: ReleaseSettings,
+    settings: TextAuditSettings,
 ) -> dict[str, float]:
     """AUC of "member" from the nearest synthetic document's cosine and shared n-gram, balanced sets."""
     chosen, others = balanced_sets(members, held_out, settings.seed)
@@ -213,7 +213,7 @@ def released_text_audit(
     metrics: pd.DataFrame,
     nearest: pd.DataFrame,
     method: Method,
-    settings: ReleaseSettings,
+    settings: TextAuditSettings,
     files: Mapping[str, str] | None = None,
     prepared: tuple[SegmentEmbeddings, np.ndarray] | None = None,
 ) -> tuple[ReleasedTextAudit, pd.DataFrame]:

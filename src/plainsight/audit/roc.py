@@ -60,15 +60,8 @@ def attack_scores(target: pd.DataFrame, base: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def tpr_at_fpr(member: np.ndarray, score: np.ndarray, fpr_bound: float) -> float:
-    """The highest TPR of a threshold whose FPR is at most `fpr_bound`."""
-    from sklearn.metrics import roc_curve
-
-    fpr, tpr, _ = roc_curve(member, score)
-    return _tpr_within(fpr, tpr, fpr_bound)
-
-
 def _tpr_within(fpr: np.ndarray, tpr: np.ndarray, fpr_bound: float) -> float:
+    """The highest TPR of a threshold whose FPR is at most `fpr_bound`."""
     return float(tpr[fpr <= fpr_bound + 1e-12].max())
 
 

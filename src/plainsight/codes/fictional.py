@@ -5,7 +5,7 @@ fictional code depends only on (seed, doc_id, segment), so it does not change
 when other documents are added or removed.
 
 A fictional value must never look like a real private value of the corpus, or a
-generation that copies its fictional code would count as a leak. `RealValues`
+generation that copies its fictional code would count as a leak. `RealCodeValues`
 removes the pool entries in which the leak metrics would find a real value, a
 real name word or a near variant of either ("Germany"; "Hayes" beside a real
 "Hayek"), and rejects a drawn value (a date, an amount, a composed name) that holds
@@ -32,7 +32,7 @@ import yaml
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from plainsight.codes.control import (
+from plainsight.codes.control_code import (
     Entities,
     entities_to_records,
     format_code,
@@ -60,7 +60,7 @@ _MAX_DRAWS = 50
 Drawer = Callable[[Entities, random.Random], Entities]
 
 
-class RealValues:
+class RealCodeValues:
     """The private values of a real corpus, for keeping fictional values apart from them."""
 
     def __init__(self, values: Iterable[str], person_values: Iterable[str] = ()):
@@ -119,7 +119,7 @@ def _near_variant(a: str, b: str) -> bool:
 @dataclass(frozen=True)
 class FictionalPools:
     pools: dict[str, Any]
-    real: RealValues | None = None  # drawn values that hold one of these are drawn again
+    real: RealCodeValues | None = None  # drawn values that hold one of these are drawn again
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> FictionalPools:
@@ -131,7 +131,7 @@ class FictionalPools:
         `codes`."""
         return cls.from_yaml(path).excluding(corpus_real_values(spans, codes), path)
 
-    def excluding(self, real: RealValues, path: str | Path = "fictional pools") -> FictionalPools:
+    def excluding(self, real: RealCodeValues, path: str | Path = "fictional pools") -> FictionalPools:
         """These pools without the entries that look like a real value; drawn values checked as well.
 
         Entries keep their order, so pools that lose nothing draw exactly what they drew before.
@@ -155,14 +155,14 @@ class FictionalPools:
         return self.real is None or not self.real.held_in(value)
 
 
-def corpus_real_values(spans: pd.DataFrame, codes: pd.DataFrame) -> RealValues:
+def corpus_real_values(spans: pd.DataFrame, codes: pd.DataFrame) -> RealCodeValues:
     """Every private value of a real corpus: its gold direct and quasi identifiers, and the values of
     its codes (in the unknown setting, what Presidio found)."""
     gold = spans[spans["identifier_type"].isin(IDENTIFIER_SETS["both"])]
     found = [entity for records in codes["entities"] for entity in records_to_entities(records)]
     values = [*gold["text"], *(value for _, value in found)]
     persons = [*gold.loc[gold["entity_type"] == "PERSON", "text"], *(v for t, v in found if t == "PERSON")]
-    return RealValues(values, persons)
+    return RealCodeValues(values, persons)
 
 
 def titled_share(names: Iterable[str], titles: Iterable[str]) -> float:

@@ -27,12 +27,12 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from plainsight.codes.control import Entities
+from plainsight.codes.control_code import Entities
 from plainsight.codes.fictional import (
     EXCLUDED_TYPES,
     Drawer,
     FictionalPools,
-    RealValues,
+    RealCodeValues,
     corpus_real_values,
     fictional_codes_table,
     pool_drawer,
@@ -72,7 +72,7 @@ def _month(drawn: date) -> str:
 @dataclass(frozen=True)
 class SurrogateLists:
     lists: dict[str, Any]
-    real: RealValues | None = None
+    real: RealCodeValues | None = None
     countries: frozenset[str] = frozenset()  # every listed country, casefolded, for recognising one
 
     @classmethod
@@ -80,7 +80,7 @@ class SurrogateLists:
         lists = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
         return cls(lists, None, frozenset(c.casefold() for c in lists["LOC"]["countries"]))
 
-    def excluding(self, real: RealValues) -> SurrogateLists:
+    def excluding(self, real: RealCodeValues) -> SurrogateLists:
         """These lists without entries that look like a real value; composed values checked as well."""
         return SurrogateLists(_without(self.lists, real), real, self.countries)
 
@@ -88,7 +88,7 @@ class SurrogateLists:
         return self.real is None or not self.real.looks_real(value)
 
 
-def _without(lists: Any, real: RealValues) -> Any:
+def _without(lists: Any, real: RealCodeValues) -> Any:
     if isinstance(lists, dict):
         return {key: _without(value, real) for key, value in lists.items()}
     if isinstance(lists, list) and all(isinstance(entry, str) for entry in lists):

@@ -38,21 +38,21 @@ from typing import Any, get_args
 import numpy as np
 import pandas as pd
 
-from plainsight.codes.control import build_entities, select_spans
+from plainsight.codes.control_code import build_entities, select_spans
 from plainsight.codes.fictional import EXCLUDED_TYPES
 from plainsight.data.segments import segment_texts
 from plainsight.entities import SegmentKey
-from plainsight.evaluation import control
+from plainsight.evaluation import held_out
 from plainsight.evaluation.adherence import ADHERENCE_COLUMNS, code_adherence, fictional_pairs
 from plainsight.evaluation.intervals import bootstrap_interval, wilson_interval
 from plainsight.evaluation.quality import QUALITY_COLUMNS, DocumentCriteria, document_quality
+from plainsight.evaluation.real_segments import RealValues
 from plainsight.evaluation.rouge import RougeText, max_rouge, rouge_scores, rouge_text
 from plainsight.matching import (
     NearMatcher,
     leaked_values,
     name_words,
     partial_leak,
-    public_words,
     unique_values,
 )
 from plainsight.methods.registry import Family, method
@@ -181,7 +181,7 @@ def _prepared(
 # --- per generation ----------------------------------------------------------------------------
 
 
-def _generation_row(
+def _metrics_row(
     corpus_row: Mapping[str, Any],
     private: list[str],
     persons: list[str],
@@ -219,34 +219,26 @@ def _generation_row(
 
 
 def icl_privacy_metrics(
-    corpus: pd.DataFrame,
-    docs: pd.DataFrame,
-    spans: pd.DataFrame,
-    idset: str,
-    partial_min_letters: int = 4,
-    criteria: DocumentCriteria = DocumentCriteria(),
+    corpus: pd.DataFrame, real: RealValues, criteria: DocumentCriteria = DocumentCriteria()
 ) -> pd.DataFrame:
     """Per-generation leakage of the context segments' private values, and ROUGE against each context:
     the best one (reported) and the last one."""
-    values = gold_values_by_segment(spans, idset)
-    persons = gold_values_by_segment(spans, idset, {"PERSON"})
-    texts = segment_texts(docs)
-    common = public_words(texts, values)
     prepared: dict[SegmentKey, RougeText] = {}
     rows = []
     for row in corpus.to_dict("records"):
         generated = rouge_text(row["text"])
-        contexts = [_prepared(prepared, texts, key) for key in context_keys(row)]
-        private, private_persons = context_private_values(row, values), context_private_values(row, persons)
+        contexts = [_prepared(prepared, real.texts, key) for key in context_keys(row)]
+        private = context_private_values(row, real.values)
+        private_persons = context_private_values(row, real.persons)
         rows.append(
-            _generation_row(
+            _metrics_row(
                 row,
                 private,
                 private_persons,
-                near_matcher(private, private_persons, partial_min_letters, common),
+                near_matcher(private, private_persons, real.min_letters, real.common_words),
                 max_rouge(generated, contexts),
                 rouge_scores(generated, contexts[-1]),
-                partial_min_letters,
+                real.min_letters,
                 criteria,
             )
         )
@@ -255,36 +247,33 @@ def icl_privacy_metrics(
 
 def ft_privacy_metrics(
     corpus: pd.DataFrame,
-    docs: pd.DataFrame,
-    spans: pd.DataFrame,
-    idset: str,
+    real: RealValues,
     train_keys: Iterable[tuple[str, int]],
-    partial_min_letters: int = 4,
     criteria: DocumentCriteria = DocumentCriteria(),
     match_code_types: bool = True,
 ) -> pd.DataFrame:
     """Per-generation leakage of every private value of the fine-tuning set, and the best ROUGE over
     the fine-tuning segments with the generation's entity types (`match_code_types`; else, for a
     method without codes, over every fine-tuning segment)."""
-    values = gold_values_by_segment(spans, idset)
-    persons = gold_values_by_segment(spans, idset, {"PERSON"})
-    types = segment_type_sets(spans, idset)
-    texts = segment_texts(docs)
     keys = list(dict.fromkeys((str(d), int(s)) for d, s in train_keys))
     if not keys:
         raise ValueError("no fine-tuning segments to compare the generations with")
-    private = unique_values(v for key in keys for v in values.get(key, []))
-    private_persons = unique_values(v for key in keys for v in persons.get(key, []))
-    near = near_matcher(private, private_persons, partial_min_letters, public_words(texts, values))
+    private = real.union(real.values, keys)
+    private_persons = real.union(real.persons, keys)
+    near = near_matcher(private, private_persons, real.min_letters, real.common_words)
     prepared: dict[SegmentKey, RougeText] = {}
     rows = []
     for row in corpus.to_dict("records"):
         wanted = fictional_type_set(row)
-        candidates = [k for k in keys if match_code_types and types.get(k, frozenset()) == wanted] or keys
-        best = max_rouge(rouge_text(row["text"]), [_prepared(prepared, texts, key) for key in candidates])
+        candidates = [
+            k for k in keys if match_code_types and real.types.get(k, frozenset()) == wanted
+        ] or keys
+        best = max_rouge(
+            rouge_text(row["text"]), [_prepared(prepared, real.texts, key) for key in candidates]
+        )
         rows.append(
-            _generation_row(
-                row, private, private_persons, near, best, (math.nan, math.nan), partial_min_letters, criteria
+            _metrics_row(
+                row, private, private_persons, near, best, (math.nan, math.nan), real.min_letters, criteria
             )
         )
     return pd.DataFrame(rows, columns=list(GENERATION_COLUMNS))
@@ -404,12 +393,12 @@ def pooled_interval(
 
 def real_values(
     docs: pd.DataFrame, spans: pd.DataFrame, idset: str, verbatim_ngram: int, min_letters: int
-) -> control.RealValues:
+) -> RealValues:
     """The real corpus as the held-out control matches it."""
-    return control.RealValues(
+    return RealValues(
         values=gold_values_by_segment(spans, idset),
         persons=gold_values_by_segment(spans, idset, {"PERSON"}),
-        any_values=gold_values_by_segment(spans, control.ANY_IDENTIFIER_SET),
+        any_values=gold_values_by_segment(spans, held_out.ANY_IDENTIFIER_SET),
         types=segment_type_sets(spans, idset),
         texts=segment_texts(docs),
         verbatim_ngram=verbatim_ngram,
@@ -429,31 +418,29 @@ def run_privacy_metrics(
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Rule `privacy_metrics`: the per-generation metrics of one corpus, by its method family's
     definitions (a trained method against its fine-tuning segments, from `codes`), with the held-out
-    control of each leak measure beside them (`plainsight.evaluation.control`); their summary; and the
+    control of each leak measure beside them (`plainsight.evaluation.held_out`); their summary; and the
     control's counts per measure."""
-    min_letters = metrics["partial_leak_min_letters"]
     criteria = DocumentCriteria.from_config(metrics["document"])
     spec = method(method_name)
     train = training_keys(codes)
-    real = real_values(docs, spans, idset, metrics["verbatim_ngram"], min_letters)
+    real = real_values(docs, spans, idset, metrics["verbatim_ngram"], metrics["partial_leak_min_letters"])
     if not spec.in_context:  # trained and private-selection methods read the whole training split
-        per_generation = ft_privacy_metrics(
-            corpus, docs, spans, idset, train, min_letters, criteria, match_code_types=spec.trained
-        )
-        held_out = [
+        per_generation = ft_privacy_metrics(corpus, real, train, criteria, match_code_types=spec.trained)
+        seen = set(train)
+        unseen = [
             (str(d), int(s))
             for d, s in zip(codes["doc_id"], codes["segment"])
-            if (str(d), int(s)) not in set(train)
+            if (str(d), int(s)) not in seen
         ]
-        controlled = control.trained_control(corpus, train, real)
-        counts = control.trained_value_counts(
-            corpus["text"].fillna("").astype(str).tolist(), train, held_out, real
+        controlled = held_out.trained_control(corpus, train, real)
+        counts = held_out.trained_value_counts(
+            corpus["text"].fillna("").astype(str).tolist(), train, unseen, real
         )
     else:
-        per_generation = icl_privacy_metrics(corpus, docs, spans, idset, min_letters, criteria)
+        per_generation = icl_privacy_metrics(corpus, real, criteria)
         contexts = [context_keys(row) for row in corpus.to_dict("records")]
-        controlled = control.in_context_control(corpus, contexts, train, real, seed)
-        counts = control.paired_value_counts(pd.concat([per_generation, controlled], axis=1))
+        controlled = held_out.in_context_control(corpus, contexts, train, real, seed)
+        counts = held_out.paired_value_counts(pd.concat([per_generation, controlled], axis=1))
     record = {
         "method": method_name,
         "seed": seed,

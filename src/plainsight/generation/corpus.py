@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from plainsight.codes.control import entities_to_records
+from plainsight.codes.control_code import entities_to_records
 from plainsight.generation.runner import Generator, Request, Result, SamplingSettings
 from plainsight.generation.slots import base_model
 from plainsight.methods import registry

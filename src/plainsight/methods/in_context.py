@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from plainsight.codes.control import Entities, format_code, records_to_entities
+from plainsight.codes.control_code import Entities, format_code, records_to_entities
 from plainsight.codes.fictional import EXCLUDED_TYPES, Drawer
 from plainsight.entities import ENTITY_TYPES
 from plainsight.matching import private_parts, public_words, unique_values

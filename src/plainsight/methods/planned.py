@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from plainsight.codes.control import Entities
+from plainsight.codes.control_code import Entities
 from plainsight.methods.prompts import Example
 
 

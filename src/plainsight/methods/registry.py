@@ -133,6 +133,13 @@ def check_family(listed: Sequence[str], family: Family, key: str) -> None:
             )
 
 
+def audited_private_selection(config: Mapping) -> list[str]:
+    """The private-selection methods the audit adds to the config's `methods`: those of
+    `private_selection.methods` not among them, audited (and measured for utility) by jobs of
+    their own."""
+    return [name for name in config["private_selection"]["methods"] if name not in config["methods"]]
+
+
 def model_config_key(name: str) -> str:
     """The config key of the model a method runs with: `model`, or `model_<variant>`."""
     _, _, variant = name.partition(VARIANT_SEPARATOR)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from plainsight.codes.control import records_to_entities
+from plainsight.codes.control_code import records_to_entities
 from plainsight.methods.planned import PlannedGeneration
 from plainsight.rng import stable_rng
 

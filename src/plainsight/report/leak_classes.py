@@ -1,5 +1,5 @@
 """The class of each real value a generation holds, from its per-generation metrics
-(`plainsight.evaluation.control`): `source_specific` when no real segment outside the generation's
+(`plainsight.evaluation.held_out`): `source_specific` when no real segment outside the generation's
 source (its context segments, or the fine-tuning set) holds the value, `common` otherwise.
 
 The metrics class every whole direct or quasi value of the source found in the text
@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from plainsight.evaluation.control import COMMON, SOURCE_SPECIFIC
+from plainsight.evaluation.held_out import COMMON, SOURCE_SPECIFIC
 from plainsight.matching import fold, folded_words, normalise_value
 
 # The real values a generation holds, by the leak measure that found them.

@@ -23,7 +23,7 @@ from plainsight.audit.canary_table import canary_evidence
 from plainsight.audit.evidence import excess_of
 from plainsight.audit.gate import Gate, verdict
 from plainsight.audit.guarantee import read_guarantee_record
-from plainsight.audit.table import claim_checks, run_pipp
+from plainsight.audit.privacy_audit_table import claim_checks, run_pipp
 from plainsight.errors import InputError
 from plainsight.io import atomic_path, read_json, write_text
 from plainsight.methods import registry

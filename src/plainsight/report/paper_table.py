@@ -1,5 +1,5 @@
 """Rule `table`: one paper table from its runs' files: the table, its Markdown with notes, and the
-comparison with the paper's numbers (`plainsight.report.tables` builds and formats each part)."""
+comparison with the paper's numbers (`plainsight.report.table_format` builds and formats each part)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from plainsight.evaluation.utility import summary_rows
 from plainsight.io import read_json
 from plainsight.methods.registry import base_method
 from plainsight.report.review_comments import review_notes
-from plainsight.report.table_specs import table_settings
-from plainsight.report.tables import (
+from plainsight.report.table_format import (
     adherence_notes,
     build_table,
     document_warnings,
@@ -30,6 +29,7 @@ from plainsight.report.tables import (
     versus_paper,
     write_table,
 )
+from plainsight.report.table_specs import table_settings
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from plainsight.evaluation.privacy import AVERAGED_SEGMENT, pooled_interval
 from plainsight.evaluation.utility import summary_rows
 from plainsight.io import atomic_path
 from plainsight.methods import registry
-from plainsight.report.tables import confidence_half_width, load_table_specs, mean_over_seeds
+from plainsight.report.table_format import confidence_half_width, load_table_specs, mean_over_seeds
 
 # (x metric, y metric, x label, y label, log-scale y) of each panel. Perplexity is on a log scale:
 # a small demo model and the paper's 1.3B model differ by orders of magnitude.

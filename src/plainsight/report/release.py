@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from plainsight.codes.control import records_to_entities
+from plainsight.codes.control_code import records_to_entities
 from plainsight.entities import IDENTIFIER_SETS
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.io import write_text
@@ -36,7 +36,7 @@ from plainsight.matching import leaked_values, unique_values
 from plainsight.methods import registry
 from plainsight.report.audit_verdict import VERDICT_COLUMNS, AuditVerdict, audit_verdicts, run_rows
 from plainsight.report.leak_classes import HELD_VALUE_COLUMNS, holds_source_specific
-from plainsight.report.tables import dp_notes
+from plainsight.report.table_format import dp_notes
 
 BUNDLE_FILE = "synthetic.jsonl"
 BUNDLE_COLUMNS = ("text", "fictional_code", "method", "seed")
@@ -88,7 +88,7 @@ class EvidenceTable:
 
 
 @dataclass(frozen=True)
-class ReleaseSettings:
+class BundleSettings:
     """`release` of the config: what is left out, and the card's license and languages."""
 
     drop: str = "any_identifier"
@@ -100,7 +100,7 @@ class ReleaseSettings:
             raise ValueError(f"release.drop {self.drop!r} is not one of {list(DROP_RULES)}")
 
     @classmethod
-    def from_config(cls, release: Mapping[str, Any]) -> ReleaseSettings:
+    def from_config(cls, release: Mapping[str, Any]) -> BundleSettings:
         return cls(release["drop"], release["license"], tuple(release["language"]))
 
 
@@ -112,7 +112,7 @@ class ReleaseRun:
     method: str
     model: str
     generation: Mapping[str, Any]
-    settings: ReleaseSettings = field(default_factory=ReleaseSettings)
+    settings: BundleSettings = field(default_factory=BundleSettings)
     evidence: Sequence[EvidenceTable] = field(default_factory=tuple)
     verdict: AuditVerdict | None = None  # None: the run is not audited
 

@@ -21,7 +21,7 @@ import pandas as pd
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from plainsight.codes.control import select_spans
+from plainsight.codes.control_code import select_spans
 from plainsight.evaluation.privacy import context_keys
 from plainsight.matching import (
     NearMatcher,

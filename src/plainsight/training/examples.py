@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import torch
 
-from plainsight.codes.control import records_to_entities
+from plainsight.codes.control_code import records_to_entities
 from plainsight.codes.fictional import FictionalPools
 from plainsight.matching import value_pattern
 from plainsight.methods.prompts import render

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from plainsight.audit import POSITIVE_CONTROL
 from plainsight.audit.evidence import conclusion, detectable_auc
 from plainsight.audit.gate import Gate, verdict
 from plainsight.audit.roc import ATTACKS, CONTROL_MODEL, attack_scores, roc_summary
+from plainsight.evaluation.measures import LeakMeasure, leak_measures
 from plainsight.io import atomic_path
 from plainsight.methods import registry
 
@@ -176,6 +178,11 @@ def _excess(row: pd.Series, measure: str) -> str:
     )
 
 
+def judged_measures() -> tuple[LeakMeasure, ...]:
+    """The leak measures a release criterion judges: the verdict section's evidence columns."""
+    return tuple(m for m in leak_measures() if m.criterion)
+
+
 def claim_checks(table: pd.DataFrame) -> list[str]:
     """Per method with a formal claim on its release (`dp_epsilon`): whether its leaks reject it."""
     return [
@@ -196,9 +203,10 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
         "Run",
         "Method",
         "Verdict",
-        "Any identifier (%): member vs control, excess [95% bounds]",
-        "Near leak (%)",
-        "Verbatim (%)",
+        *(
+            f"{m.display} (%)" + (": member vs control, excess [95% bounds]" if number == 0 else "")
+            for number, m in enumerate(judged_measures())
+        ),
         "Text MIA (cosine)",
         "Why",
     ]
@@ -208,9 +216,7 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
             f"{row['dataset']} {row['setting']} {row['idset']}",
             row["Method"],
             f"**{row['verdict']}**",
-            _excess(row, "any_identifier"),
-            _excess(row, "near"),
-            _excess(row, "verbatim"),
+            *(_excess(row, m.name) for m in judged_measures()),
             str(row.get("text_mia_cosine_conclusion", "-")),
             str(row["verdict_reasons"]).replace("|", "/"),
         ]
@@ -366,32 +372,36 @@ def with_canary_evidence(released: pd.DataFrame, canary_paths: Sequence[str]) ->
     return released.merge(evidence, on=CANARY_KEYS, how="left")
 
 
+@dataclass(frozen=True)
+class AuditTableFiles:
+    """The files of the audit table: the released-text records and privacy summaries (one per run, method
+    and seed, parallel to `runs`), the membership scores and the positive controls' records (one per run
+    and seed, parallel to `score_runs`), and the canary tables the verdict reads."""
+
+    released: Sequence[str]
+    runs: Sequence[Mapping[str, Any]]
+    summaries: Sequence[str]
+    scores: Sequence[str]
+    score_runs: Sequence[Mapping[str, Any]]
+    controls: Sequence[str] = ()
+    canaries: Sequence[str] = ()
+
+
 def build_privacy_audit(
-    released_paths: Sequence[str],
-    runs: Sequence[Mapping[str, Any]],
-    summary_paths: Sequence[str],
-    score_paths: Sequence[str],
-    score_runs: Sequence[Mapping[str, Any]],
-    methods: Mapping[str, str],
-    resamples: int,
-    control_paths: Sequence[str] = (),
-    gate: Gate | None = None,
-    canary_paths: Sequence[str] = (),
+    files: AuditTableFiles, methods: Mapping[str, str], resamples: int, gate: Gate | None = None
 ) -> pd.DataFrame:
-    """The audit table from the released-text records and privacy summaries (one per run, method and seed,
-    parallel to `runs`), the membership scores and the positive controls' records (one per run and seed,
-    parallel to `score_runs`), with each corpus's verdict under `gate`."""
+    """The audit table of `files`, with each corpus's verdict under `gate`."""
     from plainsight.io import read_json
 
     released = released_rows(
-        [read_json(p) for p in released_paths], runs, [run_pipp(p) for p in summary_paths]
+        [read_json(p) for p in files.released], files.runs, [run_pipp(p) for p in files.summaries]
     )
     controls = released_rows(
-        [read_json(p) for p in control_paths],
-        [{**run, "method": POSITIVE_CONTROL} for run in score_runs[: len(control_paths)]],
-        [math.nan] * len(control_paths),
+        [read_json(p) for p in files.controls],
+        [{**run, "method": POSITIVE_CONTROL} for run in files.score_runs[: len(files.controls)]],
+        [math.nan] * len(files.controls),
     )
-    released = with_canary_evidence(pd.concat([released, controls], ignore_index=True), canary_paths)
+    released = with_canary_evidence(pd.concat([released, controls], ignore_index=True), files.canaries)
     membership = pd.concat(
         [
             membership_rows(
@@ -400,7 +410,7 @@ def build_privacy_audit(
                 int(run["seed"]),
                 (gate or Gate()).adapter_membership_auc_max,
             ).assign(**run)
-            for path, run in zip(score_paths, score_runs)
+            for path, run in zip(files.scores, files.score_runs)
         ],
         ignore_index=True,
     )

@@ -14,7 +14,7 @@ method that copies. Its leak counts come from the same control code as the metho
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -27,39 +27,23 @@ from plainsight.audit.evidence import (
     excess_record,
     released_text_epsilon,
 )
+from plainsight.audit.gate import Gate
 from plainsight.audit.guarantee import guarantee_record, release_guarantee
 from plainsight.audit.nearest import NEAREST_RANKS, embed, nearest_rows, top_cosines, training_segments
 from plainsight.audit.released import (
-    ReleaseSettings,
     SegmentEmbeddings,
+    TextAuditSettings,
     audit_record,
     held_out_keys,
     released_text_audit,
 )
 from plainsight.data.segments import segment_texts
 from plainsight.errors import InputError
+from plainsight.evaluation.measures import leak_measure
 from plainsight.evaluation.privacy import context_keys, run_privacy_metrics
 from plainsight.io import read_json, write_json, write_parquet
 from plainsight.methods import registry
 from plainsight.methods.registry import Method
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """What each conclusion measures power against: the gate's thresholds (`plainsight.audit.gate`)."""
-
-    leak_excess: float = 0.05
-    verbatim_excess: float = 0.05
-    text_membership_auc: float = 0.6
-
-    @classmethod
-    def from_gate(cls, gate: Mapping[str, Any]) -> Thresholds:
-        defaults = cls()
-        return cls(
-            gate.get("leak_excess_max", defaults.leak_excess),
-            gate.get("verbatim_excess_max", defaults.verbatim_excess),
-            gate.get("text_membership_auc_max", defaults.text_membership_auc),
-        )
 
 
 @dataclass(frozen=True)
@@ -72,6 +56,35 @@ class RunInputs:
     idset: str
     metrics: Mapping[str, Any]  # the privacy_metrics rule's settings
     codes_file: str = "codes"
+
+
+@dataclass(frozen=True)
+class Judging:
+    """What the evidence is judged against: the release gate's thresholds, and the delta of the
+    released-text epsilon bound."""
+
+    gate: Gate = field(default_factory=Gate)
+    delta: float = 1e-5
+
+
+@dataclass(frozen=True)
+class CorpusFiles:
+    """One audited corpus: its method, its files, and its guarantee record where it claims one."""
+
+    method: str
+    corpus: str
+    metrics: str
+    control: str  # the held-out control's counts per measure
+    guarantee: str | None = None
+
+
+@dataclass(frozen=True)
+class AuditOutputs:
+    """The output paths of each audited corpus, in corpus order, then the positive control's."""
+
+    nearest: Sequence[str]
+    records: Sequence[str]
+    distances: Sequence[str]
 
 
 @dataclass(frozen=True)
@@ -88,53 +101,64 @@ def copying_corpus(corpus: pd.DataFrame, texts: Mapping[tuple[str, int], str]) -
     return copied
 
 
-def evidence_record(
-    counts: Mapping[str, Any], audit: Mapping[str, Any], thresholds: Thresholds, delta: float
-):
+def evidence_record(counts: Mapping[str, Any], audit: Mapping[str, Any], judging: Judging):
     """Each leak measure's excess over its control with its conclusion, the released-text epsilon bound of
     the any-identifier leak, and the detectable AUC and conclusion of the text membership attacks."""
     record: dict[str, Any] = {"leak_design": counts["design"]}
     for measure, measure_counts in counts["measures"].items():
         if measure_counts["members"] and measure_counts["controls"]:
-            threshold = thresholds.verbatim_excess if measure == "verbatim" else thresholds.leak_excess
+            threshold = judging.gate.threshold(leak_measure(measure).threshold_key)
             record.update(excess_record(measure, excess_of(measure_counts, counts["design"]), threshold))
     leaked = counts["measures"]["any_identifier"]
     if leaked["members"] and leaked["controls"]:
         record["released_text_epsilon"] = released_text_epsilon(
-            leaked["member_hits"], leaked["members"], leaked["control_hits"], leaked["controls"], delta
+            leaked["member_hits"],
+            leaked["members"],
+            leaked["control_hits"],
+            leaked["controls"],
+            judging.delta,
         )
     detectable = detectable_auc(audit["text_mia_members"], audit["text_mia_non_members"])
     record["text_mia_detectable_auc"] = detectable
     for name in ("cosine", "ngram"):
         significant = audit[f"text_mia_auc_{name}_low"] > 0.5
         record[f"text_mia_{name}_conclusion"] = conclusion(
-            significant, detectable, thresholds.text_membership_auc, " AUC"
+            significant, detectable, judging.gate.text_membership_auc_max, " AUC"
         )
     return record
 
 
+@dataclass(frozen=True)
+class RunContext:
+    """What every corpus of a run is audited against, prepared once."""
+
+    embedded: SegmentEmbeddings
+    train: list[tuple[str, int]]
+    train_texts: list[str]
+    inputs: RunInputs
+    settings: TextAuditSettings
+    judging: Judging
+
+
 def _one_corpus(
-    corpus: pd.DataFrame,
-    metrics: pd.DataFrame,
-    counts: Mapping[str, Any],
-    method: Method,
-    embedded: SegmentEmbeddings,
-    train: list[tuple[str, int]],
-    train_texts: list[str],
-    inputs: RunInputs,
-    settings: ReleaseSettings,
-    thresholds: Thresholds,
-    delta: float,
+    corpus: pd.DataFrame, metrics: pd.DataFrame, counts: Mapping[str, Any], method: Method, run: RunContext
 ) -> CorpusAudit:
     generations = corpus["text"].fillna("").astype(str).tolist()
-    features = embed(generations, settings.embedding)
-    order, cosines = top_cosines(features, embedded.of(train), NEAREST_RANKS)
-    nearest = nearest_rows(generations, train, train_texts, order, cosines)
+    features = embed(generations, run.settings.embedding)
+    order, cosines = top_cosines(features, run.embedded.of(run.train), NEAREST_RANKS)
+    nearest = nearest_rows(generations, run.train, run.train_texts, order, cosines)
     audit, distances = released_text_audit(
-        corpus, inputs.codes, inputs.docs, metrics, nearest, method, settings, prepared=(embedded, features)
+        corpus,
+        run.inputs.codes,
+        run.inputs.docs,
+        metrics,
+        nearest,
+        method,
+        run.settings,
+        prepared=(run.embedded, features),
     )
     record = audit_record(audit)
-    return CorpusAudit(nearest, {**record, **evidence_record(counts, record, thresholds, delta)}, distances)
+    return CorpusAudit(nearest, {**record, **evidence_record(counts, record, run.judging)}, distances)
 
 
 def positive_control(
@@ -159,16 +183,15 @@ def audit_corpora(
     corpora: Mapping[str, pd.DataFrame],
     metrics: Mapping[str, pd.DataFrame],
     counts: Mapping[str, Mapping[str, Any]],
-    methods: Mapping[str, Method],
     inputs: RunInputs,
-    settings: ReleaseSettings,
-    thresholds: Thresholds = Thresholds(),
-    delta: float = 1e-5,
+    settings: TextAuditSettings,
+    judging: Judging | None = None,
     with_positive_control: bool = True,
 ) -> dict[str, CorpusAudit]:
     """The audit of every corpus of a run, keyed by method, and of its positive control (unless
     `with_positive_control` is off: a run of private-selection corpora alone has no in-context corpus to
     copy)."""
+    methods = {name: registry.method(name) for name in corpora}
     train, train_texts = training_segments(inputs.codes, inputs.docs)
     if not train:
         raise InputError(inputs.codes_file, None, "no fine-tuning (train split) segments to compare with")
@@ -178,45 +201,37 @@ def audit_corpora(
     if with_positive_control:
         copied_name, *copied = positive_control(corpora, methods, inputs, settings.seed)
         runs[POSITIVE_CONTROL] = (*copied, methods[copied_name])
-    shared = (embedded, train, train_texts, inputs, settings, thresholds, delta)
-    return {name: _one_corpus(*run, *shared) for name, run in runs.items()}
+    context = RunContext(embedded, train, train_texts, inputs, settings, judging or Judging())
+    return {name: _one_corpus(*run, context) for name, run in runs.items()}
 
 
 def write_run_audit(
-    corpus_paths: Sequence[str],
-    metrics_paths: Sequence[str],
-    control_paths: Sequence[str],
-    method_names: Sequence[str],
+    corpora: Sequence[CorpusFiles],
     inputs: RunInputs,
-    settings: ReleaseSettings,
-    thresholds: Thresholds,
-    delta: float,
-    outputs: Mapping[str, Sequence[str]],
-    guarantees: Mapping[str, str] | None = None,
+    settings: TextAuditSettings,
+    judging: Judging,
+    outputs: AuditOutputs,
     with_positive_control: bool = True,
 ) -> dict[str, CorpusAudit]:
     """Rules `released_text_audit` and `released_text_audit_private_selection`: read the run's corpora,
     audit them, write each one's nearest table, record and distances to the output paths of its method
-    (in `method_names` order, then the positive control where `with_positive_control`)."""
-    corpora = {name: pd.read_parquet(path) for name, path in zip(method_names, corpus_paths)}
-    counts = {name: read_json(path) for name, path in zip(method_names, control_paths)}
+    (in `corpora` order, then the positive control where `with_positive_control`)."""
+    counts = {files.method: read_json(files.control) for files in corpora}
     audits = audit_corpora(
-        corpora,
-        {name: pd.read_parquet(path) for name, path in zip(method_names, metrics_paths)},
+        {files.method: pd.read_parquet(files.corpus) for files in corpora},
+        {files.method: pd.read_parquet(files.metrics) for files in corpora},
         counts,
-        {name: registry.method(name) for name in method_names},
         inputs,
         settings,
-        thresholds,
-        delta,
+        judging,
         with_positive_control,
     )
-    for name, path in (guarantees or {}).items():  # method -> its guarantee record
-        claim = release_guarantee(path)
+    for files in corpora:
+        claim = release_guarantee(files.guarantee) if files.guarantee else None
         if claim is not None:
-            audits[name].record.update(guarantee_record(counts[name], claim))
+            audits[files.method].record.update(guarantee_record(counts[files.method], claim))
     for number, (name, audit) in enumerate(audits.items()):
-        write_parquet(audit.nearest, outputs["nearest"][number])
-        write_json({"method": name, "seed": settings.seed, **audit.record}, outputs["records"][number])
-        write_parquet(audit.distances, outputs["distances"][number])
+        write_parquet(audit.nearest, outputs.nearest[number])
+        write_json({"method": name, "seed": settings.seed, **audit.record}, outputs.records[number])
+        write_parquet(audit.distances, outputs.distances[number])
     return audits

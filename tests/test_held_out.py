@@ -6,19 +6,18 @@ import random
 
 import pandas as pd
 
-from plainsight.evaluation.control import (
+from plainsight.evaluation.held_out import (
     COMMON,
     SOURCE_SPECIFIC,
-    RealValues,
-    Source,
     control_keys,
     in_context_control,
+    measure_hits,
     paired_value_counts,
     trained_control,
     trained_value_counts,
     value_classes,
-    word_ngrams,
 )
+from plainsight.evaluation.real_segments import RealValues, Source, word_ngrams
 
 A, B, C, D, H = ("a", 1), ("b", 1), ("c", 1), ("d", 1), ("h", 1)
 TEXTS = {
@@ -73,7 +72,7 @@ def test_hits_per_measure():
     text = (
         "Mr Hasslund wrote from Strasbourg; Henrik Hasslund lodged the application with the European Court."
     )
-    hits = Source.of([A], real()).hits(text, 5, 4)
+    hits = measure_hits(text, Source.of([A], real()), real())
     assert hits == {
         "exact": True,  # "European Court"
         "partial": True,  # "Hasslund"
@@ -81,7 +80,7 @@ def test_hits_per_measure():
         "any_identifier": True,
         "verbatim": True,  # "lodged the application with the" (5 words) is A's
     }
-    assert Source.of([C], real()).hits(text, 5, 4) == dict.fromkeys(hits, False)
+    assert measure_hits(text, Source.of([C], real()), real()) == dict.fromkeys(hits, False)
 
 
 def test_in_context_control_pairs_each_generation_with_unshown_segments():

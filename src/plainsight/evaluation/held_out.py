@@ -1,0 +1,189 @@
+"""The held-out control of every leak measure: the same matcher run against real values (and text)
+that the method never saw. A value that unseen documents show as often is a phantom, not a leak.
+
+- In-context methods (paired): per generation, the values of as many training segments as its prompt
+  showed, from documents the prompt did not show, each drawn with the run's seed among them with the
+  entity types of one context document (the nearest type set where none has them).
+- Trained methods (unpaired): the distinct values that occur only in the fine-tuning segments against
+  those that occur only in held-out (dev, test) segments: the share of each that the corpus holds.
+  Verbatim copying: fine-tuning segments against held-out segments.
+
+The measures and their matchers are declared once, in `plainsight.evaluation.measures`.
+
+Each leaked value (any identifier) is classed `source_specific` when no real document outside its
+source holds it (an unshown or held-out document for in-context methods, a held-out one for trained
+methods) and `common` otherwise. Documents, not segments: a shown document's other segment is the
+same case, so it neither explains a value nor serves as a control.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from plainsight.entities import SegmentKey
+from plainsight.evaluation.measures import Side, leak_measures
+from plainsight.evaluation.real_segments import RealValues, Source, word_ngrams
+from plainsight.matching import (
+    leaked_values,
+)
+from plainsight.rng import stable_rng
+
+SOURCE_SPECIFIC, COMMON = "source_specific", "common"
+ANY_IDENTIFIER_SET = "both"  # direct and quasi identifiers, whatever the run's identifier set
+
+
+def control_columns() -> list[str]:
+    """The columns the control adds to the per-generation metrics: its segments, the member hits the
+    paper's metrics lack, each measure's control hit, and the leaked identifier values with their class."""
+    return [
+        "control_doc_ids",
+        "control_segments",
+        *(m.member_column for m in leak_measures() if not m.paper_metric),
+        *(m.control_column for m in leak_measures()),
+        "leaked_identifier_values",
+        "leaked_value_classes",
+        "source_specific_leak",
+    ]
+
+
+def value_classes(values: Sequence[str], source: Iterable[SegmentKey], real: RealValues) -> list[str]:
+    """`common` where a real document outside `source`'s documents holds the value, else
+    `source_specific`: another segment of a source document is the same case, not independent text."""
+    inside = {doc_id for doc_id, _ in source}
+    return [
+        COMMON if any(doc_id not in inside for doc_id, _ in real.holders(value)) else SOURCE_SPECIFIC
+        for value in values
+    ]
+
+
+def measure_hits(text: str, source: Source, real: RealValues) -> dict[str, bool]:
+    """Whether `text` leaks something of `source`'s segments, per measure."""
+    return {m.name: m.generation_hit(text, source, real) for m in leak_measures()}
+
+
+def _control_row(text: str, member: Source, control: Source | None, real: RealValues) -> dict[str, Any]:
+    hits = measure_hits(text, member, real)
+    controls = measure_hits(text, control, real) if control else {}
+    leaked = leaked_values(text, member.any_values)
+    classes = value_classes(leaked, member.keys, real)
+    return {
+        "control_doc_ids": [key[0] for key in control.keys] if control else [],
+        "control_segments": [key[1] for key in control.keys] if control else [],
+        **{m.member_column: hits[m.name] for m in leak_measures() if not m.paper_metric},
+        **{m.control_column: controls.get(m.name) for m in leak_measures()},
+        "leaked_identifier_values": leaked,
+        "leaked_value_classes": classes,
+        "source_specific_leak": SOURCE_SPECIFIC in classes,
+    }
+
+
+# --- in-context: a matched control per generation -------------------------------------------------
+
+
+def _type_distance(a: frozenset[str], b: frozenset[str]) -> float:
+    union = a | b
+    return 0.0 if not union else 1 - len(a & b) / len(union)
+
+
+def control_keys(
+    context: Sequence[SegmentKey],
+    pool: Sequence[SegmentKey],
+    types: Mapping[SegmentKey, frozenset[str]],
+    rng: random.Random,
+) -> list[SegmentKey]:
+    """One segment of an unshown document per context document, with its entity types (or the nearest
+    type set), none drawn twice; fewer only when the pool runs out. A shown document's other segments
+    are the same case, so they are never drawn."""
+    shown = {doc_id for doc_id, _ in context}
+    free = sorted(key for key in pool if key[0] not in shown)
+    drawn: list[SegmentKey] = []
+    for key in context:
+        if not free:
+            break
+        wanted = types.get(key, frozenset())
+        distances = [_type_distance(wanted, types.get(other, frozenset())) for other in free]
+        nearest = [other for other, d in zip(free, distances) if d == min(distances)]
+        choice = nearest[rng.randrange(len(nearest))]
+        drawn.append(choice)
+        free.remove(choice)
+    return drawn
+
+
+def in_context_control(
+    corpus: pd.DataFrame,
+    contexts: Sequence[Sequence[SegmentKey]],
+    pool: Sequence[SegmentKey],
+    real: RealValues,
+    seed: int,
+) -> pd.DataFrame:
+    """Per generation: its matched control segments, the control hit of each measure, the member hits
+    the paper's columns lack, and its leaked identifier values with their classes."""
+    rows = []
+    for row, shown in zip(corpus.to_dict("records"), contexts):
+        rng = stable_rng(seed, "control", int(row["generation_id"]))
+        drawn = control_keys(shown, pool, real.types, rng)
+        rows.append(
+            _control_row(str(row["text"] or ""), Source.of(shown, real), Source.of(drawn, real), real)
+        )
+    return pd.DataFrame(rows, columns=control_columns())
+
+
+# --- trained: distinct values of the fine-tuning set against held-out values ---------------------
+
+
+def trained_control(corpus: pd.DataFrame, train: Sequence[SegmentKey], real: RealValues) -> pd.DataFrame:
+    """Per generation: the member hits against the whole fine-tuning set and its leaked identifier values
+    classed against the held-out segments; no control hit (a trained method's control is per value,
+    `trained_value_counts`)."""
+    member = Source.of(train, real)
+    return pd.DataFrame(
+        [_control_row(str(text or ""), member, None, real) for text in corpus["text"]],
+        columns=control_columns(),
+    )
+
+
+def trained_value_counts(
+    generations: Sequence[str], train: Sequence[SegmentKey], held_out: Sequence[SegmentKey], real: RealValues
+) -> dict[str, dict[str, int]]:
+    """Per measure: the distinct values occurring only in the fine-tuning (held-out) segments, and how
+    many of them the corpus holds; verbatim: the fine-tuning (held-out) segments sharing a run with a
+    generation."""
+    corpus = "\n|\n".join(generations)  # no value's whitespace spans two generations
+    index = frozenset().union(*(word_ngrams(text, real.verbatim_ngram) for text in generations))
+    member = Side(generations, corpus, index, train, held_out, real)
+    control = Side(generations, corpus, index, held_out, train, real)
+    counts = {}
+    for measure in leak_measures():
+        (member_hits, members), (control_hits, controls) = (
+            measure.distinct_held(member),
+            measure.distinct_held(control),
+        )
+        counts[measure.name] = {
+            "member_hits": member_hits,
+            "members": members,
+            "control_hits": control_hits,
+            "controls": controls,
+        }
+    return counts
+
+
+def paired_value_counts(per_generation: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """Per measure of an in-context corpus: generations with a member hit, with a control hit, and the
+    paired design's discordant counts (member hit only, control hit only)."""
+    counts = {}
+    for measure in leak_measures():
+        member = per_generation[measure.member_column].astype(bool).to_numpy()
+        control = per_generation[measure.control_column].astype(bool).to_numpy()
+        counts[measure.name] = {
+            "member_hits": int(member.sum()),
+            "members": len(member),
+            "control_hits": int(control.sum()),
+            "controls": len(control),
+            "member_only": int((member & ~control).sum()),
+            "control_only": int((~member & control).sum()),
+        }
+    return counts

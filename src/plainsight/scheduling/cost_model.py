@@ -1,0 +1,253 @@
+"""The estimates of a model job: its run time, host memory and GPU memory, from its work in tokens
+(`JobTokens`) and the model's shape.
+
+Run time: tokens to produce or train on, divided by a measured throughput, times a margin.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from types import ModuleType
+
+from plainsight.errors import InputError
+from plainsight.scheduling.decoding_slots import (
+    AUTO,
+    cpu_slots,
+    kv_cache_bytes,
+    slot_cache_positions,
+    slots_that_fit,
+)
+from plainsight.scheduling.memory import (
+    DTYPE_BYTES,
+    GENERATION_ACTIVATION_FACTOR,
+    GIB,
+    LORA_WIDTHS_PER_LAYER,
+    TRAINABLE_COPIES,
+    TRAINING_ACTIVATION_FACTOR,
+    gpu_generation_bytes,
+    gpu_training_bytes,
+    memory_mb,
+    prefix_parameters,
+)
+from plainsight.scheduling.model_rules import CANARY_SCORING_RULES, GENERATION_RULES, TRAINING_RULES, twin_of
+from plainsight.scheduling.model_shape import ModelShape, model_parameters, model_shape
+from plainsight.scheduling.tokens import JobTokens
+
+STARTUP_MINUTES = 2  # imports, loading the model, reading the inputs
+
+
+def runtime_minutes(tokens: float, tokens_per_second: float, margin: float) -> int:
+    return math.ceil(STARTUP_MINUTES + margin * tokens / tokens_per_second / 60)
+
+
+class CostModel(JobTokens):
+    """Estimates of the model jobs of one config, by rule and wildcards: the work (tokens at the
+    configured throughput), the host memory request and the GPU memory. `shapes` are the known
+    model shapes (resources.model_shapes); `notes` collects what the plan tells about its choices."""
+
+    def __init__(
+        self,
+        config: Mapping,
+        shapes: Mapping[str, Mapping],
+        segments: Callable[[str, str], int],
+        methods: ModuleType,
+    ):
+        super().__init__(config, segments, methods)
+        self.shapes = shapes
+        self.notes: dict[str, str] = {}
+        self.on_gpu = self.resources["gpus_per_job"] > 0
+        self.base_model = config["model"]["name_or_path"]
+        self.dtype_bytes = DTYPE_BYTES.get(
+            config["model"]["dtype"], 2 if self.on_gpu else 4
+        )  # auto: 16-bit on a GPU
+
+    # --- shared pieces ---
+
+    def shape(self, name_or_path: str) -> ModelShape:
+        shape = model_shape(name_or_path, self.shapes)
+        if shape is None:
+            raise ValueError(
+                f"no shape for model {name_or_path!r}: add it to resources.model_shapes "
+                f"({self.resources['model_shapes']}) or give a folder with its config.json"
+            )
+        return shape
+
+    def parameters(self, name_or_path: str) -> int:
+        """`resources.model_parameters` for `model` when set, else `model_parameters`."""
+        if name_or_path == self.base_model and self.resources["model_parameters"]:
+            return self.resources["model_parameters"]
+        return model_parameters(name_or_path, self.shapes)
+
+    def model_of(self, method: str) -> str:
+        return self.config[self.methods.model_config_key(method)]["name_or_path"]
+
+    def slots(self, shape: ModelShape, positions: int, model: str, prompts: int) -> int:
+        """Decoding slots: the configured number, or what `batch_size: auto` takes (on a GPU: as many
+        as fit the memory the weights leave, at most the job's `prompts`: a freed slot takes the next
+        prompt of any group)."""
+        generation = self.config["generation"]
+        if generation["batch_size"] != AUTO or not self.on_gpu:
+            return cpu_slots(generation["batch_size"])
+        gpu_gb = self.resources["gpu_memory_gb"]
+        if not gpu_gb:
+            raise InputError(
+                "config",
+                "resources.gpu_memory_gb",
+                "generation.batch_size: auto on a GPU needs the GPU's memory to plan the slots",
+            )
+        per_slot = kv_cache_bytes(shape.layers, shape.kv_heads, shape.head_dim, self.dtype_bytes, positions)
+        free = gpu_gb * 1e9 - shape.parameters * self.dtype_bytes
+        slots = max(1, min(slots_that_fit(free, per_slot), prompts))
+        self.notes[f"slots {model}"] = (
+            f"`batch_size: auto` takes {slots} slots for {model} on a "
+            f"{gpu_gb} GB GPU ({per_slot / GIB:.2f} GiB of KV cache each)"
+        )
+        return slots
+
+    def generation_job(self, rule: str, w: Mapping[str, str]) -> tuple[str, int]:
+        """(model, longest prompt in tokens) of a generate job; a trained method's prompt is its prefix
+        and code."""
+        if rule == "generate_trained":
+            prefix = self.config["prefix_tuning"]
+            return self.base_model, prefix["num_virtual_tokens"] + prefix["max_length"]
+        return self.model_of(w["method"]), self.config["generation"]["max_prompt_tokens"]
+
+    # --- the estimates ---
+
+    def runtime_minutes(self, rule: str, w: Mapping[str, str], margin: float | None = None) -> int:
+        """The scheduler's run time: the work at the throughput, times `resources.runtime_margin`."""
+        tokens, tokens_per_second = self.work(rule, w)
+        return runtime_minutes(
+            tokens, tokens_per_second, self.resources["runtime_margin"] if margin is None else margin
+        )
+
+    def hours(self, rule: str, w: Mapping[str, str]) -> float:
+        """The plan's hours: the work at the throughput, with no margin."""
+        return self.runtime_minutes(rule, w, margin=1.0) / 60
+
+    def host_mb(self, rule: str, w: Mapping[str, str]) -> int:
+        """Host memory of a job (`memory_mb`): the batch slots of a generate job (with the packed
+        weights on a CPU), or a training step (full fine-tuning also holds gradients and Adam moments)."""
+        headroom = self.resources["memory_headroom"]
+        rule = twin_of(rule)
+        if rule in GENERATION_RULES:
+            model, prompt = self.generation_job(rule, w)
+            positions = slot_cache_positions(prompt, self.config["generation"]["max_new_tokens"])
+            return memory_mb(
+                self.parameters(model),
+                cpu_slots(self.config["generation"]["batch_size"]),
+                positions,
+                GENERATION_ACTIVATION_FACTOR,
+                self.on_gpu,
+                headroom,
+                1 if self.on_gpu else 2,
+            ) + self.surrogate_host_mb(rule, w)
+        if rule in ("membership_scores", *CANARY_SCORING_RULES):
+            (sequences, tokens), copies = self.membership_batch(), 1
+        elif rule in TRAINING_RULES:
+            full = rule != "train_adapter" and self.config["utility"]["perplexity"]["finetune"] == "full"
+            (sequences, tokens), copies = self.training_batch(rule), TRAINABLE_COPIES if full else 1
+        else:
+            raise ValueError(f"rule {rule} requests no host memory of its own")
+        return memory_mb(
+            self.parameters(self.base_model),
+            sequences,
+            tokens,
+            TRAINING_ACTIVATION_FACTOR,
+            self.on_gpu,
+            headroom,
+            copies,
+        )
+
+    def gpu_bytes(self, rule: str, w: Mapping[str, str]) -> int:
+        """GPU memory of a job in the job's dtype; 0 for MAUVE's sentence embedder (small, on the CPU)."""
+        rule = twin_of(rule)
+        if rule in GENERATION_RULES:
+            model, prompt = self.generation_job(rule, w)
+            shape = self.shape(model)
+            positions = slot_cache_positions(prompt, self.config["generation"]["max_new_tokens"])
+            slots = self.slots(shape, positions, model, self.generations(rule, w))
+            generating = gpu_generation_bytes(shape, self.dtype_bytes, slots, positions, prompt)
+            return generating + self.surrogate_gpu_bytes(rule, w)
+        if rule in TRAINING_RULES:
+            return self.training_gpu_bytes(rule, w)
+        if rule in ("membership_scores", *CANARY_SCORING_RULES):
+            sequences, tokens = self.membership_batch()
+            return gpu_training_bytes(self.shape(self.base_model), self.dtype_bytes, sequences, tokens, 0)
+        if rule == "utility_measures":
+            downstream = self.config["utility"]["downstream"]
+            if downstream["classifier"] != "encoder":
+                return 0
+            encoder = downstream["encoder"]
+            return gpu_training_bytes(
+                self.shape(encoder["model"]),
+                self.dtype_bytes,
+                encoder["batch_size"],
+                encoder["max_length"],
+                0,
+                logits_passes=0,
+                frozen_weights=False,
+            )
+        mauve = self.config["utility"]["mauve"]
+        if mauve["featurizer"] == "minilm":
+            return 0
+        shape = self.shape(mauve["featurizer"])
+        return (
+            shape.parameters * self.dtype_bytes + mauve["max_tokens"] * shape.hidden * 16 * self.dtype_bytes
+        )
+
+    def training_gpu_bytes(self, rule: str, w: Mapping[str, str]) -> int:
+        shape = self.shape(self.base_model)
+        sequences, tokens = self.training_batch(rule)
+        if rule == "train_adapter":
+            prefix = self.config["prefix_tuning"]
+            method = self.methods.method(w["method"])
+            trainable = prefix_parameters(shape, prefix["num_virtual_tokens"], prefix["projection_hidden"])
+            return gpu_training_bytes(
+                shape,
+                self.dtype_bytes,
+                sequences,
+                tokens,
+                trainable,
+                logits_passes=2 if method.masked_objective else 1,
+                per_sample_gradients=method.differentially_private,
+            )
+        if rule == "base_perplexity":
+            return gpu_training_bytes(shape, self.dtype_bytes, sequences, tokens, 0)
+        return self.finetune_gpu_bytes(shape, self.config["utility"]["perplexity"])
+
+    # --- RPSG's surrogate, fine-tuned within its generate job ---
+
+    def surrogate_host_mb(self, rule: str, w: Mapping[str, str]) -> int:
+        surrogate = self.surrogate(rule, w)
+        if surrogate is None:
+            return 0
+        return memory_mb(
+            self.parameters(self.model_of(w["method"])),
+            surrogate["batch_size"],
+            surrogate["max_length"],
+            TRAINING_ACTIVATION_FACTOR,
+            self.on_gpu,
+            self.resources["memory_headroom"],
+            TRAINABLE_COPIES if surrogate["finetune"] == "full" else 1,
+        )
+
+    def surrogate_gpu_bytes(self, rule: str, w: Mapping[str, str]) -> int:
+        surrogate = self.surrogate(rule, w)
+        if surrogate is None:
+            return 0
+        return self.finetune_gpu_bytes(self.shape(self.model_of(w["method"])), surrogate)
+
+    def finetune_gpu_bytes(self, shape: ModelShape, settings: Mapping) -> int:
+        """A fine-tuning step of a `utility.perplexity`-like block: every weight, or LoRA adapters."""
+        full = settings["finetune"] == "full"
+        lora = 0 if full else settings["lora_rank"] * shape.layers * LORA_WIDTHS_PER_LAYER * shape.hidden
+        return gpu_training_bytes(
+            shape,
+            self.dtype_bytes,
+            settings["batch_size"],
+            settings["max_length"],
+            lora,
+            frozen_weights=not full,
+        )

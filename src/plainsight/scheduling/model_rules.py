@@ -1,0 +1,33 @@
+"""The workflow's rules whose jobs load a model, grouped by the kind of work they do."""
+
+from __future__ import annotations
+
+GENERATION_RULES = ("generate_icl", "generate_trained", "mauve_texts", "generate_private_selection")
+TRAINING_RULES = ("train_adapter", "perplexity", "base_perplexity")
+# featurizer, classifier and scoring jobs: MAUVE's, the downstream task's (a fine-tuned encoder, or seconds of
+# TF-IDF), and the membership-inference scores (forward passes of the base model and each adapter)
+SCORING_RULES = ("mauve", "utility_measures", "membership_scores")
+# the canary audit's jobs: three run another rule's script on the canaried set, as costly as that rule's
+CANARY_TWINS = {
+    "canary_adapter": "train_adapter",
+    "canary_generations": "generate_trained",
+    "canary_generations_in_context": "generate_icl",
+}
+# and two pass the canaries through the base model (and a trained method's adapter)
+CANARY_SCORING_RULES = ("canary_docs", "canary_attacks")
+# the all-methods utility measures: rule utility_measures (`use rule ... with:`) on the private-selection
+# corpora too
+ALL_METHODS_TWINS = {"utility_measures_all_methods": "utility_measures"}
+MODEL_RULES = (
+    *GENERATION_RULES,
+    *TRAINING_RULES,
+    *SCORING_RULES,
+    *CANARY_TWINS,
+    *ALL_METHODS_TWINS,
+    *CANARY_SCORING_RULES,
+)
+
+
+def twin_of(rule: str) -> str:
+    """The rule whose work a job does: itself, or the rule a canary or all-methods twin runs."""
+    return CANARY_TWINS.get(rule, ALL_METHODS_TWINS.get(rule, rule))

@@ -1,0 +1,214 @@
+"""The work of each model job, in tokens: what it generates, trains on or scores, by rule and wildcards,
+from the config and the segments of each split."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from types import ModuleType
+
+from plainsight.scheduling.memory import MB
+from plainsight.scheduling.model_rules import (
+    ALL_METHODS_TWINS,
+    CANARY_SCORING_RULES,
+    GENERATION_RULES,
+    TRAINING_RULES,
+    twin_of,
+)
+
+# Parquet bytes of one control-code row are at least this many (96-100 on the demo data),
+# so a codes file's size bounds its number of segments from above.
+MIN_CODE_PARQUET_BYTES_PER_SEGMENT = 64
+# The scheduler's count of a split's segments before any control codes of the dataset exist and
+# without resources.planned_segments (the cost plan asks for planned_segments instead).
+ASSUMED_SEGMENTS = 100
+# forward passes per canary while its suffix is drawn, one per suffix token (resources/canaries.yaml:
+# suffix_tokens, 12) and the check; and a canary's tokens with the code prompt it is scored after: bounds
+CANARY_SUFFIX_PASSES = 16
+CANARY_TOKENS = 80
+
+
+def segments_upper_bound(codes_mb: float) -> int:
+    """At most this many segments in a control-code Parquet file of this size."""
+    return max(1, math.ceil(codes_mb * MB / MIN_CODE_PARQUET_BYTES_PER_SEGMENT))
+
+
+class JobTokens:
+    """The tokens of the model jobs of one config, by rule and wildcards. `segments(dataset, split)`
+    counts (or bounds) the segments of a split; `methods` is the method registry,
+    `plainsight.methods.registry`, which the callers hand in: a shared module imports no stage."""
+
+    def __init__(self, config: Mapping, segments: Callable[[str, str], int], methods: ModuleType):
+        self.config = config
+        self.segments = segments
+        self.methods = methods
+        self.resources = config["resources"]
+
+    def work(self, rule: str, w: Mapping[str, str]) -> tuple[float, float]:
+        """(tokens, tokens per second) of a model job."""
+        twin = twin_of(rule)
+        if twin in GENERATION_RULES:
+            tokens = self.generations(twin, w) * self.config["generation"]["max_new_tokens"]
+            return tokens + self.surrogate_seconds_as_tokens(twin, w), self.resources[
+                "generation_tokens_per_second"
+            ]
+        if twin in TRAINING_RULES:
+            tokens = self.training_tokens(twin, w)
+        elif twin == "utility_measures":
+            tokens = self.downstream_tokens(w, rule in ALL_METHODS_TWINS)
+        elif twin == "membership_scores":
+            tokens = self.membership_tokens(w)
+        elif twin in CANARY_SCORING_RULES:
+            tokens = self.canary_tokens(twin, w)
+        else:  # mauve: the featurizer's forward passes over the generated and the real texts
+            mauve = self.config["utility"]["mauve"]
+            texts = 2 * (mauve["samples"] or self.segments(w["dataset"], "test"))
+            tokens = 0 if mauve["featurizer"] == "minilm" else texts * mauve["max_tokens"]
+        return tokens, self.resources["training_tokens_per_second"]
+
+    def attempts(self, method: str) -> int:
+        return 1 + self.methods.method(method).regenerations(self.config["generation"])
+
+    def shards(self, wildcards: Mapping[str, str]) -> int:
+        return self.config["generation"]["shards"] if "shard" in wildcards else 1
+
+    # --- generation ---
+
+    def generations(self, rule: str, w: Mapping[str, str]) -> int:
+        """Texts a generate job writes, regenerations included (a bound: each may be regenerated)."""
+        generation = self.config["generation"]
+        if rule == "generate_icl":
+            per_corpus = generation["generations_per_segment"] * len(
+                self.config["datasets"][w["dataset"]]["segments"]
+            )
+            return math.ceil(per_corpus / self.shards(w)) * self.attempts(w["method"])
+        if rule == "generate_trained":
+            per_corpus = self.config["prefix_tuning"]["generations"] or self.segments(w["dataset"], "train")
+            return math.ceil(per_corpus / self.shards(w))
+        if rule == "generate_private_selection":
+            return self.selection_texts(w)
+        samples = self.config["utility"]["mauve"]["samples"] or self.segments(w["dataset"], "test")
+        return samples * self.attempts(w["method"])
+
+    def corpus_generations(self, dataset: str) -> int:
+        """Generations of the larger corpus kind: an in-context method's, or a trained method's."""
+        generation = self.config["generation"]
+        return max(
+            generation["generations_per_segment"] * len(self.config["datasets"][dataset]["segments"]),
+            self.config["prefix_tuning"]["generations"] or self.segments(dataset, "train"),
+        )
+
+    # --- training and scoring ---
+
+    def training_batch(self, rule: str) -> tuple[int, int]:
+        """(sequences, tokens per sequence) of a training or scoring step."""
+        if rule == "train_adapter":
+            prefix = self.config["prefix_tuning"]
+            return prefix["batch_size"], prefix["num_virtual_tokens"] + prefix["max_length"]
+        perplexity = self.config["utility"]["perplexity"]
+        return perplexity["batch_size"], perplexity["max_length"]
+
+    def training_tokens(self, rule: str, w: Mapping[str, str]) -> float:
+        """Tokens a training job trains on or scores: the adapter's epochs over the fine-tuning segments;
+        perplexity's fine-tuning on one corpus (bounded by its generations' tokens), then the test split."""
+        dataset = w["dataset"]
+        sequences_tokens = self.training_batch(rule)[1]
+        if rule == "train_adapter":
+            return self.segments(dataset, "train") * self.config["prefix_tuning"]["epochs"] * sequences_tokens
+        scoring = self.segments(dataset, "test") * sequences_tokens
+        if rule == "base_perplexity":
+            return scoring
+        return (
+            self.config["utility"]["perplexity"]["epochs"]
+            * self.corpus_generations(dataset)
+            * self.config["generation"]["max_new_tokens"]
+            + scoring
+        )
+
+    def membership_batch(self) -> tuple[int, int]:
+        """(sequences, tokens per sequence) of a membership-scoring pass: a training example's length."""
+        prefix = self.config["prefix_tuning"]
+        return self.config["audit"]["batch_size"], prefix["num_virtual_tokens"] + prefix["max_length"]
+
+    def membership_tokens(self, w: Mapping[str, str]) -> float:
+        """Tokens the membership attacks score: balanced members and held-out segments (dev and test; the
+        planned sizes name train and test only, so twice the test split), under the base model and each
+        trained method's adapter; forward passes only, a third of a training step's work, counted as one."""
+        held_out = 2 * self.segments(w["dataset"], "test")
+        texts = 2 * min(self.segments(w["dataset"], "train"), held_out)
+        models = 1 + sum(self.methods.method(m).trained for m in self.config["methods"])
+        return texts * models * self.membership_batch()[1]
+
+    def canary_tokens(self, rule: str, w: Mapping[str, str]) -> float:
+        """Tokens the canary jobs pass through a model: `canary_docs` draws every suffix under the base
+        model; `canary_attacks` scores every canary under the base model and a trained method's adapter
+        (an in-context method's loads no model)."""
+        canaries = self.config["audit"]["canaries"]
+        count = 2 * canaries["per_repeat"] * len(canaries["repeats"])
+        if rule == "canary_docs":
+            passes = CANARY_SUFFIX_PASSES
+        else:
+            passes = 2 if self.methods.method(w["method"]).trained else 0
+        return count * passes * CANARY_TOKENS
+
+    def downstream_tokens(self, w: Mapping[str, str], with_private_selection: bool = False) -> float:
+        """The downstream encoder's tokens (0 for TF-IDF + logistic regression, seconds on the CPU):
+        fine-tuned on the real training split and on each corpus (methods x utility seeds, and the
+        private-selection methods the audit adds x their seeds where asked), predicting the test split
+        after each (and, for silver labels, every corpus); at `model`'s training throughput, an upper
+        bound for a smaller encoder."""
+        downstream = self.config["utility"]["downstream"]
+        if downstream["classifier"] != "encoder":
+            return 0
+        encoder = downstream["encoder"]
+        corpora = len(self.config["methods"]) * len(self.config["utility"]["seeds"])
+        if with_private_selection:
+            added = self.methods.audited_private_selection(self.config)
+            corpora += len(added) * len(self.config["private_selection"]["seeds"])
+        generations = corpora * self.corpus_generations(w["dataset"])
+        trained = self.segments(w["dataset"], "train") + generations
+        predicted = (1 + corpora) * self.segments(w["dataset"], "test") + generations
+        return (encoder["epochs"] * trained + predicted) * encoder["max_length"]
+
+    # --- the private-selection jobs: the model's texts, and (RPSG) a surrogate fine-tuned on some ---
+
+    def selection_settings(self, w: Mapping[str, str]) -> Mapping:
+        """A private-selection method's config block: the block of its name."""
+        return self.config[self.methods.base_method(w["method"])]
+
+    def selection_texts(self, w: Mapping[str, str]) -> int:
+        """Texts a private-selection job writes (abstractions counted as long as a text: a bound).
+        RPSG: m candidates and two rounds of variations per seed. Aug-PE: per paragraph range, the initial
+        samples x (variations + 1), then samples x variations in each round but the last."""
+        settings = self.selection_settings(w)
+        ranges = len(self.config["datasets"][w["dataset"]]["segments"])
+        if self.methods.method(w["method"]).rewrites_seeds:
+            train = self.segments(w["dataset"], "train")
+            per_range = settings["private_seeds"]
+            seeds = train if per_range is None else min(train, per_range * ranges)
+            return seeds * (settings["candidates"] + 2)
+        samples, variations = settings["samples"], settings["variations"]
+        return ranges * samples * (variations + 1 + (settings["rounds"] - 1) * variations)
+
+    def surrogate(self, rule: str, w: Mapping[str, str]) -> Mapping | None:
+        """RPSG's surrogate fine-tuning settings for its job; None for every other job."""
+        if rule != "generate_private_selection" or not self.methods.method(w["method"]).rewrites_seeds:
+            return None
+        return self.selection_settings(w)["surrogate"]
+
+    def surrogate_seconds_as_tokens(self, rule: str, w: Mapping[str, str]) -> float:
+        """The surrogate's training (epochs over one variant per seed), in new tokens of the job's time."""
+        surrogate = self.surrogate(rule, w)
+        if surrogate is None:
+            return 0.0
+        seeds = self.selection_texts(w) / (self.selection_settings(w)["candidates"] + 2)
+        trained = (
+            surrogate["epochs"]
+            * seeds
+            * min(surrogate["max_length"], self.config["generation"]["max_new_tokens"])
+        )
+        return (
+            trained
+            * self.resources["generation_tokens_per_second"]
+            / self.resources["training_tokens_per_second"]
+        )
