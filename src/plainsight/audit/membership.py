@@ -26,15 +26,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import torch
 
 from plainsight.audit.roc import CONTROL_MODEL, balanced_sets
 from plainsight.errors import InputError
 from plainsight.methods.trained import training_keys
 from plainsight.progress import Progress
-from plainsight.training.examples import TrainingExample, coded_examples, collate
+from plainsight.training.examples import TrainingExample, coded_examples
 from plainsight.training.objectives import IGNORE_INDEX
 from plainsight.training.prefix import load_adapter
+from plainsight.training.scoring import scored_batches
 
 SCORE_COLUMNS = {
     "model": "string",
@@ -76,7 +76,6 @@ def min_k_mean(log_probs: np.ndarray, share: float) -> float:
 # --- scoring -----------------------------------------------------------------------------------
 
 
-@torch.inference_mode()
 def document_log_probs(
     model,
     examples: Sequence[TrainingExample],
@@ -84,23 +83,11 @@ def document_log_probs(
     batch_size: int,
     progress: Progress | None = None,
 ) -> list[np.ndarray]:
-    """Log-probability of every document token of each example, batched by length on the model's device."""
-    device = next(model.parameters()).device
-    order = sorted(range(len(examples)), key=lambda i: (len(examples[i].input_ids), i))
+    """Log-probability of every document token of each example (`plainsight.training.scoring`)."""
     out: list[np.ndarray] = [np.empty(0)] * len(examples)
-    for start in range(0, len(order), batch_size):
-        chosen = order[start : start + batch_size]
-        batch = collate([examples[i] for i in chosen], pad_token_id)
-        logits = model(
-            input_ids=batch["input_ids"].to(device), attention_mask=batch["attention_mask"].to(device)
-        ).logits[:, :-1]
-        targets = batch["labels"][:, 1:].to(device)
-        document = targets != IGNORE_INDEX
-        log_probs = logits.float().log_softmax(-1).gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze(-1)
-        for row, index in enumerate(chosen):
-            out[index] = log_probs[row][document[row]].cpu().numpy().astype(np.float64)
-        if progress is not None:
-            progress.update(len(chosen), tokens=int(batch["attention_mask"].sum()))
+    for batch in scored_batches(model, examples, pad_token_id, batch_size, progress):
+        for row, index in enumerate(batch.positions):
+            out[index] = batch.log_probs[row][batch.labelled[row]].cpu().numpy().astype(np.float64)
     return out
 
 

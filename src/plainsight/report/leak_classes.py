@@ -16,12 +16,11 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from plainsight.evaluation.held_out import COMMON, SOURCE_SPECIFIC
+from plainsight.evaluation.held_out import COMMON
 from plainsight.matching import fold, folded_words, normalise_value
 
 # The real values a generation holds, by the leak measure that found them.
 HELD_VALUE_COLUMNS = ("leaked_values", "near_leaked_values", "leaked_identifier_values")
-CLASSES = (SOURCE_SPECIFIC, COMMON)
 
 
 def listed(value: Any) -> list[Any]:

@@ -30,6 +30,7 @@ import yaml
 
 from plainsight.codes.control_code import records_to_entities
 from plainsight.entities import IDENTIFIER_SETS
+from plainsight.evaluation.measures import LeakMeasure, leak_measures
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.io import write_text
 from plainsight.matching import leaked_values, unique_values
@@ -40,21 +41,28 @@ from plainsight.report.table_format import dp_notes
 
 BUNDLE_FILE = "synthetic.jsonl"
 BUNDLE_COLUMNS = ("text", "fictional_code", "method", "seed")
-LEAK_REASONS = {
-    "leaked": "exact leak of a value of its code's identifier set",
-    "partial_leak": "partial leak (a word of a real name)",
-    "near_leak": "near leak (a variant of a real value)",
-    "any_identifier": "a real direct or quasi identifier of any document of the corpus",
-}
-# release.drop -> what it leaves out
-DROP_RULES = {
-    "any_identifier": "every generation with an exact, partial or near leak or any real direct or quasi "
-    "identifier of the corpus",
-    "source_specific": "every generation holding a real value of its source that no real segment outside "
-    "its source is known to hold (exact, partial and near leaks whose value is not common included)",
-    "none": "nothing",
-}
-METRIC_COLUMNS = ("leaked", "partial_leak", "near_leak", *HELD_VALUE_COLUMNS, "leaked_value_classes")
+# The measure a bundle matches against every document of the corpus, not only against the generation's
+# source: the bundle leaves out a real identifier wherever it comes from.
+CORPUS_WIDE_MEASURE = "any_identifier"
+HOLDS_SOURCE_SPECIFIC = "source_specific"
+DROP_RULES = ("any_identifier", "source_specific", "none")
+
+
+def drop_measures() -> tuple[LeakMeasure, ...]:
+    """The leak measures whose hits `release.drop: any_identifier` leaves out, in their columns' order."""
+    return tuple(m for m in leak_measures() if m.drop_reason)
+
+
+def drop_rule(drop: str) -> str:
+    """What `release.drop` leaves out, in words."""
+    return {
+        "any_identifier": "every generation with " + "; ".join(m.drop_reason for m in drop_measures()),
+        "source_specific": "every generation holding a real value of its source that no real segment outside "
+        "its source is known to hold (exact, partial and near leaks whose value is not common included)",
+        "none": "nothing",
+    }[drop]
+
+
 SUMMARY_LABELS = {
     "pipp": "PIPP (%)",
     "elp": "ELP (%)",
@@ -133,29 +141,32 @@ def corpus_identifiers(spans: pd.DataFrame, codes: pd.DataFrame) -> list[str]:
 
 
 def leak_flags(corpora: pd.DataFrame, metrics: pd.DataFrame, identifiers: Sequence[str]) -> pd.DataFrame:
-    """Per generation (row of `corpora`), which leak reasons apply and whether it holds a source-specific
-    value (`source_specific`); metrics joined by (seed, generation_id)."""
-    missing = [column for column in METRIC_COLUMNS if column not in metrics]
+    """Per generation (row of `corpora`), which leak measures hit it (the corpus-wide one against
+    `identifiers`, every real identifier of the corpus) and whether it holds a source-specific value;
+    metrics joined by (seed, generation_id)."""
+    from_metrics = [m for m in drop_measures() if m.name != CORPUS_WIDE_MEASURE]
+    hit_columns = [m.member_column for m in from_metrics]
+    wanted = [*hit_columns, *HELD_VALUE_COLUMNS, "leaked_value_classes"]
+    missing = [column for column in wanted if column not in metrics]
     if missing:
         raise ValueError(f"the per-generation metrics lack {missing}: rerun rule privacy_metrics")
     keys = ["seed", "generation_id"]
-    joined = corpora[keys].merge(
-        metrics[[*keys, *METRIC_COLUMNS]], on=keys, how="left", validate="one_to_one"
-    )
-    if joined[["leaked", "partial_leak", "near_leak"]].isna().any().any():
+    joined = corpora[keys].merge(metrics[[*keys, *wanted]], on=keys, how="left", validate="one_to_one")
+    if joined[hit_columns].isna().any().any():
         raise ValueError("a generation has no row in its corpus's per-generation metrics")
-    flags = joined[["leaked", "partial_leak", "near_leak"]].astype(bool)
-    flags["any_identifier"] = [bool(leaked_values(text, identifiers)) for text in corpora["text"]]
-    flags["source_specific"] = [holds_source_specific(row) for row in joined.to_dict("records")]
-    return flags
+    flags = pd.DataFrame({m.name: joined[m.member_column].astype(bool) for m in from_metrics})
+    if any(m.name == CORPUS_WIDE_MEASURE for m in drop_measures()):
+        flags[CORPUS_WIDE_MEASURE] = [bool(leaked_values(text, identifiers)) for text in corpora["text"]]
+    flags[HOLDS_SOURCE_SPECIFIC] = [holds_source_specific(row) for row in joined.to_dict("records")]
+    return flags[[*(m.name for m in drop_measures()), HOLDS_SOURCE_SPECIFIC]]
 
 
 def dropped(flags: pd.DataFrame, drop: str) -> np.ndarray:
     """Which generations `release.drop` leaves out."""
     if drop == "any_identifier":
-        return flags[list(LEAK_REASONS)].any(axis=1).to_numpy()
+        return flags[[m.name for m in drop_measures()]].any(axis=1).to_numpy()
     if drop == "source_specific":
-        return flags["source_specific"].to_numpy(dtype=bool)
+        return flags[HOLDS_SOURCE_SPECIFIC].to_numpy(dtype=bool)
     return np.zeros(len(flags), dtype=bool)
 
 
@@ -316,8 +327,8 @@ def _privacy_section(summaries: pd.DataFrame, dp_records: Sequence[Mapping[str, 
 def _release_section(drop: str, flags: pd.DataFrame, left_out: np.ndarray) -> list[str]:
     """How many were kept and left out, and what the left-out and the released generations hold."""
     total, out = len(flags), int(left_out.sum())
-    specific = flags["source_specific"].to_numpy(dtype=bool)
-    common_only = flags[list(LEAK_REASONS)].any(axis=1).to_numpy() & ~specific
+    specific = flags[HOLDS_SOURCE_SPECIFIC].to_numpy(dtype=bool)
+    common_only = flags[[m.name for m in drop_measures()]].any(axis=1).to_numpy() & ~specific
 
     def held(chosen: np.ndarray) -> str:
         return (
@@ -328,7 +339,7 @@ def _release_section(drop: str, flags: pd.DataFrame, left_out: np.ndarray) -> li
     lines = [
         "## What was released",
         "",
-        f"{total - out} of {total} generations; {out} left out (`release.drop: {drop}`: {DROP_RULES[drop]}).",
+        f"{total - out} of {total} generations; {out} left out (`release.drop: {drop}`: {drop_rule(drop)}).",
         "",
         f"- Left out: {held(left_out)}.",
         f"- Released: {held(~left_out)}.",
@@ -343,8 +354,8 @@ def _release_section(drop: str, flags: pd.DataFrame, left_out: np.ndarray) -> li
             "Left out by reason (a generation may have several):",
             "",
             *(
-                f"- {text}: {int((flags[reason].to_numpy() & left_out).sum())}"
-                for reason, text in LEAK_REASONS.items()
+                f"- {m.drop_reason}: {int((flags[m.name].to_numpy() & left_out).sum())}"
+                for m in drop_measures()
             ),
             "",
         ]

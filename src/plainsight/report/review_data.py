@@ -22,6 +22,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from plainsight.codes.control_code import select_spans
+from plainsight.evaluation.measures import leak_measures
 from plainsight.evaluation.privacy import context_keys
 from plainsight.matching import (
     NearMatcher,
@@ -40,19 +41,20 @@ from plainsight.report.leak_classes import listed, value_class, value_classes
 SHARED_NGRAM_WORDS = 5
 # Real documents named beside one highlighted value (the entity lookup lists them all).
 SOURCES_SHOWN = 5
-# Flags of a generation: (key on the page, metrics column); a column the metrics lack is left out.
-FLAG_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("exact", "leaked"),
-    ("partial", "partial_leak"),
-    ("near", "near_leak"),
-    ("any", "any_identifier_leak"),
-    ("source_specific", "source_specific_leak"),
-)
 _WORD = re.compile(r"\w+")
 # Real values this many edits apart or fewer are checked as near variants of each other.
 _VARIANT_EDITS = 3
 
 Spans = list[tuple[int, int]]
+
+
+def leak_flag_columns() -> tuple[tuple[str, str], ...]:
+    """The leak flags of a generation: (key on the page, metrics column), one per leak measure that has
+    a page flag, then whether it holds a source-specific value; a column the metrics lack is left out."""
+    return (
+        *((m.review_flag, m.member_column) for m in leak_measures() if m.review_flag),
+        ("source_specific", "source_specific_leak"),
+    )
 
 
 def segment_ref(doc_id: Any, segment: Any) -> str:
@@ -200,7 +202,7 @@ def fictional_highlights(text: str, values: Iterable[str], taken: Spans) -> list
 
 
 def flags(metrics_row: Mapping[str, Any], corpus_row: Mapping[str, Any]) -> dict[str, Any]:
-    out = {key: bool(metrics_row[column]) for key, column in FLAG_COLUMNS if column in metrics_row}
+    out = {key: bool(metrics_row[column]) for key, column in leak_flag_columns() if column in metrics_row}
     out["not_document"] = not bool(metrics_row.get("is_document", True))
     out["regenerated"] = int(corpus_row.get("regenerations", 0) or 0)
     out["hit_max"] = bool(corpus_row.get("hit_max_regenerations", False))

@@ -22,11 +22,11 @@ from plainsight.io import atomic_directory, write_text
 from plainsight.methods import registry
 from plainsight.report.audit_verdict import NO_AUDIT, AuditVerdict
 from plainsight.report.review_data import (
-    FLAG_COLUMNS,
     RealCorpus,
     corpus_fingerprint,
     corpus_records,
     entity_index,
+    leak_flag_columns,
     real_corpus,
 )
 
@@ -105,7 +105,7 @@ def real_payload(real: RealCorpus, refs: Iterable[str]) -> dict[str, Any]:
 
 
 def corpus_summary(run: ReviewRun, records: Sequence[Mapping[str, Any]], display: str) -> dict[str, Any]:
-    leaking = sum(any(r["flags"].get(key) for key, _ in FLAG_COLUMNS) for r in records)
+    leaking = sum(any(r["flags"].get(key) for key in leak_flags()) for r in records)
     return {
         "key": run.key,
         "method": run.method,
@@ -118,7 +118,13 @@ def corpus_summary(run: ReviewRun, records: Sequence[Mapping[str, Any]], display
     }
 
 
-PAGE_FLAGS: tuple[str, ...] = (*(key for key, _ in FLAG_COLUMNS), "not_document", "regenerated")
+def leak_flags() -> tuple[str, ...]:
+    """The page's leak flags: "only leaking" shows the generations with any of them."""
+    return tuple(key for key, _ in leak_flag_columns())
+
+
+def page_flags() -> tuple[str, ...]:
+    return (*leak_flags(), "not_document", "regenerated")
 
 
 def audit_summary(methods: Mapping[str, str], verdicts: Mapping[str, AuditVerdict] | None) -> dict[str, Any]:
@@ -156,7 +162,8 @@ def manifest(
         "corpora": summaries,
         "audit": audit,
         "verdicts": list(VERDICTS),
-        "flags": [flag for flag in PAGE_FLAGS if flag in flags],
+        "flags": [flag for flag in page_flags() if flag in flags],
+        "leak_flags": list(leak_flags()),
         "format": COMMENTS_FORMAT,
         "data_global": DATA_GLOBAL,
     }

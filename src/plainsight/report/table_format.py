@@ -18,6 +18,7 @@ from scipy import stats
 
 from plainsight.errors import InputError
 from plainsight.evaluation.intervals import paired_leaks
+from plainsight.evaluation.measures import leak_measures
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT, pooled_interval
 from plainsight.io import read_text_utf8, write_text
 from plainsight.methods import registry
@@ -389,14 +390,16 @@ def adherence_notes(generations: pd.DataFrame, methods: Mapping[str, str]) -> li
     ]
 
 
-PHANTOM_COLUMNS = {"exact": "PIPP", "partial": "partial leak", "near": "near leak"}
+def controlled_columns() -> dict[str, str]:
+    """Leak measure -> the Table 1 column whose held-out control the notes give."""
+    return {m.name: m.table1_label for m in leak_measures() if m.table1_label}
 
 
 def phantom_shares(records: Sequence[Mapping[str, Any]], method: str) -> dict[str, tuple[float, float]]:
     """Per leak column: (leak rate, control rate) of one method, pooled over its runs' control counts."""
     chosen = [r for r in records if registry.base_method(r["method"]) == method]
     shares = {}
-    for measure in PHANTOM_COLUMNS:
+    for measure in controlled_columns():
         counts = [r["measures"][measure] for r in chosen if r["measures"][measure]["members"]]
         members, controls = sum(c["members"] for c in counts), sum(c["controls"] for c in counts)
         if members and controls:
@@ -410,10 +413,11 @@ def phantom_shares(records: Sequence[Mapping[str, Any]], method: str) -> dict[st
 def phantom_notes(records: Sequence[Mapping[str, Any]], methods: Mapping[str, str]) -> list[str]:
     """The held-out control of each leak column: how much of the leak rate unseen documents show as often."""
     parts = []
+    labels = controlled_columns()
     for method, display in methods.items():
         shares = phantom_shares(records, method)
         cells = [
-            f"{PHANTOM_COLUMNS[m]} {100 * leak:.{1 if 0 < leak < 0.1 else 0}f}% vs "
+            f"{labels[m]} {100 * leak:.{1 if 0 < leak < 0.1 else 0}f}% vs "
             f"{100 * held:.{1 if 0 < held < 0.1 else 0}f}% "
             f"(phantom {'-' if leak == 0 else f'{100 * min(held / leak, 1):.0f}%'})"
             for m, (leak, held) in shares.items()

@@ -17,13 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 
 from plainsight.progress import Progress
 from plainsight.rng import cuda_indices, seeded_torch
 from plainsight.training.examples import TrainingExample
 from plainsight.training.loop import TrainingSettings, fit
-from plainsight.training.objectives import IGNORE_INDEX
+from plainsight.training.scoring import scored_batches
 
 log = logging.getLogger(__name__)
 
@@ -69,59 +68,38 @@ def windows(token_ids: Sequence[int], max_length: int) -> list[list[int]]:
     return [piece for piece in pieces if len(piece) > 1]
 
 
-def batch_nll(model, batch: Sequence[list[int]], pad: int, device) -> list[tuple[float, int]]:
-    """(summed negative log-likelihood, predicted tokens) of each window of one right-padded batch."""
-    width = max(len(p) for p in batch)
-    input_ids = torch.tensor([p + [pad] * (width - len(p)) for p in batch], device=device)
-    attention = torch.tensor([[1] * len(p) + [0] * (width - len(p)) for p in batch], device=device)
-    labels = torch.tensor([p + [IGNORE_INDEX] * (width - len(p)) for p in batch], device=device)
-    logits = model(input_ids=input_ids, attention_mask=attention).logits
-    targets = labels[:, 1:]
-    nll = F.cross_entropy(
-        logits[:, :-1].float().reshape(-1, logits.shape[-1]),
-        targets.reshape(-1),
-        ignore_index=IGNORE_INDEX,
-        reduction="none",
-    ).view_as(targets)
-    predicted = targets != IGNORE_INDEX
-    return [(float(row.sum()), int(count.sum())) for row, count in zip(nll, predicted)]
-
-
 @torch.inference_mode()
 def text_nlls(
     model, tokenizer, texts: Sequence[str], max_length: int, batch_size: int = 4, desc: str = "score"
 ) -> list[tuple[float, int]]:
     """(summed negative log-likelihood, predicted tokens) of each text over its windows; (0, 0) for a
     text that is empty or a single token."""
-    pieces = [
-        (number, window)
-        for number, text in enumerate(texts)
-        if text.strip()
-        for window in windows(tokenizer(text, add_special_tokens=False).input_ids, max_length)
-    ]
-    pieces.sort(key=lambda piece: len(piece[1]))  # similar lengths per batch: little padding
+    examples = text_examples(texts, tokenizer, max_length, end_of_text=False)
     model.eval()
-    device = next(model.parameters()).device
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     totals = [(0.0, 0)] * len(texts)
-    with Progress(len(pieces), desc, "windows") as progress:
-        for start in range(0, len(pieces), batch_size):
-            batch = pieces[start : start + batch_size]
-            for (number, _), (nll, predicted) in zip(
-                batch, batch_nll(model, [w for _, w in batch], pad, device)
-            ):
-                totals[number] = (totals[number][0] + nll, totals[number][1] + predicted)
-            progress.update(len(batch), tokens=sum(len(w) for _, w in batch))
+    with Progress(len(examples), desc, "windows") as progress:
+        for batch in scored_batches(model, examples, pad, batch_size, progress):
+            for row, index in enumerate(batch.positions):
+                number = int(examples[index].key[0])
+                nll, predicted = -batch.log_probs[row].sum(), batch.labelled[row].sum()
+                totals[number] = (totals[number][0] + float(nll), totals[number][1] + int(predicted))
     return totals
 
 
-def text_examples(texts: Sequence[str], tokenizer, max_length: int) -> list[TrainingExample]:
-    """Plain language-modelling examples (loss on every token, end of text included), one per window."""
+def text_examples(
+    texts: Sequence[str], tokenizer, max_length: int, end_of_text: bool = True
+) -> list[TrainingExample]:
+    """Plain language-modelling examples (every token labelled), one per window of each non-empty text,
+    keyed (the text's number, the window's); with `end_of_text` (fine-tuning: the model learns to
+    stop) each text ends with the end-of-text token, without it (scoring) the text is as written."""
     examples = []
     for number, text in enumerate(texts):
         if not text.strip():
             continue
-        ids = [*tokenizer(text, add_special_tokens=False).input_ids, tokenizer.eos_token_id]
+        ids = tokenizer(text, add_special_tokens=False).input_ids
+        if end_of_text:
+            ids = [*ids, tokenizer.eos_token_id]
         for part, window in enumerate(windows(ids, max_length)):
             examples.append(TrainingExample((str(number), part), window, list(window), [False] * len(window)))
     return examples

@@ -6,7 +6,7 @@
   const PAGE_SIZE = 25;
   const STORE = "plainsight-review/" + manifest.dataset + "/" + manifest.setting + "/" + manifest.idset +
     "/" + manifest.fingerprint;
-  const LEAK_FLAGS = ["exact", "partial", "near", "any", "source_specific"];
+  const LEAK_FLAGS = manifest.leak_flags;
   const LEAK_CLASSES = {
     source_specific: "source-specific: no real segment outside its source holds it",
     common: "common: other real segments hold it too",

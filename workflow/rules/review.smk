@@ -1,0 +1,167 @@
+# Review pages: every corpus of a run's privacy tables with its flags, nearest real segments and
+# reviewers' comments (results/review/{dataset}/{setting}/{idset}), and the comments as one table.
+
+from pathlib import Path
+
+
+def review_runs(wildcards):
+    """(method, seed) of the corpora a review page shows: those the privacy tables of its dataset,
+    setting and identifier set read, without model variants; else every method and seed.
+    """
+    runs = set()
+    for table, spec in PAPER_TABLES.items():
+        subject = (spec["dataset"], spec["setting"], spec["idset"])
+        if is_privacy_table(table) and subject == (
+            wildcards.dataset,
+            wildcards.setting,
+            wildcards.idset,
+        ):
+            methods = [m for m in table_methods(table) if registry.base_method(m) == m]
+            runs.update((m, int(s)) for m in methods for s in table_seeds(table))
+    if not runs:
+        runs = {(m, int(s)) for m in config["methods"] for s in SEEDS}
+    if config["review"]["seeds"] is not None:
+        runs = {(m, s) for m, s in runs if s in config["review"]["seeds"]}
+    order = {m: n for n, m in enumerate(config["methods"])}
+    return sorted(runs, key=lambda run: (order.get(run[0], len(order)), run[1]))
+
+
+def review_runs_all_methods(wildcards):
+    """The corpora of the all-methods review page: the review page's, then every private-selection
+    corpus of its run (those exist on the Table 1 run only)."""
+    runs = review_runs(wildcards)
+    if release_run(wildcards) == METHODS_TABLE_RUN:
+        runs += [
+            (method, int(seed))
+            for method, seed in ALL_METHODS_SELECTION_RUNS
+            if config["review"]["seeds"] is None or seed in config["review"]["seeds"]
+        ]
+    return runs
+
+
+def review_files(pattern, runs=review_runs):
+    """An input function: `pattern` (with {method} and {seed}) for every corpus of a review page
+    (`runs`: its (method, seed) pairs)."""
+
+    def files(wildcards):
+        return [
+            pattern.format(
+                dataset=wildcards.dataset,
+                setting=wildcards.setting,
+                idset=wildcards.idset,
+                method=method,
+                seed=seed,
+            )
+            for method, seed in runs(wildcards)
+        ]
+
+    return files
+
+
+rule review_page:
+    """The review page of one dataset, setting and identifier set: every corpus of its tables with its
+    flags, highlighted values, nearest real segments, an entity lookup and comments (static, file://);
+    each method's audit verdict where the run is audited.
+    """
+    input:
+        corpora=review_files(CORPUS),
+        metrics=review_files(
+            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet"
+        ),
+        nearest=review_files(
+            "results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_nearest.parquet"
+        ),
+        docs="results/{dataset}/docs.parquet",
+        spans="results/{dataset}/spans.parquet",
+        paper=config["tables"]["paper"],
+        audit=run_audit_table,
+    output:
+        index="results/review/{dataset}/{setting}/{idset}/index.html",
+        data=directory("results/review/{dataset}/{setting}/{idset}/data"),
+    log:
+        "results/logs/review_page/{dataset}_{setting}_{idset}.log",
+    benchmark:
+        "results/benchmarks/review_page/{dataset}_{setting}_{idset}.tsv"
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        runs=review_runs,
+        partial_leak_min_letters=config["metrics"]["partial_leak_min_letters"],
+    script:
+        "../scripts/review_page.py"
+
+
+use rule review_page as review_page_all_methods with:
+    input:
+        corpora=review_files(CORPUS, review_runs_all_methods),
+        metrics=review_files(
+            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet",
+            review_runs_all_methods,
+        ),
+        nearest=review_files(
+            "results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_nearest.parquet",
+            review_runs_all_methods,
+        ),
+        docs="results/{dataset}/docs.parquet",
+        spans="results/{dataset}/spans.parquet",
+        paper=config["tables"]["paper"],
+        # the methods table's verdicts first: the audit table's override them where it has the method
+        audit=lambda wildcards: [
+            "results/tables/methods.csv",
+            *run_audit_table(wildcards),
+        ],
+    output:
+        index=f"results/review/{{dataset}}/{{setting}}/{{idset}}/{ALL_METHODS_PAGE}/index.html",
+        data=directory(
+            f"results/review/{{dataset}}/{{setting}}/{{idset}}/{ALL_METHODS_PAGE}/data"
+        ),
+    log:
+        "results/logs/review_page_all_methods/{dataset}_{setting}_{idset}.log",
+    benchmark:
+        "results/benchmarks/review_page_all_methods/{dataset}_{setting}_{idset}.tsv"
+    params:  # merged into the parent rule's params by name
+        runs=review_runs_all_methods,
+
+
+def review_comment_files(wildcards, page=""):
+    """The comment files reviewers placed for one page (`page`: its sub-folder, "" for the main one)."""
+    folder = Path(config["review"]["comments_dir"]) / wildcards.dataset
+    return sorted(
+        str(path)
+        for path in (folder / wildcards.setting / wildcards.idset / page).glob("*.json")
+    )
+
+
+def all_methods_comment_files(wildcards):
+    return review_comment_files(wildcards, ALL_METHODS_PAGE)
+
+
+rule review_comments:
+    """Comment files exported from a review page ({comments_dir}/{dataset}/{setting}/{idset}/*.json)
+    -> one table; a file for other corpora, or a malformed one, stops the job naming it.
+    """
+    input:
+        comments=review_comment_files,
+        corpora=review_files(CORPUS),
+    output:
+        "results/review/{dataset}/{setting}/{idset}/comments.parquet",
+    log:
+        "results/logs/review_comments/{dataset}_{setting}_{idset}.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        runs=review_runs,
+    script:
+        "../scripts/review_comments.py"
+
+
+use rule review_comments as review_comments_all_methods with:
+    input:
+        comments=all_methods_comment_files,
+        corpora=review_files(CORPUS, review_runs_all_methods),
+    output:
+        f"results/review/{{dataset}}/{{setting}}/{{idset}}/{ALL_METHODS_PAGE}/comments.parquet",
+    log:
+        "results/logs/review_comments_all_methods/{dataset}_{setting}_{idset}.log",
+    params:
+        runs=review_runs_all_methods,
