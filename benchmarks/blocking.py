@@ -47,9 +47,13 @@ def run_setting(
     from plainsight.data.segments import segment_texts
     from plainsight.evaluation.privacy import icl_privacy_metrics
     from plainsight.generation.corpus import generate_corpus
-    from plainsight.methods import in_context
+    from plainsight.generation.params import GenerationSettings, generation_params
+    from plainsight.methods import in_context, registry
     from plainsight.methods.in_context import Blocking
 
+    settings = GenerationSettings.from_params(
+        generation_params(registry.method(method), {**generation, "blocking": blocking_mode}, "corpus")
+    )
     texts = segment_texts(docs)
     pools = FictionalPools.for_corpus(REPO / "resources/fictional_pools.yaml", spans, codes)
     blocking = Blocking.for_corpus(blocking_mode, codes, texts)
@@ -60,7 +64,7 @@ def run_setting(
         pool_drawer(pools),
         args.seed,
         args.generations_per_segment,
-        generation["context_documents"],
+        settings.context_documents,
         blocking,
     )
     started = time.perf_counter()
@@ -70,7 +74,7 @@ def run_setting(
         planned,
         model,
         tokenizer,
-        {**generation, "blocking": blocking_mode},
+        settings,
         common_words=blocking.common_words,
     )
     seconds = time.perf_counter() - started

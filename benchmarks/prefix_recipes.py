@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -34,7 +35,7 @@ def config() -> dict:
     return yaml.safe_load((REPO / "config/config.yaml").read_text(encoding="utf-8"))
 
 
-def sample_documents(model, tokenizer, planned, generation: dict, criteria) -> tuple[float, list[str]]:
+def sample_documents(model, tokenizer, planned, generation, criteria) -> tuple[float, list[str]]:
     """The share of documents among generations from `planned` with the current prefix, and the texts."""
     import torch
 
@@ -57,6 +58,7 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     from plainsight.data.segments import segment_texts
     from plainsight.evaluation.privacy import ft_privacy_metrics, summarise
     from plainsight.evaluation.quality import DocumentCriteria
+    from plainsight.generation.params import GenerationSettings, generation_params
     from plainsight.methods import trained
     from plainsight.methods.registry import method as registered
     from plainsight.models import load_model
@@ -67,10 +69,10 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     settings_block = {**config()["prefix_tuning"], **overrides}
     method = registered(settings_block.pop("method", "ft"))
     cfg = config()
-    generation = {
-        **cfg["generation"],
-        "max_new_tokens": settings_block.get("max_new_tokens", cfg["generation"]["max_new_tokens"]),
-    }
+    generation = GenerationSettings.from_params(generation_params(method, cfg["generation"], "corpus"))
+    generation = replace(
+        generation, max_new_tokens=settings_block.get("max_new_tokens", generation.max_new_tokens)
+    )
     criteria = DocumentCriteria.from_config(cfg["metrics"]["document"])
     torch.manual_seed(0)
     torch.set_num_threads(args.threads)

@@ -96,7 +96,7 @@ def naive_train(
 def project_train(model, tokenizer, examples, args) -> tuple[float, list[dict]]:
     """(start time, step history) of `train_adapter`'s training of --method's prefix (seed 1); the clock
     starts once the prefix is built."""
-    from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
+    from plainsight.training.dp import DPTrainingSettings, dp_adapter_model, train_dp
     from plainsight.training.loop import TrainingSettings, fit
     from plainsight.training.objectives import lm_loss
     from plainsight.training.prefix import prefix_model
@@ -109,10 +109,7 @@ def project_train(model, tokenizer, examples, args) -> tuple[float, list[dict]]:
             adapter,
             examples,
             tokenizer.pad_token_id,
-            args.batch_size,
-            args.epochs,
-            args.learning_rate,
-            DPSettings(),
+            DPTrainingSettings(args.batch_size, args.epochs, args.learning_rate),
             seed=1,
             loss_fn=lm_loss,
         )

@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 
 from plainsight.models import load_model
-from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
+from plainsight.training.dp import DPSettings, DPTrainingSettings, dp_adapter_model, train_dp
 from plainsight.training.examples import build_example
 from plainsight.training.loop import TrainingSettings, fit
 from plainsight.training.objectives import lm_loss
@@ -32,10 +32,9 @@ def train_tiny_adapter(model_dir: str, output_dir: str, method: str) -> None:
             adapter,
             examples,
             tokenizer.pad_token_id,
-            batch_size=2,
-            epochs=2,
-            lr=1e-2,
-            settings=DPSettings(accountant="rdp"),
+            settings=DPTrainingSettings(
+                batch_size=2, epochs=2, learning_rate=1e-2, privacy=DPSettings(accountant="rdp")
+            ),
             seed=SEED,
             loss_fn=lm_loss,
         )

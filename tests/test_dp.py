@@ -20,6 +20,7 @@ pytest.importorskip("opacus")
 
 from plainsight.training.dp import (
     DPSettings,
+    DPTrainingSettings,
     default_delta,
     dp_adapter_model,
     example_loader,
@@ -28,6 +29,7 @@ from plainsight.training.dp import (
     train_dp,
 )
 from plainsight.training.examples import TrainingExample, collate
+from plainsight.training.loop import TrainingSettings
 
 PAD = 0
 VIRTUAL_TOKENS = 4
@@ -37,6 +39,11 @@ def causal_loss(logits, labels):
     return F.cross_entropy(
         logits[:, :-1].reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1), ignore_index=-100
     )
+
+
+def dp_run(batch_size, epochs, **privacy) -> DPTrainingSettings:
+    """A DP-SGD run at learning rate 0.05 under `privacy`, with the RDP accountant."""
+    return DPTrainingSettings(batch_size, epochs, 0.05, DPSettings(accountant="rdp", **privacy))
 
 
 def make_examples(count, seed=0):
@@ -185,10 +192,7 @@ def test_train_dp_spends_target_epsilon_and_trains_only_the_adapter():
         model,
         make_examples(16),
         PAD,
-        batch_size=4,
-        epochs=2,
-        lr=0.05,
-        settings=settings,
+        settings=DPTrainingSettings(batch_size=4, epochs=2, learning_rate=0.05, privacy=settings),
         seed=0,
         loss_fn=causal_loss,
     )
@@ -216,10 +220,7 @@ def test_train_dp_is_deterministic_per_seed():
             model,
             make_examples(16),
             PAD,
-            batch_size=4,
-            epochs=2,
-            lr=0.05,
-            settings=DPSettings(accountant="rdp"),
+            settings=dp_run(4, 2),
             seed=seed,
             loss_fn=causal_loss,
         )
@@ -236,10 +237,8 @@ def test_empty_poisson_batches_still_add_noise_and_count():
     examples = make_examples(16)
     # no label after the shift: dropped
     examples.append(TrainingExample(("short", 0), [5, 6], [5, -100], [False, False]))
-    settings = DPSettings(epsilon=8.0, accountant="rdp")
-    result = train_dp(
-        model, examples, PAD, batch_size=1, epochs=1, lr=0.05, settings=settings, seed=0, loss_fn=causal_loss
-    )
+    settings = dp_run(1, 1, epsilon=8.0)
+    result = train_dp(model, examples, PAD, settings=settings, seed=0, loss_fn=causal_loss)
 
     assert result["delta"] == pytest.approx(1e-5)
     assert result["steps"] == 16
@@ -248,7 +247,7 @@ def test_empty_poisson_batches_still_add_noise_and_count():
     # Every step, empty ones included, reached the accountant: the noise multiplier was calibrated
     # for 16 steps, and leaving the 5 empty ones out would have reported about 7.3.
     assert result["empty_batches"] == 5
-    assert settings.epsilon - 0.05 < result["epsilon"] <= settings.epsilon
+    assert settings.privacy.epsilon - 0.05 < result["epsilon"] <= settings.privacy.epsilon
 
 
 def test_dp_adapter_model_can_start_like_the_non_private_prefix(tiny_tokenizer):
@@ -297,10 +296,7 @@ def test_interrupted_dp_run_resumes_with_the_same_privacy_accounting(
             model,
             in_documents(make_examples(32), 2),
             PAD,
-            batch_size=4,
-            epochs=2,
-            lr=0.05,
-            settings=DPSettings(accountant="rdp"),
+            settings=dp_run(4, 2),
             seed=2,
             loss_fn=causal_loss,
             checkpoints=checkpoints,
@@ -410,10 +406,7 @@ def test_document_units_set_the_sample_rate_and_the_accounting(units):
         model,
         examples,
         PAD,
-        batch_size=1,
-        epochs=1,
-        lr=0.05,
-        settings=DPSettings(accountant="rdp"),
+        settings=dp_run(1, 1),
         seed=0,
         loss_fn=causal_loss,
         units=units,
@@ -437,10 +430,7 @@ def test_sequence_units_are_every_sequence_alone():
         model,
         examples,
         PAD,
-        batch_size=1,
-        epochs=1,
-        lr=0.05,
-        settings=DPSettings(accountant="rdp", privacy_unit="sequence"),
+        settings=dp_run(1, 1, privacy_unit="sequence"),
         seed=0,
         loss_fn=causal_loss,
     )
@@ -457,10 +447,7 @@ def test_sequence_units_are_every_sequence_alone():
         alone,
         examples,
         PAD,
-        batch_size=1,
-        epochs=1,
-        lr=0.05,
-        settings=DPSettings(accountant="rdp"),
+        settings=dp_run(1, 1),
         seed=0,
         loss_fn=causal_loss,
         units=[f"u{i}" for i in range(6)],
@@ -481,14 +468,20 @@ def test_delta_defaults_to_a_tenth_of_one_over_the_units_at_most_1e_5():
         model,
         make_examples(4),
         PAD,
-        batch_size=2,
-        epochs=1,
-        lr=0.05,
-        settings=DPSettings(accountant="rdp", delta=1e-3),
+        settings=dp_run(2, 1, delta=1e-3),
         seed=0,
         loss_fn=causal_loss,
     )
     assert result["delta"] == 1e-3
+
+
+def test_a_dp_adapters_params_give_its_run():
+    dpsgd = {"epsilon": 3.0, "max_grad_norm": 0.5, "privacy_unit": "sequence", "delta": None}
+    params = {"epochs": 2, "learning_rate": 0.01, "batch_size": 8, "max_length": 128, "dp": dpsgd}
+    settings = DPTrainingSettings.from_params(params)
+    privacy = DPSettings(epsilon=3.0, max_grad_norm=0.5, privacy_unit="sequence")
+    assert settings == DPTrainingSettings(batch_size=8, epochs=2, learning_rate=0.01, privacy=privacy)
+    assert settings.loop_settings(40) == TrainingSettings(2, 0.01, 8, 40, weight_decay=0.0)
 
 
 def test_privacy_unit_is_checked():
@@ -499,10 +492,7 @@ def test_privacy_unit_is_checked():
             tiny_adapter_model(),
             make_examples(3),
             PAD,
-            batch_size=1,
-            epochs=1,
-            lr=0.05,
-            settings=DPSettings(accountant="rdp"),
+            settings=dp_run(1, 1),
             seed=0,
             loss_fn=causal_loss,
             units=["a", "b"],

@@ -1,10 +1,25 @@
-"""The release verdict on hand-made audit rows: each of PASS, FAIL and INCONCLUSIVE."""
+"""The release verdict on hand-made audit rows: each path to PASS, FAIL and INCONCLUSIVE, and the invariant
+that no evidence, however made, passes without every upper bound at or under its threshold."""
 
 from __future__ import annotations
 
+import math
+import random
+
+import pandas as pd
 import pytest
 
-from plainsight.audit.gate import FAIL, INCONCLUSIVE, PASS, Gate, verdict
+from plainsight.audit.gate import (
+    EMPIRICAL,
+    FAIL,
+    FORMAL,
+    INCONCLUSIVE,
+    PASS,
+    Gate,
+    evidence,
+    seeds_verdict,
+    verdict,
+)
 
 CLEAN = {
     "leak_any_identifier_excess_low": -0.02,
@@ -17,20 +32,23 @@ CLEAN = {
     "text_mia_auc_ngram_high": 0.58,
     "leak_verbatim_excess_low": -0.01,
     "leak_verbatim_excess_high": 0.02,
-    "canary_epsilon": 0.0,
-    "canary_max_certifiable_epsilon": 3.5,
+    "dp_epsilon": 0.5,
+    "canary_epsilon": 0.1,
 }
+EMPIRICAL_GATE = Gate(criteria=("leak_excess", "text_membership", "verbatim"))
 
 
-def test_every_upper_bound_under_its_threshold_passes():
-    assert verdict(CLEAN, Gate(), trained=False)["verdict"] == PASS
+def test_every_upper_bound_under_its_threshold_passes_on_a_formal_guarantee():
+    result = verdict(CLEAN, Gate(), trained=False)
+    assert result["verdict"] == PASS and result["verdict_kind"] == FORMAL
+    assert "formal epsilon 0.50 per unit (max 1.00), not refuted" in result["verdict_reasons"]
 
 
 def test_a_lower_bound_over_a_threshold_fails_and_names_the_criterion():
     row = {**CLEAN, "leak_any_identifier_excess_low": 0.2, "leak_any_identifier_excess_high": 0.5}
     result = verdict(row, Gate(), trained=False)
-    assert result["verdict"] == FAIL
-    assert "leak_excess: FAIL (any-identifier leak excess >= 0.20 (max 0.05)" in result["verdict_reasons"]
+    assert result["verdict"] == FAIL and result["verdict_kind"] == ""
+    assert "any-identifier leak excess >= 0.20 (max 0.05)" in result["verdict_reasons"]
 
 
 def test_the_reasons_split_into_one_per_criterion():
@@ -45,18 +63,28 @@ def test_a_bound_straddling_the_threshold_is_inconclusive():
     assert verdict(row, Gate(), trained=False)["verdict"] == INCONCLUSIVE
 
 
-def test_missing_canary_evidence_never_passes():
-    row = {k: v for k, v in CLEAN.items() if not k.startswith("canary")}
+def test_without_a_formal_guarantee_the_epsilon_criterion_never_passes():
+    row = {k: v for k, v in CLEAN.items() if k != "dp_epsilon"}
     result = verdict(row, Gate(), trained=False)
-    assert result["verdict"] == INCONCLUSIVE and "canaries: none in this run" in result["verdict_reasons"]
-    assert (
-        verdict(row, Gate(criteria=("leak_excess", "text_membership", "verbatim")), False)["verdict"] == PASS
-    )
+    assert result["verdict"] == INCONCLUSIVE and "no formal guarantee" in result["verdict_reasons"]
+    # the same evidence under a gate without the criterion passes, and says what it rests on
+    empirical = verdict(row, EMPIRICAL_GATE, trained=False)
+    assert empirical["verdict"] == PASS and empirical["verdict_kind"] == EMPIRICAL
 
 
-def test_too_few_canaries_to_certify_the_threshold_are_inconclusive():
-    row = {**CLEAN, "canary_max_certifiable_epsilon": 0.9}
-    assert verdict(row, Gate(canary_epsilon_max=1.0), trained=False)["verdict"] == INCONCLUSIVE
+def test_a_canary_bound_near_zero_certifies_nothing():
+    # the canaries' lower bound is no upper bound: a tiny one with no formal claim is no PASS
+    row = {**{k: v for k, v in CLEAN.items() if k != "dp_epsilon"}, "canary_epsilon": 0.0}
+    assert verdict(row, Gate(), trained=False)["verdict"] == INCONCLUSIVE
+
+
+def test_the_canaries_refute_a_formal_guarantee_and_a_loose_one_stays_inconclusive():
+    refuted = verdict({**CLEAN, "canary_epsilon": 1.4}, Gate(), trained=False)
+    assert refuted["verdict"] == FAIL and "canary audit shows epsilon >= 1.40" in refuted["verdict_reasons"]
+    loose = verdict({**CLEAN, "dp_epsilon": 8.0}, Gate(), trained=False)
+    assert loose["verdict"] == INCONCLUSIVE and "formal epsilon 8.00 per unit" in loose["verdict_reasons"]
+    unaudited = verdict({k: v for k, v in CLEAN.items() if k != "canary_epsilon"}, Gate(), trained=False)
+    assert unaudited["verdict"] == PASS and "no canary audit in this run" in unaudited["verdict_reasons"]
 
 
 def test_the_adapter_threat_model_adds_the_adapter_attack_for_trained_methods():
@@ -67,8 +95,87 @@ def test_the_adapter_threat_model_adds_the_adapter_attack_for_trained_methods():
     assert verdict(row, adapter, trained=False)["verdict"] == PASS  # no adapter to attack
 
 
+@pytest.mark.parametrize("absent", [None, math.nan, pd.NA, "0.01", "-", True])
+def test_absent_na_nan_and_non_numeric_evidence_is_no_evidence(absent):
+    assert evidence(absent) is None
+    row = {**CLEAN, "leak_near_excess_high": absent}
+    result = verdict(row, Gate(), trained=False)
+    assert result["verdict"] == INCONCLUSIVE and "near leak excess: no evidence" in result["verdict_reasons"]
+    assert evidence(0.02) == 0.02 and evidence(pd.Series([3]).iloc[0]) == 3.0
+
+
+def test_the_worst_seed_wins_and_every_seed_is_listed():
+    # seed 1 passes, seed 2's near leak excess lies above the threshold and it has no formal claim: the
+    # seeds' mean would pass ([-0.02, 0.045]), the verdict per seed does not
+    failing = {
+        **CLEAN,
+        "leak_near_excess_low": 0.06,
+        "leak_near_excess_high": 0.09,
+        "dp_epsilon": None,
+    }
+    result = seeds_verdict([(1, CLEAN), (2, failing)], Gate(), trained=False)
+    assert result["verdict"] == FAIL and result["seed_verdicts"] == "1: PASS, 2: FAIL"
+    assert result["verdict_reasons"].startswith("seed 2: ")
+    missing = seeds_verdict([(1, CLEAN), (2, {})], Gate(), trained=False)
+    assert missing["verdict"] == INCONCLUSIVE and missing["seed_verdicts"] == "1: PASS, 2: INCONCLUSIVE"
+    single = seeds_verdict([(3, CLEAN)], Gate(), trained=False)
+    assert single["verdict_reasons"] == verdict(CLEAN, Gate(), trained=False)["verdict_reasons"]
+
+
+def _random_value(rng: random.Random):
+    kind = rng.random()
+    if kind < 0.15:
+        return rng.choice([None, math.nan, pd.NA, "0.01", "n/a"])
+    return rng.uniform(-0.3, 1.6)
+
+
+def _random_row(rng: random.Random) -> dict:
+    return {key: _random_value(rng) for key in CLEAN if rng.random() > 0.05}
+
+
+def _upper_bounds_hold(row: dict, gate: Gate) -> bool:
+    """What a PASS must rest on, restated from the thresholds alone."""
+
+    def at_most(key: str, threshold: float) -> bool:
+        value = evidence(row.get(key))
+        return value is not None and value <= threshold
+
+    holds = all(
+        at_most(f"leak_{m}_excess_high", gate.leak_excess_max) for m in ("near", "any_identifier")
+    ) and all(at_most(f"text_mia_auc_{n}_high", gate.text_membership_auc_max) for n in ("cosine", "ngram"))
+    holds = holds and at_most("leak_verbatim_excess_high", gate.verbatim_excess_max)
+    if "epsilon" in gate.criteria:
+        canary = evidence(row.get("canary_epsilon"))
+        holds = (
+            holds
+            and at_most("dp_epsilon", gate.epsilon_max)
+            and (canary is None or canary <= gate.epsilon_max)
+        )
+    return holds
+
+
+@pytest.mark.parametrize("gate", [Gate(), EMPIRICAL_GATE], ids=["formal", "empirical"])
+def test_no_evidence_passes_without_every_upper_bound_under_its_threshold(gate):
+    rng = random.Random(20261127)
+    passes = 0
+    for _ in range(4000):
+        seeds = [(seed, _random_row(rng)) for seed in range(1, rng.randint(1, 3) + 1)]
+        if rng.random() < 0.3:  # bounds drawn near the thresholds, where a wrong PASS would hide
+            seeds = [
+                (seed, {**CLEAN, **{k: v for k, v in row.items() if rng.random() < 0.3}})
+                for seed, row in seeds
+            ]
+        result = seeds_verdict(seeds, gate, trained=False)
+        if result["verdict"] == PASS:
+            passes += 1
+            assert all(_upper_bounds_hold(row, gate) for _, row in seeds), seeds
+    assert passes > 50  # the property was exercised, not vacuous
+
+
 def test_bad_gate_settings_stop_with_one_line():
     with pytest.raises(ValueError, match="threat_model 'everything'"):
         Gate(threat_model="everything")
     with pytest.raises(ValueError, match="unknown \\['vibes'\\]"):
         Gate.from_config({"criteria": ["vibes"]})
+    with pytest.raises(ValueError, match="release.gate has no threshold 'vibes_max'"):
+        Gate().threshold("vibes_max")

@@ -17,6 +17,7 @@ from plainsight.generation.corpus import CORPUS_COLUMNS
 from plainsight.generation.in_context_jobs import FictionalValues, InContextCorpusJob, InContextWriter
 from plainsight.generation.job_common import JobCommon, Shard
 from plainsight.generation.jobs import KINDS, MauveTextsJob, corpus_job
+from plainsight.generation.params import GenerationSettings
 from plainsight.generation.trained_jobs import TrainedCorpusJob, TrainedWriter
 from plainsight.methods import registry
 from plainsight.snakemake_job import RuleJob
@@ -33,6 +34,7 @@ GENERATION = {
     "blocking": "values",
     "generations_per_segment": 1,
 }
+SETTINGS = GenerationSettings.from_params(GENERATION)
 PLACEMENT = {"device": "cpu", "dtype": "float32"}
 POOLS = str(RESOURCES / "fictional_pools.yaml")
 
@@ -59,7 +61,7 @@ def demo_files(tmp_path_factory) -> dict[str, str]:
 
 
 def common(demo_files, model: str, method: str = "icl") -> JobCommon:
-    return JobCommon(method, 1, demo_files["codes"], model, PLACEMENT, GENERATION, 1)
+    return JobCommon(method, 1, demo_files["codes"], model, PLACEMENT, SETTINGS, 1)
 
 
 def icl_corpus(demo_files, tiny_model_dir, shard: Shard) -> InContextCorpusJob:
@@ -124,7 +126,7 @@ def test_the_methods_family_picks_the_corpus_job_and_reads_what_its_rule_hands_i
             {"surrogates": "paper", "shard": {"index": 1, "count": 4}},
         )
     )
-    shared = JobCommon("icl_pe", 2, "codes.parquet", "some/model", PLACEMENT, GENERATION, 3)
+    shared = JobCommon("icl_pe", 2, "codes.parquet", "some/model", PLACEMENT, SETTINGS, 3)
     fictional = FictionalValues("spans.parquet", "pools.yaml", "paper", None)
     assert icl == InContextCorpusJob(shared, "docs.parquet", fictional, Shard(1, 4))
     ft = corpus_job(
@@ -134,7 +136,7 @@ def test_the_methods_family_picks_the_corpus_job_and_reads_what_its_rule_hands_i
             {"generations": 50, "shard": {"index": 0, "count": 1}},
         )
     )
-    shared = JobCommon("ft_mask", 2, "codes.parquet", "some/model", PLACEMENT, GENERATION, 3)
+    shared = JobCommon("ft_mask", 2, "codes.parquet", "some/model", PLACEMENT, SETTINGS, 3)
     assert ft == TrainedCorpusJob(shared, "adapter/", "fictional.parquet", 50, Shard())
 
 
@@ -146,5 +148,5 @@ def test_mauve_texts_are_written_as_the_methods_family_writes(method, adapter, w
     job = MauveTextsJob.from_snakemake(
         rule_job(method, {"docs": "docs.parquet", "adapter": adapter}, {"mauve_samples": None})
     )
-    shared = JobCommon(method, 2, "codes.parquet", "some/model", PLACEMENT, GENERATION, 3)
+    shared = JobCommon(method, 2, "codes.parquet", "some/model", PLACEMENT, SETTINGS, 3)
     assert job == MauveTextsJob(shared, "docs.parquet", None, writer)

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from conftest import GPU, device
+from plainsight.generation.params import GenerationSettings, generation_params
 from plainsight.generation.runner import (
     Generator,
     Request,
@@ -541,40 +542,37 @@ def test_embedded_blocking_of_values_and_parts_stops_exact_partial_and_near_copi
     assert all(r.new_tokens > 0 for r in results)
 
 
-def test_sampling_settings_from_config_regenerate_only_for_icl_pe():
-    generation = {
-        "max_new_tokens": 64,
-        "temperature": 0.7,
-        "top_p": 0.9,
-        "batch_size": 4,
-        "max_regenerations": 3,
-        "group_size": 16,
-    }
-    assert SamplingSettings.from_config(generation, method("icl_pe")) == SamplingSettings(
+def test_sampling_settings_regenerate_only_for_icl_pe():
+    generation = GenerationSettings(
+        max_new_tokens=64, top_p=0.9, batch_size=4, group_size=16, temperature=0.7, max_regenerations=3
+    )
+    assert SamplingSettings.from_generation(generation, method("icl_pe")) == SamplingSettings(
         64, 0.7, 0.9, 4, 3, 16
     )
     for name in ("baseline", "icl", "ft", "dpsgd"):
-        assert SamplingSettings.from_config(generation, method(name)).max_regenerations == 0
+        assert SamplingSettings.from_generation(generation, method(name)).max_regenerations == 0
+
+
+# a `generation` config block, as a rule hands parts of it to its job (`generation_params`)
+GENERATION_CONFIG = {
+    "generations_per_segment": 4,
+    "context_documents": 3,
+    "max_new_tokens": 64,
+    "temperature": 0.7,
+    "top_p": 0.9,
+    "batch_size": 4,
+    "group_size": 32,
+    "max_prompt_tokens": 4096,
+    "max_regenerations": 3,
+    "blocking": "values_and_parts",
+    "threads": 1,
+    "shards": 2,
+}
+SAMPLING_PARAMS = {"max_new_tokens": 64, "temperature": 0.7, "top_p": 0.9, "batch_size": 4, "group_size": 32}
 
 
 def test_generation_params_hold_only_what_the_method_reads():
-    from plainsight.generation.params import generation_params
-
-    generation = {
-        "generations_per_segment": 4,
-        "context_documents": 3,
-        "max_new_tokens": 64,
-        "temperature": 0.7,
-        "top_p": 0.9,
-        "batch_size": 4,
-        "group_size": 32,
-        "max_prompt_tokens": 4096,
-        "max_regenerations": 3,
-        "blocking": "values_and_parts",
-        "threads": 1,
-        "shards": 2,
-    }
-    sampling = {"max_new_tokens": 64, "temperature": 0.7, "top_p": 0.9, "batch_size": 4, "group_size": 32}
+    generation, sampling = GENERATION_CONFIG, SAMPLING_PARAMS
     assert generation_params(method("ft_mask"), generation, "corpus") == sampling
     assert generation_params(method("icl"), generation, "corpus") == {
         **sampling,
@@ -591,19 +589,32 @@ def test_generation_params_hold_only_what_the_method_reads():
     }
 
 
+def test_a_job_reads_its_generation_params_as_settings():
+    icl_pe = GenerationSettings.from_params(generation_params(method("icl_pe"), GENERATION_CONFIG, "corpus"))
+    assert icl_pe == GenerationSettings(
+        **SAMPLING_PARAMS,
+        max_prompt_tokens=4096,
+        context_documents=3,
+        generations_per_segment=4,
+        max_regenerations=3,
+        blocking="values_and_parts",
+    )
+    trained = GenerationSettings.from_params(generation_params(method("ft"), GENERATION_CONFIG, "corpus"))
+    assert trained == GenerationSettings(**SAMPLING_PARAMS)
+    assert trained.generations_per_segment is None
+    with pytest.raises(TypeError, match="threads"):
+        GenerationSettings.from_params(GENERATION_CONFIG)
+
+
 def test_a_corpus_records_the_device_and_dtype_it_was_decoded_in(tiny_model_dir, caplog):
     from plainsight.generation.corpus import CORPUS_COLUMNS, generate_corpus
     from plainsight.methods.planned import PlannedGeneration
 
     model, tokenizer = load_model(tiny_model_dir, dtype=torch.bfloat16)
     planned = [PlannedGeneration(n, 0, (), (), (), f"PERSON: Mr Cengiz Polat {n}", (), ()) for n in range(3)]
-    generation = {
-        "max_new_tokens": 6,
-        "temperature": 1.0,
-        "top_p": 0.9,
-        "batch_size": "auto",
-        "group_size": 2,
-    }
+    generation = GenerationSettings(
+        max_new_tokens=6, top_p=0.9, batch_size="auto", group_size=2, temperature=1.0
+    )
     with caplog.at_level("INFO", logger="plainsight.generation"):
         frame = generate_corpus("ft", 1, planned, model, tokenizer, generation)
     assert list(frame.columns) == list(CORPUS_COLUMNS)

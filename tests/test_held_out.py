@@ -125,6 +125,39 @@ def test_trained_value_counts_compare_fine_tuning_only_values_with_held_out_only
     assert counts["verbatim"]["members"] == 3 and counts["verbatim"]["member_hits"] == 0
 
 
+def test_trained_value_counts_keep_each_sides_counts_per_document():
+    generations = ["Henrik Hasslund met Ida Olsson in Odense.", "Mrs Lene Holm was not there."]
+    counts = trained_value_counts(generations, [A, B, C], [H], real())
+    # [held, total] per document in doc_id order: a holds Mr Henrik Hasslund, b Ms Ida Olsson and
+    # 3 May 2001, c Jonas Berg and Aarhus; the held-out h its Mrs Lene Holm, which the corpus writes
+    assert counts["any_identifier"]["member_documents"] == [[0, 1], [0, 2], [0, 2]]
+    assert counts["any_identifier"]["control_documents"] == [[1, 1]]
+    # name words: a's Henrik and Hasslund, b's Olsson (Ida is too short), c's Jonas and Berg
+    assert counts["partial"]["member_documents"] == [[2, 2], [1, 1], [0, 2]]
+    # verbatim counts segments, each in its own document
+    assert counts["verbatim"]["member_documents"] == [[0, 1]] * 3
+    for measure in counts.values():  # the documents partition the items the totals count
+        for side, held, total in (
+            ("member", "member_hits", "members"),
+            ("control", "control_hits", "controls"),
+        ):
+            documents = measure[f"{side}_documents"]
+            assert [sum(d[0] for d in documents), sum(d[1] for d in documents)] == [
+                measure[held],
+                measure[total],
+            ]
+
+
+def test_a_value_two_documents_hold_counts_for_the_first_in_sorted_order():
+    shared = real()
+    values = {**shared.values, D: [*shared.values[D], "Aarhus"]}
+    shared = RealValues(values, shared.persons, values, shared.types, TEXTS, 5, 4)
+    counts = trained_value_counts(["They met in Aarhus."], [D, C], [H], shared)
+    # Aarhus is c's and d's: it counts, held, for c; d keeps Mr Karl Dam and Aalborg; Jonas Berg is c's
+    assert counts["any_identifier"]["member_documents"] == [[1, 2], [0, 2]]
+    assert (counts["any_identifier"]["member_hits"], counts["any_identifier"]["members"]) == (1, 4)
+
+
 def test_trained_control_classes_against_held_out_segments():
     corpus = pd.DataFrame({"text": ["Ms Ida Olsson at the European Court in Odense."]})
     table = trained_control(corpus, [A, B, C], real())

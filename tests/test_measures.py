@@ -89,7 +89,8 @@ def test_a_measure_declared_once_reaches_every_output(tagged, monkeypatch, tmp_p
 
     # the audit table: its verdict section, in Markdown and CSV
     run = {"dataset": "tab", "setting": "known", "idset": "direct"}
-    table = with_verdicts(pd.DataFrame([{**run, "method": "icl", "Method": "ICL", **record}]), Gate())
+    seeds = pd.DataFrame([{**run, "method": "icl", "seed": 1, **record}])
+    table = with_verdicts(seeds.drop(columns="seed").assign(Method="ICL"), seeds, Gate())
     section = "\n".join(verdict_markdown(table))
     assert "Segment tag (%)" in section and "100 vs 0: +100" in section
     csv = tmp_path / "privacy_audit.csv"

@@ -20,7 +20,7 @@ from plainsight.audit.membership import (
 from plainsight.audit.roc import CONTROL_MODEL, attack_scores, balanced_sets, roc_point, roc_summary
 from plainsight.errors import InputError
 from plainsight.models import load_model
-from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
+from plainsight.training.dp import DPSettings, DPTrainingSettings, dp_adapter_model, train_dp
 from plainsight.training.examples import training_examples
 from plainsight.training.loop import TrainingSettings, fit
 from plainsight.training.objectives import lm_loss
@@ -194,10 +194,9 @@ def test_a_dp_adapter_with_a_large_noise_multiplier_stays_near_one_half(learning
         adapter,
         training_examples(codes, texts, tokenizer, SETTINGS.max_length),
         tokenizer.pad_token_id,
-        batch_size=4,
-        epochs=40,
-        lr=5e-2,
-        settings=DPSettings(epsilon=0.5, accountant="rdp"),
+        settings=DPTrainingSettings(
+            batch_size=4, epochs=40, learning_rate=5e-2, privacy=DPSettings(epsilon=0.5, accountant="rdp")
+        ),
         seed=1,
         loss_fn=lm_loss,
     )

@@ -14,6 +14,7 @@ from conftest import RESOURCES
 from plainsight.generation.corpus import CORPUS_COLUMNS
 from plainsight.generation.job_common import JobCommon
 from plainsight.generation.jobs import MauveTextsJob, corpus_job
+from plainsight.generation.params import GenerationSettings
 from plainsight.generation.private_evolution import EvolutionRun, evolve_corpus
 from plainsight.generation.private_selection_jobs import CorpusTextsWriter, PrivateSelectionCorpusJob
 from plainsight.generation.seed_rewrite import RewriteRun, draw_seeds, rewrite_corpus
@@ -33,6 +34,7 @@ from plainsight.training.finetune import FinetuneSettings, text_nlls
 
 GENERATION = {"max_new_tokens": 12, "temperature": 1.0, "top_p": 0.9, "batch_size": 4, "group_size": 32}
 GENERATION["max_prompt_tokens"] = 256
+SETTINGS = GenerationSettings.from_params(GENERATION)
 
 
 def private_data() -> PrivateSegments:
@@ -73,7 +75,7 @@ def rewrite(tiny_model_dir, writer_parts, seed: int = 1, keep: float = 0.8):
         12,
         PiiPatterns.load(RESOURCES / "pii_patterns.yaml"),
     )
-    writer = StepWriter(model, tokenizer, prompts, GENERATION, seed)
+    writer = StepWriter(model, tokenizer, prompts, SETTINGS, seed)
     return rewrite_corpus(
         run, private_data(), writer, Embedder("minilm", CPU), (str(tiny_model_dir), (CPU, torch.float32))
     )
@@ -124,7 +126,7 @@ def evolve(writer_parts, seed: int = 1):
     model, tokenizer, prompts = writer_parts
     run = EvolutionRun("aug_pe", seed, EvolutionSettings(2, 2, 1, 0.5, 4.0, None), 12)
     return evolve_corpus(
-        run, private_data(), StepWriter(model, tokenizer, prompts, GENERATION, seed), Embedder("minilm", CPU)
+        run, private_data(), StepWriter(model, tokenizer, prompts, SETTINGS, seed), Embedder("minilm", CPU)
     )
 
 
@@ -188,7 +190,7 @@ def test_the_rule_hands_each_private_generator_its_config_block():
     block = {"rounds": 2, "samples": 3, "variations": 1, "variation_strength": 0.5, "epsilon": 4.0}
     params = {"settings": block, "embedder": "minilm", "dataset_format": "tab"}
     job = corpus_job(rule_job("aug_pe", {"prompts": "prompts.yaml", "pii": []}, params))
-    common = JobCommon("aug_pe", 2, "codes.parquet", "some/model", PLACEMENT, GENERATION, 3)
+    common = JobCommon("aug_pe", 2, "codes.parquet", "some/model", PLACEMENT, SETTINGS, 3)
     assert job == PrivateSelectionCorpusJob(
         common, "docs.parquet", block, "minilm", "prompts.yaml", "tab", None
     )

@@ -305,3 +305,24 @@ def test_a_private_selection_card_states_what_its_guarantee_covers_and_what_not(
     assert (
         notes[2] == "It does not cover the candidates: every released text is a rewrite of one private seed."
     )
+
+
+def test_a_guaranteed_release_is_not_filtered_with_private_data_unless_asked():
+    run, corpora, metrics, summaries = frames()
+    claim = [
+        {
+            **{"epsilon": 4.0, "delta": 1e-5, "release_epsilon": 3.97, "mechanism": "votes"},
+            **{"method": "aug_pe", "privacy_unit": "document", "covers": "votes", "not_covered": "the rest"},
+        }
+    ]
+    bundle, card = build_release(run, corpora, metrics, summaries, SPANS, CODES, claim)
+    assert len(released_texts(bundle)) == 6 and "`release.drop: none`" in card
+    assert "does not cover this bundle" not in card
+    filtered = replace(run, settings=BundleSettings("any_identifier", drop_guaranteed="any_identifier"))
+    bundle, card = build_release(filtered, corpora, metrics, summaries, SPANS, CODES, claim)
+    assert len(released_texts(bundle)) == 2 and "The formal guarantee does not cover this bundle" in card
+    # a claim that bounds only a step of the method (RPSG's selection) leaves the usual filter on
+    step_only = [{**claim[0], "release_epsilon": None}]
+    assert (
+        len(released_texts(build_release(run, corpora, metrics, summaries, SPANS, CODES, step_only)[0])) == 2
+    )

@@ -1,11 +1,16 @@
-# Privacy audit of the synthetic corpora beyond the leak counts, run by run (plainsight.audit:
-# released_text_job, nearest, released, evidence, membership, gate): membership scores of the trained
-# adapters, and what the released text alone gives away. Their table and plots are in audit_table.smk.
+# Privacy audit of the synthetic corpora beyond the leak counts (plainsight.audit: released_text_job,
+# nearest, released, evidence, membership, gate, privacy_audit_table): results/tables/privacy_audit
+# and its plots. The canaries, which can feed its verdict, are in canaries.smk.
 
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
 from plainsight.audit import POSITIVE_CONTROL
 
-# Every (run, method, seed) of config `audit`; AUDIT_SCORE_RUNS (common.smk) are its (run, seed).
+
+include: "functions/audit.smk"
+
+
+# The audited runs (config `audit`): every configured method of each run and seed; AUDIT and
+# AUDIT_SCORE_RUNS are in common.smk.
 AUDIT_RUNS = [
     {"dataset": d, "setting": s, "idset": i, "method": m, "seed": seed}
     for d in AUDIT["datasets"]
@@ -14,16 +19,19 @@ AUDIT_RUNS = [
     for m in config["methods"]
     for seed in AUDIT["seeds"]
 ]
+AUDIT_RUN = "results/{dataset}/{setting}/{idset}"
 AUDITED_TRAINED = [m for m in config["methods"] if registry.method(m).trained]
-
-
-def audited_adapters(wildcards):
-    """The adapters of the trained methods of one run, in the configured method order."""
-    return expand(
-        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
-        method=AUDITED_TRAINED,
-        **wildcards,
-    )
+# Every corpus of an audited run, and the positive control the audit builds beside them.
+AUDITED_CORPORA = [*config["methods"], POSITIVE_CONTROL]
+# The audited methods with a formal (epsilon, delta) claim: the audit tests their leaks against it.
+AUDITED_GUARANTEED = [
+    m for m in config["methods"] if registry.method(m).differentially_private
+]
+# The audit records of the private-selection corpora (AUDITED_PRIVATE_SELECTION, common.smk):
+# their own job per run and seed, with no positive control.
+SELECTION_AUDIT = (
+    "results/{{dataset}}/{{setting}}/{{idset}}/audit/{method}/seed{{seed}}"
+)
 
 
 rule membership_scores:
@@ -56,32 +64,6 @@ rule membership_scores:
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/membership_scores.py"
-
-
-# Every corpus of an audited run, and the positive control the audit builds beside them.
-AUDITED_CORPORA = [*config["methods"], POSITIVE_CONTROL]
-# The audited methods with a formal (epsilon, delta) claim: the audit tests their leaks against it.
-AUDITED_GUARANTEED = [
-    m for m in config["methods"] if registry.method(m).differentially_private
-]
-
-
-def run_corpora(pattern):
-    """An input function: `pattern` (with {method}) for every configured method of one run and seed."""
-
-    def files(wildcards):
-        return expand(pattern, method=config["methods"], **wildcards)
-
-    return files
-
-
-def audited_guarantees(wildcards):
-    """The adapters of one run's DP methods: their training.json holds the claim."""
-    return expand(
-        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
-        method=AUDITED_GUARANTEED,
-        **wildcards,
-    )
 
 
 rule released_text_audit:
@@ -135,24 +117,6 @@ rule released_text_audit:
         positive_control=True,
     script:
         "../scripts/released_text_audit.py"
-
-
-def guarantee_record_pattern(method):
-    """Where a method's seeds state their formal guarantee: a DP-SGD adapter (its training.json holds
-    it) or a private-selection corpus's guarantee record; None for a method without one.
-    """
-    spec = registry.method(method)
-    if spec.differentially_private:
-        return "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"
-    if spec.private_selection:
-        return "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json"
-    return None
-
-
-# The audit records of the private-selection corpora (AUDITED_PRIVATE_SELECTION, common.smk)
-SELECTION_AUDIT = (
-    "results/{{dataset}}/{{setting}}/{{idset}}/audit/{method}/seed{{seed}}"
-)
 
 
 if AUDITED_PRIVATE_SELECTION:
@@ -214,3 +178,86 @@ if AUDITED_PRIVATE_SELECTION:
             positive_control=False,
         script:
             "../scripts/released_text_audit.py"
+
+
+rule privacy_audit_table:
+    """The privacy audit: one row per run and method (and the base model's control row)."""
+    input:
+        released=[
+            f"{AUDIT_RUN}/audit/{{method}}/seed{{seed}}_released.json".format(**run)
+            for run in AUDIT_RUNS
+        ],
+        controls=[
+            f"{AUDIT_RUN}/audit/{POSITIVE_CONTROL}/seed{{seed}}_released.json".format(
+                **run
+            )
+            for run in AUDIT_SCORE_RUNS
+        ],
+        summaries=[
+            f"{AUDIT_RUN}/metrics/{{method}}/seed{{seed}}_summary.parquet".format(
+                **run
+            )
+            for run in AUDIT_RUNS
+        ],
+        scores=[
+            f"{AUDIT_RUN}/audit/membership/seed{{seed}}_scores.parquet".format(**run)
+            for run in AUDIT_SCORE_RUNS
+        ],
+        paper=config["tables"]["paper"],
+        canaries=(
+            ["results/tables/canaries.csv"] if AUDIT["canaries"]["in_verdict"] else []
+        ),
+    output:
+        csv=report(
+            "results/tables/privacy_audit.csv",
+            caption="../report/privacy_audit.rst",
+            category="Tables",
+            labels={"table": "privacy_audit", "content": "ours"},
+        ),
+        markdown="results/tables/privacy_audit.md",
+    log:
+        "results/logs/privacy_audit_table.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        runs=AUDIT_RUNS,
+        score_runs=AUDIT_SCORE_RUNS,
+        bootstrap=AUDIT["bootstrap"],
+        verbatim_ngram=AUDIT["verbatim_ngram"],
+        gate=config["release"]["gate"],
+    script:
+        "../scripts/privacy_audit_table.py"
+
+
+rule privacy_audit_plots:
+    """ROC curves of the membership attacks and the closest-record distances of one audited run."""
+    input:
+        scores=f"{AUDIT_RUN}/audit/membership/seed{{seed}}_scores.parquet",
+        distances=audited_distances,
+    output:
+        roc=report(
+            "results/plots/privacy_audit_roc_{dataset}_{setting}_{idset}_seed{seed}.png",
+            caption="../report/privacy_audit_roc.rst",
+            category="Privacy audit",
+            labels={
+                "plot": "membership ROC",
+                "run": "{dataset} {setting} {idset} seed {seed}",
+            },
+        ),
+        distances=report(
+            "results/plots/privacy_audit_distances_{dataset}_{setting}_{idset}_seed{seed}.png",
+            caption="../report/privacy_audit_distances.rst",
+            category="Privacy audit",
+            labels={
+                "plot": "closest record",
+                "run": "{dataset} {setting} {idset} seed {seed}",
+            },
+        ),
+    log:
+        "results/logs/privacy_audit_plots/{dataset}_{setting}_{idset}_{seed}.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        methods=config["methods"],
+    script:
+        "../scripts/privacy_audit_plots.py"

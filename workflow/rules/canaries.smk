@@ -1,7 +1,8 @@
 # Canaries in the released text (plainsight.audit.canaries, canary_attacks, canary_table): a corpus
-# sentence with a suffix at a target perplexity, half of them inserted into training segments; each
-# method writes its own canary corpus (its adapter trained, its prompts filled, on that set), never
-# Table 1's. results/tables/canaries, built by results/tables/all, not by rule all.
+# sentence with a suffix at a target perplexity, each candidate included by a fair coin (a
+# single-insertion one as a training document of its own, a multi-insertion one in training segments);
+# each method writes its own canary corpus (its adapter trained, its prompts filled, on that set),
+# never Table 1's. results/tables/canaries, built by results/tables/all, not by rule all.
 
 from pathlib import Path
 
@@ -9,13 +10,18 @@ from pathlib import Path
 from plainsight.generation.params import generation_params
 from plainsight.training.params import training_params
 
+
+include: "functions/canaries.smk"
+
+
 CANARIES = AUDIT["canaries"]
+# the canaried set of one audited run and seed, with each method's adapter, corpus and attack scores
 CANARY_RUN = "results/{dataset}/{setting}/{idset}/canaries/seed{seed}"
 CANARY_RUNS = AUDIT_RUNS
 
 
 rule canary_docs:
-    """Canaries, each a training sentence and a suffix at the target perplexity under the base model; the members inserted into 1, 4 and 16 training segments of distinct documents."""
+    """Canaries, each a training sentence and a suffix at the target perplexity under the base model, each included by a fair coin: a single-insertion one as a training document (and privacy unit) of its own, added to the docs and codes; a multi-insertion one into `repeats` training segments of distinct documents."""
     input:
         docs="results/{dataset}/docs.parquet",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
@@ -23,6 +29,7 @@ rule canary_docs:
         model=model_input(config["model"]["name_or_path"]),
     output:
         docs=f"{CANARY_RUN}/docs.parquet",
+        codes=f"{CANARY_RUN}/codes.parquet",
         canaries=f"{CANARY_RUN}/canaries.json",
     log:
         "results/logs/canary_docs/{dataset}_{setting}_{idset}_{seed}.log",
@@ -37,7 +44,7 @@ rule canary_docs:
         gpu=GPUS_PER_JOB,
         gpu_memory_mb=gpu_memory_mb("canary_docs"),
     params:
-        plan={"per_repeat": CANARIES["per_repeat"], "repeats": CANARIES["repeats"]},
+        plan={key: CANARIES[key] for key in ("single", "per_repeat", "repeats")},
         context_documents=config["generation"]["context_documents"],
         dp={key: config["dpsgd"][key] for key in ("delta", "privacy_unit")},
         model=lambda wildcards: model_source(MODEL_ID),
@@ -51,7 +58,7 @@ rule canary_adapter:
     input:
         docs=f"{CANARY_RUN}/docs.parquet",
         spans="results/{dataset}/spans.parquet",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        codes=f"{CANARY_RUN}/codes.parquet",
         pools=config["codes"]["fictional_pools"],
         model=model_input(config["model"]["name_or_path"]),
     output:
@@ -121,7 +128,7 @@ rule canary_generations_in_context:
     input:
         docs=f"{CANARY_RUN}/docs.parquet",
         spans="results/{dataset}/spans.parquet",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        codes=f"{CANARY_RUN}/codes.parquet",
         pools=config["codes"]["fictional_pools"],
         lists=SURROGATE_LISTS,
         model=lambda wildcards: model_input(variant_model(wildcards)),
@@ -151,18 +158,6 @@ rule canary_generations_in_context:
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/generate_corpus.py"
-
-
-def canary_adapter_input(wildcards):
-    """A trained method's canary adapter and the base model, for the likelihood-ratio attack."""
-    if not registry.method(wildcards.method).trained:
-        return {}
-    return {
-        "adapter": "{run}/models/{method}".format(
-            run=CANARY_RUN.format(**wildcards), method=wildcards.method
-        ),
-        "model": model_input(config["model"]["name_or_path"]),
-    }
 
 
 rule canary_attacks:
@@ -198,17 +193,8 @@ rule canary_attacks:
         "../scripts/canary_attacks.py"
 
 
-def canary_dp_record(run):
-    """The training.json of a run's DP-SGD canary adapter (its accountant's claim); '' for other methods."""
-    if not registry.method(run["method"]).differentially_private:
-        return ""
-    return "{run}/models/{method}/training.json".format(
-        run=CANARY_RUN.format(**run), method=run["method"]
-    )
-
-
 rule canary_table:
-    """Per audited run, method, attack and insertion count: AUC, TPR at 1% and 10% FPR, the empirical epsilon lower bound beside the most its canaries could certify and DP-SGD's claim; the plot of AUC against insertions."""
+    """Per audited run, method, attack and insertion count: the one-run epsilon lower bound (per unit for single-insertion canaries, per group for the others) from guesses fixed in advance, beside the most they could show and DP-SGD's claim; AUC and TPR at 1% and 10% FPR; the plot of AUC against insertions."""
     input:
         attacks=[
             f"{CANARY_RUN}/{{method}}_attacks.parquet".format(**run)
@@ -242,5 +228,6 @@ rule canary_table:
         runs=CANARY_RUNS,
         dp_records=[canary_dp_record(run) or None for run in CANARY_RUNS],
         bootstrap=AUDIT["bootstrap"],
+        guesses=CANARIES["guesses"],
     script:
         "../scripts/canary_table.py"

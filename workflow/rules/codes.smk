@@ -1,11 +1,7 @@
 # Control codes: real codes per segment (gold or Presidio) and fictional codes per seed.
 
 
-def code_sources(wildcards):
-    """Where a setting's private values come from: gold spans (known) or Presidio (unknown)."""
-    if wildcards.setting == "known":
-        return f"results/{wildcards.dataset}/spans.parquet"
-    return f"results/{wildcards.dataset}/unknown/detected.parquet"
+include: "functions/codes.smk"
 
 
 rule detect_presidio:

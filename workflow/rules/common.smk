@@ -1,6 +1,6 @@
-# What every stage reads: the config's lists, wildcard constraints, the method registry's patterns,
-# the model and corpus paths, and the runs rule all builds. Each stage's own input functions sit in
-# its rule file.
+# What several stages read: the config's lists, wildcard constraints, the method registry's patterns,
+# the model and corpus paths, the paper's tables, and the runs of rule all's plots. A stage's own
+# names are in its rule file, and its functions in functions/ under the same name.
 
 import yaml
 

@@ -5,6 +5,9 @@
 from plainsight.generation.params import generation_params
 
 
+include: "functions/evaluation.smk"
+
+
 rule privacy_metrics:
     """PIPP, ELP, partial leaks and ROUGE of one synthetic corpus (in-context or fine-tuning definitions), each leak measure beside its held-out control."""
     input:
@@ -82,22 +85,6 @@ rule base_perplexity:
         "../scripts/perplexity.py"
 
 
-def trained_adapter(wildcards):
-    """The adapter a trained method writes with; nothing for in-context methods."""
-    if registry.method(wildcards.method).trained:
-        return "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}".format(
-            **wildcards
-        )
-    return []
-
-
-def selection_corpus(wildcards):
-    """A private-selection method's corpus, from which its MAUVE texts are taken; nothing for the others."""
-    if registry.method(wildcards.method).private_selection:
-        return CORPUS.format(**wildcards)
-    return []
-
-
 rule mauve_texts:
     """One text per real test segment, written by the method from that segment's real control code."""
     input:
@@ -166,37 +153,6 @@ rule utility:
         "../envs/metrics.yaml"
     script:
         "../scripts/utility.py"
-
-
-# The synthetic corpora of one utility run
-
-
-def utility_corpus_keys(with_private_selection=False):
-    """(method, seed) of every corpus a utility run reads, in the config's order; with the
-    private-selection methods at their own seeds (the only corpora they write) when asked.
-    """
-    keys = [
-        {"method": method, "seed": seed}
-        for method in config["methods"]
-        for seed in config["utility"]["seeds"]
-    ]
-    if with_private_selection:
-        keys += [
-            {"method": method, "seed": seed}
-            for method, seed in ALL_METHODS_SELECTION_RUNS
-        ]
-    return keys
-
-
-def utility_corpora(wildcards):
-    return [CORPUS.format(**wildcards, **key) for key in utility_corpus_keys()]
-
-
-def all_methods_utility_corpora(wildcards):
-    return [
-        CORPUS.format(**wildcards, **key)
-        for key in utility_corpus_keys(with_private_selection=True)
-    ]
 
 
 rule utility_measures:

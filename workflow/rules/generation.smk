@@ -3,29 +3,16 @@
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
 from plainsight.generation.params import generation_params
 
+
+include: "functions/generation.smk"
+
+
 # what in-context methods draw fictional values from besides the pools (codes.surrogates)
 SURROGATE_LISTS = (
     config["codes"]["surrogate_lists"]
     if config["codes"]["surrogates"] == "format_preserving"
     else []
 )
-
-
-def generation_shard(wildcards):
-    """Which shard of its corpus a generate job writes (index 0-based)."""
-    return {"index": int(getattr(wildcards, "shard", 0)), "count": GENERATION_SHARDS}
-
-
-def selection_settings(wildcards):
-    """The config block of a private-selection method: the block of its name."""
-    return config[registry.base_method(wildcards.method)]
-
-
-def selection_pii(wildcards):
-    """The PII patterns a seed-rewriting method redacts with; nothing for the others."""
-    if registry.method(wildcards.method).rewrites_seeds:
-        return selection_settings(wildcards)["pii_patterns"]
-    return []
 
 
 rule generate_icl:

@@ -1,67 +1,16 @@
-# Utility tables and plots: the utility table of the configured runs and its plots, the utility
-# table of every method on the Table 1 run, and the privacy-utility plot of each plotted dataset.
+# The utility table of the configured runs (config `utility.runs`) and its plots, and the utility
+# table of every method on the Table 1 run.
 
-
+# the utility measures of every configured run, and of the Table 1 run with every method
 UTILITY_MEASURES = [
     "results/{dataset}/{setting}/{idset}/utility/measures.parquet".format(**run)
     for run in UTILITY_RUNS
 ]
-
-
-def privacy_utility_measures(wildcards):
-    """The utility measures of the plotted run, where the plot's utility axis is the downstream F1."""
-    if config["plots"]["utility_axis"] != "downstream_f1":
-        return []
-    return "results/{dataset}/{setting}/{idset}/utility/measures.parquet".format(
-        dataset=wildcards.dataset,
-        setting=config["plots"]["setting"],
-        idset=config["plots"]["idset"],
+ALL_METHODS_MEASURES = (
+    "results/{dataset}/{setting}/{idset}/utility/all_methods_measures.parquet".format(
+        **METHODS_TABLE_RUN
     )
-
-
-rule privacy_utility_plot:
-    """PIPP against MAUVE and ROUGE-L against perplexity, per method, beside the paper's points."""
-    input:
-        summaries=expand(
-            "results/{{dataset}}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet",
-            setting=config["plots"]["setting"],
-            idset=config["plots"]["idset"],
-            method=config["methods"],
-            seed=SEEDS,
-        ),
-        generations=expand(
-            "results/{{dataset}}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet",
-            setting=config["plots"]["setting"],
-            idset=config["plots"]["idset"],
-            method=config["methods"],
-            seed=SEEDS,
-        ),
-        utility=expand(
-            "results/{{dataset}}/{setting}/{idset}/utility/{method}/seed{seed}.json",
-            setting=config["plots"]["setting"],
-            idset=config["plots"]["idset"],
-            method=config["methods"],
-            seed=config["utility"]["seeds"],
-        ),
-        paper=config["tables"]["paper"],
-        measures=privacy_utility_measures,
-    output:
-        report(
-            "results/plots/privacy_utility_{dataset}.png",
-            caption="../report/privacy_utility.rst",
-            category="Plots",
-            labels={"dataset": "{dataset}"},
-        ),
-    log:
-        "results/logs/privacy_utility_plot/{dataset}.log",
-    conda:
-        "../envs/metrics.yaml"
-    params:
-        setting=config["plots"]["setting"],
-        idset=config["plots"]["idset"],
-        utility_axis=config["plots"]["utility_axis"],
-    script:
-        "../scripts/plot_privacy_utility.py"
+)
 
 
 rule utility_table:
@@ -92,13 +41,6 @@ rule utility_table:
         classifier=config["utility"]["downstream"]["classifier"],
     script:
         "../scripts/make_utility_table.py"
-
-
-ALL_METHODS_MEASURES = (
-    "results/{dataset}/{setting}/{idset}/utility/all_methods_measures.parquet".format(
-        **METHODS_TABLE_RUN
-    )
-)
 
 
 use rule utility_table as utility_table_all_methods with:

@@ -11,6 +11,7 @@ def main(job: RuleJob) -> None:
         job.params.runs,
         job.params.dp_records,
         job.params.bootstrap,
+        job.params.guesses,
         {"csv": job.output.csv, "markdown": job.output.markdown, "plot": job.output.plot},
     )
 

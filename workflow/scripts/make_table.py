@@ -7,19 +7,19 @@ from plainsight.snakemake_job import RuleJob, run_rule
 def main(job: RuleJob) -> None:
     comments = job.input.comments
     runs = TableRuns(
-        list(job.input.summaries),
-        list(job.input.generations),
-        list(job.input.dp_adapters),
-        [comments] if isinstance(comments, str) else list(comments),
-        list(job.input.controls),
+        summaries=list(job.input.summaries),
+        generations=list(job.input.generations),
+        dp_adapters=list(job.input.dp_adapters),
+        comments=[comments] if isinstance(comments, str) else list(comments),
+        controls=list(job.input.controls),
     )
     settings = TableSettings(
-        job.params.methods,
-        job.params.max_regenerations,
-        job.params.documents_warn_below,
-        job.params.presidio_extra_recognizers,
+        methods=job.params.methods,
+        max_regenerations=job.params.max_regenerations,
+        documents_warn_below=job.params.documents_warn_below,
+        presidio_extra_recognizers=job.params.presidio_extra_recognizers,
     )
-    outputs = TableOutputs(job.output.csv, job.output.markdown, job.output.versus)
+    outputs = TableOutputs(csv=job.output.csv, markdown=job.output.markdown, versus=job.output.versus)
     make_table(job.input.paper, job.wildcards.table, runs, settings, outputs)
 
 

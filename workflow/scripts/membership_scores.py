@@ -14,7 +14,9 @@ def main(job: RuleJob) -> None:
     torch.set_num_threads(job.threads)
     params = job.params
     model, tokenizer = load_model(params.model, *resolve_placement(params.placement))
-    settings = ScoringSettings(params.max_length, params.batch_size, params.min_k)
+    settings = ScoringSettings(
+        max_length=params.max_length, batch_size=params.batch_size, min_k_share=params.min_k
+    )
     scores = membership_scores(
         model,
         tokenizer,

@@ -1,4 +1,5 @@
-"""Canaries built to be found in released synthetic text (Meeus et al. 2025, "The Canary's Echo").
+"""Canaries built to be found in released synthetic text (Meeus et al. 2025, "The Canary's Echo"),
+audited in one training run (Steinke, Nasr and Jagielski 2023).
 
 A canary is a sentence of the corpus itself (the prefix: in-distribution, so a model writing
 in-distribution text reaches it) followed by a suffix of random word tokens whose perplexity under
@@ -7,12 +8,19 @@ of the released corpus can single out). The suffix is drawn token by token: each
 among the `nearest_tokens` allowed tokens whose surprisal under the base model is nearest the one
 that brings the running mean to log(target), so the suffix ends at the target perplexity.
 
-Half the canaries are members: each goes into `repeats` training segments of distinct documents (so
-into as many privacy units), at the start of the segment, where training's truncation and the
-in-context prompts' shortening never cut it. The segments are those of the in-context context pools,
-which every trained method fine-tunes on too, so in-context prompts show a member at a rate that
-grows with its repeats. The other half, built the same way, are never inserted: the non-members.
-A segment takes at most one canary.
+Every candidate canary is included in training by a fair coin of its own (seeded, recorded as
+`member`); the others are the non-members. The one-run analysis needs exactly that: independent coins,
+not a fixed-size shuffle. Two kinds:
+
+- single-insertion canaries (`single`), the per-unit audit: an included one becomes a short training
+  document of its own, a privacy unit of its own, so its coin adds or removes one unit, the change a
+  per-unit guarantee bounds. Its prefix names a value of its source segment's code, and that value is
+  its document's code: in-context prompts prefer coded segments, and every coded segment may be drawn.
+- multi-insertion canaries (`per_repeat` for each count of `repeats`): an included one goes into that
+  many training segments of distinct documents, at the start of the segment, where training's
+  truncation and the in-context prompts' shortening never cut it; evidence of memorisation, bounding
+  a group of that many units. The segments are those of the in-context context pools, which every
+  trained method fine-tunes on too. A segment takes at most one canary.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
+from plainsight.codes.control_code import Entities, entities_to_records, format_code, records_to_entities
 from plainsight.entities import SegmentKey
 from plainsight.errors import InputError
 from plainsight.rng import stable_rng
@@ -31,6 +40,7 @@ from plainsight.rng import stable_rng
 # A sentence ends at . ! or ? before white space and a capital, a quote or an opening bracket.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(])")
 SUFFIX_ATTEMPTS = 4  # draws of a suffix before its miss of the target stops the build
+OWN_DOCUMENT = "canary-"  # the doc_id (and unit_id) of a single-insertion canary's document: this + its id
 
 
 @dataclass(frozen=True)
@@ -51,31 +61,43 @@ class CanaryDesign:
 
 @dataclass(frozen=True)
 class CanaryPlan:
-    """How many canaries, inserted how often (`audit.canaries`)."""
+    """How many candidate canaries of each kind (`audit.canaries`)."""
 
-    per_repeat: int  # member canaries per insertion count, and as many non-members per count
-    repeats: tuple[int, ...]  # insertion counts, e.g. 1, 4, 16
+    single: int  # candidates inserted once, each as a training document of its own
+    per_repeat: int  # candidates per count of `repeats`
+    repeats: tuple[int, ...]  # insertion counts of the multi-insertion candidates, e.g. 4, 16
     seed: int
 
     @property
-    def members(self) -> list[int]:
-        """The insertion count of each member canary, in order."""
-        return [repeats for repeats in self.repeats for _ in range(self.per_repeat)]
+    def kinds(self) -> list[int]:
+        """The insertion count of each candidate, in order: the single ones first."""
+        return [1] * self.single + [count for count in self.repeats for _ in range(self.per_repeat)]
+
+    def coins(self) -> list[bool]:
+        """Each candidate's fair coin (True: included in training), drawn on its own, seeded."""
+        return [
+            stable_rng(self.seed, "canary coin", number).random() < 0.5 for number in range(len(self.kinds))
+        ]
 
 
 @dataclass(frozen=True)
 class Canary:
     canary_id: str
-    member: bool
-    repeats: int  # segments it was inserted into (0 for a non-member)
+    member: bool  # its coin: included in training
+    repeats: int  # the insertion count of its kind (1: a document of its own), included or not
     prefix: str
     suffix: str  # starts with a space
     perplexity: float  # of the suffix given the prefix, under the base model
-    segments: tuple[SegmentKey, ...] = ()  # where it was inserted
+    segments: tuple[SegmentKey, ...] = ()  # where it went into training (none for a non-member)
+    source: SegmentKey | None = None  # the training segment its prefix was taken from
 
     @property
     def text(self) -> str:
         return self.prefix + self.suffix
+
+    @property
+    def own_document(self) -> str:
+        return OWN_DOCUMENT + self.canary_id
 
     def record(self) -> dict:
         return {
@@ -86,11 +108,13 @@ class Canary:
             "suffix": self.suffix,
             "perplexity": self.perplexity,
             "segments": [[doc_id, segment] for doc_id, segment in self.segments],
+            "source": None if self.source is None else list(self.source),
         }
 
     @classmethod
     def from_record(cls, record: Mapping) -> Canary:
         segments = tuple((str(doc_id), int(segment)) for doc_id, segment in record["segments"])
+        source = record.get("source")
         return cls(
             str(record["canary_id"]),
             bool(record["member"]),
@@ -99,6 +123,7 @@ class Canary:
             str(record["suffix"]),
             float(record["perplexity"]),
             segments,
+            None if source is None else (str(source[0]), int(source[1])),
         )
 
 
@@ -135,12 +160,30 @@ def read_canary_design(path: str) -> CanaryDesign:
 
 
 def check_plan(plan: CanaryPlan) -> None:
-    if plan.per_repeat < 1 or not plan.repeats or min(plan.repeats) < 1:
+    if plan.single < 2:
         raise ValueError(
-            f"audit.canaries: per_repeat {plan.per_repeat} and repeats {list(plan.repeats)} must be >= 1"
+            f"audit.canaries.single {plan.single}: the per-unit audit needs at least 2 candidates"
+        )
+    if plan.repeats and (plan.per_repeat < 1 or min(plan.repeats) < 2):
+        raise ValueError(
+            f"audit.canaries: per_repeat {plan.per_repeat} must be >= 1 and repeats {list(plan.repeats)} "
+            ">= 2 (the single-insertion candidates are `single`)"
         )
     if len(set(plan.repeats)) != len(plan.repeats):
         raise ValueError(f"audit.canaries.repeats holds a count twice: {list(plan.repeats)}")
+
+
+def check_room(plan: CanaryPlan, hosts: Sequence[SegmentKey]) -> None:
+    """The multi-insertion candidates fit the host segments even if every coin includes them, so that
+    whether a plan fits never depends on its coins."""
+    documents = len({doc for doc, _ in hosts})
+    needed = plan.per_repeat * sum(plan.repeats)
+    if needed > len(hosts) or max(plan.repeats, default=0) > documents:
+        raise ValueError(
+            f"the multi-insertion canaries need up to {needed} segments, up to {max(plan.repeats)} of them "
+            f"in distinct documents, and the context pools hold {len(hosts)} segments of {documents} "
+            "documents: lower audit.canaries.per_repeat or its largest repeats"
+        )
 
 
 # --- prefixes ------------------------------------------------------------------------------------
@@ -151,26 +194,62 @@ def sentences(text: str) -> list[str]:
     return [part.strip() for line in text.splitlines() for part in _SENTENCE_END.split(line) if part.strip()]
 
 
-def prefix_sentences(texts: Sequence[str], design: CanaryDesign) -> list[str]:
-    """The distinct sentences of `texts` that may start a canary: ending in . ! or ?, with the
-    designed number of words; sorted, so a seeded draw does not depend on the texts' order."""
-    found = {
-        sentence
-        for text in texts
-        for sentence in sentences(text)
-        if sentence[-1] in ".!?"
-        and design.prefix_min_words <= len(sentence.split()) <= design.prefix_max_words
-    }
-    return sorted(found)
+@dataclass(frozen=True)
+class PrefixSource:
+    """A sentence that may start a canary, the first training segment (in key order) that holds it,
+    and the values of that segment's code the sentence names."""
+
+    sentence: str
+    source: SegmentKey
+    entities: Entities
 
 
-def draw_prefixes(candidates: Sequence[str], count: int, seed: int) -> list[str]:
-    if count > len(candidates):
+def named_values(sentence: str, entities: Entities) -> Entities:
+    """The (type, value) pairs whose value the sentence holds as whole words, in the code's order."""
+    return [
+        (kind, value) for kind, value in entities if re.search(rf"(?<!\w){re.escape(value)}(?!\w)", sentence)
+    ]
+
+
+def prefix_sources(
+    texts: Mapping[SegmentKey, str], entities_of: Mapping[SegmentKey, Entities], design: CanaryDesign
+) -> list[PrefixSource]:
+    """The distinct sentences of the segments `texts` that may start a canary: ending in . ! or ?,
+    with the designed number of words; sorted, so a seeded draw does not depend on the texts' order."""
+    found: dict[str, SegmentKey] = {}
+    for key in sorted(texts):
+        for sentence in sentences(texts[key]):
+            if (
+                sentence[-1] in ".!?"
+                and design.prefix_min_words <= len(sentence.split()) <= design.prefix_max_words
+            ):
+                found.setdefault(sentence, key)
+    return [
+        PrefixSource(sentence, key, named_values(sentence, entities_of.get(key, [])))
+        for sentence, key in sorted(found.items())
+    ]
+
+
+def draw_prefixes(sources: Sequence[PrefixSource], plan: CanaryPlan) -> list[PrefixSource]:
+    """A prefix per candidate, seeded: the single-insertion ones among the sentences that name a value
+    of their segment's code (their document's code), the multi-insertion ones among the rest."""
+    coded = [source for source in sources if source.entities]
+    if plan.single > len(coded):
         raise ValueError(
-            f"{count} canaries need as many distinct prefix sentences; the training segments hold "
-            f"{len(candidates)} of the designed length"
+            f"{plan.single} single-insertion canaries need as many distinct prefix sentences naming a value "
+            f"of their segment's code; the training segments hold {len(coded)} of the designed length"
         )
-    return stable_rng(seed, "canary prefixes").sample(list(candidates), count)
+    rng = stable_rng(plan.seed, "canary prefixes")
+    single = rng.sample(coded, plan.single)
+    taken = {source.sentence for source in single}
+    rest = [source for source in sources if source.sentence not in taken]
+    multi = len(plan.kinds) - plan.single
+    if multi > len(rest):
+        raise ValueError(
+            f"{len(plan.kinds)} canaries need as many distinct prefix sentences; the training segments hold "
+            f"{len(sources)} of the designed length"
+        )
+    return single + rng.sample(rest, multi)
 
 
 # --- suffixes ------------------------------------------------------------------------------------
@@ -264,15 +343,16 @@ def suffix_perplexities(model, tokenizer, prefixes: Sequence[str], suffixes: Seq
 def built_canaries(
     model, tokenizer, prefixes: Sequence[str], design: CanaryDesign, plan: CanaryPlan, design_file: str
 ) -> list[Canary]:
-    """One canary per prefix: the first len(plan.members) of a seeded shuffle are the members (with
-    their insertion counts), the rest non-members; every suffix is checked against the target."""
+    """One canary per prefix, of the plan's kinds in order and included by the plan's coins; every
+    suffix is checked against the target."""
+    if len(prefixes) != len(plan.kinds):
+        raise ValueError(f"{len(plan.kinds)} canaries planned, {len(prefixes)} prefixes given")
     allowed = allowed_tokens(tokenizer, design.token_pattern)
     drawn = [
         suffix_on_target(model, tokenizer, prefix, design, allowed, (plan.seed, "canary suffix", number))
         for number, prefix in enumerate(prefixes)
     ]
-    suffixes, perplexities = [suffix for suffix, _ in drawn], [perplexity for _, perplexity in drawn]
-    for number, perplexity in enumerate(perplexities):
+    for number, (_, perplexity) in enumerate(drawn):
         if not design.within_tolerance(perplexity):
             raise InputError(
                 design_file,
@@ -281,12 +361,11 @@ def built_canaries(
                 f"{design.target_perplexity:g} +- {design.tolerance:.0%}: the base model cannot reach it "
                 "with the allowed tokens",
             )
-    order = list(range(len(prefixes)))
-    stable_rng(plan.seed, "canary members").shuffle(order)
-    repeats_of = dict(zip(order, plan.members))
     return [
-        Canary(f"c{number:03d}", number in repeats_of, repeats_of.get(number, 0), prefix, suffix, perplexity)
-        for number, (prefix, suffix, perplexity) in enumerate(zip(prefixes, suffixes, perplexities))
+        Canary(f"c{number:03d}", included, kind, prefix, suffix, perplexity)
+        for number, (prefix, (suffix, perplexity), kind, included) in enumerate(
+            zip(prefixes, drawn, plan.kinds, plan.coins())
+        )
     ]
 
 
@@ -306,38 +385,84 @@ def host_segments(codes: pd.DataFrame, context_documents: int) -> list[SegmentKe
 
 
 def assign_segments(canaries: Sequence[Canary], hosts: Sequence[SegmentKey], seed: int) -> list[Canary]:
-    """Each member canary with `repeats` host segments of distinct documents, one canary per segment;
-    the most repeated canaries are placed first (seeded draws)."""
+    """Each included multi-insertion canary with `repeats` host segments of distinct documents, one
+    canary per segment; the most repeated canaries are placed first (seeded draws)."""
     rng = stable_rng(seed, "canary segments")
     free: dict[str, list[SegmentKey]] = {}
     for key in hosts:
         free.setdefault(key[0], []).append(key)
     placed = {}
-    for canary in sorted((c for c in canaries if c.member), key=lambda c: (-c.repeats, c.canary_id)):
+    inserted = (c for c in canaries if c.member and c.repeats > 1)
+    for canary in sorted(inserted, key=lambda c: (-c.repeats, c.canary_id)):
         documents = sorted(doc for doc, keys in free.items() if keys)
         if canary.repeats > len(documents):
-            needed = sum(c.repeats for c in canaries)
             raise ValueError(
-                f"the canaries need {needed} segments, {canary.repeats} of them in distinct documents, and "
-                f"the context pools hold {len(hosts)} segments of {len(free)} documents: lower "
-                "audit.canaries.per_repeat or its largest repeats"
+                f"canary {canary.canary_id} needs {canary.repeats} segments of distinct documents and "
+                f"{len(documents)} documents have a free one: lower audit.canaries.per_repeat or its "
+                "largest repeats"
             )
         chosen = [
             free[doc].pop(rng.randrange(len(free[doc]))) for doc in rng.sample(documents, canary.repeats)
         ]
         placed[canary.canary_id] = tuple(sorted(chosen))
-    return [replace(c, segments=placed.get(c.canary_id, ())) for c in canaries]
+    return [replace(c, segments=placed.get(c.canary_id, c.segments)) for c in canaries]
+
+
+def own_documents(canaries: Sequence[Canary]) -> list[Canary]:
+    """Each included single-insertion canary placed in a document of its own, in its source segment's
+    paragraph range (so it joins that range's context pool)."""
+    return [
+        replace(c, segments=((c.own_document, c.source[1]),))
+        if c.member and c.repeats == 1 and c.source is not None
+        else c
+        for c in canaries
+    ]
+
+
+def _own(canaries: Sequence[Canary]) -> list[Canary]:
+    return [c for c in canaries if c.member and c.repeats == 1]
 
 
 def canaried_docs(docs: pd.DataFrame, canaries: Sequence[Canary]) -> pd.DataFrame:
-    """docs.parquet with each member canary as the first paragraph of its segments."""
-    text_of = {key: canary.text for canary in canaries for key in canary.segments}
+    """docs.parquet with each included multi-insertion canary as the first paragraph of its segments,
+    and a row per single-insertion document: the canary alone, its own unit, with the rest of its
+    source segment's row (split, paragraph range, metadata)."""
+    text_of = {key: c.text for c in canaries if c.repeats > 1 for key in c.segments}
     keys = zip(docs["doc_id"].astype(str), docs["segment"].astype(int))
     out = docs.copy()
     out["text"] = [
         f"{text_of[key]}\n\n{text}" if key in text_of else text for key, text in zip(keys, docs["text"])
     ]
-    return out
+    own = _own(canaries)
+    if not own:
+        return out
+    row_of = {(str(r["doc_id"]), int(r["segment"])): r for r in docs.to_dict("records")}
+    added = [
+        {**row_of[c.source], "doc_id": c.own_document, "unit_id": c.own_document, "text": c.text} for c in own
+    ]
+    return pd.concat([out, pd.DataFrame(added, columns=docs.columns)], ignore_index=True)
+
+
+def canaried_codes(codes: pd.DataFrame, canaries: Sequence[Canary]) -> pd.DataFrame:
+    """codes.parquet with a row per single-insertion document: the values of its source segment's code
+    that its prefix names."""
+    own = _own(canaries)
+    if not own:
+        return codes
+    row_of = {(str(r["doc_id"]), int(r["segment"])): r for r in codes.to_dict("records")}
+    added = []
+    for c in own:
+        source = row_of[c.source]
+        entities = named_values(c.prefix, records_to_entities(source["entities"]))
+        added.append(
+            {
+                **source,
+                "doc_id": c.own_document,
+                "code": format_code(entities),
+                "entities": entities_to_records(entities),
+            }
+        )
+    return pd.concat([codes, pd.DataFrame(added, columns=codes.columns)], ignore_index=True)
 
 
 # --- rule canary_docs ----------------------------------------------------------------------------
@@ -370,6 +495,7 @@ class CanaryDocsJob:
     context_documents: int  # generation.context_documents: the context pools' need
     dp: Mapping  # the `dpsgd` config block (delta, privacy_unit)
     docs_out: str
+    codes_out: str
     canaries_out: str
     threads: int = 1
 
@@ -378,22 +504,29 @@ class CanaryDocsJob:
         """The job of a `plainsight.snakemake_job.RuleJob` of rule `canary_docs`."""
         params = job.params
         return cls(
-            job.input.docs,
-            job.input.codes,
-            job.input.design,
-            params.model,
-            params.placement,
-            CanaryPlan(int(params.plan["per_repeat"]), tuple(params.plan["repeats"]), job.seed),
-            int(params.context_documents),
-            params.dp,
-            job.output.docs,
-            job.output.canaries,
-            job.threads,
+            docs=job.input.docs,
+            codes=job.input.codes,
+            design=job.input.design,
+            model=params.model,
+            placement=params.placement,
+            plan=CanaryPlan(
+                int(params.plan["single"]),
+                int(params.plan["per_repeat"]),
+                tuple(params.plan["repeats"]),
+                job.seed,
+            ),
+            context_documents=int(params.context_documents),
+            dp=params.dp,
+            docs_out=job.output.docs,
+            codes_out=job.output.codes,
+            canaries_out=job.output.canaries,
+            threads=job.threads,
         )
 
 
 def write_canaries(job: CanaryDocsJob) -> None:
-    """The canaries (with the delta their epsilon bounds are stated at) and the set they went into."""
+    """The canaries (with the delta their epsilon bounds are stated at) and the set they went into:
+    its documents and its codes (the single-insertion canaries' documents added)."""
     import torch
 
     from plainsight.data.segments import segment_texts
@@ -404,16 +537,27 @@ def write_canaries(job: CanaryDocsJob) -> None:
     check_plan(job.plan)
     design = read_canary_design(job.design)
     docs, codes = pd.read_parquet(job.docs), pd.read_parquet(job.codes)
+    hosts = host_segments(codes, job.context_documents)
+    check_room(job.plan, hosts)
     texts = segment_texts(docs)
-    training = [texts[key] for key in training_keys(codes)]
-    prefixes = draw_prefixes(prefix_sentences(training, design), 2 * len(job.plan.members), job.plan.seed)
+    entities_of = {
+        (str(r.doc_id), int(r.segment)): records_to_entities(r.entities)
+        for r in codes.itertuples(index=False)
+    }
+    training = {key: texts[key] for key in training_keys(codes)}
+    prefixes = draw_prefixes(prefix_sources(training, entities_of, design), job.plan)
     torch.set_num_threads(job.threads)
     model, tokenizer = load_model(job.model, *resolve_placement(job.placement))
-    canaries = built_canaries(model.eval(), tokenizer, prefixes, design, job.plan, job.design)
-    canaries = assign_segments(canaries, host_segments(codes, job.context_documents), job.plan.seed)
-    write_parquet(canaried_docs(docs, canaries), job.docs_out)
+    built = built_canaries(
+        model.eval(), tokenizer, [p.sentence for p in prefixes], design, job.plan, job.design
+    )
+    canaries = [replace(c, source=p.source) for c, p in zip(built, prefixes)]
+    canaries = own_documents(assign_segments(canaries, hosts, job.plan.seed))
+    docs_out, codes_out = canaried_docs(docs, canaries), canaried_codes(codes, canaries)
+    write_parquet(docs_out, job.docs_out)
+    write_parquet(codes_out, job.codes_out)
     record = {
-        "delta": audit_delta(docs, codes, job.dp),
+        "delta": audit_delta(docs_out, codes_out, job.dp),
         "target_perplexity": design.target_perplexity,
         "canaries": [canary.record() for canary in canaries],
     }

@@ -116,16 +116,16 @@ class CanaryAttackJob:
         method's has no adapter input)."""
         params = job.params
         return cls(
-            job.method,
-            job.input.canaries,
-            job.input.corpus,
-            NgramSettings(int(params.ngram["order"]), float(params.ngram["add_k"])),
-            job.output[0],
-            job.input.adapter if job.input.get("adapter") else None,
-            params.model,
-            params.placement,
-            params.batch_size,
-            job.threads,
+            method=job.method,
+            canaries=job.input.canaries,
+            corpus=job.input.corpus,
+            ngram=NgramSettings(int(params.ngram["order"]), float(params.ngram["add_k"])),
+            output=job.output[0],
+            adapter=job.input.adapter if job.input.get("adapter") else None,
+            model=params.model,
+            placement=params.placement,
+            batch_size=params.batch_size,
+            threads=job.threads,
         )
 
 

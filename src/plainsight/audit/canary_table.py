@@ -1,8 +1,15 @@
-"""The canary table (results/tables/canaries.{csv,md}) and its plot: per run, method, attack and
-insertion count, how well the attack tells that count's member canaries from the non-members (AUC,
-TPR at 1% and 10% FPR, bootstrap intervals), and the epsilon this proves at least
-(`plainsight.audit.epsilon`), beside the most that many canaries could prove and, for DP-SGD, the
-accountant's claim.
+"""The canary table (results/tables/canaries.{csv,md}) and its plot: per run, method, attack and kind of
+canary (its insertion count), the one-run audit (Steinke, Nasr and Jagielski 2023;
+`plainsight.audit.epsilon.one_run_epsilon`) and how well the attack tells included candidates from the
+others (AUC, TPR at 1% and 10% FPR, bootstrap intervals).
+
+The attack's guesses are fixed before any score is seen: `guesses` (a share of each kind's candidates,
+from the config) sets k, the attack says "included" for the k highest scores and "not included" for the
+k lowest and abstains on the rest; ties go by canary order, which the coins do not depend on. v of the
+r = 2k guesses are right. Single-insertion rows bound epsilon per privacy unit (each candidate is a
+document and unit of its own); a multi-insertion row bounds a change to a group of that many units.
+Each method's attacks are corrected together (Bonferroni): every bound of a method holds at
+1 - 0.05 / (its attacks), so the largest of them still holds at 95%.
 """
 
 from __future__ import annotations
@@ -17,19 +24,20 @@ import numpy as np
 import pandas as pd
 
 from plainsight.audit.canary_attacks import ATTACK_NAMES, ATTACKS
-from plainsight.audit.epsilon import best_threshold_epsilon, max_certifiable_epsilon
+from plainsight.audit.epsilon import one_run_epsilon, one_run_max_epsilon
 from plainsight.audit.roc import roc_summary
 from plainsight.io import atomic_path, write_text
 
 FPR_BOUNDS = (0.01, 0.1)
-CONFIDENCE = 0.95
+CONFIDENCE = 0.95  # of all the bounds of one method's attacks together
 RUN_KEYS = ["dataset", "setting", "idset", "method", "seed"]
 RELEASED_TEXT_ATTACKS = ("ngram", "shared_run")  # the attacks of an adversary without the adapter
+ADAPTER_ATTACKS = ("likelihood_ratio",)  # those that need the adapter too
 
 
 @dataclass(frozen=True)
 class DpClaim:
-    """What a DP-SGD accountant states: (epsilon, delta)-DP per privacy unit."""
+    """What a DP-SGD accountant states: (epsilon, delta)-DP per privacy unit, added or removed."""
 
     epsilon: float
     delta: float
@@ -41,22 +49,51 @@ class DpClaim:
         return DpClaim(units * self.epsilon, delta) if delta < 1 else None
 
 
-def group_row(
-    frame: pd.DataFrame, attack: str, repeats: int, delta: float, claim: DpClaim | None, resamples: int
-) -> dict[str, Any]:
-    """One attack on the members inserted `repeats` times against every non-member."""
-    members = frame[frame["member"] & (frame["repeats"] == repeats)]
-    non_members = frame[~frame["member"]]
-    scores = np.concatenate([members[attack], non_members[attack]])
-    labels = np.r_[np.ones(len(members), bool), np.zeros(len(non_members), bool)]
-    summary = roc_summary(labels, scores, FPR_BOUNDS, resamples, seed=repeats)
-    bound = best_threshold_epsilon(members[attack], non_members[attack], delta, CONFIDENCE)
-    row = {
-        "attack": attack,
-        "repeats": repeats,
-        "members": len(members),
-        "non_members": len(non_members),
-        "mean_prompts_showing": float(members["prompts_showing"].mean()),
+def claim_steps(repeats: int) -> int:
+    """Units added or removed between a run with a canary and one without: a single-insertion canary's
+    document is one unit; a canary inserted into k units' segments changes each of them, a removal and
+    an addition apiece."""
+    return 1 if repeats == 1 else 2 * repeats
+
+
+def bound_per(repeats: int) -> str:
+    """What a row's bound is per: one privacy unit, or the group of units a canary went into."""
+    return "unit" if repeats == 1 else f"group of {repeats}"
+
+
+def guesses_per_side(candidates: int, share: float) -> int:
+    """k, the guesses of each kind ("included", "not included"): half the configured share of the
+    candidates, rounded down (rounded to 9 decimals first, so 0.29 x 100 gives 14, not 13)."""
+    if not 0 < share <= 1:
+        raise ValueError(f"audit.canaries.guesses must lie in (0, 1], not {share}")
+    return math.floor(round(share * candidates, 9) / 2)
+
+
+def one_run_guesses(scores: Sequence[float], included: Sequence[bool], per_side: int) -> tuple[int, int]:
+    """(r, v): "included" on the `per_side` highest scores, "not included" on the `per_side` lowest,
+    ties in canary order; r = 2 `per_side` guesses, v of them right."""
+    scores, included = np.asarray(scores, float), np.asarray(included, bool)
+    if not np.isfinite(scores).all():
+        raise ValueError("attack scores must be finite numbers")
+    if 2 * per_side > len(scores):
+        raise ValueError(f"{2 * per_side} guesses on {len(scores)} candidates")
+    order = np.argsort(scores, kind="stable")  # lowest first
+    low, high = order[:per_side], order[len(order) - per_side :]
+    return 2 * per_side, int(included[high].sum() + (~included[low]).sum())
+
+
+def family_confidence(attacks: int) -> float:
+    """Each bound's confidence, so that all `attacks` bounds of a method hold together at CONFIDENCE."""
+    return 1 - (1 - CONFIDENCE) / attacks
+
+
+def roc_columns(included: np.ndarray, scores: np.ndarray, resamples: int, seed: int) -> dict[str, float]:
+    """AUC and TPR at FPR_BOUNDS with bootstrap intervals; NaN where the coins left a class empty."""
+    names = ["auc", *(f"tpr{round(100 * b)}" for b in FPR_BOUNDS)]
+    if included.all() or not included.any():
+        return {f"{name}{end}": math.nan for name in names for end in ("", "_low", "_high")}
+    summary = roc_summary(included, scores, FPR_BOUNDS, resamples, seed=seed)
+    return {
         "auc": summary.auc,
         "auc_low": summary.auc_low,
         "auc_high": summary.auc_high,
@@ -65,17 +102,57 @@ def group_row(
             for b in FPR_BOUNDS
             for end in ("", "_low", "_high")
         },
-        "epsilon_lower_bound": bound.epsilon,
-        "max_certifiable_epsilon": max_certifiable_epsilon(len(members), len(non_members), delta, CONFIDENCE),
-        "delta": delta,
     }
-    return {**row, **claim_columns(members[attack], non_members[attack], claim, repeats)}
 
 
-def claim_columns(member_scores, non_member_scores, claim: DpClaim | None, repeats: int) -> dict[str, Any]:
-    """The DP-SGD claim for a canary inserted `repeats` times and whether this attack's bound, at the
-    claim's delta, exceeds it (empty for a method without a claim)."""
-    group = claim.for_group(repeats) if claim is not None else None
+@dataclass(frozen=True)
+class AuditSettings:
+    """What every row of one method is computed at."""
+
+    delta: float
+    guesses: float  # share of each kind's candidates guessed on
+    confidence: float
+    resamples: int
+
+
+def kind_row(
+    frame: pd.DataFrame, attack: str, repeats: int, settings: AuditSettings, claim: DpClaim | None
+) -> dict[str, Any]:
+    """One attack on the candidates inserted `repeats` times: the one-run audit and the ROC."""
+    kind = frame[frame["repeats"] == repeats]
+    included = kind["member"].to_numpy(bool)
+    scores = kind[attack].to_numpy(float)
+    candidates = len(kind)
+    guesses, correct = one_run_guesses(scores, included, guesses_per_side(candidates, settings.guesses))
+    bound = one_run_epsilon(candidates, guesses, correct, settings.delta, settings.confidence)
+    row = {
+        "attack": attack,
+        "repeats": repeats,
+        "bound_per": bound_per(repeats),
+        "candidates": candidates,
+        "members": int(included.sum()),
+        "non_members": int((~included).sum()),
+        "mean_prompts_showing": float(kind.loc[kind["member"], "prompts_showing"].mean()),
+        **roc_columns(included, scores, settings.resamples, seed=repeats),
+        "guesses": guesses,
+        "correct": correct,
+        "epsilon_lower_bound": bound,
+        "max_certifiable_epsilon": one_run_max_epsilon(
+            candidates, guesses, settings.delta, settings.confidence
+        ),
+        "confidence": settings.confidence,
+        "delta": settings.delta,
+    }
+    return {**row, **claim_columns(candidates, guesses, correct, settings, claim, repeats)}
+
+
+def claim_columns(
+    candidates: int, guesses: int, correct: int, settings: AuditSettings, claim: DpClaim | None, repeats: int
+) -> dict[str, Any]:
+    """The DP-SGD claim for the change a canary of this kind makes, and whether the one-run bound, at
+    the claim's delta, exceeds it (empty for a method without a claim, or where group privacy leaves
+    nothing to claim)."""
+    group = claim.for_group(claim_steps(repeats)) if claim is not None else None
     if group is None:
         return {
             "dp_epsilon": claim.epsilon if claim else math.nan,
@@ -84,7 +161,7 @@ def claim_columns(member_scores, non_member_scores, claim: DpClaim | None, repea
             "claim_bound": math.nan,
             "exceeds_claim": pd.NA,
         }
-    bound = best_threshold_epsilon(member_scores, non_member_scores, group.delta, CONFIDENCE).epsilon
+    bound = one_run_epsilon(candidates, guesses, correct, group.delta, settings.confidence)
     return {
         "dp_epsilon": claim.epsilon,
         "claimed_epsilon": group.epsilon,
@@ -95,16 +172,14 @@ def claim_columns(member_scores, non_member_scores, claim: DpClaim | None, repea
 
 
 def method_rows(
-    frame: pd.DataFrame, delta: float, claim: DpClaim | None, resamples: int
+    frame: pd.DataFrame, delta: float, claim: DpClaim | None, resamples: int, guesses: float
 ) -> list[dict[str, Any]]:
-    """Every attack with scores (the likelihood ratio only for a trained method) and insertion count."""
-    repeats = sorted(set(frame.loc[frame["member"], "repeats"]))
-    return [
-        group_row(frame, attack, count, delta, claim, resamples)
-        for attack in ATTACKS
-        if frame[attack].notna().all()
-        for count in repeats
-    ]
+    """Every attack with scores (the likelihood ratio only for a trained method) and kind of canary,
+    the method's attacks corrected together."""
+    attacks = [attack for attack in ATTACKS if frame[attack].notna().all()]
+    settings = AuditSettings(delta, guesses, family_confidence(len(attacks)), resamples)
+    kinds = sorted(set(frame["repeats"]))
+    return [kind_row(frame, attack, repeats, settings, claim) for attack in attacks for repeats in kinds]
 
 
 def canary_table(
@@ -113,6 +188,7 @@ def canary_table(
     runs: Sequence[Mapping[str, Any]],
     claims: Sequence[DpClaim | None],
     resamples: int,
+    guesses: float,
 ) -> pd.DataFrame:
     """The table from each run's attack scores (`attacks`, `canaries` (their delta) and `claims`
     parallel to `runs`)."""
@@ -121,24 +197,33 @@ def canary_table(
     rows = []
     for path, canaries_path, run, claim in zip(attacks, canaries, runs, claims):
         _, delta = read_canaries(canaries_path)
-        for row in method_rows(pd.read_parquet(path), delta, claim, resamples):
+        for row in method_rows(pd.read_parquet(path), delta, claim, resamples, guesses):
             rows.append({**{key: run[key] for key in RUN_KEYS}, **row})
     return pd.DataFrame(rows)
 
 
+def _largest(rows: pd.DataFrame, column: str) -> pd.Series:
+    return rows.groupby(RUN_KEYS, sort=False)[column].max()
+
+
 def canary_evidence(table: pd.DataFrame, attacks: Sequence[str] = RELEASED_TEXT_ATTACKS) -> pd.DataFrame:
     """Per run, method and seed, the canaries' evidence for the release gate (`plainsight.audit.gate`):
-    the largest epsilon lower bound of `attacks` over the insertion counts (`canary_epsilon`), and the
-    largest any of those could have certified (`canary_max_certifiable_epsilon`). The default attacks
-    are those of the released text alone; add `likelihood_ratio` where the adapter is released too."""
-    chosen = table[table["attack"].isin(attacks)]
-    grouped = chosen.groupby(RUN_KEYS, sort=False)
-    return pd.DataFrame(
+    the largest per-unit bound of `attacks` (`canary_epsilon`: single-insertion rows only, as the gate
+    reads it per privacy unit) and the most they could have shown (`canary_max_certifiable_epsilon`);
+    the default attacks are those of the released text alone. `canary_adapter_epsilon`: the adapter's
+    attack's per-unit bound, for the threat model that releases the adapter too."""
+    # a table without insertion counts holds single-insertion rows only
+    single = table[table["repeats"] == 1] if "repeats" in table else table
+    chosen = single[single["attack"].isin(attacks)]
+    evidence = pd.DataFrame(
         {
-            "canary_epsilon": grouped["epsilon_lower_bound"].max(),
-            "canary_max_certifiable_epsilon": grouped["max_certifiable_epsilon"].max(),
+            "canary_epsilon": _largest(chosen, "epsilon_lower_bound"),
+            "canary_max_certifiable_epsilon": _largest(chosen, "max_certifiable_epsilon"),
         }
-    ).reset_index()
+    )
+    adapter = _largest(single[single["attack"].isin(ADAPTER_ATTACKS)], "epsilon_lower_bound")
+    evidence["canary_adapter_epsilon"] = adapter.reindex(evidence.index)
+    return evidence.reset_index()
 
 
 def read_claim(training_json: str | None) -> DpClaim | None:
@@ -152,6 +237,8 @@ def read_claim(training_json: str | None) -> DpClaim | None:
 
 
 def interval(value: float, low: float, high: float, scale: float = 1.0) -> str:
+    if math.isnan(value):
+        return "-"
     if math.isnan(low):
         return f"{scale * value:.2f}"
     return f"{scale * value:.2f} [{scale * low:.2f}, {scale * high:.2f}]"
@@ -161,15 +248,16 @@ def markdown_row(row) -> str:
     shown = "-" if math.isnan(row.mean_prompts_showing) else f"{row.mean_prompts_showing:.1f}"
     claim = "-" if math.isnan(row.dp_epsilon) else f"{row.dp_epsilon:.2f}"
     if not math.isnan(row.claimed_epsilon) and row.repeats > 1:
-        claim += f" ({row.claimed_epsilon:.2f} for {row.repeats} documents)"
+        claim += f" ({row.claimed_epsilon:.2f} for the group)"
     if row.exceeds_claim is True:
         claim += " **exceeded**"
+    inserted = "1 (own document)" if row.repeats == 1 else f"{row.repeats} segments"
     return (
         f"| {row.dataset} {row.setting} {row.idset} | {row.method} | {row.seed} | "
-        f"{ATTACK_NAMES[row.attack]} | "
-        f"{row.repeats} | {row.members} / {row.non_members} | {shown} | "
-        f"{interval(row.auc, row.auc_low, row.auc_high)} | {100 * row.tpr1:.0f} | {100 * row.tpr10:.0f} | "
-        f"{row.epsilon_lower_bound:.2f} | {row.max_certifiable_epsilon:.2f} | {claim} |"
+        f"{ATTACK_NAMES[row.attack]} | {inserted} | {row.members} / {row.candidates} | {shown} | "
+        f"{interval(row.auc, row.auc_low, row.auc_high)} | {row.correct} / {row.guesses} | "
+        f"{row.epsilon_lower_bound:.2f} | {row.max_certifiable_epsilon:.2f} | {row.bound_per} | "
+        f"{100 * row.confidence:.1f}% | {claim} |"
     )
 
 
@@ -177,22 +265,31 @@ def canary_markdown(table: pd.DataFrame) -> str:
     lines = [
         "### Canaries in the released text",
         "",
-        "| Run | Method | Seed | Attack | Inserted | Members / non-members | Prompts showing one | AUC [95%] "
-        "| TPR@1% | TPR@10% | Epsilon >= | Most certifiable | DP-SGD epsilon |",
-        "| :--- | :--- | ---: | :--- | ---: | ---: | ---: | :--- | ---: | ---: | ---: | ---: | :--- |",
+        "| Run | Method | Seed | Attack | Inserted into | Included / candidates | Prompts showing one "
+        "| AUC [95%] | Right / guesses | Epsilon >= | Most it could show | Per | Confidence "
+        "| DP-SGD epsilon |",
+        "| :--- | :--- | ---: | :--- | :--- | ---: | ---: | :--- | ---: | ---: | ---: | :--- | ---: | :--- |",
         *(markdown_row(row) for row in table.itertuples(index=False)),
     ]
     exceeded = table[table["exceeds_claim"].fillna(False).astype(bool)] if len(table) else table
     delta = table["delta"].iloc[0] if len(table) else math.nan
     notes = [
         "",
-        "Each row: the member canaries inserted that many times against every non-member (built the same "
-        "way, never inserted). AUC and TPR (%) with 95% bootstrap intervals; 0.5 is chance. "
-        f"'Epsilon >=' is the empirical lower bound at delta {delta:.1e} (Clopper-Pearson at 95% on the "
-        "TPR and FPR of the best threshold, chosen on these canaries: optimistic); 'most certifiable' is "
-        "what a perfect attack on that many canaries would prove: a bound can never exceed it. DP-SGD: the "
-        "accountant's epsilon per privacy unit, and by group privacy the claim for a canary in that many "
-        "documents where its delta stays below 1.",
+        "One training run per method and seed audits every candidate canary of a row: each was included "
+        "in training by a fair coin of its own. The attack guesses on a share of the candidates fixed "
+        'before any score is seen ("included" for the highest scores, "not included" for as many '
+        "of the lowest) and abstains on the rest; 'Epsilon >=' is the one-run lower bound (Steinke, "
+        f"Nasr and Jagielski 2023) that those right guesses prove at delta {delta:.1e}, at the stated "
+        "confidence: a method's attacks are corrected together, so its largest bound holds at 95%. "
+        "'Most it could show' is the bound had every guess been right. A lower bound refutes a claim, "
+        'never certifies one: a bound of 0 means "not shown at this size". A single-insertion '
+        "canary is a training document and privacy unit of its own, so its row bounds epsilon per "
+        "unit (the release gate reads the released-text attacks' largest); a canary in k segments of "
+        "k documents changes a group of k units, evidence of memorisation, not a per-unit bound. AUC "
+        "(included against the other candidates of the row) with a 95% bootstrap interval; 0.5 is "
+        "chance. DP-SGD: the accountant's epsilon per unit and, by group privacy, its claim for the "
+        "change a canary makes (2k units added or removed for a canary in k segments) where that "
+        "claim's delta stays below 1.",
     ]
     if len(exceeded):
         notes += [
@@ -252,12 +349,14 @@ def write_canary_table(
     runs: Sequence[Mapping[str, Any]],
     dp_records: Sequence[str | None],
     resamples: int,
+    guesses: float,
     outputs: Mapping[str, str],
 ) -> None:
     """Rule `canary_table`: `outputs` names the csv, markdown and plot paths."""
     import logging
 
-    table = canary_table(attacks, canaries, runs, [read_claim(r) for r in dp_records], resamples)
+    claims = [read_claim(r) for r in dp_records]
+    table = canary_table(attacks, canaries, runs, claims, resamples, guesses)
     exceeded = table["exceeds_claim"].fillna(False).astype(bool).sum()
     if exceeded:
         logging.getLogger(__name__).warning("%d DP-SGD rows prove more than the accountant claims", exceeded)

@@ -1,24 +1,37 @@
-"""Empirical epsilon: the privacy loss a membership attack's results prove at least (Jagielski et al.
-2020, "Auditing Differentially Private Machine Learning"; Nasr et al. 2021, "Adversary Instantiation").
+"""Empirical epsilon: the privacy loss an attack's results prove at least.
 
-An (epsilon, delta)-DP training run bounds every attack's rates: TPR <= e^eps FPR + delta and
-1 - FPR <= e^eps (1 - TPR) + delta. An attack that reaches a TPR with a low FPR on canaries therefore
-proves eps >= ln((TPR - delta) / FPR) and eps >= ln((1 - delta - FPR) / (1 - TPR)). The rates come from
-few canaries, so each is replaced by its one-sided Clopper-Pearson bound in the direction that weakens
-the claim (TPR by its lower bound, FPR by its upper bound), each at `confidence`. The result is a lower
-bound on the true epsilon, not an estimate of it: few canaries cap what it can show
-(`max_certifiable_epsilon`), however strong the attack.
+Two bounds, each a lower bound on the true epsilon, never an estimate of it:
+
+- `epsilon_lower_bound` (Jagielski et al. 2020; Nasr et al. 2021): an (epsilon, delta)-DP mechanism
+  bounds every test's rates, TPR <= e^eps FPR + delta and 1 - FPR <= e^eps (1 - TPR) + delta, so rates
+  measured on independent trials prove eps >= ln((TPR - delta) / FPR) and ln((1 - delta - FPR) /
+  (1 - TPR)), each rate replaced by its one-sided Clopper-Pearson bound in the direction that weakens
+  the claim.
+- `one_run_epsilon` (Steinke, Nasr and Jagielski 2023, "Privacy Auditing with One (1) Training Run"):
+  m canaries, each included in one training run by an independent fair coin; the attack makes r
+  guesses (included or not) fixed in number before it sees any score and abstains on the rest; v of
+  them are right. If training is (epsilon, delta)-DP,
+  P[V >= v] <= f(v) + 2 m delta max_{i = 1..v} (f(v - i) - f(v)) / i, with f(k) = P[Binomial(r, q) >= k]
+  and q = e^eps / (1 + e^eps): a p-value for "training is (epsilon, delta)-DP" that grows with epsilon.
+  Every epsilon whose p-value lies at or under 1 - confidence is rejected; the bound is where the
+  p-value reaches it. With delta 0 and every guess right it is logit((1 - confidence)^(1/r)): the most
+  r guesses can ever show (`one_run_max_epsilon`), 1.26 at 12, 3.49 at 100 (95%).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy.stats import beta
+from scipy.special import expit
+from scipy.stats import beta, binom
+
+# The bisection stops when the epsilon interval is this narrow, far below the 2 decimals shown.
+EPSILON_TOLERANCE = 1e-9
+# expit(64) rounds to 1 in double precision: every guess is right with probability 1 and the p-value
+# is 1, so the bound lies below it.
+EPSILON_CEILING = 64.0
 
 
 def _check_confidence(confidence: float) -> None:
@@ -61,50 +74,49 @@ def epsilon_lower_bound(tp: int, fn: int, fp: int, tn: int, delta: float, confid
     )
 
 
-@dataclass(frozen=True)
-class ThresholdBound:
-    """The epsilon bound of the threshold that gives the largest one, with its confusion table."""
-
-    epsilon: float
-    threshold: float  # scores at or above it are called members
-    tp: int
-    fn: int
-    fp: int
-    tn: int
+def _check_one_run(canaries: int, guesses: int, correct: int, delta: float) -> None:
+    if not 0 <= correct <= guesses <= canaries:
+        raise ValueError(
+            f"a one-run audit needs 0 <= correct <= guesses <= canaries: {correct}, {guesses}, {canaries}"
+        )
+    if not 0 <= delta < 1:
+        raise ValueError(f"delta must lie in [0, 1), not {delta}")
 
 
-def best_threshold_epsilon(
-    member_scores: Sequence[float],
-    nonmember_scores: Sequence[float],
-    delta: float,
-    confidence: float = 0.95,
-) -> ThresholdBound:
-    """The largest `epsilon_lower_bound` over every threshold on the scores (higher score = called a
-    member). The threshold is chosen on the same canaries the bound is computed from, as is common in
-    audits with few canaries: this is optimistic (the best of many thresholds is reported at a
-    confidence meant for one), so read it as an upper end of what these canaries show, not as a
-    certified bound."""
-    members, nonmembers = np.asarray(member_scores, float), np.asarray(nonmember_scores, float)
-    if len(members) == 0 or len(nonmembers) == 0:
-        raise ValueError(f"a bound needs members and non-members: {len(members)} and {len(nonmembers)}")
-    if not (np.isfinite(members).all() and np.isfinite(nonmembers).all()):
-        raise ValueError("attack scores must be finite numbers")
-    best = ThresholdBound(0.0, math.inf, 0, len(members), 0, len(nonmembers))
-    for threshold in np.unique(np.concatenate([members, nonmembers])):
-        tp, fp = int((members >= threshold).sum()), int((nonmembers >= threshold).sum())
-        fn, tn = len(members) - tp, len(nonmembers) - fp
-        epsilon = epsilon_lower_bound(tp, fn, fp, tn, delta, confidence)
-        if epsilon > best.epsilon:
-            best = ThresholdBound(epsilon, float(threshold), tp, fn, fp, tn)
-    return best
+def one_run_p_value(epsilon: float, canaries: int, guesses: int, correct: int, delta: float) -> float:
+    """The bound on P[correct guesses >= `correct`] of an (epsilon, delta)-DP run (module docstring)."""
+    _check_one_run(canaries, guesses, correct, delta)
+    # f(k) for k = 0..correct: the chance that at least k of the guesses are right at rate q
+    at_least = binom.sf(np.arange(correct + 1) - 1, guesses, expit(epsilon))
+    tail = float(at_least[correct])
+    if correct == 0 or delta == 0:
+        return min(1.0, tail)
+    steps = np.arange(1, correct + 1)
+    spread = float(np.max((at_least[correct - steps] - tail) / steps))
+    return min(1.0, tail + 2 * canaries * delta * spread)
 
 
-def max_certifiable_epsilon(
-    n_members: int, n_nonmembers: int, delta: float, confidence: float = 0.95
+def one_run_epsilon(
+    canaries: int, guesses: int, correct: int, delta: float, confidence: float = 0.95
 ) -> float:
-    """The bound of a perfect attack (every member called, no non-member): the most `n_members` and
-    `n_nonmembers` canaries can certify. With delta 0 and n of each it is ln(a / (1 - a)) for
-    a = (1 - confidence)^(1/n): about 1.05 at n = 10, 2.25 at 30, 3.49 at 100."""
-    if n_members < 1 or n_nonmembers < 1:
-        raise ValueError(f"a bound needs members and non-members: {n_members} and {n_nonmembers}")
-    return epsilon_lower_bound(n_members, 0, 0, n_nonmembers, delta, confidence)
+    """The one-run lower bound on epsilon at `delta`: the epsilon where `one_run_p_value` reaches
+    1 - `confidence`, found by bisection (0 where even epsilon 0 is not rejected)."""
+    _check_one_run(canaries, guesses, correct, delta)
+    _check_confidence(confidence)
+    level = 1 - confidence
+
+    def rejected(epsilon: float) -> bool:
+        return one_run_p_value(epsilon, canaries, guesses, correct, delta) <= level
+
+    if guesses == 0 or not rejected(0.0):
+        return 0.0
+    low, high = 0.0, EPSILON_CEILING
+    while high - low > EPSILON_TOLERANCE:
+        middle = (low + high) / 2
+        low, high = (middle, high) if rejected(middle) else (low, middle)
+    return low
+
+
+def one_run_max_epsilon(canaries: int, guesses: int, delta: float, confidence: float = 0.95) -> float:
+    """The most an audit of `canaries` with `guesses` guesses can show: every guess right."""
+    return one_run_epsilon(canaries, guesses, guesses, delta, confidence)

@@ -7,23 +7,30 @@ parsed here once, by `Gate.from_config`, for every job that judges or states a v
   (`plainsight.evaluation.measures`: the near and any-identifier leaks);
 - `text_membership`: the text membership attacks' AUC (nearest synthetic document, cosine and n-gram);
 - `verbatim`: the excess of verbatim copying over its control (the measure that declares it);
-- `canaries`: the empirical epsilon lower bound of the canary attacks (`results/tables/canaries`);
+- `epsilon`: the method's formal guarantee for the corpus as released (`dp_epsilon`, per privacy unit),
+  against the canary audit's epsilon lower bound where the run has one (`canary_epsilon`);
 - `adapter_membership` (threat model `released_text_and_adapter`, trained methods): the loss attack's AUC
   against the adapter.
 
-A criterion passes when the upper bound of its evidence lies at or below the threshold, fails when the
-lower bound lies above it, and is inconclusive otherwise or when the run has no such evidence. For the
-canaries, whose evidence is a lower bound on epsilon, it fails when that bound exceeds the threshold and
-passes only when the canaries could have certified more than the threshold and did not. The verdict is
-`FAIL` when a criterion fails, else `INCONCLUSIVE` when one is inconclusive, else `PASS`: a criterion
-with no evidence never lets a method pass.
+The invariant: a criterion passes only when a valid upper bound of its evidence lies at or below its
+threshold. An evidence criterion fails when the lower bound lies above the threshold and is inconclusive
+otherwise, or when the row has no such evidence (absent, NA, NaN or not a number). The epsilon criterion
+passes only on a formal guarantee at or under the threshold that the canary audit did not refute (the
+canaries give a lower bound on epsilon, never an upper one), fails when the canaries' lower bound exceeds
+the threshold, and is inconclusive otherwise: a method without a formal guarantee never passes it.
+
+The verdict is `FAIL` when a criterion fails, else `INCONCLUSIVE` when one is inconclusive, else `PASS`.
+Over several seeds the gate runs per seed and the worst seed wins, so a seed without some evidence
+leaves the method INCONCLUSIVE. A PASS states its kind: a formal guarantee the audit did not refute
+(the epsilon criterion passed), or empirical evidence only (the gate leaves the epsilon criterion out).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Real
 from typing import Any
 
 from plainsight.evaluation.measures import judged_by, leak_measures
@@ -35,7 +42,8 @@ THREAT_MODELS = {
         "the adversary holds the released text and the trained adapter, and knows the rest of the corpus"
     ),
 }
-CRITERIA = ("leak_excess", "text_membership", "verbatim", "canaries")
+CRITERIA = ("leak_excess", "text_membership", "verbatim", "epsilon")
+FORMAL, EMPIRICAL = "formal guarantee, not refuted by the audit", "empirical evidence only"
 
 
 def known_criteria() -> tuple[str, ...]:
@@ -49,9 +57,12 @@ class Gate:
     leak_excess_max: float = 0.05  # share of generations (in-context) or of values (trained)
     text_membership_auc_max: float = 0.6
     verbatim_excess_max: float = 0.05
-    canary_epsilon_max: float = 1.0
+    epsilon_max: float = 1.0  # per privacy unit
     adapter_membership_auc_max: float = 0.6
     criteria: tuple[str, ...] = field(default=CRITERIA)
+    # Not a privacy criterion: the share of documents a corpus needs to be called fit to release as text
+    # (`plainsight.audit.fitness`), stated beside the verdict.
+    documents_min: float = 0.8
 
     def __post_init__(self):
         if self.threat_model not in THREAT_MODELS:
@@ -76,13 +87,18 @@ class Gate:
         return float(getattr(self, key))
 
 
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+def evidence(value: Any) -> float | None:
+    """A piece of evidence as a number; None where there is none (absent, NA, NaN, a string, a flag)."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return None
+    number = float(value)
+    return None if math.isnan(number) else number
 
 
 def bounded(low: Any, high: Any, threshold: float, what: str) -> tuple[str, str]:
     """(outcome, reason) of evidence with bounds [low, high] against a maximum."""
-    if _missing(low) or _missing(high):
+    low, high = evidence(low), evidence(high)
+    if low is None or high is None:
         return INCONCLUSIVE, f"{what}: no evidence in this run"
     if high <= threshold:
         return PASS, f"{what} <= {high:.2f} (max {threshold:.2f})"
@@ -99,15 +115,21 @@ def _worst(outcomes: list[tuple[str, str]]) -> tuple[str, str]:
     raise ValueError("no outcomes")
 
 
-def canary_outcome(row: Mapping[str, Any], threshold: float) -> tuple[str, str]:
-    bound, certifiable = row.get("canary_epsilon"), row.get("canary_max_certifiable_epsilon")
-    if _missing(bound) or _missing(certifiable):
-        return INCONCLUSIVE, "canaries: none in this run"
-    if bound > threshold:
-        return FAIL, f"canary epsilon >= {bound:.2f} (max {threshold:.2f})"
-    if certifiable <= threshold:
-        return INCONCLUSIVE, f"canaries could certify at most epsilon {certifiable:.2f} (max {threshold:.2f})"
-    return PASS, f"canary epsilon bound {bound:.2f} (max {threshold:.2f}, could show {certifiable:.2f})"
+def epsilon_outcome(row: Mapping[str, Any], threshold: float) -> tuple[str, str]:
+    """The formal guarantee against the threshold, refuted where the canaries' lower bound exceeds it."""
+    formal, audited = evidence(row.get("dp_epsilon")), evidence(row.get("canary_epsilon"))
+    if audited is not None and audited > threshold:
+        return FAIL, f"the canary audit shows epsilon >= {audited:.2f} per unit (max {threshold:.2f})"
+    if formal is None:
+        return INCONCLUSIVE, "no formal guarantee: only a differentially private release can pass"
+    if formal > threshold:
+        return INCONCLUSIVE, f"formal epsilon {formal:.2f} per unit is above the maximum {threshold:.2f}"
+    audit = (
+        f"not refuted by the canary audit (lower bound {audited:.2f})"
+        if audited is not None
+        else "no canary audit in this run"
+    )
+    return PASS, f"formal epsilon {formal:.2f} per unit (max {threshold:.2f}), {audit}"
 
 
 def leak_outcome(row: Mapping[str, Any], gate: Gate, criterion: str) -> tuple[str, str]:
@@ -139,7 +161,7 @@ def criterion_outcomes(row: Mapping[str, Any], gate: Gate, trained: bool) -> dic
                 for n in ("cosine", "ngram")
             ]
         ),
-        "canaries": lambda: canary_outcome(row, gate.canary_epsilon_max),
+        "epsilon": lambda: epsilon_outcome(row, gate.epsilon_max),
     }
     outcomes = {
         name: judged[name]() if name in judged else leak_outcome(row, gate, name) for name in gate.criteria
@@ -154,8 +176,16 @@ def criterion_outcomes(row: Mapping[str, Any], gate: Gate, trained: bool) -> dic
     return outcomes
 
 
+def verdict_kind(outcome: str, gate: Gate) -> str:
+    """What a PASS rests on; nothing for the other outcomes."""
+    if outcome != PASS:
+        return ""
+    return FORMAL if "epsilon" in gate.criteria else EMPIRICAL
+
+
 def verdict(row: Mapping[str, Any], gate: Gate, trained: bool) -> dict[str, str]:
-    """The verdict columns of one audit row: `verdict`, `verdict_reasons` and `threat_model`."""
+    """The verdict columns of one audit row: `verdict`, `verdict_reasons`, `threat_model` and
+    `verdict_kind`."""
     outcomes = criterion_outcomes(row, gate, trained)
     overall, _ = _worst(list(outcomes.values()))
     return {
@@ -164,4 +194,28 @@ def verdict(row: Mapping[str, Any], gate: Gate, trained: bool) -> dict[str, str]
             f"{name}: {result} ({reason})" for name, (result, reason) in outcomes.items()
         ),
         "threat_model": THREAT_MODELS[gate.threat_model],
+        "verdict_kind": verdict_kind(overall, gate),
+    }
+
+
+def seeds_verdict(rows: Sequence[tuple[int, Mapping[str, Any]]], gate: Gate, trained: bool) -> dict[str, str]:
+    """The verdict of a method over its seeds' audit rows ((seed, row) pairs): the gate per seed, the worst
+    seed wins; its reasons are those of the seeds with the worst outcome (named when there are several),
+    and `seed_verdicts` lists every seed's."""
+    if not rows:
+        raise ValueError("no audit rows to judge")
+    judged = [(seed, verdict(row, gate, trained)) for seed, row in rows]
+    overall = next(o for o in (FAIL, INCONCLUSIVE, PASS) if any(v["verdict"] == o for _, v in judged))
+    worst = [(seed, v) for seed, v in judged if v["verdict"] == overall]
+    reasons = (
+        worst[0][1]["verdict_reasons"]
+        if len(judged) == 1
+        else " | ".join(f"seed {seed}: {v['verdict_reasons']}" for seed, v in worst)
+    )
+    return {
+        "verdict": overall,
+        "verdict_reasons": reasons,
+        "threat_model": THREAT_MODELS[gate.threat_model],
+        "verdict_kind": verdict_kind(overall, gate),
+        "seed_verdicts": ", ".join(f"{seed}: {v['verdict']}" for seed, v in judged),
     }

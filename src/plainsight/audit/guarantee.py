@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from plainsight.audit.evidence import ALPHA, dp_null_p_value
+from plainsight.audit.evidence import ALPHA, dp_null_controls_needed, dp_null_p_value, dp_null_testable
 from plainsight.io import read_json
 
 
@@ -37,7 +37,10 @@ def release_guarantee(path: str | Path) -> Guarantee | None:
 
 def guarantee_record(counts: Mapping[str, Any], guarantee: Guarantee) -> dict[str, Any]:
     """The any-identifier leak against the null that the method's own (epsilon, delta) claim allows: a
-    rejected claim points at a bug in its DP code."""
+    rejected claim points at a bug in its DP code. At a large epsilon no count of leaks can reject it
+    with this many controls: `dp_null_testable` says whether it could, and `dp_null_controls_needed`
+    how many controls it would take (None: none would), so that a table reads "not testable at this size
+    (needs N controls)" rather than a p-value of 1 that is true by construction."""
     leaked = counts["measures"]["any_identifier"]
     p_value = dp_null_p_value(
         leaked["member_hits"],
@@ -47,9 +50,14 @@ def guarantee_record(counts: Mapping[str, Any], guarantee: Guarantee) -> dict[st
         guarantee.epsilon,
         guarantee.delta,
     )
+    needed = dp_null_controls_needed(leaked["members"], guarantee.epsilon, guarantee.delta)
     return {
         "dp_epsilon": guarantee.epsilon,
         "dp_delta": guarantee.delta,
         "dp_null_p_value": p_value,
         "dp_claim_rejected": p_value < ALPHA,
+        "dp_null_testable": dp_null_testable(
+            leaked["members"], leaked["controls"], guarantee.epsilon, guarantee.delta
+        ),
+        "dp_null_controls_needed": needed,
     }

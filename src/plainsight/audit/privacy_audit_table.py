@@ -20,7 +20,8 @@ import pandas as pd
 
 from plainsight.audit import POSITIVE_CONTROL
 from plainsight.audit.evidence import conclusion, detectable_auc
-from plainsight.audit.gate import Gate, verdict
+from plainsight.audit.fitness import documents_share, fit_as_text, utility_evidence
+from plainsight.audit.gate import Gate, seeds_verdict
 from plainsight.audit.roc import ATTACKS, CONTROL_MODEL, attack_scores, roc_summary
 from plainsight.evaluation.measures import LeakMeasure, leak_measures
 from plainsight.io import atomic_path
@@ -30,6 +31,15 @@ FPR_BOUNDS = (0.01, 0.1)
 RUN_KEYS = ["dataset", "setting", "idset", "method"]
 ATTACK_NAMES = {"loss": "loss", "zlib": "zlib", "min_k": "min-k%", "reference": "reference"}
 BASE_DISPLAY = "Base model (control)"
+VERDICT_COLUMNS = (
+    "verdict",
+    "verdict_reasons",
+    "threat_model",
+    "verdict_kind",
+    "seed_verdicts",
+    "fit_as_text",
+    "fit_reasons",
+)
 POSITIVE_DISPLAY = "Positive control (copies its context)"
 
 
@@ -73,14 +83,19 @@ def membership_rows(
     return pd.DataFrame(rows)
 
 
-def audit_table(released: pd.DataFrame, membership: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
-    """The table: released-text records (one per run, method and seed, with `pipp`) joined with the
-    membership rows (one per run, model and seed), averaged over seeds; base rows first in each run."""
+def seed_rows(released: pd.DataFrame, membership: pd.DataFrame) -> pd.DataFrame:
+    """The released-text records (one per run, method and seed, with `pipp`) joined with the membership
+    rows (one per run, model and seed): one row per run, method and seed."""
     released = released.copy()
     for flag in ("dcr_closer_than_held_out", "dp_claim_rejected"):  # averaged over seeds as a share
         if flag in released:
             released[flag] = released[flag].astype(float)
-    joined = released.merge(membership, on=[*RUN_KEYS, "seed"], how="outer")
+    return released.merge(membership, on=[*RUN_KEYS, "seed"], how="outer")
+
+
+def audit_table(released: pd.DataFrame, membership: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
+    """The table: the seeds' rows (`seed_rows`) averaged over seeds; base rows first in each run."""
+    joined = seed_rows(released, membership)
     numeric = [
         c for c in joined.columns if c not in (*RUN_KEYS, "seed") and pd.api.types.is_numeric_dtype(joined[c])
     ]
@@ -153,17 +168,21 @@ def markdown_row(row: pd.Series) -> list[str]:
     ]
 
 
-def with_verdicts(table: pd.DataFrame, gate: Gate) -> pd.DataFrame:
-    """The table with each audited corpus's verdict (`plainsight.audit.gate`); the base model's control row,
-    which released nothing, has none."""
+def with_verdicts(table: pd.DataFrame, per_seed: pd.DataFrame, gate: Gate) -> pd.DataFrame:
+    """The table with each audited corpus's verdict (`plainsight.audit.gate`), judged per seed on
+    `per_seed` (the worst seed wins) and listed per seed; the base model's control row, which released
+    nothing, has none."""
     rows = []
     for row in table.to_dict("records"):
         if row["method"] == CONTROL_MODEL:
-            rows.append({"verdict": None, "verdict_reasons": None, "threat_model": None})
+            rows.append(dict.fromkeys(VERDICT_COLUMNS))
             continue
+        keys = {key: row[key] for key in RUN_KEYS}
+        seeds = per_seed[(per_seed[RUN_KEYS] == pd.Series(keys)).all(axis=1)]
         trained = row["method"] != POSITIVE_CONTROL and registry.method(row["method"]).trained
-        rows.append(verdict(row, gate, trained))
-    return pd.concat([table, pd.DataFrame(rows, index=table.index)], axis=1)
+        judged = [(int(seed["seed"]), seed) for seed in seeds.to_dict("records")]
+        rows.append({**seeds_verdict(judged, gate, trained), **fit_as_text(row, gate.documents_min)})
+    return pd.concat([table, pd.DataFrame(rows, index=table.index, columns=list(VERDICT_COLUMNS))], axis=1)
 
 
 def _excess(row: pd.Series, measure: str) -> str:
@@ -176,6 +195,15 @@ def _excess(row: pd.Series, measure: str) -> str:
         f"[{100 * row[f'leak_{measure}_excess_low']:+.0f}, {100 * row[f'leak_{measure}_excess_high']:+.0f}], "
         f"{row[f'leak_{measure}_conclusion']}"
     )
+
+
+def verdict_cell(row: Mapping[str, Any]) -> str:
+    """The verdict, what a PASS rests on, and each seed's verdict where there are several."""
+    cell = f"**{row['verdict']}**"
+    if row.get("verdict_kind"):
+        cell += f" ({row['verdict_kind']})"
+    seeds = str(row.get("seed_verdicts") or "")
+    return cell + (f"; per seed {seeds}" if "," in seeds else "")
 
 
 def judged_measures() -> tuple[LeakMeasure, ...]:
@@ -209,16 +237,18 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
         ),
         "Text MIA (cosine)",
         "Why",
+        "Fit as text",
     ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for _, row in table[table["method"] != CONTROL_MODEL].iterrows():
         cells = [
             f"{row['dataset']} {row['setting']} {row['idset']}",
             row["Method"],
-            f"**{row['verdict']}**",
+            verdict_cell(row),
             *(_excess(row, m.name) for m in judged_measures()),
             str(row.get("text_mia_cosine_conclusion", "-")),
             str(row["verdict_reasons"]).replace("|", "/"),
+            f"{row.get('fit_as_text')} ({row.get('fit_reasons')})".replace("|", "/"),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     threat = next(iter(table["threat_model"].dropna()), "")
@@ -340,13 +370,16 @@ def plot_distances(distances: Mapping[str, pd.DataFrame], title: str, path: str 
 
 
 def released_rows(
-    records: Sequence[Mapping[str, Any]], runs: Sequence[Mapping[str, Any]], pipps: Sequence[float]
+    records: Sequence[Mapping[str, Any]],
+    runs: Sequence[Mapping[str, Any]],
+    summaries: Sequence[Mapping[str, float]],
 ) -> pd.DataFrame:
-    """The released-text records with their run's keys and PIPP."""
+    """The released-text records with their run's keys and what its privacy summary gives (PIPP, the
+    documents share)."""
     return pd.DataFrame(
         [
-            {**run, **{k: v for k, v in record.items() if k not in ("method", "seed")}, "pipp": pipp}
-            for run, record, pipp in zip(runs, records, pipps)
+            {**run, **{k: v for k, v in record.items() if k not in ("method", "seed")}, **summary}
+            for run, record, summary in zip(runs, records, summaries)
         ]
     )
 
@@ -357,6 +390,23 @@ def run_pipp(summary_path: str | Path) -> float:
 
     summary = pd.read_parquet(summary_path)
     return float(summary.loc[summary["segment"] == AVERAGED_SEGMENT, "pipp"].iloc[0])
+
+
+def run_summary(summary_path: str | Path) -> dict[str, float]:
+    """The run's PIPP and its documents share with its interval, from its privacy summary."""
+    return {"pipp": run_pipp(summary_path), **documents_share(pd.read_parquet(summary_path))}
+
+
+def with_utility(released: pd.DataFrame, utility_paths: Sequence[str]) -> pd.DataFrame:
+    """The released-text rows with their method's downstream macro-F1, chance's and the real ceiling's,
+    where the utility table is given."""
+    if not utility_paths:
+        return released
+    utility = pd.concat([pd.read_csv(path) for path in utility_paths], ignore_index=True)
+    evidence = [
+        utility_evidence(utility, row, registry.base_method(row["method"])) for _, row in released.iterrows()
+    ]
+    return pd.concat([released, pd.DataFrame(evidence, index=released.index)], axis=1)
 
 
 def with_canary_evidence(released: pd.DataFrame, canary_paths: Sequence[str]) -> pd.DataFrame:
@@ -385,6 +435,7 @@ class AuditTableFiles:
     score_runs: Sequence[Mapping[str, Any]]
     controls: Sequence[str] = ()
     canaries: Sequence[str] = ()
+    utility: Sequence[str] = ()  # the utility table, for the fitness statement beside each verdict
 
 
 def build_privacy_audit(
@@ -394,14 +445,15 @@ def build_privacy_audit(
     from plainsight.io import read_json
 
     released = released_rows(
-        [read_json(p) for p in files.released], files.runs, [run_pipp(p) for p in files.summaries]
+        [read_json(p) for p in files.released], files.runs, [run_summary(p) for p in files.summaries]
     )
     controls = released_rows(
         [read_json(p) for p in files.controls],
         [{**run, "method": POSITIVE_CONTROL} for run in files.score_runs[: len(files.controls)]],
-        [math.nan] * len(files.controls),
+        [{"pipp": math.nan}] * len(files.controls),
     )
     released = with_canary_evidence(pd.concat([released, controls], ignore_index=True), files.canaries)
+    released = with_utility(released, files.utility)
     membership = pd.concat(
         [
             membership_rows(
@@ -415,7 +467,7 @@ def build_privacy_audit(
         ignore_index=True,
     )
     table = audit_table(released, membership, methods)
-    return with_verdicts(table, gate) if gate is not None else table
+    return with_verdicts(table, seed_rows(released, membership), gate) if gate is not None else table
 
 
 def write_privacy_audit(

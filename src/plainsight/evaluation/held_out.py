@@ -6,7 +6,10 @@ that the method never saw. A value that unseen documents show as often is a phan
   entity types of one context document (the nearest type set where none has them).
 - Trained methods (unpaired): the distinct values that occur only in the fine-tuning segments against
   those that occur only in held-out (dev, test) segments: the share of each that the corpus holds.
-  Verbatim copying: fine-tuning segments against held-out segments.
+  Verbatim copying: fine-tuning segments against held-out segments. Values cluster within documents,
+  so each side's counts are also kept per document (`member_documents`, `control_documents`: [held,
+  total] per document, in doc_id order): a value counts for the first document of its side, in sorted
+  order, that holds it; a segment for its own document.
 
 The measures and their matchers are declared once, in `plainsight.evaluation.measures`.
 
@@ -25,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from plainsight.entities import SegmentKey
-from plainsight.evaluation.measures import Side, leak_measures
+from plainsight.evaluation.measures import HeldItems, LeakMeasure, Side, leak_measures, tally
 from plainsight.evaluation.real_segments import RealValues, Source, word_ngrams
 from plainsight.matching import (
     leaked_values,
@@ -146,29 +149,52 @@ def trained_control(corpus: pd.DataFrame, train: Sequence[SegmentKey], real: Rea
     )
 
 
-def trained_value_counts(
-    generations: Sequence[str], train: Sequence[SegmentKey], held_out: Sequence[SegmentKey], real: RealValues
-) -> dict[str, dict[str, int]]:
-    """Per measure: the distinct values occurring only in the fine-tuning (held-out) segments, and how
-    many of them the corpus holds; verbatim: the fine-tuning (held-out) segments sharing a run with a
-    generation."""
-    corpus = "\n|\n".join(generations)  # no value's whitespace spans two generations
-    index = frozenset().union(*(word_ngrams(text, real.verbatim_ngram) for text in generations))
-    member = Side(generations, corpus, index, train, held_out, real)
-    control = Side(generations, corpus, index, held_out, train, real)
-    counts = {}
-    for measure in leak_measures():
+def per_document(items: HeldItems) -> list[list[int]]:
+    """[held, total] per document of a side's items, in doc_id order (documents without items left out)."""
+    counts: dict[str, list[int]] = {}
+    for document, held in items:
+        tally_of = counts.setdefault(document, [0, 0])
+        tally_of[0] += int(held)
+        tally_of[1] += 1
+    return [counts[document] for document in sorted(counts)]
+
+
+def _side_counts(measure: LeakMeasure, member: Side, control: Side) -> dict[str, Any]:
+    if measure.held_items is None:
         (member_hits, members), (control_hits, controls) = (
             measure.distinct_held(member),
             measure.distinct_held(control),
         )
-        counts[measure.name] = {
+        return {
             "member_hits": member_hits,
             "members": members,
             "control_hits": control_hits,
             "controls": controls,
         }
-    return counts
+    member_items, control_items = measure.held_items(member), measure.held_items(control)
+    (member_hits, members), (control_hits, controls) = tally(member_items), tally(control_items)
+    return {
+        "member_hits": member_hits,
+        "members": members,
+        "control_hits": control_hits,
+        "controls": controls,
+        "member_documents": per_document(member_items),
+        "control_documents": per_document(control_items),
+    }
+
+
+def trained_value_counts(
+    generations: Sequence[str], train: Sequence[SegmentKey], held_out: Sequence[SegmentKey], real: RealValues
+) -> dict[str, dict[str, Any]]:
+    """Per measure: the distinct values occurring only in the fine-tuning (held-out) segments, and how
+    many of them the corpus holds; verbatim: the fine-tuning (held-out) segments sharing a run with a
+    generation. A measure that attributes its items to documents (`LeakMeasure.held_items`) also keeps
+    them per document, `member_documents` and `control_documents`."""
+    corpus = "\n|\n".join(generations)  # no value's whitespace spans two generations
+    index = frozenset().union(*(word_ngrams(text, real.verbatim_ngram) for text in generations))
+    member = Side(generations, corpus, index, train, held_out, real)
+    control = Side(generations, corpus, index, held_out, train, real)
+    return {measure.name: _side_counts(measure, member, control) for measure in leak_measures()}
 
 
 def paired_value_counts(per_generation: pd.DataFrame) -> dict[str, dict[str, int]]:

@@ -5,18 +5,27 @@ criterion its evidence feeds, and how every output names it.
 Everything that handles a leak measure reads `leak_measures()`: the per-generation metrics and their
 held-out control (`plainsight.evaluation.held_out`), the evidence and the verdict (`plainsight.audit`),
 Table 1's control notes, the privacy audit table, the review page and the release bundle
-(`plainsight.report`). A new measure is one `LeakMeasure` in `REGISTRY` and its two matching functions.
+(`plainsight.report`). A new measure is one `LeakMeasure` in `REGISTRY` and its two matching functions;
+a third, optional one (`held_items`) attributes each of its distinct items to a document, so that trained
+methods' evidence takes the document, not the item, as its unit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 from plainsight.entities import SegmentKey
 from plainsight.evaluation.real_segments import RealValues, Source, word_ngrams
-from plainsight.matching import NearMatcher, leaked_values, name_words, partial_leak, unique_values
+from plainsight.matching import (
+    NearMatcher,
+    leaked_values,
+    name_words,
+    normalise_value,
+    partial_leak,
+    unique_values,
+)
 
 
 def _only_in(table: Mapping[SegmentKey, list[str]], keys, others) -> list[str]:
@@ -55,22 +64,75 @@ class Side:
         """Every direct or quasi value that occurs on this side only."""
         return _only_in(self.real.any_values, self.keys, self.others)
 
+    def documents_of(
+        self, items: Sequence[str], items_of: Callable[[SegmentKey], Iterable[str]]
+    ) -> list[str]:
+        """The document each item is attributed to: the first of this side's segments, in sorted
+        (doc_id, segment) order, among whose own items (`items_of`) it is, compared case-folded as
+        `_only_in` compares. One document per item, so that the documents partition the items."""
+        first: dict[str, str] = {}
+        for key in sorted(self.keys):
+            for item in items_of(key):
+                first.setdefault(normalise_value(item).casefold(), key[0])
+        return [first[normalise_value(item).casefold()] for item in items]
 
-def _held(corpus: str, values: Sequence[str]) -> tuple[int, int]:
-    return len(leaked_values(corpus, values)), len(values)
+    def documents_of_values(self, table: Mapping[SegmentKey, list[str]], values: Sequence[str]) -> list[str]:
+        return self.documents_of(values, lambda key: table.get(key, []))
+
+    def documents_of_name_words(self, words: Sequence[str]) -> list[str]:
+        return self.documents_of(
+            words, lambda key: name_words(self.real.persons.get(key, []), self.real.min_letters)
+        )
 
 
-def _near_held(side: Side) -> tuple[int, int]:
+HeldItems = list[tuple[str, bool]]  # per distinct item: (the document it is attributed to, held)
+
+
+def tally(items: HeldItems) -> tuple[int, int]:
+    """(held, total) of a side's items."""
+    return sum(held for _, held in items), len(items)
+
+
+def _held_items(corpus: str, values: Sequence[str], documents: Sequence[str]) -> HeldItems:
+    held = set(leaked_values(corpus, values))
+    return [(document, value in held) for document, value in zip(documents, values)]
+
+
+def _exact_items(side: Side) -> HeldItems:
+    return _held_items(side.corpus, side.values, side.documents_of_values(side.real.values, side.values))
+
+
+def _partial_items(side: Side) -> HeldItems:
+    return _held_items(side.corpus, side.name_words, side.documents_of_name_words(side.name_words))
+
+
+def _any_identifier_items(side: Side) -> HeldItems:
+    return _held_items(
+        side.corpus, side.any_values, side.documents_of_values(side.real.any_values, side.any_values)
+    )
+
+
+def _near_items(side: Side) -> HeldItems:
     near = [*side.values, *side.name_words]
     if not near:
-        return 0, 0
+        return []
     matcher = NearMatcher(near, side.real.common_words)
-    return len(set().union(*(matcher.found(text) for text in side.generations))), len(near)
+    found = set().union(*(matcher.found(text) for text in side.generations))
+    documents = [
+        *side.documents_of_values(side.real.values, side.values),
+        *side.documents_of_name_words(side.name_words),
+    ]
+    # A value that is also a name word is one item to the matcher: it is held once, as its first entry.
+    counted: set[str] = set()
+    items = []
+    for document, item in zip(documents, near):
+        items.append((document, item in found and item not in counted))
+        counted.add(item)
+    return items
 
 
-def _verbatim_held(side: Side) -> tuple[int, int]:
-    shared = sum(not side.real.ngrams(key).isdisjoint(side.ngram_index) for key in side.keys)
-    return shared, len(side.keys)
+def _verbatim_items(side: Side) -> HeldItems:
+    return [(key[0], not side.real.ngrams(key).isdisjoint(side.ngram_index)) for key in side.keys]
 
 
 def _verbatim_hit(text: str, source: Source, real: RealValues) -> bool:
@@ -102,6 +164,10 @@ class LeakMeasure:
     table1_label: str | None = None  # the Table 1 column whose control the table's notes give
     review_flag: str | None = None  # the review page's flag of a generation it hits
     drop_reason: str | None = None  # why `release.drop: any_identifier` leaves such a generation out
+    # Unpaired design, per distinct item: the document it is attributed to and whether the corpus holds
+    # it, whose tally is `distinct_held`'s. With it the evidence takes the document as its unit
+    # (`plainsight.audit.evidence.cluster_excess`); without it, items are taken as independent.
+    held_items: Callable[[Side], HeldItems] | None = None
 
     @property
     def control_column(self) -> str:
@@ -118,11 +184,12 @@ REGISTRY: dict[str, LeakMeasure] = {
             "a value of the run's identifier set, as PIPP counts",
             "leaked",
             lambda text, source, _real: bool(leaked_values(text, source.values)),
-            lambda side: _held(side.corpus, side.values),
+            lambda side: tally(_exact_items(side)),
             paper_metric=True,
             table1_label="PIPP",
             review_flag="exact",
             drop_reason="exact leak of a value of its code's identifier set",
+            held_items=_exact_items,
         ),
         LeakMeasure(
             "partial",
@@ -131,12 +198,13 @@ REGISTRY: dict[str, LeakMeasure] = {
             "a word of a real person name, such as a surname alone",
             "partial_leak",
             lambda text, source, real: partial_leak(text, source.persons, real.min_letters),
-            lambda side: _held(side.corpus, side.name_words),
+            lambda side: tally(_partial_items(side)),
             unit="name words",
             paper_metric=True,
             table1_label="partial leak",
             review_flag="partial",
             drop_reason="partial leak (a word of a real name)",
+            held_items=_partial_items,
         ),
         LeakMeasure(
             "near",
@@ -145,13 +213,14 @@ REGISTRY: dict[str, LeakMeasure] = {
             "a value, a name word, or a variant of either that a reader would still recognise",
             "near_leak",
             lambda text, source, _real: bool(source.near.found(text)),
-            _near_held,
+            lambda side: tally(_near_items(side)),
             unit="values and name words",
             criterion="leak_excess",
             paper_metric=True,
             table1_label="near leak",
             review_flag="near",
             drop_reason="near leak (a variant of a real value)",
+            held_items=_near_items,
         ),
         LeakMeasure(
             "any_identifier",
@@ -160,10 +229,11 @@ REGISTRY: dict[str, LeakMeasure] = {
             "a real direct or quasi identifier, whatever the run's identifier set",
             "any_identifier_leak",
             lambda text, source, _real: bool(leaked_values(text, source.any_values)),
-            lambda side: _held(side.corpus, side.any_values),
+            lambda side: tally(_any_identifier_items(side)),
             criterion="leak_excess",
             review_flag="any",
             drop_reason="a real direct or quasi identifier of any document of the corpus",
+            held_items=_any_identifier_items,
         ),
         LeakMeasure(
             "verbatim",
@@ -172,10 +242,11 @@ REGISTRY: dict[str, LeakMeasure] = {
             "a run of `verbatim_ngram` words of a real segment",
             "verbatim_copy",
             _verbatim_hit,
-            _verbatim_held,
+            lambda side: tally(_verbatim_items(side)),
             unit="segments",
             criterion="verbatim",
             threshold_key="verbatim_excess_max",
+            held_items=_verbatim_items,
         ),
     )
 }

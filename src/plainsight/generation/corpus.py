@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from plainsight.codes.control_code import entities_to_records
+from plainsight.generation.params import GenerationSettings
 from plainsight.generation.runner import Generator, Request, Result, SamplingSettings
 from plainsight.generation.slots import base_model
 from plainsight.methods import registry
@@ -96,13 +97,13 @@ def method_prompts(
     method: registry.Method,
     planned: Sequence[PlannedGeneration],
     tokenizer,
-    generation: Mapping,
+    generation: GenerationSettings,
     context_size: int,
 ) -> tuple[list[str], list[int]]:
     """Each generation's prompt, and the context tokens cut from it to fit the model's context."""
     if not method.in_context:
         return [render([], g.target_code) for g in planned], [0] * len(planned)
-    budget = prompt_budget(generation["max_prompt_tokens"], generation["max_new_tokens"], context_size)
+    budget = prompt_budget(generation.max_prompt_tokens, generation.max_new_tokens, context_size)
     prompts, trimmed = fitted_prompts(list(planned), tokenizer, budget)
     if any(trimmed):
         log.info(
@@ -120,7 +121,7 @@ def generate_corpus(
     planned: Sequence[PlannedGeneration],
     model: Any,
     tokenizer,
-    generation: Mapping,
+    generation: GenerationSettings,
     shard: int = 0,
     shards: int = 1,
     common_words: frozenset[str] = frozenset(),
@@ -128,14 +129,14 @@ def generate_corpus(
     """Shard `shard` of `shards` of the corpus of `planned` generations, in generation order.
 
     `model` is the base model for in-context methods and the adapter model for trained ones;
-    `generation` is the config's `generation` block; `common_words` the corpus's ordinary words,
+    `generation` the job's generation settings; `common_words` the corpus's ordinary words,
     which the near-leak check of blocked values does not take for variants.
     """
     method = registry.method(method_name)
     prompts, trimmed = method_prompts(
         method, planned, tokenizer, generation, model.config.max_position_embeddings
     )
-    sampling = SamplingSettings.from_config(generation, method)
+    sampling = SamplingSettings.from_generation(generation, method)
     requests = [
         Request(prompt, list(g.blocked_values), list(g.near_words)) for prompt, g in zip(prompts, planned)
     ]

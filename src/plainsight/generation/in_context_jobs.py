@@ -27,7 +27,7 @@ def context_blocking(common: JobCommon, codes: pd.DataFrame, texts: dict[Segment
     """What the method blocks: nothing unless it blocks its context values (then as configured)."""
     if not common.spec.blocks_context_values:
         return Blocking()
-    return Blocking.for_corpus(common.generation["blocking"], codes, texts)
+    return Blocking.for_corpus(common.generation.blocking, codes, texts)
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,8 @@ class InContextCorpusJob:
             texts,
             self.fictional.drawer(codes),
             common.seed,
-            common.generation["generations_per_segment"],
-            common.generation["context_documents"],
+            common.generation.generations_per_segment,
+            common.generation.context_documents,
             blocking,
         )
         return Plan(planned, blocking.common_words)
@@ -104,7 +104,7 @@ class InContextWriter:
             texts,
             targets,
             common.seed,
-            common.generation["context_documents"],
+            common.generation.context_documents,
             blocking,
         )
         return Plan(planned, blocking.common_words)

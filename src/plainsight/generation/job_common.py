@@ -12,6 +12,7 @@ import pandas as pd
 import torch
 
 from plainsight.generation.corpus import generate_corpus
+from plainsight.generation.params import GenerationSettings
 from plainsight.methods import registry
 from plainsight.methods.planned import PlannedGeneration
 from plainsight.models import load_model, resolve_placement
@@ -50,20 +51,20 @@ class JobCommon:
     codes: str
     model: str
     placement: Mapping[str, Any]  # the configured device and dtype, resolved on the job's machine
-    generation: Mapping[str, Any]  # the rule's `generation` params (plainsight.generation.params)
+    generation: GenerationSettings
     threads: int
 
     @classmethod
     def from_snakemake(cls, job: RuleJob) -> JobCommon:
         params = job.params
         return cls(
-            job.method,
-            job.seed,
-            job.input.codes,
-            params.model,
-            params.placement,
-            params.generation,
-            job.threads,
+            method=job.method,
+            seed=job.seed,
+            codes=job.input.codes,
+            model=params.model,
+            placement=params.placement,
+            generation=GenerationSettings.from_params(params.generation),
+            threads=job.threads,
         )
 
     @property

@@ -1,9 +1,11 @@
-"""The `generation` settings a generate job reads: its rule's params. Free of torch, as the
-Snakefile reads them while it parses."""
+"""The `generation` settings a generate job reads: its rule's params, and the typed settings its job
+builds from them once. Free of torch, as the Snakefile reads them while it parses."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from plainsight.methods import registry
 
@@ -30,3 +32,25 @@ def generation_params(method: registry.Method, generation: Mapping, purpose: str
     if method.blocks_context_values:
         keys += ["max_regenerations", "blocking"]
     return {key: generation[key] for key in keys}
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    """The rule's `generation` params (`generation_params`) as a job reads them; a setting its method
+    does not read is None."""
+
+    max_new_tokens: int
+    top_p: float
+    batch_size: int | str  # slots, or `auto` (plainsight.generation.memory)
+    group_size: int
+    temperature: float | None = None  # a private-selection method's own block sets its temperature
+    max_prompt_tokens: int | None = None
+    context_documents: int | None = None  # an in-context method's real (code, segment) pairs per prompt
+    generations_per_segment: int | None = None  # an in-context method's corpus, per paragraph range
+    max_regenerations: int | None = None  # a method that blocks its context values
+    blocking: str | None = None
+
+    @classmethod
+    def from_params(cls, generation: Mapping[str, Any]) -> GenerationSettings:
+        """The rule's `generation` params; a key that names no setting is an error."""
+        return cls(**generation)

@@ -11,7 +11,7 @@ that range, in corpus order (as many as both have).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -66,7 +66,7 @@ class PrivateSelectionCorpusJob:
             SeedRewriteSettings.from_params(settings),
             FinetuneSettings.from_params(settings["surrogate"]),
             settings["abstract_tokens"],
-            common.generation["max_new_tokens"],
+            common.generation.max_new_tokens,
             PiiPatterns.load(self.pii),
         )
 
@@ -76,7 +76,7 @@ class PrivateSelectionCorpusJob:
             common.method,
             common.seed,
             EvolutionSettings.from_params(self.settings),
-            common.generation["max_new_tokens"],
+            common.generation.max_new_tokens,
         )
 
     def run_with_guarantee(self) -> tuple[pd.DataFrame, dict[str, Any]]:
@@ -85,7 +85,7 @@ class PrivateSelectionCorpusJob:
         private = PrivateSegments.of(pd.read_parquet(self.docs), common.read_codes())
         prompts = SelectionPrompts.load(self.prompts, self.dataset_format)
         placement = resolve_placement(common.placement)
-        generation = {**common.generation, "temperature": self.settings["temperature"]}
+        generation = replace(common.generation, temperature=self.settings["temperature"])
         writer = StepWriter(*common.load_model(), prompts, generation, common.seed)
         embedder = Embedder(self.embedder, placement[0])
         if common.spec.rewrites_seeds:

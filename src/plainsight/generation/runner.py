@@ -27,12 +27,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import torch
 
 from plainsight.generation.blocking import ValueBlocker, Vocabulary
 from plainsight.generation.memory import batch_slots
+from plainsight.generation.params import GenerationSettings
 from plainsight.generation.sampling import NucleusSampler
 from plainsight.generation.slots import Row, SlotDecoder, base_model, prefix_tokens
 from plainsight.matching import NearMatcher
@@ -55,15 +56,15 @@ class SamplingSettings:
     group_size: int = 32
 
     @classmethod
-    def from_config(cls, generation: dict, method: Method) -> SamplingSettings:
-        """The `generation` config block; only a method that blocks values regenerates."""
+    def from_generation(cls, generation: GenerationSettings, method: Method) -> SamplingSettings:
+        """A generate job's settings; only a method that blocks values regenerates."""
         return cls(
-            generation["max_new_tokens"],
-            generation["temperature"],
-            generation["top_p"],
-            generation["batch_size"],
-            method.regenerations(generation),
-            generation["group_size"],
+            generation.max_new_tokens,
+            generation.temperature,
+            generation.top_p,
+            generation.batch_size,
+            method.regenerations(asdict(generation)),
+            generation.group_size,
         )
 
 

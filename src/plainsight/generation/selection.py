@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -16,6 +15,7 @@ import torch
 
 from plainsight.data.segments import SegmentKey, segment_texts
 from plainsight.generation.corpus import corpus_frame
+from plainsight.generation.params import GenerationSettings
 from plainsight.generation.runner import Generator, Request, Result, SamplingSettings
 from plainsight.methods.in_context import prompt_budget
 from plainsight.methods.planned import PlannedGeneration
@@ -65,7 +65,9 @@ class StepWriter:
     """The model writing one step's prompts in one seeded batch (`Generator.run`): each step has its
     own seed, derived from the run's, so no two steps draw the same random numbers."""
 
-    def __init__(self, model, tokenizer, prompts: SelectionPrompts, generation: Mapping[str, Any], seed: int):
+    def __init__(
+        self, model, tokenizer, prompts: SelectionPrompts, generation: GenerationSettings, seed: int
+    ):
         self.model, self.tokenizer, self.prompts, self.generation, self.seed = (
             model,
             tokenizer,
@@ -76,7 +78,7 @@ class StepWriter:
 
     def budget(self, max_new_tokens: int) -> int:
         context = self.model.config.max_position_embeddings
-        return prompt_budget(self.generation["max_prompt_tokens"], max_new_tokens, context)
+        return prompt_budget(self.generation.max_prompt_tokens, max_new_tokens, context)
 
     def write(
         self,
@@ -96,11 +98,11 @@ class StepWriter:
         ]
         settings = SamplingSettings(
             max_new_tokens,
-            self.generation["temperature"],
-            self.generation["top_p"],
-            self.generation["batch_size"],
+            self.generation.temperature,
+            self.generation.top_p,
+            self.generation.batch_size,
             0,
-            self.generation["group_size"],
+            self.generation.group_size,
         )
         step_seed = stable_rng(self.seed, step).getrandbits(31)
         results = Generator(self.model, self.tokenizer, settings).run(

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 RUN_COLUMNS = ("dataset", "setting", "idset")
-VERDICT_COLUMNS = ("verdict", "verdict_reasons", "threat_model")
+VERDICT_COLUMNS = ("verdict", "verdict_reasons", "threat_model", "verdict_kind", "seed_verdicts")
 NO_AUDIT = "no audit"
 # An audit row without a verdict: a table written before verdicts, or the base model's control row.
 NO_VERDICT = "no verdict"
@@ -22,6 +22,8 @@ class AuditVerdict:
     reasons: tuple[str, ...]  # "criterion: outcome (why)"
     threat_model: str
     source: str = ""  # the table the verdict was read from
+    kind: str = ""  # what a PASS rests on: a formal guarantee or empirical evidence only
+    seed_verdicts: str = ""  # "seed: verdict" of every audited seed
 
 
 def run_rows(frame: pd.DataFrame, run: Mapping[str, str]) -> pd.DataFrame:
@@ -42,6 +44,8 @@ def row_verdict(row: Mapping[str, Any], source: str = "") -> AuditVerdict:
         tuple(reason.strip() for reason in reasons.split("; ") if reason.strip()),
         _text(row.get("threat_model")),
         source,
+        _text(row.get("verdict_kind")),
+        _text(row.get("seed_verdicts")),
     )
 
 

@@ -21,7 +21,7 @@ import pandas as pd
 
 from plainsight.audit.canary_table import canary_evidence
 from plainsight.audit.evidence import excess_of
-from plainsight.audit.gate import Gate, verdict
+from plainsight.audit.gate import Gate, seeds_verdict
 from plainsight.audit.guarantee import read_guarantee_record
 from plainsight.audit.privacy_audit_table import claim_checks, run_pipp
 from plainsight.errors import InputError
@@ -162,26 +162,33 @@ def canary_columns(
     }
 
 
-def verdict_columns(
-    released: Mapping[str, Any], method: str, verdicts: Mapping[str, Any] | None, gate: Gate
-) -> dict[str, str]:
-    """The privacy audit table's verdict where it has the method; else the gate's on the seed-mean audit
-    record (no adapter attack or canaries behind it: those criteria stay inconclusive)."""
-    if verdicts is not None and method in verdicts:
-        found = verdicts[method]
+def verdict_columns(records: MethodRecords, verdicts: Mapping[str, Any] | None, gate: Gate) -> dict[str, str]:
+    """The privacy audit table's verdict where it has the method; else the gate's on each seed's audit
+    record with its formal claim (no adapter attack or canaries behind it), the worst seed winning."""
+    if verdicts is not None and records.method in verdicts:
+        found = verdicts[records.method]
         return {
             "verdict": found.verdict,
             "verdict_reasons": "; ".join(found.reasons),
             "threat_model": found.threat_model,
+            "verdict_kind": found.kind,
+            "seed_verdicts": found.seed_verdicts,
             "verdict_source": FROM_AUDIT_TABLE,
         }
-    judged = verdict(released, gate, registry.method(method).trained)
-    return {
-        "verdict": judged["verdict"],
-        "verdict_reasons": judged["verdict_reasons"],
-        "threat_model": judged["threat_model"],
-        "verdict_source": FROM_RECORD,
-    }
+    claims = [release_claim(guarantee) for guarantee in records.guarantees] or [{}] * len(records.seeds)
+    judged = seeds_verdict(
+        [(seed, {**record, **claim}) for seed, record, claim in zip(records.seeds, records.released, claims)],
+        gate,
+        registry.method(records.method).trained,
+    )
+    return {**judged, "verdict_source": FROM_RECORD}
+
+
+def release_claim(guarantee: Mapping[str, Any]) -> dict[str, Any]:
+    """The epsilon that bounds one seed's released corpus, as the gate reads it (`dp_epsilon`); none where
+    the guarantee bounds only a step of the method (RPSG's per-seed selection)."""
+    epsilon = guarantee.get("release_epsilon", guarantee.get("epsilon"))
+    return {} if epsilon is None else {"dp_epsilon": float(epsilon)}
 
 
 def cost_columns(cost: Cost) -> dict[str, Any]:
@@ -217,7 +224,7 @@ def method_row(
         "mauve": _mean(records.mauves),
         **formal_guarantee(records.guarantees),
         **canary_columns(tables.canaries, run, records.method, records.seeds),
-        **verdict_columns(released, records.method, tables.verdicts, gate),
+        **verdict_columns(records, tables.verdicts, gate),
         **cost_columns(records.cost),
     }
 

@@ -102,14 +102,30 @@ class BundleSettings:
     drop: str = "any_identifier"
     license: str = "other"
     language: tuple[str, ...] = ("en",)
+    # What a method whose formal guarantee bounds its release leaves out: `none` keeps the guarantee, since
+    # a filter that reads private data after the mechanism is not covered by it.
+    drop_guaranteed: str = "none"
 
     def __post_init__(self):
-        if self.drop not in DROP_RULES:
-            raise ValueError(f"release.drop {self.drop!r} is not one of {list(DROP_RULES)}")
+        for key, value in (("drop", self.drop), ("drop_guaranteed", self.drop_guaranteed)):
+            if value not in DROP_RULES:
+                raise ValueError(f"release.{key} {value!r} is not one of {list(DROP_RULES)}")
 
     @classmethod
     def from_config(cls, release: Mapping[str, Any]) -> BundleSettings:
-        return cls(release["drop"], release["license"], tuple(release["language"]))
+        return cls(
+            release["drop"], release["license"], tuple(release["language"]), release["drop_guaranteed"]
+        )
+
+    def drop_for(self, guaranteed: bool) -> str:
+        """The drop rule of a bundle: `drop_guaranteed` where a formal guarantee bounds the release."""
+        return self.drop_guaranteed if guaranteed else self.drop
+
+
+def bounds_release(record: Mapping[str, Any]) -> bool:
+    """Whether a guarantee record's epsilon bounds the released corpus (DP-SGD's, Aug-PE's), not only a
+    step of the method (RPSG's per-seed selection, whose `release_epsilon` is null)."""
+    return record.get("release_epsilon", record.get("epsilon")) is not None
 
 
 @dataclass(frozen=True)
@@ -229,6 +245,7 @@ def dataset_card(
 ) -> str:
     """README.md of one bundle: front matter, verdict, method, evidence, what was released, limits."""
     method = registry.method(run.method)
+    drop = run.settings.drop_for(any(map(bounds_release, dp_records)))
     lines = [
         f"# Synthetic corpus: {run.title}",
         "",
@@ -245,8 +262,8 @@ def dataset_card(
         f"- Data: `{data_file}`, one JSON line per kept generation "
         "(`text`, `fictional_code`, `method`, `seed`).",
         "",
-        *_privacy_section(summaries, dp_records),
-        *_release_section(run.settings.drop, flags, left_out),
+        *_privacy_section(summaries, dp_records, drop),
+        *_release_section(drop, flags, left_out),
     ]
     for table in run.evidence:
         lines += [f"## {table.title}", "", frame_markdown(table.frame), ""]
@@ -281,7 +298,9 @@ def _verdict_section(run: ReleaseRun) -> list[str]:
     return [
         "## Release verdict",
         "",
-        f"**{verdict.verdict}** (the privacy audit, {verdict.source}).{threat}",
+        f"**{verdict.verdict}**{f' ({verdict.kind})' if verdict.kind else ''} (the privacy audit, "
+        f"{verdict.source}).{threat}",
+        *(["", f"Per seed: {verdict.seed_verdicts}."] if verdict.seed_verdicts else []),
         "",
         *(f"- {reason}" for reason in verdict.reasons),
         "",
@@ -305,13 +324,21 @@ def selection_notes(records: Sequence[Mapping[str, Any]]) -> list[str]:
     ]
 
 
-def _privacy_section(summaries: pd.DataFrame, dp_records: Sequence[Mapping[str, Any]]) -> list[str]:
+def _privacy_section(
+    summaries: pd.DataFrame, dp_records: Sequence[Mapping[str, Any]], drop: str
+) -> list[str]:
     row = pd.DataFrame([summary_row(summaries)])
     selection = [record for record in dp_records if "mechanism" in record]
     trained = [record for record in dp_records if "mechanism" not in record]
     guarantee = dp_notes(trained) + selection_notes(selection) or [
         "No formal guarantee: the method is not differentially private."
     ]
+    if drop != "none" and any(map(bounds_release, dp_records)):
+        guarantee.append(
+            f"The formal guarantee does not cover this bundle: its filter (`release.drop: {drop}`) read "
+            "the private corpus after the mechanism, without noise. It covers the corpus before filtering; "
+            "set `release.drop_guaranteed: none` to release that corpus under the guarantee."
+        )
     return [
         "## Privacy evidence",
         "",
@@ -374,7 +401,7 @@ def build_release(
 ) -> tuple[str, str]:
     """(synthetic.jsonl, README.md) of one method's corpora over its seeds."""
     flags = leak_flags(corpora, metrics, corpus_identifiers(spans, codes))
-    left_out = dropped(flags, run.settings.drop)
+    left_out = dropped(flags, run.settings.drop_for(any(map(bounds_release, dp_records))))
     rows = bundle_rows(corpora, left_out)
     return bundle_jsonl(rows), dataset_card(run, corpora, flags, left_out, summaries, dp_records, data_file)
 

@@ -138,6 +138,8 @@ def audit_summary(methods: Mapping[str, str], verdicts: Mapping[str, AuditVerdic
                 "method": method,
                 "display": display,
                 "verdict": verdict.verdict,
+                "kind": verdict.kind,
+                "seeds": verdict.seed_verdicts,
                 "reasons": list(verdict.reasons),
             }
         )

@@ -144,7 +144,7 @@ class JobTokens:
         model; `canary_attacks` scores every canary under the base model and a trained method's adapter
         (an in-context method's loads no model)."""
         canaries = self.config["audit"]["canaries"]
-        count = 2 * canaries["per_repeat"] * len(canaries["repeats"])
+        count = canaries["single"] + canaries["per_repeat"] * len(canaries["repeats"])
         if rule == "canary_docs":
             passes = CANARY_SUFFIX_PASSES
         else:

@@ -20,7 +20,7 @@ from plainsight.methods.registry import Method
 from plainsight.methods.registry import method as registered_method
 from plainsight.models import load_model, model_placement, resolve_placement
 from plainsight.training.checkpoints import Checkpoints, remove_checkpoint
-from plainsight.training.dp import DPSettings, dp_adapter_model, train_dp
+from plainsight.training.dp import DPTrainingSettings, dp_adapter_model, train_dp
 from plainsight.training.examples import TrainingExample, corpus_init_text, training_examples
 from plainsight.training.loop import TrainingSettings, fit
 from plainsight.training.objectives import lm_loss
@@ -117,7 +117,7 @@ def _train_prefix(job: AdapterJob, spec: Method, model, tokenizer, corpus: _Corp
 
 def _train_private(job: AdapterJob, spec: Method, model, tokenizer, corpus: _Corpus) -> tuple[Any, dict]:
     """DP-SGD: the prefix starts from public text, as its guarantee does not cover the initialisation."""
-    params, dp = job.training, job.training["dp"]
+    params = job.training
     adapter = dp_adapter_model(
         model,
         params["num_virtual_tokens"],
@@ -126,20 +126,11 @@ def _train_private(job: AdapterJob, spec: Method, model, tokenizer, corpus: _Cor
         params["projection_hidden"],
         job.seed,
     )
-    settings = DPSettings(
-        epsilon=dp["epsilon"],
-        max_grad_norm=dp["max_grad_norm"],
-        delta=dp["delta"],
-        privacy_unit=dp["privacy_unit"],
-    )
     report = train_dp(
         adapter,
         corpus.examples,
         tokenizer.pad_token_id,
-        params["batch_size"],
-        params["epochs"],
-        params["learning_rate"],
-        settings,
+        DPTrainingSettings.from_params(params),
         job.seed,
         lm_loss,
         job.checkpoints,

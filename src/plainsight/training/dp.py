@@ -71,6 +71,43 @@ class DPSettings:
         if self.privacy_unit not in PRIVACY_UNITS:
             raise ValueError(f"privacy_unit must be one of {PRIVACY_UNITS}, not {self.privacy_unit!r}")
 
+    @classmethod
+    def from_config(cls, dpsgd: Mapping[str, Any]) -> DPSettings:
+        """The `dpsgd` config block (a DP-SGD adapter's `dp` param), with the default accountant."""
+        return cls(
+            epsilon=dpsgd["epsilon"],
+            max_grad_norm=dpsgd["max_grad_norm"],
+            delta=dpsgd["delta"],
+            privacy_unit=dpsgd["privacy_unit"],
+        )
+
+
+@dataclass(frozen=True)
+class DPTrainingSettings:
+    """A DP-SGD run: AdamW without weight decay at a constant `learning_rate`, for `epochs` of Poisson
+    batches of `batch_size` privacy units expected, under the guarantee of `privacy`."""
+
+    batch_size: int
+    epochs: int
+    learning_rate: float
+    privacy: DPSettings = DPSettings()
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> DPTrainingSettings:
+        """A DP-SGD adapter's training params (`plainsight.training.params.training_params`)."""
+        return cls(
+            batch_size=params["batch_size"],
+            epochs=params["epochs"],
+            learning_rate=params["learning_rate"],
+            privacy=DPSettings.from_config(params["dp"]),
+        )
+
+    def loop_settings(self, max_length: int) -> TrainingSettings:
+        """The settings of `fit`, for examples of at most `max_length` tokens."""
+        return TrainingSettings(
+            self.epochs, self.learning_rate, self.batch_size, max_length, weight_decay=0.0
+        )
+
 
 def dp_adapter_model(
     base_model,
@@ -376,24 +413,21 @@ def train_dp(
     model,
     examples: Sequence[TrainingExample],
     pad_token_id: int,
-    batch_size: int,
-    epochs: int,
-    lr: float,
-    settings: DPSettings,
+    settings: DPTrainingSettings,
     seed: int,
     loss_fn,
     checkpoints: Checkpoints | None = None,
     units: Sequence[str] | None = None,
     desc: str = "DP-SGD",
 ) -> dict:
-    """Train the adapter of peft `model` in place with DP-SGD (`fit` with `PrivateSteps`, AdamW without
-    weight decay at a constant learning rate); returns the privacy spent, the losses and the history.
+    """Train the adapter of peft `model` in place with DP-SGD (`fit` with `PrivateSteps`); returns the
+    privacy spent, the losses and the history.
 
-    `batch_size` is the expected number of units per batch. With `checkpoints` the run resumes
-    from its last checkpoint exactly as it would have gone on, the accountant's history included.
+    With `checkpoints` the run resumes from its last checkpoint exactly as it would have gone on, the
+    accountant's history included.
     """
-    strategy = PrivateSteps(settings, loss_fn, units)
+    strategy = PrivateSteps(settings.privacy, loss_fn, units)
     longest = max((len(example.input_ids) for example in examples), default=0)
-    training = TrainingSettings(epochs, lr, batch_size, longest, weight_decay=0.0)
+    training = settings.loop_settings(longest)
     history = fit(model, examples, training, seed, pad_token_id, strategy, desc=desc, checkpoints=checkpoints)
     return {**strategy.report(history), "history": history}

@@ -1,0 +1,60 @@
+# The adapters, corpora, guarantees and distances of an audited run (audit.smk), and the privacy
+# audit table where a run is audited, which the methods table, review pages and release bundles read.
+
+
+def audited_adapters(wildcards):
+    """The adapters of the trained methods of one run, in the configured method order."""
+    return expand(
+        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
+        method=AUDITED_TRAINED,
+        **wildcards,
+    )
+
+
+def run_corpora(pattern):
+    """An input function: `pattern` (with {method}) for every configured method of one run and seed."""
+
+    def files(wildcards):
+        return expand(pattern, method=config["methods"], **wildcards)
+
+    return files
+
+
+def audited_guarantees(wildcards):
+    """The adapters of one run's DP methods: their training.json holds the claim."""
+    return expand(
+        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
+        method=AUDITED_GUARANTEED,
+        **wildcards,
+    )
+
+
+def guarantee_record_pattern(method):
+    """Where a method's seeds state their formal guarantee: a DP-SGD adapter (its training.json holds
+    it) or a private-selection corpus's guarantee record; None for a method without one.
+    """
+    spec = registry.method(method)
+    if spec.differentially_private:
+        return "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"
+    if spec.private_selection:
+        return "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json"
+    return None
+
+
+def audited_distances(wildcards):
+    """The closest-record distances of every method of one audited run."""
+    return expand(
+        "results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_distances.parquet",
+        method=config["methods"],
+        **wildcards,
+    )
+
+
+def run_audit_table(wildcards):
+    """The privacy audit table, where the run (dataset, setting, identifier set) is audited (`audit`)."""
+    audited = (
+        wildcards.dataset in config["audit"]["datasets"]
+        and wildcards.setting in config["audit"]["settings"]
+        and wildcards.idset in config["audit"]["identifier_sets"]
+    )
+    return ["results/tables/privacy_audit.csv"] if audited else []
