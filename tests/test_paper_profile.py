@@ -46,7 +46,7 @@ def tables():
 
 
 def table_seeds(config: Mapping, table: str, spec: Mapping) -> list[int]:
-    """A table's seeds as workflow/rules/common.smk reads them."""
+    """A table's seeds as workflow/rules/functions/report.smk reads them."""
     if spec.get("source") == "utility":
         return config["utility"]["seeds"]
     return config["tables"]["seeds"].get(table, config["seeds"])

@@ -20,6 +20,16 @@ AUDIT_RUNS = [
     for seed in AUDIT["seeds"]
 ]
 AUDIT_RUN = "results/{dataset}/{setting}/{idset}"
+# The utility table, where it measures an audited run: each verdict line says whether the corpus is fit
+# to release as text.
+AUDITED_UTILITY = (
+    ["results/tables/utility.csv"]
+    if any(
+        {key: run[key] for key in ("dataset", "setting", "idset")} in UTILITY_RUNS
+        for run in AUDIT_RUNS
+    )
+    else []
+)
 AUDITED_TRAINED = [m for m in config["methods"] if registry.method(m).trained]
 # Every corpus of an audited run, and the positive control the audit builds beside them.
 AUDITED_CORPORA = [*config["methods"], POSITIVE_CONTROL]
@@ -207,6 +217,7 @@ rule privacy_audit_table:
         canaries=(
             ["results/tables/canaries.csv"] if AUDIT["canaries"]["in_verdict"] else []
         ),
+        utility=AUDITED_UTILITY,
     output:
         csv=report(
             "results/tables/privacy_audit.csv",

@@ -107,9 +107,7 @@ registry.check_family(
 )
 # The private-selection corpora that the released_text_audit rule leaves out (it audits config `methods`);
 # their own job per run and seed, with no positive control (it copies an in-context corpus).
-AUDITED_PRIVATE_SELECTION = [
-    m for m in PRIVATE_SELECTION["methods"] if m not in config["methods"]
-]
+AUDITED_PRIVATE_SELECTION = registry.audited_private_selection(config)
 
 
 # The paper's tables (config `tables.paper`; the runs each one reads are in report.smk)

@@ -17,6 +17,7 @@ def main(job: RuleJob) -> None:
             params.score_runs,
             files.controls,
             files.canaries,
+            files.utility,
         ),
         load_table_specs(files.paper)["methods"],
         params.bootstrap,

@@ -420,7 +420,8 @@ def own_documents(canaries: Sequence[Canary]) -> list[Canary]:
 
 
 def _own(canaries: Sequence[Canary]) -> list[Canary]:
-    return [c for c in canaries if c.member and c.repeats == 1]
+    """The single-insertion canaries `own_documents` placed."""
+    return [c for c in canaries if c.repeats == 1 and c.segments]
 
 
 def canaried_docs(docs: pd.DataFrame, canaries: Sequence[Canary]) -> pd.DataFrame:

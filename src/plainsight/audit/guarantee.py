@@ -37,10 +37,10 @@ def release_guarantee(path: str | Path) -> Guarantee | None:
 
 def guarantee_record(counts: Mapping[str, Any], guarantee: Guarantee) -> dict[str, Any]:
     """The any-identifier leak against the null that the method's own (epsilon, delta) claim allows: a
-    rejected claim points at a bug in its DP code. At a large epsilon no count of leaks can reject it
-    with this many controls: `dp_null_testable` says whether it could, and `dp_null_controls_needed`
-    how many controls it would take (None: none would), so that a table reads "not testable at this size
-    (needs N controls)" rather than a p-value of 1 that is true by construction."""
+    rejected claim points at a bug in its DP code. At a large epsilon and with few controls no count of
+    leaks can reject it: `dp_null_testable` says whether any could, and `dp_null_controls_needed` how
+    many controls it would take (None: no number would), so that a table reads "not testable at this
+    size (needs N controls)" rather than a p-value of 1 that holds by construction."""
     leaked = counts["measures"]["any_identifier"]
     p_value = dp_null_p_value(
         leaked["member_hits"],

@@ -31,7 +31,7 @@ class Shard:
 
     @classmethod
     def from_params(cls, shard: Mapping[str, int]) -> Shard:
-        """The rule's `shard` param (`generation_shard` in common.smk)."""
+        """The rule's `shard` param (`generation_shard` in workflow/rules/functions/generation.smk)."""
         return cls(shard["index"], shard["count"])
 
 

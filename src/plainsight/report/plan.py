@@ -197,7 +197,7 @@ def segment_counter(config: Mapping, jobs: list[DryRunJob], results: Path = Path
     return count, sizes
 
 
-# Set for the dry run only (workflow/rules/common.smk reads it): a user's source file that is not on
+# Set for the dry run only (workflow/rules/functions/data.smk reads it): a user's source file that is not on
 # this machine yet (a credentialed corpus) is planned with `resources.planned_segments` instead of
 # stopping the dry run.
 PLANNING_VARIABLE = "PLAINSIGHT_PLANNING"
