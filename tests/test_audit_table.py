@@ -111,3 +111,12 @@ def test_the_canary_table_feeds_the_released_rows_its_epsilon_bound(tmp_path):
     assert merged.loc[0, "canary_epsilon"] == 0.9 and merged.loc[0, "canary_max_certifiable_epsilon"] == 2.2
     assert pd.isna(merged.loc[1, "canary_epsilon"])  # no canaries for ft: the criterion stays inconclusive
     assert with_canary_evidence(released, []) is released
+
+
+def test_a_claim_too_loose_to_test_says_how_many_controls_it_needs():
+    from plainsight.audit.privacy_audit_table import claim_check
+
+    loose = {"dp_null_testable": 0.0, "dp_null_controls_needed": 12457, "dp_claim_rejected": 0.0}
+    assert claim_check(loose) == "not testable at this size (needs 12,457 controls)"
+    rejected = {"dp_null_testable": 1.0, "dp_claim_rejected": 1.0, "dp_null_p_value": 0.001}
+    assert claim_check(rejected).startswith("**its leaks reject its own claim** (p = 0.001)")

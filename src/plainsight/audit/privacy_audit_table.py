@@ -211,15 +211,21 @@ def judged_measures() -> tuple[LeakMeasure, ...]:
     return tuple(m for m in leak_measures() if m.criterion)
 
 
+def claim_check(row: Mapping[str, Any]) -> str:
+    """Whether a method's leaks reject its own formal claim, or that this run is too small to tell."""
+    if row.get("dp_null_testable") is False or row.get("dp_null_testable") == 0:
+        needed = row.get("dp_null_controls_needed")
+        size = f" (needs {int(needed):,} controls)" if pd.notna(needed) and needed != math.inf else ""
+        return f"not testable at this size{size}"
+    if row["dp_claim_rejected"] > 0:
+        return f"**its leaks reject its own claim** (p = {row['dp_null_p_value']:.3g}): a bug in its DP code?"
+    return f"its leaks are within what its claim allows (p = {row['dp_null_p_value']:.3g})"
+
+
 def claim_checks(table: pd.DataFrame) -> list[str]:
     """Per method with a formal claim on its release (`dp_epsilon`): whether its leaks reject it."""
     return [
-        f"{row['Method']} (epsilon {row['dp_epsilon']:.2f}): "
-        + (
-            f"**its leaks reject its own claim** (p = {row['dp_null_p_value']:.3g}): a bug in its DP code?"
-            if row["dp_claim_rejected"] > 0
-            else f"its leaks are within what its claim allows (p = {row['dp_null_p_value']:.3g})"
-        )
+        f"{row['Method']} (epsilon {row['dp_epsilon']:.2f}): {claim_check(row)}"
         for _, row in table.iterrows()
         if "dp_epsilon" in table and pd.notna(row.get("dp_epsilon"))
     ]
@@ -261,10 +267,11 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
         "Member vs control: the share of generations (in-context methods, each against as many unshown "
         "training segments of the same entity types) or of distinct values (trained methods: "
         "fine-tuning-only against held-out-only values) that the same matcher finds; the excess is their "
-        "difference with one-sided 95% bounds. `leaks`: the excess is significant (McNemar or Fisher, "
-        "one-sided 5%); `no leak detected (could detect >= X)`: not significant, and an excess of X would "
-        "have been found with 80% power; `inconclusive`: not significant, and the sample is too small to "
-        "detect the gate's threshold. "
+        "difference with one-sided 95% bounds (in-context: on the discordant pairs; trained: per document). "
+        "`leaks`: the excess is significant at one-sided 5% (McNemar's exact test, or a permutation of "
+        "whole documents for trained methods); `no leak detected (could detect >= X)`: not significant, "
+        "and that very test finds an excess of X with 80% power; `inconclusive`: not significant, and the "
+        "sample is too small to detect the gate's threshold. "
         "A verdict is PASS only when every criterion's upper bound lies under its threshold "
         "(docs/methods-and-metrics.md#release-verdict).",
         *([f"Formal guarantees against the leaks: {'; '.join(claims)}."] if claims else []),
@@ -312,7 +319,7 @@ def markdown(table: pd.DataFrame, verbatim_ngram: int) -> str:
         "the training set than unseen real text is. Any-identifier leak: a direct or quasi identifier of "
         "the generation's context (or fine-tuning) documents, whatever the run's identifier set; PIPP "
         "counts the run's own set. With its sizes, a membership attack here finds an AUC of "
-        f"{_detectable(table)} or more with 80% power (one-sided 5%).",
+        f"{_detectable(table)} or more with 80% power (one-sided 2.5%, the level of the intervals).",
     ]
     return "\n".join(lines + notes) + "\n"
 

@@ -84,16 +84,26 @@ class RunTables:
     verdicts: Mapping[str, Any] | None
 
 
+def _pooled(total: Any, seed: Any) -> Any:
+    """A count summed over seeds; per-document [held, total] lists summed document by document, as every
+    seed's control draws on the same real documents (one cluster each), else joined."""
+    if isinstance(seed, list):
+        if len(seed) == len(total):
+            return [[a + b for a, b in zip(mine, theirs)] for mine, theirs in zip(total, seed)]
+        return [*total, *seed]
+    return int(total) + int(seed)
+
+
 def pooled_leak(controls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The any-identifier leak's member and control rates and excess with its one-sided 95% bounds, from
     the held-out control counts of every seed summed (each seed's generations or values are new trials)."""
     designs = {record["design"] for record in controls}
     if len(designs) != 1:
         raise ValueError(f"the seeds' leak controls mix designs: {sorted(designs)}")
-    counts: dict[str, int] = {}
+    counts: dict[str, Any] = {}
     for record in controls:
         for key, value in record["measures"][LEAK].items():
-            counts[key] = counts.get(key, 0) + int(value)
+            counts[key] = _pooled(counts[key], value) if key in counts else value
     excess = excess_of(counts, designs.pop())
     return {
         "leak_member_rate": excess.member_rate,
