@@ -12,9 +12,11 @@ import yaml
 
 from plainsight.report.audit_verdict import AuditVerdict
 from plainsight.report.release import (
+    NOT_FOR_RELEASE,
     BundleSettings,
     EvidenceTable,
     ReleaseRun,
+    SignOff,
     build_release,
     evidence_tables,
     method_verdict,
@@ -85,6 +87,9 @@ def frames(drop: str = "any_identifier"):
         (EvidenceTable("Audit", pd.DataFrame({"nearest cosine": [0.41]})),),
     )
     return run, corpora, metrics, summaries
+
+
+FILES = {"bundle": "synthetic.jsonl", "card": "README.md", "verdict": "verdict.json"}
 
 
 def released_texts(bundle: str) -> list[str]:
@@ -181,8 +186,7 @@ def test_the_card_has_the_hub_front_matter_and_the_bundle_loads_as_json_lines(tm
         SPANS,
         CODES,
         [],
-        folder / "synthetic.jsonl",
-        folder / "README.md",
+        {name: folder / file for name, file in FILES.items()},
     )
     header = card_header((folder / "README.md").read_text(encoding="utf-8"))
     assert header == {
@@ -191,14 +195,14 @@ def test_the_card_has_the_hub_front_matter_and_the_bundle_loads_as_json_lines(tm
         "size_categories": ["n<1K"],
         "task_categories": ["text-generation"],
         "pretty_name": "Synthetic corpus: casenotes, icl_pe, known setting, direct identifiers",
-        "tags": ["synthetic", "privacy", "anonymization"],
+        "tags": ["synthetic", "privacy", "anonymization", "not-for-release"],
         "configs": [
             {"config_name": "default", "data_files": [{"split": "train", "path": "synthetic.jsonl"}]}
         ],
     }
-    # datasets' json builder reads every file of data_dir but README.md: JSON Lines with a text field
+    # the data file the card names, JSON Lines with a text field, and the bundle's verdict beside it
     data_files = sorted(p.name for p in folder.iterdir() if p.name != "README.md")
-    assert data_files == ["synthetic.jsonl"]
+    assert data_files == ["synthetic.jsonl", "verdict.json"]
     texts = pd.read_json(folder / "synthetic.jsonl", lines=True)
     assert texts["text"].tolist() == [TEXTS[0], TEXTS[5]] and texts["seed"].tolist() == [1, 2]
 
@@ -206,7 +210,7 @@ def test_the_card_has_the_hub_front_matter_and_the_bundle_loads_as_json_lines(tm
 def test_the_card_states_the_verdict_or_that_no_audit_ran():
     run, corpora, metrics, summaries = frames()
     _, card = build_release(run, corpora, metrics, summaries, SPANS, CODES)
-    assert "## Release verdict\n\nNo privacy audit was run for `icl_pe`" in card
+    assert "No privacy audit was run for `icl_pe`" in card
     verdict = AuditVerdict(
         "FAIL",
         ("leak_excess: FAIL (any identifier >= 0.12 (max 0.05))", "verbatim: PASS (x <= 0.01 (max 0.05))"),
@@ -326,3 +330,43 @@ def test_a_guaranteed_release_is_not_filtered_with_private_data_unless_asked():
     assert (
         len(released_texts(build_release(run, corpora, metrics, summaries, SPANS, CODES, step_only)[0])) == 2
     )
+
+
+FAILED = AuditVerdict(
+    "FAIL",
+    ("leak_excess: FAIL (any-identifier leak excess >= 0.12 (max 0.05))",),
+    "the adversary holds the released text and knows the rest of the corpus",
+    "results/tables/privacy_audit.csv",
+    "",
+    "1: FAIL",
+)
+
+
+def test_a_bundle_that_did_not_pass_says_not_for_release_unless_signed_off(tmp_path):
+    run, corpora, metrics, summaries = frames()
+    frames_ = {"corpora": corpora, "metrics": metrics, "summaries": summaries}
+    failing = replace(run, verdict=FAILED, config_fingerprint="abc123")
+    write_release(failing, frames_, SPANS, CODES, [], {k: tmp_path / "f" / v for k, v in FILES.items()})
+    card = (tmp_path / "f" / "README.md").read_text(encoding="utf-8")
+    body = card.split("---\n", 2)[2].lstrip()
+    assert body.startswith(f"# {NOT_FOR_RELEASE}: synthetic corpus: casenotes, icl_pe")
+    assert "The privacy audit's verdict is FAIL, not PASS, and nobody has signed" in body
+    record = json.loads((tmp_path / "f" / "verdict.json").read_text(encoding="utf-8"))
+    assert record["verdict"] == "FAIL" and record["release"] == NOT_FOR_RELEASE
+    assert record["criteria"] == list(FAILED.reasons) and record["config_fingerprint"] == "abc123"
+    assert record["sign_off"] is None and record["seed_verdicts"] == "1: FAIL"
+
+    signed = replace(failing, sign_off=SignOff("J. Doe, data custodian", "only for the internal pilot"))
+    write_release(signed, frames_, SPANS, CODES, [], {k: tmp_path / "s" / v for k, v in FILES.items()})
+    card = (tmp_path / "s" / "README.md").read_text(encoding="utf-8")
+    assert NOT_FOR_RELEASE not in card
+    assert (
+        "**Signed off** by J. Doe, data custodian, although the verdict is FAIL: only for the internal"
+        in card
+    )
+    record = json.loads((tmp_path / "s" / "verdict.json").read_text(encoding="utf-8"))
+    assert record["release"] == "releasable" and record["sign_off"]["by"] == "J. Doe, data custodian"
+
+    passed = replace(run, verdict=replace(FAILED, verdict="PASS", kind="empirical evidence only"))
+    _, card = build_release(passed, corpora, metrics, summaries, SPANS, CODES)
+    assert NOT_FOR_RELEASE not in card and "**PASS** (empirical evidence only)" in card

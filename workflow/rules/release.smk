@@ -24,12 +24,17 @@ rule release_bundle:
     output:
         bundle="results/release/{dataset}/{setting}/{idset}/{method}/synthetic.jsonl",
         card="results/release/{dataset}/{setting}/{idset}/{method}/README.md",
+        verdict="results/release/{dataset}/{setting}/{idset}/{method}/verdict.json",
     log:
         "results/logs/release_bundle/{dataset}_{setting}_{idset}_{method}.log",
     conda:
         "../envs/metrics.yaml"
     params:
-        release={key: config["release"][key] for key in ("drop", "license", "language")},
+        release={
+            key: config["release"][key]
+            for key in ("drop", "drop_guaranteed", "license", "language", "sign_off")
+        },
+        config_fingerprint=CONFIG_FINGERPRINT,
         model=variant_model,
         generation=release_generation_settings,
     script:

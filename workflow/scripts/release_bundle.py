@@ -9,6 +9,7 @@ from plainsight.audit.guarantee import read_guarantee_record
 from plainsight.report.release import (
     BundleSettings,
     ReleaseRun,
+    SignOff,
     evidence_tables,
     method_verdict,
     write_release,
@@ -26,6 +27,8 @@ def main(job: RuleJob) -> None:
         job.params.model,
         job.params.generation,
         BundleSettings.from_config(job.params.release),
+        sign_off=SignOff.from_config(job.params.release["sign_off"]),
+        config_fingerprint=job.params.config_fingerprint,
     )
     run = replace(
         run,
@@ -42,8 +45,7 @@ def main(job: RuleJob) -> None:
         pd.read_parquet(job.input.spans),
         pd.read_parquet(job.input.codes),
         [read_guarantee_record(path) for path in job.input.guarantees],
-        job.output.bundle,
-        job.output.card,
+        job.output,
     )
 
 

@@ -1,7 +1,8 @@
 """Stage 7, audit: what an adversary could learn from a released corpus or its adapter, and the
 release verdict it supports.
 
-- `released_text_job`: rule `released_text_audit`, every corpus of a run and its positive control in one job;
+- `released_text_job`: rule `released_text_audit`, every corpus of a run and its positive and negative
+  controls in one job; `text_evidence`: the text attacks' AUC as the gate judges it;
 - `guarantee`: the formal claim that bounds a released corpus and its test against the corpus's leaks;
 - `evidence`: each leak's excess over its held-out control, its bounds, p-values, detectable effects
   and conclusions; `gate`: the verdict per corpus under `release.gate`;
@@ -20,3 +21,6 @@ release verdict it supports.
 # The method key of the audit's positive control (plainsight.audit.released_text_job): its outputs sit
 # beside the methods' under audit/{method}/. Here, so that the workflow can name it without loading the audit.
 POSITIVE_CONTROL = "positive_control"
+# The method key of the negative control: a corpus the base model writes from fictional codes alone, with
+# no adapter and no real text (rule generate_zero_learning), which the text attacks are judged against.
+NEGATIVE_CONTROL = "negative_control"

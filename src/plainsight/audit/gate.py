@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any
 
+from plainsight.audit.text_evidence import text_membership_bounds
 from plainsight.evaluation.measures import judged_by, leak_measures
 
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
@@ -150,15 +151,11 @@ def leak_outcome(row: Mapping[str, Any], gate: Gate, criterion: str) -> tuple[st
 def criterion_outcomes(row: Mapping[str, Any], gate: Gate, trained: bool) -> dict[str, tuple[str, str]]:
     """Each configured criterion's (outcome, reason) for one audit row."""
     judged = {
+        # the AUC less the split's own bias where the row has a negative control (`text_evidence`)
         "text_membership": lambda: _worst(
             [
-                bounded(
-                    row.get(f"text_mia_auc_{n}_low"),
-                    row.get(f"text_mia_auc_{n}_high"),
-                    gate.text_membership_auc_max,
-                    f"text membership AUC ({n})",
-                )
-                for n in ("cosine", "ngram")
+                bounded(*bounds[:2], gate.text_membership_auc_max, bounds[2])
+                for bounds in (text_membership_bounds(row, n) for n in ("cosine", "ngram"))
             ]
         ),
         "epsilon": lambda: epsilon_outcome(row, gate.epsilon_max),

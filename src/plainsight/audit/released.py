@@ -5,6 +5,10 @@
   fine-tuned on or Aug-PE's votes read) or held out (dev, test),
   the similarity of its nearest synthetic document: the highest MiniLM cosine and the longest
   shared word n-gram over the corpus. The AUC says how well that similarity tells members apart.
+  The negative control: the same attack, with the same member and held-out sets, on a corpus written
+  without private data (the base model from fictional codes alone). Its AUC is what the split alone
+  gives (members and held-out segments differ in length, storylines, splits), and the excess of the
+  corpus's AUC over it, paired on the same real segments, is what the corpus adds.
 - Distance to the closest record: each generation's nearest real training segment (rank 1 of
   `plainsight.audit.nearest`) beside each held-out real segment's nearest training segment.
   A corpus whose generations sit closer to the training set than real unseen text does is a warning.
@@ -18,13 +22,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 import pandas as pd
 
 from plainsight.audit.nearest import embed, training_segments, unit_rows, words
-from plainsight.audit.roc import balanced_sets, roc_summary
+from plainsight.audit.roc import balanced_sets, paired_auc_difference, roc_summary
 from plainsight.audit.shared_runs import longest_shared_with_any
 from plainsight.data.segments import segment_texts
 from plainsight.entities import SegmentKey
@@ -62,6 +66,8 @@ class ReleasedTextAudit:
     longest_shared_ngram: int
     any_identifier_leak_share: float
     generations: int
+    # the text attacks against the negative control (`versus_negative_control`); empty without one
+    negative_control: dict[str, float] = field(default_factory=dict)
 
 
 def member_keys(corpus: pd.DataFrame, codes: pd.DataFrame, method: Method) -> list[SegmentKey]:
@@ -140,6 +146,46 @@ class SegmentEmbeddings:
         return self.features[[self.row[key] for key in keys]]
 
 
+# A corpus's generations and their sentence features: what a text attack compares the real segments with.
+Written = tuple[Sequence[str], np.ndarray]
+TEXT_ATTACKS = ("cosine", "ngram")
+
+
+def nearest_scores(
+    keys: Sequence[SegmentKey], texts: Mapping[SegmentKey, str], embedded: SegmentEmbeddings, written: Written
+) -> dict[str, np.ndarray]:
+    """Each text attack's score of each real segment against a corpus (`nearest_similarity`)."""
+    generations, generation_features = written
+    cosines, ngrams = nearest_similarity(
+        [texts[key] for key in keys], embedded.of(keys), generations, generation_features
+    )
+    return dict(zip(TEXT_ATTACKS, (cosines, ngrams)))
+
+
+def versus_negative_control(
+    label: Sequence[bool],
+    scores: Mapping[str, np.ndarray],
+    control: Mapping[str, np.ndarray],
+    settings: TextAuditSettings,
+) -> dict[str, float]:
+    """Per text attack: the negative control's AUC on the same segments, and the excess of the corpus's
+    AUC over it with its paired bootstrap bounds (`text_mia_excess_{attack}`, `_low`, `_high`)."""
+    record: dict[str, float] = {}
+    for name in TEXT_ATTACKS:
+        excess, low, high = paired_auc_difference(
+            label, scores[name], control[name], settings.bootstrap, settings.seed
+        )
+        record.update(
+            {
+                f"text_mia_auc_{name}_negative": roc_summary(label, control[name], resamples=0).auc,
+                f"text_mia_excess_{name}": excess,
+                f"text_mia_excess_{name}_low": low,
+                f"text_mia_excess_{name}_high": high,
+            }
+        )
+    return record
+
+
 def text_membership(
     members: Sequence[SegmentKey],
     held_out: Sequence[SegmentKey],
@@ -148,16 +194,17 @@ def text_membership(
     generations: Sequence[str],
     generation_features: np.ndarray,
     settings: TextAuditSettings,
+    negative_control: Written | None = None,
 ) -> dict[str, float]:
-    """AUC of "member" from the nearest synthetic document's cosine and shared n-gram, balanced sets."""
+    """AUC of "member" from the nearest synthetic document's cosine and shared n-gram, balanced sets; with
+    a negative control (its generations and features), the same attack on it with the same sets
+    (`versus_negative_control`)."""
     chosen, others = balanced_sets(members, held_out, settings.seed)
     keys = chosen + others
-    cosines, ngrams = nearest_similarity(
-        [texts[key] for key in keys], embedded.of(keys), generations, generation_features
-    )
+    scores = nearest_scores(keys, texts, embedded, (generations, generation_features))
     label = [True] * len(chosen) + [False] * len(others)
     result: dict[str, float] = {"text_mia_members": len(chosen), "text_mia_non_members": len(others)}
-    for name, score in (("cosine", cosines), ("ngram", ngrams)):
+    for name, score in scores.items():
         summary = roc_summary(label, score, resamples=settings.bootstrap, seed=settings.seed)
         result.update(
             {
@@ -166,6 +213,9 @@ def text_membership(
                 f"text_mia_auc_{name}_high": summary.auc_high,
             }
         )
+    if negative_control is not None:
+        control = nearest_scores(keys, texts, embedded, negative_control)
+        result.update(versus_negative_control(label, scores, control, settings))
     return result
 
 
@@ -216,10 +266,13 @@ def released_text_audit(
     settings: TextAuditSettings,
     files: Mapping[str, str] | None = None,
     prepared: tuple[SegmentEmbeddings, np.ndarray] | None = None,
+    negative_control: Written | None = None,
 ) -> tuple[ReleasedTextAudit, pd.DataFrame]:
     """The released-text audit of one corpus (its per-generation metrics give the any-identifier leaks),
     and its distance rows (for the distance plot). `prepared`: the segment embeddings and the corpus's
-    features, where a caller that audits several corpora has them already."""
+    features, where a caller that audits several corpora has them already; `negative_control`: the
+    generations and features of a corpus written without private data, which the text attacks are
+    judged against (it must be embedded as `prepared`'s corpus is)."""
     files = {"codes": "codes", "corpus": "corpus", **(files or {})}
     generations = corpus["text"].fillna("").astype(str).tolist()
     if not generations:
@@ -233,12 +286,14 @@ def released_text_audit(
         embed(generations, settings.embedding),
     )
     membership = text_membership(
-        members, held_out, texts, embedded, generations, generation_features, settings
+        members, held_out, texts, embedded, generations, generation_features, settings, negative_control
     )
+    attack_fields = {f.name for f in fields(ReleasedTextAudit)}
     distances = closest_records(nearest, generations, train, held_out, texts, embedded)
     synthetic, held = (distances[distances["kind"] == kind] for kind in ("synthetic", "held_out"))
     audit = ReleasedTextAudit(
-        **membership,
+        **{key: value for key, value in membership.items() if key in attack_fields},
+        negative_control={key: value for key, value in membership.items() if key not in attack_fields},
         dcr_synthetic_median=float(synthetic["cosine"].median()),
         dcr_held_out_median=float(held["cosine"].median()),
         dcr_closer_than_held_out=bool(synthetic["cosine"].median() > held["cosine"].median()),
@@ -252,4 +307,7 @@ def released_text_audit(
 
 
 def audit_record(audit: ReleasedTextAudit) -> dict:
-    return asdict(audit)
+    """The audit as one flat record: the negative control's columns beside the others."""
+    record = asdict(audit)
+    negative_control = record.pop("negative_control")
+    return {**record, **negative_control}

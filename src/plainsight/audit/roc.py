@@ -114,6 +114,36 @@ def roc_summary(
     )
 
 
+def paired_auc_difference(
+    member: Sequence[bool],
+    score: Sequence[float],
+    control: Sequence[float],
+    resamples: int = 1000,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """AUC of `score` minus AUC of `control` on the same texts, with 95% percentile bootstrap bounds (each
+    one-sided 97.5%). Paired: every resample draws the same members and non-members for both scores, so
+    what the two share (the texts, and any difference between the sets) cancels in the difference."""
+    member = np.asarray(member, dtype=bool)
+    score, control = np.asarray(score, dtype=float), np.asarray(control, dtype=float)
+    positives, negatives = np.flatnonzero(member), np.flatnonzero(~member)
+    if len(positives) == 0 or len(negatives) == 0:
+        raise ValueError(f"a ROC needs members and non-members: {len(positives)} and {len(negatives)}")
+
+    def difference(chosen: np.ndarray) -> float:
+        return roc_point(member[chosen], score[chosen], ())[0] - roc_point(member[chosen], control[chosen], ())[0]
+
+    rng = np.random.default_rng(seed)
+    draws = [
+        difference(
+            np.concatenate([rng.choice(positives, len(positives)), rng.choice(negatives, len(negatives))])
+        )
+        for _ in range(resamples)
+    ]
+    low, high = np.percentile(draws, [2.5, 97.5]) if draws else (np.nan, np.nan)
+    return difference(np.arange(len(member))), float(low), float(high)
+
+
 # --- which texts -------------------------------------------------------------------------------
 
 

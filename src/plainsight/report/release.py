@@ -32,7 +32,7 @@ from plainsight.codes.control_code import records_to_entities
 from plainsight.entities import IDENTIFIER_SETS
 from plainsight.evaluation.measures import LeakMeasure, leak_measures
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
-from plainsight.io import write_text
+from plainsight.io import write_json, write_text
 from plainsight.matching import leaked_values, unique_values
 from plainsight.methods import registry
 from plainsight.report.audit_verdict import VERDICT_COLUMNS, AuditVerdict, audit_verdicts, run_rows
@@ -129,6 +129,21 @@ def bounds_release(record: Mapping[str, Any]) -> bool:
 
 
 @dataclass(frozen=True)
+class SignOff:
+    """`release.sign_off`: who accepted a bundle whose verdict is not PASS, and why."""
+
+    by: str
+    reason: str
+
+    @classmethod
+    def from_config(cls, sign_off: Mapping[str, Any] | None) -> SignOff | None:
+        return None if not sign_off else cls(str(sign_off["by"]), str(sign_off["reason"]))
+
+
+NOT_FOR_RELEASE = "NOT FOR RELEASE"
+
+
+@dataclass(frozen=True)
 class ReleaseRun:
     dataset: str
     setting: str
@@ -139,6 +154,8 @@ class ReleaseRun:
     settings: BundleSettings = field(default_factory=BundleSettings)
     evidence: Sequence[EvidenceTable] = field(default_factory=tuple)
     verdict: AuditVerdict | None = None  # None: the run is not audited
+    sign_off: SignOff | None = None
+    config_fingerprint: str = ""  # of the config the bundle was built with
 
     @property
     def title(self) -> str:
@@ -147,6 +164,12 @@ class ReleaseRun:
     @property
     def keys(self) -> dict[str, str]:
         return {"dataset": self.dataset, "setting": self.setting, "idset": self.idset}
+
+    @property
+    def stamped(self) -> bool:
+        """Whether the bundle says NOT FOR RELEASE: its verdict is not PASS and nobody signed it off."""
+        passed = self.verdict is not None and self.verdict.verdict == "PASS"
+        return not passed and self.sign_off is None
 
 
 def corpus_identifiers(spans: pd.DataFrame, codes: pd.DataFrame) -> list[str]:
@@ -228,7 +251,7 @@ def front_matter(run: ReleaseRun, kept: int, data_file: str) -> str:
         "size_categories": [size_category(kept)],
         "task_categories": ["text-generation"],
         "pretty_name": f"Synthetic corpus: {run.title}",
-        "tags": list(CARD_TAGS),
+        "tags": [*CARD_TAGS, *(["not-for-release"] if run.stamped else [])],
         "configs": [{"config_name": "default", "data_files": [{"split": "train", "path": data_file}]}],
     }
     return "---\n" + yaml.safe_dump(header, sort_keys=False, allow_unicode=True) + "---\n"
@@ -247,8 +270,11 @@ def dataset_card(
     method = registry.method(run.method)
     drop = run.settings.drop_for(any(map(bounds_release, dp_records)))
     lines = [
-        f"# Synthetic corpus: {run.title}",
+        f"# {NOT_FOR_RELEASE}: synthetic corpus: {run.title}"
+        if run.stamped
+        else f"# Synthetic corpus: {run.title}",
         "",
+        *_stamp_section(run),
         *_verdict_section(run),
         "## Method and settings",
         "",
@@ -281,6 +307,44 @@ def frame_markdown(frame: pd.DataFrame) -> str:
     rows = [list(map(str, frame.columns)), *([cell(v) for v in row] for row in frame.itertuples(index=False))]
     lines = ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join([lines[0], "|" + "---|" * len(frame.columns), *lines[1:]])
+
+
+def _stamp_section(run: ReleaseRun) -> list[str]:
+    """Why the bundle may not leave, or who accepted it although its verdict is not PASS."""
+    verdict = run.verdict.verdict if run.verdict is not None else "no verdict"
+    if run.stamped:
+        return [
+            f"**{NOT_FOR_RELEASE}.** The privacy audit's verdict is {verdict}, not PASS, and nobody has "
+            "signed this bundle off (`release.sign_off`: who accepts it, and why).",
+            "",
+        ]
+    if run.sign_off is not None and verdict != "PASS":
+        return [
+            f"**Signed off** by {run.sign_off.by}, although the verdict is {verdict}: {run.sign_off.reason}",
+            "",
+        ]
+    return []
+
+
+def verdict_record(run: ReleaseRun) -> dict[str, Any]:
+    """verdict.json: the bundle's verdict for a machine to read, with its criteria, the sign-off, and the
+    fingerprint of the config that built it."""
+    verdict = run.verdict
+    return {
+        "dataset": run.dataset,
+        "setting": run.setting,
+        "idset": run.idset,
+        "method": run.method,
+        "verdict": verdict.verdict if verdict is not None else None,
+        "verdict_kind": verdict.kind if verdict is not None else "",
+        "release": NOT_FOR_RELEASE if run.stamped else "releasable",
+        "threat_model": verdict.threat_model if verdict is not None else "",
+        "criteria": list(verdict.reasons) if verdict is not None else [],
+        "seed_verdicts": verdict.seed_verdicts if verdict is not None else "",
+        "source": verdict.source if verdict is not None else "",
+        "sign_off": None if run.sign_off is None else {"by": run.sign_off.by, "reason": run.sign_off.reason},
+        "config_fingerprint": run.config_fingerprint,
+    }
 
 
 def _verdict_section(run: ReleaseRun) -> list[str]:
@@ -444,10 +508,10 @@ def write_release(
     spans: pd.DataFrame,
     codes: pd.DataFrame,
     dp_records: Sequence[Mapping[str, Any]],
-    bundle_path: str | Path,
-    card_path: str | Path,
+    paths: Mapping[str, str | Path],
 ) -> None:
-    """Build the bundle from the corpora, metrics and summaries of every seed, and write both files."""
+    """Build the bundle from the corpora, metrics and summaries of every seed, and write it (`bundle`), its
+    card (`card`) and its verdict (`verdict`)."""
     bundle, card = build_release(
         run,
         frames["corpora"],
@@ -456,7 +520,8 @@ def write_release(
         spans,
         codes,
         dp_records,
-        Path(bundle_path).name,
+        Path(paths["bundle"]).name,
     )
-    write_text(bundle, bundle_path)
-    write_text(card, card_path)
+    write_text(bundle, paths["bundle"])
+    write_text(card, paths["card"])
+    write_json(verdict_record(run), paths["verdict"])

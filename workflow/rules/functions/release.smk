@@ -1,7 +1,15 @@
 # The seeds, verdict, guarantees, utility table, comments and generation settings of a release
 # bundle (release.smk).
 
+import hashlib
+import json
 from pathlib import Path
+
+# The config a bundle was built with, as its verdict.json records it: the same settings give the same
+# fingerprint, whatever the order of their keys.
+CONFIG_FINGERPRINT = hashlib.sha256(
+    json.dumps(config, sort_keys=True, default=str).encode("utf-8")
+).hexdigest()[:16]
 
 
 def release_seeds(method):

@@ -1,0 +1,42 @@
+"""The evidence of a text membership attack that the release gate judges, torch-free for the table jobs.
+
+Members and held-out segments differ by construction (splits, lengths, storylines), so a corpus written
+without private data already scores an AUC away from 0.5 on them. Where the run has that negative control
+(`plainsight.audit.released.versus_negative_control`), the gate judges the bias-corrected AUC, 0.5 plus
+the excess of the corpus's AUC over the control's, with the bounds of that paired excess; a record
+without it is judged on its raw AUC.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from numbers import Real
+from typing import Any
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool) and not math.isnan(float(value))
+
+
+def has_negative_control(row: Mapping[str, Any], attack: str) -> bool:
+    """Whether the row holds the attack's excess over the negative control (a bound that is a number)."""
+    return any(_number(row.get(f"text_mia_excess_{attack}_{side}")) for side in ("low", "high"))
+
+
+def text_membership_bounds(row: Mapping[str, Any], attack: str) -> tuple[Any, Any, str]:
+    """(low, high, what) of a text attack's AUC as the gate judges it: 0.5 plus the bounds of its excess
+    over the negative control where the row has one, else the raw AUC's bounds. A missing or non-numeric
+    bound is passed on as it is, for the gate to take as no evidence."""
+    if not has_negative_control(row, attack):
+        return (
+            row.get(f"text_mia_auc_{attack}_low"),
+            row.get(f"text_mia_auc_{attack}_high"),
+            f"text membership AUC ({attack})",
+        )
+    low, high = (row.get(f"text_mia_excess_{attack}_{side}") for side in ("low", "high"))
+    return (
+        0.5 + low if _number(low) else None,
+        0.5 + high if _number(high) else None,
+        f"text membership AUC ({attack}) beyond the negative control",
+    )
