@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: run all setup browser lint test clean
+.PHONY: run all setup validate browser lint test clean
 
 run: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES)
@@ -14,6 +14,12 @@ all: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES) results/tables/all
 
 setup: $(STAMP)
+
+# Checks before work: the config files (later ones over earlier ones, as Snakemake merges them) and every
+# configured dataset, every problem on its own line; writes nothing.
+CONFIG ?= config/config.yaml
+validate: $(STAMP)
+	$(BIN)/python -m plainsight.data.validate --configfile $(CONFIG)
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-models.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)

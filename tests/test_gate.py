@@ -179,3 +179,35 @@ def test_bad_gate_settings_stop_with_one_line():
         Gate.from_config({"criteria": ["vibes"]})
     with pytest.raises(ValueError, match="release.gate has no threshold 'vibes_max'"):
         Gate().threshold("vibes_max")
+
+
+def _text_only(row: dict) -> tuple[str, str]:
+    judged = verdict(row, Gate(criteria=("text_membership",)), trained=False)
+    return judged["verdict"], judged["verdict_reasons"]
+
+
+def test_the_text_criterion_judges_the_auc_beyond_the_negative_control():
+    # the raw AUCs [0.70, 0.90] would fail; the excess over the negative control is what the gate judges
+    biased = {"text_mia_auc_cosine_low": 0.70, "text_mia_auc_cosine_high": 0.90}
+    biased |= {"text_mia_auc_ngram_low": 0.70, "text_mia_auc_ngram_high": 0.90}
+    assert _text_only(biased)[0] == FAIL  # an older record, without the control: today's rule
+    both = {f"text_mia_excess_{n}_{side}": v for n in ("cosine", "ngram") for side, v in (("low", -0.05),)}
+    within = {**biased, **both, "text_mia_excess_cosine_high": 0.08, "text_mia_excess_ngram_high": 0.05}
+    outcome, reasons = _text_only(within)
+    assert outcome == PASS  # 0.5 + 0.08 = 0.58 <= 0.60
+    assert "text membership AUC (cosine) beyond the negative control <= 0.58 (max 0.60)" in reasons
+    straddling = {**within, "text_mia_excess_cosine_high": 0.12}  # 0.62 > 0.60, 0.45 <= 0.60
+    assert _text_only(straddling)[0] == INCONCLUSIVE
+    above = {**within, "text_mia_excess_ngram_low": 0.15, "text_mia_excess_ngram_high": 0.30}
+    outcome, reasons = _text_only(above)
+    assert outcome == FAIL and "beyond the negative control >= 0.65 (max 0.60)" in reasons
+
+
+@pytest.mark.parametrize("missing", [None, math.nan, pd.NA, "0.01"])
+def test_a_half_missing_excess_is_no_evidence_whatever_the_raw_auc(missing):
+    clean_raw = {key: value for key, value in CLEAN.items() if key.startswith("text_mia_auc")}
+    excess = {
+        f"text_mia_excess_{n}_{s}": v for n in ("cosine", "ngram") for s, v in (("low", -0.1), ("high", 0.0))
+    }
+    row = {**clean_raw, **excess, "text_mia_excess_cosine_high": missing}
+    assert _text_only(row)[0] == INCONCLUSIVE

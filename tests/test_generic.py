@@ -58,7 +58,9 @@ def ingest(path: Path, on_invalid: str = "error", **extra) -> tuple[pd.DataFrame
 
 
 def test_jsonl_spans_become_typed_segment_spans(tmp_path):
-    rows = records(label=["housing", "debt"], group="north", unit_id="p1")
+    rows = [
+        {**row, "unit_id": f"p{n}"} for n, row in enumerate(records(label=["housing", "debt"], group="north"))
+    ]
     docs, spans = ingest(write_jsonl(tmp_path / "c.jsonl", rows))
     assert list(docs.columns) == [
         "doc_id",
@@ -76,7 +78,7 @@ def test_jsonl_spans_become_typed_segment_spans(tmp_path):
         and first.loc[1, "text"] == "Anna Berg moved on 3 May 2001."
     )
     assert list(first.loc[0, "labels"]) == ["housing", "debt"] and first.loc[0, "group"] == "north"
-    assert set(docs["unit_id"]) == {"p1"}
+    assert set(docs["unit_id"]) == {"p0", "p1", "p2"}  # one person per record: a person keeps to one split
     mine = spans[spans["doc_id"] == "d0"]
     assert list(
         zip(mine["segment"], mine["text"], mine["entity_type"], mine["identifier_type"], mine["raw_label"])

@@ -3,7 +3,7 @@
 # and its plots. The canaries, which can feed its verdict, are in canaries.smk.
 
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
-from plainsight.audit import POSITIVE_CONTROL
+from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL
 
 
 include: "functions/audit.smk"
@@ -31,8 +31,9 @@ AUDITED_UTILITY = (
     else []
 )
 AUDITED_TRAINED = [m for m in config["methods"] if registry.method(m).trained]
-# Every corpus of an audited run, and the positive control the audit builds beside them.
-AUDITED_CORPORA = [*config["methods"], POSITIVE_CONTROL]
+# Every corpus of an audited run, the positive control the audit builds beside them, and the negative
+# control (rule generate_zero_learning) that their text attacks are judged against.
+AUDITED_CORPORA = [*config["methods"], POSITIVE_CONTROL, NEGATIVE_CONTROL]
 # The audited methods with a formal (epsilon, delta) claim: the audit tests their leaks against it.
 AUDITED_GUARANTEED = [
     m for m in config["methods"] if registry.method(m).differentially_private
@@ -77,7 +78,7 @@ rule membership_scores:
 
 
 rule released_text_audit:
-    """Every corpus of one run and seed, and the run's positive control: the nearest real training segments of each generation, what the released text alone gives away, and each leak measure against its held-out control (one embedder load, the real segments embedded once)."""
+    """Every corpus of one run and seed, and the run's positive and negative controls: the nearest real training segments of each generation, what the released text alone gives away, and each leak measure against its held-out control (one embedder load, the real segments embedded once)."""
     input:
         corpora=run_corpora(
             "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet"
@@ -92,6 +93,7 @@ rule released_text_audit:
         docs="results/{dataset}/docs.parquet",
         spans="results/{dataset}/spans.parquet",
         guarantees=audited_guarantees,
+        negative_control=NEGATIVE_CONTROL_CORPUS,
     output:
         nearest=expand(
             "results/{{dataset}}/{{setting}}/{{idset}}/audit/{method}/seed{{seed}}_nearest.parquet",
@@ -124,7 +126,7 @@ rule released_text_audit:
         gate=config["release"]["gate"],
         delta=config["dpsgd"]["delta"],
         placement=MODEL_PLACEMENT,
-        positive_control=True,
+        control_rows=True,
     script:
         "../scripts/released_text_audit.py"
 
@@ -132,7 +134,7 @@ rule released_text_audit:
 if AUDITED_PRIVATE_SELECTION:
 
     rule released_text_audit_private_selection:
-        """The private-selection corpora of one run and seed, audited as rule released_text_audit audits the configured methods' (no positive control)."""
+        """The private-selection corpora of one run and seed, audited as rule released_text_audit audits the configured methods' (against the same negative control, without the controls' rows)."""
         input:
             corpora=expand(CORPUS, method=AUDITED_PRIVATE_SELECTION, allow_missing=True),
             metrics=expand(
@@ -152,6 +154,7 @@ if AUDITED_PRIVATE_SELECTION:
                 expand(guarantee_record_pattern(m), method=m, allow_missing=True)[0]
                 for m in AUDITED_PRIVATE_SELECTION
             ],
+            negative_control=NEGATIVE_CONTROL_CORPUS,
         output:
             nearest=expand(
                 f"{SELECTION_AUDIT}_nearest.parquet", method=AUDITED_PRIVATE_SELECTION
@@ -185,7 +188,7 @@ if AUDITED_PRIVATE_SELECTION:
             gate=config["release"]["gate"],
             delta=config["dpsgd"]["delta"],
             placement=MODEL_PLACEMENT,
-            positive_control=False,
+            control_rows=False,
         script:
             "../scripts/released_text_audit.py"
 
@@ -199,6 +202,12 @@ rule privacy_audit_table:
         ],
         controls=[
             f"{AUDIT_RUN}/audit/{POSITIVE_CONTROL}/seed{{seed}}_released.json".format(
+                **run
+            )
+            for run in AUDIT_SCORE_RUNS
+        ],
+        negative_controls=[
+            f"{AUDIT_RUN}/audit/{NEGATIVE_CONTROL}/seed{{seed}}_released.json".format(
                 **run
             )
             for run in AUDIT_SCORE_RUNS

@@ -1,7 +1,9 @@
 # Synthetic corpora: one Parquet per method and seed (or its shards: GENERATED in common.smk).
 
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
+from plainsight.audit import NEGATIVE_CONTROL
 from plainsight.generation.params import generation_params
+from plainsight.methods.trained import prompting_method
 
 
 include: "functions/generation.smk"
@@ -12,6 +14,12 @@ SURROGATE_LISTS = (
     config["codes"]["surrogate_lists"]
     if config["codes"]["surrogates"] == "format_preserving"
     else []
+)
+# The audit's negative control: a corpus written without private data, per audited run and seed. One job,
+# not sharded: it writes as many texts as one trained method's corpus.
+NEGATIVE_CONTROL_CORPUS = (
+    "results/{dataset}/{setting}/{idset}/synthetic/"
+    f"{NEGATIVE_CONTROL}/seed{{seed}}.parquet"
 )
 
 
@@ -85,6 +93,38 @@ rule generate_trained:
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/generate_corpus.py"
+
+
+rule generate_zero_learning:
+    """The audit's negative control for one seed: the base model, with no adapter and no real text in its prompts, writing one text per fictional code of the trained plan (as many as a trained method's corpus)."""
+    input:
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        fictional="results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",
+        model=model_input(config["model"]["name_or_path"]),
+    output:
+        NEGATIVE_CONTROL_CORPUS,
+    log:
+        "results/logs/generate_zero_learning/{dataset}_{setting}_{idset}_{seed}.log",
+    benchmark:
+        "results/benchmarks/generate_zero_learning/{dataset}_{setting}_{idset}_{seed}.tsv"
+    conda:
+        "../envs/generation.yaml"
+    threads: config["generation"]["threads"]
+    resources:
+        mem_mb=mem_mb("generate_zero_learning"),
+        runtime=runtime("generate_zero_learning"),
+        gpu=GPUS_PER_JOB,
+        gpu_memory_mb=gpu_memory_mb("generate_zero_learning"),
+    params:
+        generation=generation_params(
+            registry.method(prompting_method()), config["generation"], "corpus"
+        ),
+        generations=config["prefix_tuning"]["generations"],
+        label=NEGATIVE_CONTROL,
+        model=lambda wildcards: model_source(MODEL_ID),
+        placement=MODEL_PLACEMENT,
+    script:
+        "../scripts/generate_zero_learning.py"
 
 
 rule generate_private_selection:

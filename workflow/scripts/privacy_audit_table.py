@@ -18,6 +18,7 @@ def main(job: RuleJob) -> None:
             files.controls,
             files.canaries,
             files.utility,
+            files.negative_controls,
         ),
         load_table_specs(files.paper)["methods"],
         params.bootstrap,

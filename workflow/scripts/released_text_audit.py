@@ -1,6 +1,6 @@
-"""Rules `released_text_audit` (every corpus of one run and seed, and its positive control) and
-`released_text_audit_private_selection` (the private-selection corpora, no positive control): audited from
-the released text alone."""
+"""Rules `released_text_audit` (every corpus of one run and seed, and its positive and negative controls)
+and `released_text_audit_private_selection` (the private-selection corpora, without the controls' rows):
+audited from the released text alone, the text attacks against the run's negative control."""
 
 import pandas as pd
 import torch
@@ -36,7 +36,8 @@ def main(job: RuleJob) -> None:
         TextAuditSettings(job.params.verbatim_ngram, job.params.bootstrap, job.seed, features),
         Judging(Gate.from_config(job.params.gate), job.params.delta or 1e-5),
         AuditOutputs(job.output.nearest, job.output.records, job.output.distances),
-        job.params.positive_control,
+        job.params.control_rows,
+        job.input.negative_control,
     )
 
 

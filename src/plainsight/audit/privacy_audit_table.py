@@ -1,6 +1,8 @@
 """The privacy-audit table (results/tables/privacy_audit) and its ROC and distance plots.
 
-One row per (dataset, setting, identifier set, method), plus the base model's control row per run:
+One row per (dataset, setting, identifier set, method), plus the control rows per run: the base model's
+(the adapter attacks' control), the positive control's (a corpus that copies) and the negative control's
+(a corpus written without private data, whose text attacks show the split's own bias):
 membership-inference AUC of each attack against the method's adapter (trained methods) with 95%
 bootstrap intervals and the TPR at 1% and 10% FPR, membership through the released text alone,
 distance to the closest record, verbatim copying, any-identifier leaks and the run's own PIPP.
@@ -18,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from plainsight.audit import POSITIVE_CONTROL
+from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL
 from plainsight.audit.evidence import conclusion, detectable_auc
 from plainsight.audit.fitness import documents_share, fit_as_text, utility_evidence
 from plainsight.audit.gate import Gate, seeds_verdict
@@ -41,6 +43,9 @@ VERDICT_COLUMNS = (
     "fit_reasons",
 )
 POSITIVE_DISPLAY = "Positive control (copies its context)"
+NEGATIVE_DISPLAY = "Negative control (writes without private data)"
+# the rows that released nothing a custodian would judge: they get no verdict
+UNJUDGED = (CONTROL_MODEL, NEGATIVE_CONTROL)
 
 
 def membership_rows(
@@ -107,8 +112,15 @@ def audit_table(released: pd.DataFrame, membership: pd.DataFrame, methods: Mappi
             grouped[column].agg(lambda s: "; ".join(dict.fromkeys(map(str, s.dropna()))) or None).to_numpy()
         )
     table.insert(4, "seeds", grouped["seed"].apply(lambda s: ",".join(map(str, sorted(s)))).to_numpy())
-    order = {name: position for position, name in enumerate([CONTROL_MODEL, *methods, POSITIVE_CONTROL])}
-    shown = {CONTROL_MODEL: BASE_DISPLAY, POSITIVE_CONTROL: POSITIVE_DISPLAY}
+    order = {
+        name: position
+        for position, name in enumerate([CONTROL_MODEL, *methods, POSITIVE_CONTROL, NEGATIVE_CONTROL])
+    }
+    shown = {
+        CONTROL_MODEL: BASE_DISPLAY,
+        POSITIVE_CONTROL: POSITIVE_DISPLAY,
+        NEGATIVE_CONTROL: NEGATIVE_DISPLAY,
+    }
     table["Method"] = [shown.get(m) or methods.get(registry.base_method(m), m) for m in table["method"]]
     table = table.sort_values(
         ["dataset", "setting", "idset", "method"],
@@ -129,6 +141,16 @@ def _interval(row: pd.Series, name: str, decimals: int = 2) -> str:
     low, high = row.get(f"{name}_low", math.nan), row.get(f"{name}_high", math.nan)
     cell = f"{value:.{decimals}f}"
     return cell if pd.isna(low) else f"{cell} [{low:.{decimals}f}, {high:.{decimals}f}]"
+
+
+def _text_attack(row: pd.Series, attack: str) -> str:
+    """A text attack's AUC, and its excess over the negative control where the row has one."""
+    cell = _interval(row, f"text_mia_auc_{attack}")
+    excess = row.get(f"text_mia_excess_{attack}", math.nan)
+    if pd.isna(excess):
+        return cell
+    low, high = row[f"text_mia_excess_{attack}_low"], row[f"text_mia_excess_{attack}_high"]
+    return f"{cell}; beyond control {excess:+.2f} [{low:+.2f}, {high:+.2f}]"
 
 
 def _percent(value: Any) -> str:
@@ -158,8 +180,8 @@ def markdown_row(row: pd.Series) -> list[str]:
         *[_interval(row, f"mia_{attack}_auc") for attack in ATTACKS],
         tprs,
         str(row.get("mia_loss_conclusion") or "-").replace("nan", "-"),
-        _interval(row, "text_mia_auc_cosine"),
-        _interval(row, "text_mia_auc_ngram"),
+        _text_attack(row, "cosine"),
+        _text_attack(row, "ngram"),
         closest,
         _percent(row.get("verbatim_share")),
         longest,
@@ -170,11 +192,11 @@ def markdown_row(row: pd.Series) -> list[str]:
 
 def with_verdicts(table: pd.DataFrame, per_seed: pd.DataFrame, gate: Gate) -> pd.DataFrame:
     """The table with each audited corpus's verdict (`plainsight.audit.gate`), judged per seed on
-    `per_seed` (the worst seed wins) and listed per seed; the base model's control row, which released
-    nothing, has none."""
+    `per_seed` (the worst seed wins) and listed per seed; the base model's and the negative control's
+    rows, which released nothing learnt from private data, have none."""
     rows = []
     for row in table.to_dict("records"):
-        if row["method"] == CONTROL_MODEL:
+        if row["method"] in UNJUDGED:
             rows.append(dict.fromkeys(VERDICT_COLUMNS))
             continue
         keys = {key: row[key] for key in RUN_KEYS}
@@ -246,7 +268,7 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
         "Fit as text",
     ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for _, row in table[table["method"] != CONTROL_MODEL].iterrows():
+    for _, row in table[~table["method"].isin(UNJUDGED)].iterrows():
         cells = [
             f"{row['dataset']} {row['setting']} {row['idset']}",
             row["Method"],
@@ -314,7 +336,10 @@ def markdown(table: pd.DataFrame, verbatim_ngram: int) -> str:
         "AUCs with 95% bootstrap intervals; 0.5 is chance. MIA: members are fine-tuning segments, "
         "non-members held-out (dev, test) segments, balanced, scored in the training prompt format. Text "
         "MIA: the same question from the released corpus alone (members: context documents or the "
-        "fine-tuning set). Nearest cosine: median MiniLM cosine of a generation (synthetic) or of a "
+        "fine-tuning set); beyond control: the AUC less the negative control's on the same members and "
+        "held-out segments, with paired bootstrap bounds, which the release gate judges (0.5 plus it). "
+        "The negative control's row is the split's own bias. Nearest cosine: median MiniLM cosine of a "
+        "generation (synthetic) or of a "
         "held-out real segment to its nearest real training segment; **closer** marks a corpus closer to "
         "the training set than unseen real text is. Any-identifier leak: a direct or quasi identifier of "
         "the generation's context (or fine-tuning) documents, whatever the run's identifier set; PIPP "
@@ -433,7 +458,8 @@ def with_canary_evidence(released: pd.DataFrame, canary_paths: Sequence[str]) ->
 class AuditTableFiles:
     """The files of the audit table: the released-text records and privacy summaries (one per run, method
     and seed, parallel to `runs`), the membership scores and the positive controls' records (one per run
-    and seed, parallel to `score_runs`), and the canary tables the verdict reads."""
+    and seed, parallel to `score_runs`), the negative controls' records (the same), and the canary
+    tables the verdict reads."""
 
     released: Sequence[str]
     runs: Sequence[Mapping[str, Any]]
@@ -443,6 +469,19 @@ class AuditTableFiles:
     controls: Sequence[str] = ()
     canaries: Sequence[str] = ()
     utility: Sequence[str] = ()  # the utility table, for the fitness statement beside each verdict
+    negative_controls: Sequence[str] = ()  # the negative controls' records, parallel to `score_runs`
+
+
+def control_rows(paths: Sequence[str], name: str, score_runs: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """The released-text rows of one control's records (`paths`, parallel to `score_runs`), keyed `name`;
+    a control has no PIPP of its own."""
+    from plainsight.io import read_json
+
+    return released_rows(
+        [read_json(p) for p in paths],
+        [{**run, "method": name} for run in score_runs[: len(paths)]],
+        [{"pipp": math.nan}] * len(paths),
+    )
 
 
 def build_privacy_audit(
@@ -454,12 +493,11 @@ def build_privacy_audit(
     released = released_rows(
         [read_json(p) for p in files.released], files.runs, [run_summary(p) for p in files.summaries]
     )
-    controls = released_rows(
-        [read_json(p) for p in files.controls],
-        [{**run, "method": POSITIVE_CONTROL} for run in files.score_runs[: len(files.controls)]],
-        [{"pipp": math.nan}] * len(files.controls),
-    )
-    released = with_canary_evidence(pd.concat([released, controls], ignore_index=True), files.canaries)
+    controls = [
+        control_rows(paths, name, files.score_runs)
+        for name, paths in ((POSITIVE_CONTROL, files.controls), (NEGATIVE_CONTROL, files.negative_controls))
+    ]
+    released = with_canary_evidence(pd.concat([released, *controls], ignore_index=True), files.canaries)
     released = with_utility(released, files.utility)
     membership = pd.concat(
         [

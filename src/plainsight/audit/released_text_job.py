@@ -1,6 +1,6 @@
 """Rule `released_text_audit`: every corpus of one audited run in one job, the sentence embedder loaded
-once and the real segments embedded once, with the run's positive control; rule
-`released_text_audit_private_selection` the same for the private-selection corpora, without it.
+once and the real segments embedded once, with the run's positive and negative controls; rule
+`released_text_audit_private_selection` the same for the private-selection corpora, without their rows.
 
 Per corpus: its nearest real training segments (`plainsight.audit.nearest`), the released-text audit
 (`plainsight.audit.released`), and the evidence of each leak measure against its held-out control
@@ -9,6 +9,12 @@ Per corpus: its nearest real training segments (`plainsight.audit.nearest`), the
 The **positive control** shows that these measures fire on this very corpus: the run's first in-context
 corpus with each generation's text replaced by its first context document, the released text of a
 method that copies. Its leak counts come from the same control code as the methods'.
+
+The **negative control** shows what these attacks find when nothing private was learnt: a corpus the
+base model wrote from the trained plan's fictional codes alone (rule `generate_zero_learning`). Every
+corpus's text attacks run on it too, with that corpus's member and held-out sets, and are judged by
+their excess over it (`plainsight.audit.released.versus_negative_control`); its own row, audited as a
+trained method's corpus (members: the fine-tuning set), shows the split's own bias.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from plainsight.audit import POSITIVE_CONTROL
+from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL
 from plainsight.audit.evidence import (
     conclusion,
     detectable_auc,
@@ -33,10 +39,12 @@ from plainsight.audit.nearest import NEAREST_RANKS, embed, nearest_rows, top_cos
 from plainsight.audit.released import (
     SegmentEmbeddings,
     TextAuditSettings,
+    Written,
     audit_record,
     held_out_keys,
     released_text_audit,
 )
+from plainsight.audit.text_evidence import text_membership_bounds
 from plainsight.data.segments import segment_texts
 from plainsight.errors import InputError
 from plainsight.evaluation.measures import leak_measure
@@ -44,6 +52,7 @@ from plainsight.evaluation.privacy import context_keys, run_privacy_metrics
 from plainsight.io import read_json, write_json, write_parquet
 from plainsight.methods import registry
 from plainsight.methods.registry import Method
+from plainsight.methods.trained import prompting_method
 
 
 @dataclass(frozen=True)
@@ -80,7 +89,8 @@ class CorpusFiles:
 
 @dataclass(frozen=True)
 class AuditOutputs:
-    """The output paths of each audited corpus, in corpus order, then the positive control's."""
+    """The output paths of each audited corpus, in corpus order, then the positive and the negative
+    control's."""
 
     nearest: Sequence[str]
     records: Sequence[str]
@@ -103,7 +113,8 @@ def copying_corpus(corpus: pd.DataFrame, texts: Mapping[tuple[str, int], str]) -
 
 def evidence_record(counts: Mapping[str, Any], audit: Mapping[str, Any], judging: Judging):
     """Each leak measure's excess over its control with its conclusion, the released-text epsilon bound of
-    the any-identifier leak, and the detectable AUC and conclusion of the text membership attacks."""
+    the any-identifier leak, and the detectable AUC and conclusion of the text membership attacks (on the
+    AUC beyond the negative control where the audit has one)."""
     record: dict[str, Any] = {"leak_design": counts["design"]}
     for measure, measure_counts in counts["measures"].items():
         if measure_counts["members"] and measure_counts["controls"]:
@@ -121,7 +132,8 @@ def evidence_record(counts: Mapping[str, Any], audit: Mapping[str, Any], judging
     detectable = detectable_auc(audit["text_mia_members"], audit["text_mia_non_members"])
     record["text_mia_detectable_auc"] = detectable
     for name in ("cosine", "ngram"):
-        significant = audit[f"text_mia_auc_{name}_low"] > 0.5
+        low, _, _ = text_membership_bounds(audit, name)
+        significant = low is not None and low > 0.5
         record[f"text_mia_{name}_conclusion"] = conclusion(
             significant, detectable, judging.gate.text_membership_auc_max, " AUC"
         )
@@ -138,10 +150,16 @@ class RunContext:
     inputs: RunInputs
     settings: TextAuditSettings
     judging: Judging
+    negative_control: Written | None = None  # its generations and features: the text attacks' control
 
 
 def _one_corpus(
-    corpus: pd.DataFrame, metrics: pd.DataFrame, counts: Mapping[str, Any], method: Method, run: RunContext
+    corpus: pd.DataFrame,
+    metrics: pd.DataFrame,
+    counts: Mapping[str, Any],
+    method: Method,
+    run: RunContext,
+    against_negative_control: bool = True,
 ) -> CorpusAudit:
     generations = corpus["text"].fillna("").astype(str).tolist()
     features = embed(generations, run.settings.embedding)
@@ -156,6 +174,7 @@ def _one_corpus(
         method,
         run.settings,
         prepared=(run.embedded, features),
+        negative_control=run.negative_control if against_negative_control else None,
     )
     record = audit_record(audit)
     return CorpusAudit(nearest, {**record, **evidence_record(counts, record, run.judging)}, distances)
@@ -179,6 +198,18 @@ def positive_control(
     return name, copied, per_generation, counts
 
 
+def negative_control_audit(
+    corpus: pd.DataFrame, inputs: RunInputs, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any], Method]:
+    """(the zero-learning corpus, its per-generation metrics, control counts, the method it is audited as):
+    measured by `privacy_metrics`'s own code as a trained method's corpus, whose prompts it shares."""
+    name = prompting_method()
+    per_generation, _, counts = run_privacy_metrics(
+        name, corpus, inputs.docs, inputs.spans, inputs.codes, inputs.idset, inputs.metrics, seed
+    )
+    return corpus, per_generation, counts, registry.method(name)
+
+
 def audit_corpora(
     corpora: Mapping[str, pd.DataFrame],
     metrics: Mapping[str, pd.DataFrame],
@@ -186,11 +217,13 @@ def audit_corpora(
     inputs: RunInputs,
     settings: TextAuditSettings,
     judging: Judging | None = None,
-    with_positive_control: bool = True,
+    with_control_rows: bool = True,
+    negative_control: pd.DataFrame | None = None,
 ) -> dict[str, CorpusAudit]:
-    """The audit of every corpus of a run, keyed by method, and of its positive control (unless
-    `with_positive_control` is off: a run of private-selection corpora alone has no in-context corpus to
-    copy)."""
+    """The audit of every corpus of a run, keyed by method, its text attacks judged against
+    `negative_control` (a corpus written without private data) where given; then the positive control's
+    and the negative control's own audits, unless `with_control_rows` is off (a run of private-selection
+    corpora alone has no in-context corpus to copy)."""
     methods = {name: registry.method(name) for name in corpora}
     train, train_texts = training_segments(inputs.codes, inputs.docs)
     if not train:
@@ -198,11 +231,19 @@ def audit_corpora(
     held_out = held_out_keys(inputs.codes, inputs.codes_file)
     embedded = SegmentEmbeddings([*train, *held_out], segment_texts(inputs.docs), settings.embedding)
     runs = {name: (corpora[name], metrics[name], counts[name], methods[name]) for name in corpora}
-    if with_positive_control:
+    if with_control_rows:
         copied_name, *copied = positive_control(corpora, methods, inputs, settings.seed)
         runs[POSITIVE_CONTROL] = (*copied, methods[copied_name])
-    context = RunContext(embedded, train, train_texts, inputs, settings, judging or Judging())
-    return {name: _one_corpus(*run, context) for name, run in runs.items()}
+    written = None
+    if negative_control is not None:
+        generations = negative_control["text"].fillna("").astype(str).tolist()
+        written = (generations, embed(generations, settings.embedding))
+    context = RunContext(embedded, train, train_texts, inputs, settings, judging or Judging(), written)
+    audits = {name: _one_corpus(*run, context) for name, run in runs.items()}
+    if with_control_rows and negative_control is not None:
+        own = negative_control_audit(negative_control, inputs, settings.seed)
+        audits[NEGATIVE_CONTROL] = _one_corpus(*own, context, against_negative_control=False)
+    return audits
 
 
 def write_run_audit(
@@ -211,11 +252,13 @@ def write_run_audit(
     settings: TextAuditSettings,
     judging: Judging,
     outputs: AuditOutputs,
-    with_positive_control: bool = True,
+    with_control_rows: bool = True,
+    negative_control: str | None = None,
 ) -> dict[str, CorpusAudit]:
-    """Rules `released_text_audit` and `released_text_audit_private_selection`: read the run's corpora,
-    audit them, write each one's nearest table, record and distances to the output paths of its method
-    (in `corpora` order, then the positive control where `with_positive_control`)."""
+    """Rules `released_text_audit` and `released_text_audit_private_selection`: read the run's corpora
+    and its negative control's (`negative_control`, a corpus file), audit them, write each one's nearest
+    table, record and distances to the output paths of its method (in `corpora` order, then the positive
+    and negative controls where `with_control_rows`)."""
     counts = {files.method: read_json(files.control) for files in corpora}
     audits = audit_corpora(
         {files.method: pd.read_parquet(files.corpus) for files in corpora},
@@ -224,7 +267,8 @@ def write_run_audit(
         inputs,
         settings,
         judging,
-        with_positive_control,
+        with_control_rows,
+        pd.read_parquet(negative_control) if negative_control else None,
     )
     for files in corpora:
         claim = release_guarantee(files.guarantee) if files.guarantee else None

@@ -131,7 +131,10 @@ def paired_auc_difference(
         raise ValueError(f"a ROC needs members and non-members: {len(positives)} and {len(negatives)}")
 
     def difference(chosen: np.ndarray) -> float:
-        return roc_point(member[chosen], score[chosen], ())[0] - roc_point(member[chosen], control[chosen], ())[0]
+        return (
+            roc_point(member[chosen], score[chosen], ())[0]
+            - roc_point(member[chosen], control[chosen], ())[0]
+        )
 
     rng = np.random.default_rng(seed)
     draws = [

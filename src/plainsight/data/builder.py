@@ -82,6 +82,9 @@ class CorpusBuilder:
         self.counts: Counter = Counter()
         self.split_documents: Counter = Counter()
         self._seen: set[str] = set()
+        # unit -> split -> its documents there, and the file each unit was read from
+        self._unit_documents: dict[str, dict[str, list[str]]] = {}
+        self._unit_files: dict[str, str] = {}
 
     def add(
         self,
@@ -102,8 +105,11 @@ class CorpusBuilder:
         """
         record = f"document {doc_id}"
         if doc_id in self._seen:
-            raise InputError(path, record, "duplicate document id")
+            self.policy.fatal(InputError(path, record, "duplicate document id"))
+            return
         self._seen.add(doc_id)
+        self._unit_documents.setdefault(unit_id, {}).setdefault(split, []).append(doc_id)
+        self._unit_files.setdefault(unit_id, str(path))
         if not text.strip():
             self.policy.report(InputError(path, record, "document text is empty"), "empty document")
             return
@@ -158,15 +164,28 @@ class CorpusBuilder:
             yield self
             self.docs.flush()
             self.spans.flush()
+            self._check_units_in_one_split()
             self._check_not_empty()
             self._log_summary()
 
     def tables(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        self._check_units_in_one_split()
         self._check_not_empty()
         docs = self.docs.table().to_pandas()
         spans = self.spans.table().to_pandas().astype({"raw_label": "string"})
         self._log_summary()
         return docs, spans
+
+    def _check_units_in_one_split(self) -> None:
+        """A privacy unit's documents share one split: a unit in the training and a held-out split would put
+        its values on both sides of the held-out control."""
+        for unit, splits in self._unit_documents.items():
+            if len(splits) > 1:
+                where = "; ".join(f"{split}: {', '.join(docs)}" for split, docs in sorted(splits.items()))
+                problem = (
+                    f"its documents are in {len(splits)} splits ({where}); a unit's documents share one split"
+                )
+                self.policy.fatal(InputError(self._unit_files[unit], f"unit {unit}", problem))
 
     def _check_not_empty(self) -> None:
         if not self.docs.count:

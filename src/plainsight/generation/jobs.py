@@ -3,7 +3,8 @@
 - `InContextCorpusJob` (`plainsight.generation.in_context_jobs`), rule `generate_icl`: an in-context
   method's corpus (baseline, icl, icl_pe) from real training segments and fictional codes.
 - `TrainedCorpusJob` (`plainsight.generation.trained_jobs`), rules `generate_trained` and
-  `canary_generations`: a trained method's corpus from its adapter and the seed's fictional codes.
+  `canary_generations`: a trained method's corpus from its adapter and the seed's fictional codes;
+  `ZeroLearningCorpusJob`, rule `generate_zero_learning`: the same prompts written without the adapter.
 - `PrivateSelectionCorpusJob` (`plainsight.generation.private_selection_jobs`), rule
   `generate_private_selection`: a training-free private generator's corpus (rpsg, aug_pe), the model's
   texts chosen by a DP mechanism on the private training segments, and the record of its guarantee.

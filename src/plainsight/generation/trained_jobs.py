@@ -2,7 +2,8 @@
 (`plainsight.methods.trained`), written by the base model with the method's adapter.
 
 `TrainedCorpusJob` is rules `generate_trained` and `canary_generations`; `TrainedWriter` is how rule
-`mauve_texts` has such a method write from given real codes (`plainsight.generation.jobs.MauveTextsJob`).
+`mauve_texts` has such a method write from given real codes (`plainsight.generation.jobs.MauveTextsJob`);
+`ZeroLearningCorpusJob` is rule `generate_zero_learning`: the same prompts without the adapter.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pandas as pd
 
 from plainsight.data.segments import SegmentKey
 from plainsight.generation.job_common import JobCommon, Plan, Shard
+from plainsight.generation.params import GenerationSettings
 from plainsight.methods import trained
 
 if TYPE_CHECKING:
@@ -48,6 +50,38 @@ class TrainedCorpusJob:
     def run(self) -> pd.DataFrame:
         plan = self.plan()
         return self.common.decode(plan, *self.common.load_model(self.adapter), self.shard)
+
+
+@dataclass(frozen=True)
+class ZeroLearningCorpusJob:
+    """A corpus written without private data, the audit's negative control: the base model, with no adapter
+    and no real text in its prompts, writing from the fictional codes a trained method's corpus of the
+    seed writes from (the same plan, so as many generations), in that method's prompt format. Its
+    `method` column is `label`."""
+
+    corpus: TrainedCorpusJob  # the trained corpus job whose plan it writes, never given an adapter
+    label: str
+
+    @classmethod
+    def from_snakemake(cls, job: RuleJob) -> ZeroLearningCorpusJob:
+        params = job.params
+        common = JobCommon(
+            trained.prompting_method(),
+            job.seed,
+            job.input.codes,
+            params.model,
+            params.placement,
+            GenerationSettings.from_params(params.generation),
+            job.threads,
+        )
+        return cls(
+            TrainedCorpusJob(common, "", job.input.fictional, params.generations, Shard()), params.label
+        )
+
+    def run(self) -> pd.DataFrame:
+        common = self.corpus.common
+        frame = common.decode(self.corpus.plan(), *common.load_model())
+        return frame.assign(method=self.label)
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,16 @@ from __future__ import annotations
 import pandas as pd
 
 from plainsight.codes.control_code import records_to_entities
+from plainsight.methods import registry
 from plainsight.methods.planned import PlannedGeneration
 from plainsight.rng import stable_rng
+
+
+def prompting_method() -> str:
+    """The trained method whose prompts and decoding settings a corpus written from fictional codes without
+    an adapter borrows (the audit's negative control): every trained method prompts alike, with a
+    fictional code alone, so the first registered one."""
+    return registry.names("trained")[0]
 
 
 def training_keys(codes: pd.DataFrame) -> list[tuple[str, int]]:

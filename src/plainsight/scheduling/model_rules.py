@@ -13,6 +13,8 @@ CANARY_TWINS = {
     "canary_generations": "generate_trained",
     "canary_generations_in_context": "generate_icl",
 }
+# the audit's negative control: a trained method's corpus job without the adapter, as costly
+NEGATIVE_CONTROL_TWINS = {"generate_zero_learning": "generate_trained"}
 # and two pass the canaries through the base model (and a trained method's adapter)
 CANARY_SCORING_RULES = ("canary_docs", "canary_attacks")
 # the all-methods utility measures: rule utility_measures (`use rule ... with:`) on the private-selection
@@ -23,11 +25,14 @@ MODEL_RULES = (
     *TRAINING_RULES,
     *SCORING_RULES,
     *CANARY_TWINS,
+    *NEGATIVE_CONTROL_TWINS,
     *ALL_METHODS_TWINS,
     *CANARY_SCORING_RULES,
 )
 
 
 def twin_of(rule: str) -> str:
-    """The rule whose work a job does: itself, or the rule a canary or all-methods twin runs."""
-    return CANARY_TWINS.get(rule, ALL_METHODS_TWINS.get(rule, rule))
+    """The rule whose work a job does: itself, or the rule a canary, negative-control or all-methods twin
+    runs."""
+    twins = {**CANARY_TWINS, **NEGATIVE_CONTROL_TWINS, **ALL_METHODS_TWINS}
+    return twins.get(rule, rule)
