@@ -7,12 +7,16 @@ import pandas as pd
 import pytest
 
 from plainsight.audit import nearest
+from plainsight.audit.gate import FAIL, PASS, Gate, verdict
 from plainsight.audit.nearest import NEAREST_RANKS, embed, nearest_rows, top_cosines, training_segments, words
 from plainsight.audit.released import (
     TextAuditSettings,
+    audit_record,
     member_keys,
     released_text_audit,
 )
+from plainsight.audit.roc import paired_auc_difference
+from plainsight.audit import NEGATIVE_CONTROL
 from plainsight.audit.released_text_job import POSITIVE_CONTROL, RunInputs, audit_corpora
 from plainsight.audit.shared_runs import longest_shared_with_any
 from plainsight.errors import InputError
@@ -265,7 +269,7 @@ def test_private_selection_corpora_are_audited_without_a_positive_control(monkey
         docs,
         codes,
         spans,
-        with_positive_control=False,
+        with_control_rows=False,
     )
     assert list(audits) == ["aug_pe"]
     record = audits["aug_pe"].record
@@ -298,3 +302,108 @@ def test_the_claim_tested_is_the_one_that_bounds_the_release(tmp_path):
     assert release_guarantee(tmp_path / "aug_pe.json") == Guarantee(3.97, 1e-5)
     # RPSG's epsilon bounds each seed's selection, not the rewrite it releases: no claim to test
     assert release_guarantee(tmp_path / "rpsg.json") is None
+
+
+# --- the negative control: the same attacks on a corpus written without private data ---
+
+STORYLINE = "oscar papa quebec romeo sierra tango"
+
+
+def storyline_tables():
+    """Members longer than the held-out segments: each training segment has words of its own and a storyline
+    shared by every training segment, which any corpus of the same storyline comes close to without having
+    learnt a member."""
+    own = [" ".join(WORDS[(2 * n + k) % 14] for k in range(3)) for n in range(12)]
+    rows = [(f"t{n}", 0, "train", f"{own[n]} {STORYLINE}") for n in range(8)]
+    rows += [(f"h{n}", 0, "test", own[8 + n]) for n in range(4)]
+    docs = pd.DataFrame(rows, columns=["doc_id", "segment", "split", "text"]).assign(annotator="a")
+    codes = docs[["doc_id", "segment", "split"]].assign(code="", entities=[[]] * len(docs))
+    return docs, codes
+
+
+def audit_against(monkeypatch, texts, control_texts, docs, codes, chosen_method="ft"):
+    """The released-text audit of a corpus of `texts`, its text attacks judged against `control_texts`."""
+    monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
+    corpus = icl_corpus(texts, [[n % 8] for n in range(len(texts))])
+    metrics = pd.DataFrame({"any_identifier_leak": [False] * len(texts)})
+    audit, _ = released_text_audit(
+        corpus,
+        codes,
+        docs,
+        metrics,
+        nearest_table(corpus, codes, docs),
+        method(chosen_method),
+        TextAuditSettings(verbatim_ngram=10, bootstrap=200, seed=1),
+        negative_control=(control_texts, embed(control_texts, FeatureSettings())),
+    )
+    return audit
+
+
+def test_the_paired_difference_of_two_equal_scores_is_exactly_zero():
+    member = [True] * 4 + [False] * 4
+    score = [0.9, 0.8, 0.4, 0.7, 0.5, 0.1, 0.6, 0.2]
+    assert paired_auc_difference(member, score, score, resamples=100, seed=3) == (0.0, 0.0, 0.0)
+    # a perfect score against a useless one (every text tied): 1.0 - 0.5 in every resample
+    assert paired_auc_difference(member, [1] * 4 + [0] * 4, [0] * 8, resamples=100) == (0.5, 0.5, 0.5)
+
+
+def test_a_split_biased_by_construction_shows_in_the_negative_control_and_the_excess_cancels_it(monkeypatch):
+    docs, codes = storyline_tables()
+    # neither corpus saw a member: both write the storyline, one with its own words as well
+    method_texts = [f"{STORYLINE} uniform victor", f"{STORYLINE} whiskey", STORYLINE, f"xray {STORYLINE}"]
+    control_texts = [STORYLINE, f"{STORYLINE} yankee", f"zulu {STORYLINE}", STORYLINE]
+    audit = audit_against(monkeypatch, method_texts, control_texts, docs, codes)
+    record = audit_record(audit)
+    # the raw attack finds every member (the storyline), and so does it on the negative control
+    assert record["text_mia_auc_ngram"] == 1.0 and record["text_mia_auc_ngram_negative"] == 1.0
+    assert record["text_mia_auc_cosine"] == 1.0 and record["text_mia_auc_cosine_negative"] == 1.0
+    for name in ("cosine", "ngram"):
+        assert record[f"text_mia_excess_{name}"] == 0.0
+        assert record[f"text_mia_excess_{name}_low"] == record[f"text_mia_excess_{name}_high"] == 0.0
+    # the gate fails the raw AUC and passes the bias-corrected one: 0.5 + 0.0 <= 0.6
+    gate = Gate(criteria=("text_membership",))
+    raw = {key: value for key, value in record.items() if not key.startswith("text_mia_excess")}
+    assert verdict(raw, gate, trained=True)["verdict"] == FAIL
+    assert verdict(record, gate, trained=True)["verdict"] == PASS
+
+
+def test_a_copying_corpus_has_a_large_excess_and_a_zero_learning_one_none(monkeypatch):
+    docs, codes = storyline_tables()
+    members = docs.loc[docs["split"] == "train", "text"].tolist()
+    unrelated = ["lorem ipsum dolor", "sit amet consectetur", "adipiscing elit sed", "do eiusmod tempor"]
+    copying = audit_record(audit_against(monkeypatch, members, unrelated, docs, codes))
+    # every member copied: AUC 1 against the unrelated control's chance (nothing in common with anyone)
+    assert copying["text_mia_auc_ngram"] == 1.0 and copying["text_mia_auc_ngram_negative"] == 0.5
+    assert copying["text_mia_excess_ngram"] == 0.5 and copying["text_mia_excess_ngram_low"] == 0.5
+    assert copying["text_mia_excess_cosine_low"] > 0.4
+    zero_learning = audit_record(audit_against(monkeypatch, unrelated[::-1], unrelated, docs, codes))
+    for name in ("cosine", "ngram"):
+        assert zero_learning[f"text_mia_excess_{name}"] == 0.0
+        assert zero_learning[f"text_mia_excess_{name}_high"] == 0.0
+
+
+def test_every_corpus_is_judged_against_the_negative_control_which_has_its_own_row(monkeypatch):
+    monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
+    docs, codes, spans = corpus_tables(4)
+    unrelated = ["zulu zulu zulu yankee", "xray xray whiskey", "victor uniform uniform", "tango tango"]
+    shown = icl_corpus(unrelated, [[0, 1], [1, 2], [2, 3], [3, 0]])
+    written = icl_corpus(unrelated[::-1], [[n] for n in range(4)]).assign(
+        method=NEGATIVE_CONTROL, seed=1, segment=0, fictional_entities=[[]] * 4
+    )
+    corpus, per_generation, counts = measured(shown, "icl", docs, spans, codes)
+    audits = audit_corpora(
+        {"icl": corpus},
+        {"icl": per_generation},
+        {"icl": counts},
+        RunInputs(codes, docs, spans, "direct", METRICS),
+        TextAuditSettings(verbatim_ngram=10, bootstrap=50, seed=1),
+        negative_control=written,
+    )
+    assert list(audits) == ["icl", POSITIVE_CONTROL, NEGATIVE_CONTROL]
+    copying, own = audits[POSITIVE_CONTROL].record, audits[NEGATIVE_CONTROL].record
+    assert copying["text_mia_excess_cosine_low"] > 0.3  # copies of its members, against text that is not
+    # the control's own row: members are the fine-tuning set (8, balanced against the 4 held out), and
+    # it is not judged against itself
+    assert own["text_mia_members"] == own["text_mia_non_members"] == 4
+    assert "text_mia_excess_cosine" not in own and own["leak_design"] == "unpaired"
+    assert "text_mia_auc_cosine_negative" in audits["icl"].record
