@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 from typing import get_args
 
@@ -18,7 +19,7 @@ from plainsight.generation.in_context_jobs import FictionalValues, InContextCorp
 from plainsight.generation.job_common import JobCommon, Shard
 from plainsight.generation.jobs import KINDS, MauveTextsJob, corpus_job
 from plainsight.generation.params import GenerationSettings
-from plainsight.generation.trained_jobs import TrainedCorpusJob, TrainedWriter
+from plainsight.generation.trained_jobs import TrainedCorpusJob, TrainedWriter, ZeroLearningCorpusJob
 from plainsight.methods import registry
 from plainsight.snakemake_job import RuleJob
 
@@ -150,3 +151,23 @@ def test_mauve_texts_are_written_as_the_methods_family_writes(method, adapter, w
     )
     shared = JobCommon(method, 2, "codes.parquet", "some/model", PLACEMENT, SETTINGS, 3)
     assert job == MauveTextsJob(shared, "docs.parquet", None, writer)
+
+
+def test_the_zero_learning_corpus_writes_the_trained_plan_without_an_adapter(demo_files, tiny_model_dir):
+    handed = rule_job(
+        "unused", {}, {"generations": 3, "label": "negative_control", "model": str(tiny_model_dir)}
+    )
+    inputs = SimpleNamespace(codes=demo_files["codes"], fictional=demo_files["fictional"])
+    job = ZeroLearningCorpusJob.from_snakemake(dataclasses.replace(handed, input=inputs))
+    # the same seed draws the same fine-tuning samples a trained method's corpus writes from
+    trained_plan = TrainedCorpusJob(
+        JobCommon(job.corpus.common.method, 2, demo_files["codes"], "unused", PLACEMENT, SETTINGS, 3),
+        "",
+        demo_files["fictional"],
+        3,
+        Shard(),
+    ).plan()
+    assert registry.method(job.corpus.common.method).trained and job.corpus.adapter == ""
+    assert job.corpus.plan() == trained_plan
+    frame = job.run()
+    assert len(frame) == 3 and set(frame["method"]) == {"negative_control"} and set(frame["seed"]) == {2}

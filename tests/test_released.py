@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from plainsight.audit import nearest
+from plainsight.audit import NEGATIVE_CONTROL, nearest
 from plainsight.audit.gate import FAIL, PASS, Gate, verdict
 from plainsight.audit.nearest import NEAREST_RANKS, embed, nearest_rows, top_cosines, training_segments, words
 from plainsight.audit.released import (
@@ -15,9 +15,8 @@ from plainsight.audit.released import (
     member_keys,
     released_text_audit,
 )
-from plainsight.audit.roc import paired_auc_difference
-from plainsight.audit import NEGATIVE_CONTROL
 from plainsight.audit.released_text_job import POSITIVE_CONTROL, RunInputs, audit_corpora
+from plainsight.audit.roc import paired_auc_difference
 from plainsight.audit.shared_runs import longest_shared_with_any
 from plainsight.errors import InputError
 from plainsight.evaluation.features import FeatureSettings

@@ -191,3 +191,16 @@ def test_only_the_rewriting_job_adds_its_surrogate_to_the_memory():
         costs.resources["memory_headroom"],
         1,  # LoRA: the weights once
     )
+
+
+def test_the_negative_control_costs_one_trained_corpus_and_is_planned_as_a_model_job():
+    from plainsight import scheduling
+
+    costs = cost_model(generation={"max_new_tokens": 100}, prefix_tuning={"generations": None})
+    run = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
+    # one text per fine-tuning sample (40), 100 tokens each, one job whatever the shards
+    assert costs.work("generate_zero_learning", run)[0] == 40 * 100
+    assert costs.gpu_bytes("generate_zero_learning", run) == costs.gpu_bytes(
+        "generate_trained", {**run, "method": "ft"}
+    )
+    assert "generate_zero_learning" in scheduling.MODEL_RULES

@@ -353,7 +353,11 @@ def test_canary_table_audits_every_method_on_its_own_canaried_set(workflow_dir):
     table = pd.read_csv(workflow_dir / "results/tables/canaries.csv")
     assert sorted(set(table["method"])) == ["baseline", "dpsgd", "ft", "ft_mask", "icl", "icl_pe"]
     assert sorted(set(table["repeats"])) == [1, 4, 16]
-    assert (table["members"] == 6).all() and (table["non_members"] == 18).all()
+    # single-insertion candidates (each its own short document and unit) feed the per-unit bound; the
+    # multi-insertion ones are evidence of memorisation; every candidate is in or out by its own coin
+    assert (table.loc[table["repeats"] == 1, "candidates"] == 40).all()
+    assert (table.loc[table["repeats"] > 1, "candidates"] == 6).all()
+    assert (table["members"] + table["non_members"] == table["candidates"]).all()
     trained = table["method"].isin(["dpsgd", "ft", "ft_mask"])
     assert set(table.loc[trained, "attack"]) == {"ngram", "shared_run", "likelihood_ratio"}
     assert set(table.loc[~trained, "attack"]) == {"ngram", "shared_run"}
@@ -362,13 +366,14 @@ def test_canary_table_audits_every_method_on_its_own_canaried_set(workflow_dir):
     assert (table.loc[table["method"] == "dpsgd", "dp_epsilon"] > 0).all()
     canaries = json.loads((run / "canaries.json").read_text(encoding="utf-8"))["canaries"]
     members = [c for c in canaries if c["member"]]
-    assert len(canaries) == 36 and len(members) == 18
+    singles = [c for c in members if c["repeats"] == 1]
+    assert len(canaries) == 40 + 6 * 2 and 0 < len(members) < len(canaries)
     assert all(abs(c["perplexity"] / 600 - 1) <= 0.05 for c in canaries)
     docs = pd.read_parquet(run / "docs.parquet")
     starts = {c["prefix"] + c["suffix"]: c["repeats"] for c in members}
     first = docs["text"].str.split("\n\n").str[0]
-    assert first.map(starts).notna().sum() == 6 * (1 + 4 + 16)  # each member opens its segments
-    assert all((first == text).sum() == repeats for text, repeats in starts.items())
+    assert first.map(starts).notna().sum() == sum(c["repeats"] for c in members)  # each opens its segments
+    assert docs.loc[docs["doc_id"].str.startswith("canary-"), "doc_id"].nunique() == len(singles)
     assert (run / "models/ft/training.json").exists() and (
         workflow_dir / "results/plots/canaries_auc.png"
     ).exists()

@@ -14,8 +14,8 @@ not a fixed-size shuffle. Two kinds:
 
 - single-insertion canaries (`single`), the per-unit audit: an included one becomes a short training
   document of its own, a privacy unit of its own, so its coin adds or removes one unit, the change a
-  per-unit guarantee bounds. Its prefix names a value of its source segment's code, and that value is
-  its document's code: in-context prompts prefer coded segments, and every coded segment may be drawn.
+  per-unit guarantee bounds. Its prefix names a value of its source segment's code, and the values it
+  names are its document's code: in-context prompts draw their contexts among the coded segments.
 - multi-insertion canaries (`per_repeat` for each count of `repeats`): an included one goes into that
   many training segments of distinct documents, at the start of the segment, where training's
   truncation and the in-context prompts' shortening never cut it; evidence of memorisation, bounding

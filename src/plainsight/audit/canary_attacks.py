@@ -11,8 +11,9 @@ From the adapter too, for a trained method:
 - likelihood_ratio: log P(suffix | prefix) under the canary adapter minus under the base model, in
   the prompt format of training with an empty code (a reference-model attack, Carlini et al. 2021).
 
-Every score is oriented so that higher means "member". For an in-context method, `prompts_showing`
-counts the prompts whose context documents held the canary.
+Every score is oriented so that higher means "included". For an in-context method, `prompts_showing`
+counts the prompts whose context documents held the canary (its own document, or a segment it went
+into).
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ def prompts_showing(canaries: Sequence[Canary], corpus: pd.DataFrame) -> list[in
 def attack_frame(
     canaries: Sequence[Canary], corpus: pd.DataFrame, settings: NgramSettings, in_context: bool
 ) -> pd.DataFrame:
-    """One row per canary with the released-text attacks' scores (`likelihood_ratio` left empty)."""
+    """One row per canary (`member`: its coin; `repeats`: the insertion count of its kind) with the
+    released-text attacks' scores (`likelihood_ratio` left empty)."""
     texts = corpus["text"].astype(str).tolist()
     return pd.DataFrame(
         {

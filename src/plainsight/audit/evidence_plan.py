@@ -16,7 +16,9 @@ itself computes (`plainsight.audit.evidence`, `plainsight.audit.epsilon`).
 - `text_membership` (and `adapter_membership`): the AUC's bounds at the Mann-Whitney statistic's null
   standard error, one-sided at `evidence.AUC_ALPHA` (as `evidence.detectable_auc`), with as many
   members as held-out texts (`roc.balanced_sets`). The audit's bootstrap interval is close to it at an
-  AUC of 0.5 and narrower under an effect, so the FAIL size errs towards more texts.
+  AUC of 0.5 and narrower under an effect, so the FAIL size errs towards more texts. Where the gate
+  judges an AUC beside its negative control (`text_evidence`), the difference of two AUCs on the same
+  texts varies more: these sizes are the least it needs.
 - `epsilon`: only a formal guarantee at or under the threshold passes. The canaries can refute it:
   with every one of r guesses right, the one-run bound (`epsilon.one_run_max_epsilon`) is what a
   perfect attack shows; the plan gives the fewest single-insertion canaries whose guesses could show
@@ -42,6 +44,7 @@ from plainsight.audit.canary_attacks import ATTACKS
 from plainsight.audit.canary_table import family_confidence, guesses_per_side
 from plainsight.audit.epsilon import clopper_pearson, one_run_max_epsilon
 from plainsight.audit.evidence import AUC_ALPHA, CELL_CONFIDENCE, FISHER, document_rate_bounds
+from plainsight.audit.text_evidence import has_negative_control
 
 if TYPE_CHECKING:
     from plainsight.audit.gate import Gate
@@ -329,14 +332,21 @@ def _leak_decision(row: Mapping[str, Any], measure: str, threshold: float) -> st
 
 
 def _auc_decision(row: Mapping[str, Any], attack: str, threshold: float) -> str:
-    auc = _observed(row, f"text_mia_auc_{attack}")
+    beside_control = has_negative_control(row, attack)
+    if beside_control:  # the gate judges 0.5 plus the excess over the negative control
+        excess = _observed(row, f"text_mia_excess_{attack}")
+        auc = None if excess is None else NULL_AUC + excess
+    else:
+        auc = _observed(row, f"text_mia_auc_{attack}")
     needed = texts_to_decide(NULL_AUC if auc is None else auc, threshold)
     if needed is None:
         return " - no sample decides an AUC at its maximum"
     at = f"at this AUC ({auc:.2f})" if auc is not None else "when nothing leaks"
+    # the difference of two AUCs on the same texts varies more than one AUC: it needs more texts
+    least = f"more than {needed:,}" if beside_control else f">= {needed:,}"
     members, held_out = _observed(row, "text_mia_members"), _observed(row, "text_mia_non_members")
     return (
-        f" - needs >= {needed:,} members and as many held-out texts to decide {at}, "
+        f" - needs {least} members and as many held-out texts to decide {at}, "
         f"this run has {_sizes(members, held_out)}"
     )
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any
 
+from plainsight.audit.evidence_plan import deciding_sample
 from plainsight.audit.text_evidence import text_membership_bounds
 from plainsight.evaluation.measures import judged_by, leak_measures
 
@@ -133,15 +134,30 @@ def epsilon_outcome(row: Mapping[str, Any], threshold: float) -> tuple[str, str]
     return PASS, f"formal epsilon {formal:.2f} per unit (max {threshold:.2f}), {audit}"
 
 
+def _decidable(
+    outcome: tuple[str, str], row: Mapping[str, Any], evidence_name: str, threshold: float
+) -> tuple[str, str]:
+    """An INCONCLUSIVE reason with the sample that would decide it (`evidence_plan.deciding_sample`)."""
+    result, reason = outcome
+    if result != INCONCLUSIVE:
+        return outcome
+    return result, reason + deciding_sample(row, evidence_name, threshold)
+
+
 def leak_outcome(row: Mapping[str, Any], gate: Gate, criterion: str) -> tuple[str, str]:
     """A leak criterion: the excess of every measure that declares it, each against its threshold."""
     return _worst(
         [
-            bounded(
-                row.get(f"leak_{m.name}_excess_low"),
-                row.get(f"leak_{m.name}_excess_high"),
+            _decidable(
+                bounded(
+                    row.get(f"leak_{m.name}_excess_low"),
+                    row.get(f"leak_{m.name}_excess_high"),
+                    gate.threshold(m.threshold_key),
+                    m.evidence_label,
+                ),
+                row,
+                m.name,
                 gate.threshold(m.threshold_key),
-                m.evidence_label,
             )
             for m in judged_by(criterion)
         ]
@@ -154,8 +170,13 @@ def criterion_outcomes(row: Mapping[str, Any], gate: Gate, trained: bool) -> dic
         # the AUC less the split's own bias where the row has a negative control (`text_evidence`)
         "text_membership": lambda: _worst(
             [
-                bounded(*bounds[:2], gate.text_membership_auc_max, bounds[2])
-                for bounds in (text_membership_bounds(row, n) for n in ("cosine", "ngram"))
+                _decidable(
+                    bounded(*bounds[:2], gate.text_membership_auc_max, bounds[2]),
+                    row,
+                    f"text_mia_auc_{n}",
+                    gate.text_membership_auc_max,
+                )
+                for n, bounds in ((n, text_membership_bounds(row, n)) for n in ("cosine", "ngram"))
             ]
         ),
         "epsilon": lambda: epsilon_outcome(row, gate.epsilon_max),
