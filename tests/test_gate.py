@@ -211,3 +211,38 @@ def test_a_half_missing_excess_is_no_evidence_whatever_the_raw_auc(missing):
     }
     row = {**clean_raw, **excess, "text_mia_excess_cosine_high": missing}
     assert _text_only(row)[0] == INCONCLUSIVE
+
+
+def test_an_inconclusive_reason_names_the_sample_that_would_decide_it():
+    row = {
+        **CLEAN,
+        "leak_design": "paired",
+        "leak_near_members": 24,
+        "leak_near_excess": 0.0,
+        "leak_near_control_rate": 0.0,
+        "leak_near_excess_low": -0.14,
+        "leak_near_excess_high": 0.14,
+    }
+    reasons = verdict(row, Gate(), trained=False)["verdict_reasons"].split("; ")
+    assert reasons[0] == (
+        "leak_excess: INCONCLUSIVE (near leak excess in [-0.14, 0.14] straddles 0.05 (needs >= 72 "
+        "generations to decide at excess 0.00 and control rate 0.00, this run has 24))"
+    )
+    assert [reason.split(":")[0] for reason in reasons] == list(Gate().criteria)  # still one per criterion
+
+
+def test_an_inconclusive_auc_names_the_texts_that_would_decide_it():
+    row = {
+        **CLEAN,
+        "text_mia_members": 48,
+        "text_mia_non_members": 48,
+        "text_mia_auc_cosine": 0.5,
+        "text_mia_auc_cosine_high": 0.61,
+    }
+    outcome = verdict(row, EMPIRICAL_GATE, trained=False)
+    assert outcome["verdict"] == INCONCLUSIVE
+    assert (
+        "(needs >= 65 members and as many held-out texts to decide at AUC 0.50, this run has 48 and 48)"
+        in (outcome["verdict_reasons"])
+    )
+    assert "needs" not in verdict(CLEAN, Gate(), trained=False)["verdict_reasons"]  # a PASS names nothing

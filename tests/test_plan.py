@@ -267,3 +267,30 @@ def test_the_membership_scores_are_planned_per_model_and_text():
     assert costs.gpu_bytes("membership_scores", wildcards) > 0
     table = plan_table([DryRunJob("membership_scores", wildcards, {})], costs).set_index("rule")
     assert table.loc["membership_scores", "jobs"] == 1
+
+
+def test_the_plan_shows_the_evidence_plan_beside_the_hours():
+    from plainsight.audit.evidence_plan import evidence_plan
+    from plainsight.audit.gate import Gate
+    from plainsight.report.plan import render_evidence_plan
+
+    cfg = config()
+    segments = {"train": 128, "dev": 24, "test": 24}
+    gate = Gate.from_config(cfg["release"]["gate"])
+    plans = evidence_plan(gate, cfg, lambda dataset, split: segments[split])
+    lines = render_evidence_plan(plans).splitlines()
+    assert lines[0] == "## Evidence plan"
+    # 12 generations per paragraph range x 2 ranges against the 72 a 0.05 threshold needs at no control hit
+    assert (
+        "| leak_excess | in-context (paired) | generations per method and seed | 24 | >= 72 generations "
+        "| >= 100 generations (excess 0.15) |" in lines
+    )
+    assert "| text_membership | all methods | members and held-out texts, each | <= 48 " in "\n".join(lines)
+    assert any(line.startswith("| epsilon |") and ">= 28 canaries (14 guesses" in line for line in lines)
+
+    # without built codes or planned segments the texts stay unplanned instead of stopping the plan
+    def unbuilt(dataset: str, split: str) -> int:
+        raise ValueError(f"no control codes of {dataset} built yet")
+
+    unplanned = evidence_plan(gate, cfg, unbuilt)
+    assert {p.planned for p in unplanned if p.criterion == "text_membership"} == {"-"}

@@ -34,7 +34,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from functools import lru_cache
+from numbers import Real
+from typing import Any, Protocol
 
 import numpy as np
 from scipy.special import logit
@@ -45,9 +47,21 @@ from plainsight.audit.canary_table import family_confidence, guesses_per_side
 from plainsight.audit.epsilon import clopper_pearson, one_run_max_epsilon
 from plainsight.audit.evidence import AUC_ALPHA, CELL_CONFIDENCE, FISHER, document_rate_bounds
 from plainsight.audit.text_evidence import has_negative_control
+from plainsight.evaluation.measures import judged_by
+from plainsight.methods.registry import METHODS, Method, audited_private_selection, method
 
-if TYPE_CHECKING:
-    from plainsight.audit.gate import Gate
+
+class GateThresholds(Protocol):
+    """What the plan reads of `plainsight.audit.gate.Gate` (which imports this module)."""
+
+    criteria: tuple[str, ...]
+    threat_model: str
+    text_membership_auc_max: float
+    epsilon_max: float
+    adapter_membership_auc_max: float
+
+    def threshold(self, key: str) -> float: ...
+
 
 LEAK_EFFECT_MULTIPLE = 3  # the stated leak effect: an excess three times the threshold
 NULL_AUC = 0.5
@@ -90,6 +104,7 @@ def excess_bounds(member_hits: float, control_hits: float, n: int) -> tuple[floa
     )
 
 
+@lru_cache(maxsize=1024)  # the gate asks again for every inconclusive row
 def sample_to_decide(excess: float, threshold: float, control_rate: float = 0.0) -> int | None:
     """The fewest generations (paired; `control_rate` the control-only rate) or values per side
     (unpaired) at which an observed `excess` over `control_rate` decides the criterion: its upper bound
@@ -104,6 +119,7 @@ def sample_to_decide(excess: float, threshold: float, control_rate: float = 0.0)
     return smallest_sample(lambda n: excess_bounds(member_rate * n, control_rate * n, n)[0] > threshold)
 
 
+@lru_cache(maxsize=1024)  # the gate asks again for every inconclusive row
 def documents_to_pass(threshold: float) -> int | None:
     """The fewest member documents whose per-document bound (`evidence.document_rate_bounds`) can lie at
     or under `threshold`: with no hit it is 1 - 0.025^(1/documents), and no sample does better."""
@@ -132,6 +148,7 @@ def auc_bounds(auc: float, members: int, non_members: int) -> tuple[float, float
     return auc - half_width, auc + half_width
 
 
+@lru_cache(maxsize=1024)  # the gate asks again for every inconclusive row
 def texts_to_decide(auc: float, threshold: float) -> int | None:
     """The fewest members (and as many held-out texts) at which an observed `auc` decides the
     criterion: upper bound at or under `threshold` under it, lower bound above it over it."""
@@ -227,20 +244,28 @@ def auc_plan(criterion: str, threshold: float, planned: str) -> CriterionPlan:
     )
 
 
+def _guarantees_release(m: Method) -> bool:
+    """DP training's accountant and a private selection of whole texts bound the released corpus; a
+    selection that rewrites private seeds bounds its seeds, not the release."""
+    return m.differentially_private or (m.private_selection and not m.rewrites_seeds)
+
+
 def formal_epsilons(config: Mapping[str, Any]) -> dict[str, float]:
-    """The configured methods whose formal epsilon bounds the corpus as released: DP-SGD's accountant
-    and Aug-PE's selection (RPSG's selection bounds its seeds, not the release)."""
-    found = {}
-    if "dpsgd" in config.get("methods", []):
-        found["dpsgd"] = float(config["dpsgd"]["epsilon"])
-    if "aug_pe" in config.get("private_selection", {}).get("methods", []):
-        found["aug_pe"] = float(config["aug_pe"]["epsilon"])
-    return found
+    """The audited methods whose formal epsilon (their config block's `epsilon`) bounds the release."""
+    audited = [*config["methods"], *audited_private_selection(config)]
+    return {name: float(config[name]["epsilon"]) for name in audited if _guarantees_release(method(name))}
+
+
+def audit_delta(config: Mapping[str, Any]) -> float:
+    """The delta the canary audit states its bounds at: DP training's configured one, else the largest
+    default (`training.dp.default_delta`), which asks the most canaries."""
+    trained_dp = next(m.name for m in METHODS.values() if m.differentially_private)
+    return config[trained_dp].get("delta") or DEFAULT_DELTA
 
 
 def epsilon_plan(threshold: float, config: Mapping[str, Any]) -> CriterionPlan:
     canaries = config["audit"]["canaries"]
-    share, delta = float(canaries["guesses"]), config["dpsgd"].get("delta") or DEFAULT_DELTA
+    share, delta = float(canaries["guesses"]), audit_delta(config)
     need = canaries_to_refute(threshold, delta, share, family_confidence(len(ATTACKS)))
     formal = formal_epsilons(config)
     passing = [name for name, epsilon in formal.items() if epsilon <= threshold]
@@ -249,7 +274,8 @@ def epsilon_plan(threshold: float, config: Mapping[str, Any]) -> CriterionPlan:
         "epsilon",
         "all methods",
         "single-insertion canaries (guesses)",
-        f"{canaries['single']:,} ({2 * guesses_per_side(canaries['single'], share)})",
+        f"{canaries['single']:,} ({2 * guesses_per_side(canaries['single'], share)})"
+        + ("" if canaries.get("in_verdict") else ", not in the verdict"),
         f"a formal epsilon <= {threshold:g} ("
         + (f"{', '.join(passing)} can pass" if passing else "none can pass")
         + f", configured: {configured})",
@@ -259,7 +285,7 @@ def epsilon_plan(threshold: float, config: Mapping[str, Any]) -> CriterionPlan:
 
 
 def evidence_plan(
-    gate: Gate, config: Mapping[str, Any], segments: Callable[[str, str], int] | None = None
+    gate: GateThresholds, config: Mapping[str, Any], segments: Callable[[str, str], int] | None = None
 ) -> list[CriterionPlan]:
     """Each configured criterion's plan for `config`'s audited run; `segments(dataset, split)` counts a
     split's segments (the cost plan's counter), without which texts are not planned."""
@@ -267,9 +293,11 @@ def evidence_plan(
     ranges = len(config["datasets"][dataset]["segments"])
     generations = config["generation"]["generations_per_segment"] * ranges
     texts = trained = "-"
-    if segments is not None:
-        train = segments(dataset, "train")
-        held_out = sum(_split_or_none(segments, dataset, split) for split in ("dev", "test"))
+    train, held_out = (
+        sum(_split_or_none(segments, dataset, split) for split in splits) if segments else 0
+        for splits in (("train",), ("dev", "test"))
+    )
+    if train and held_out:
         # members are at most the training segments, each side of the balanced sets at most the smaller
         texts, trained = f"<= {min(train, held_out):,}", f"<= {train:,} training segments"
     plans: list[CriterionPlan] = []
@@ -279,7 +307,8 @@ def evidence_plan(
         elif criterion == "epsilon":
             plans.append(epsilon_plan(gate.epsilon_max, config))
         else:
-            threshold = gate.verbatim_excess_max if criterion == "verbatim" else gate.leak_excess_max
+            # the strictest threshold among the measures the criterion judges
+            threshold = min(gate.threshold(m.threshold_key) for m in judged_by(criterion))
             plans += leak_plans(criterion, threshold, generations, trained)
     if gate.threat_model == "released_text_and_adapter":
         plans.append(auc_plan("adapter_membership", gate.adapter_membership_auc_max, texts))
@@ -287,7 +316,8 @@ def evidence_plan(
 
 
 def _split_or_none(segments: Callable[[str, str], int], dataset: str, split: str) -> int:
-    """A split's segments; 0 where neither the built codes nor `resources.planned_segments` have it."""
+    """A split's segments; 0 where neither the built codes nor `resources.planned_segments` have it (the
+    plan then leaves the texts unplanned rather than stopping)."""
     try:
         return segments(dataset, split)
     except ValueError:
@@ -298,27 +328,30 @@ def _split_or_none(segments: Callable[[str, str], int], dataset: str, split: str
 
 
 def _observed(row: Mapping[str, Any], key: str) -> float | None:
-    from plainsight.audit.gate import evidence  # the gate imports this module
-
-    return evidence(row.get(key))
+    """A row's number; None where it has none (absent, NA, NaN, a string, a flag), as the gate reads it."""
+    value = row.get(key)
+    if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(float(value)):
+        return None
+    return float(value)
 
 
 def _sizes(*sizes: float | None) -> str:
+    if all(size is None for size in sizes):
+        return "none"
     return " and ".join(f"{int(size):,}" if size is not None else "none" for size in sizes)
 
 
 def _leak_decision(row: Mapping[str, Any], measure: str, threshold: float) -> str:
-    excess = _observed(row, f"leak_{measure}_excess")
+    observed = _observed(row, f"leak_{measure}_excess")
     rate = _observed(row, f"leak_{measure}_control_rate") or 0.0
-    at = f"at this excess ({excess:.2f}) and control rate ({rate:.2f})" if excess is not None else ""
-    excess = 0.0 if excess is None else excess
+    excess = 0.0 if observed is None else observed
     needed = sample_to_decide(excess, threshold, rate)
     if needed is None:
-        return " - no sample decides an excess at its maximum"
-    at = at or "when nothing leaks"
+        return " (no sample decides an excess at its maximum)"
+    at = "when nothing leaks" if observed is None else f"at excess {excess:.2f} and control rate {rate:.2f}"
     members, controls = (_observed(row, f"leak_{measure}_{side}") for side in ("members", "controls"))
     if row.get("leak_design") == "paired":
-        return f" - needs >= {needed:,} generations to decide {at}, this run has {_sizes(members)}"
+        return f" (needs >= {needed:,} generations to decide {at}, this run has {_sizes(members)})"
     documents = documents_to_pass(threshold)
     from_documents = (
         f" from >= {documents:,} documents"
@@ -326,8 +359,8 @@ def _leak_decision(row: Mapping[str, Any], measure: str, threshold: float) -> st
         else ""
     )
     return (
-        f" - needs >= {needed:,} values per side{from_documents} to decide {at}, "
-        f"this run has {_sizes(members, controls)}"
+        f" (needs >= {needed:,} independent values per side{from_documents} to decide {at}, "
+        f"this run has {_sizes(members, controls)})"
     )
 
 
@@ -340,22 +373,22 @@ def _auc_decision(row: Mapping[str, Any], attack: str, threshold: float) -> str:
         auc = _observed(row, f"text_mia_auc_{attack}")
     needed = texts_to_decide(NULL_AUC if auc is None else auc, threshold)
     if needed is None:
-        return " - no sample decides an AUC at its maximum"
-    at = f"at this AUC ({auc:.2f})" if auc is not None else "when nothing leaks"
+        return " (no sample decides an AUC at its maximum)"
+    at = "when nothing leaks" if auc is None else f"at AUC {auc:.2f}"
     # the difference of two AUCs on the same texts varies more than one AUC: it needs more texts
     least = f"more than {needed:,}" if beside_control else f">= {needed:,}"
     members, held_out = _observed(row, "text_mia_members"), _observed(row, "text_mia_non_members")
     return (
-        f" - needs {least} members and as many held-out texts to decide {at}, "
-        f"this run has {_sizes(members, held_out)}"
+        f" (needs {least} members and as many held-out texts to decide {at}, "
+        f"this run has {_sizes(members, held_out)})"
     )
 
 
 def deciding_sample(row: Mapping[str, Any], evidence_name: str, threshold: float) -> str:
-    """What would decide an INCONCLUSIVE criterion, appended to its reason: the sample at which the row's
-    own observed rates (an excess of 0 and no control hits, or an AUC of 0.5, where it has none) would
-    pass or fail at `threshold`, and the sample it has. `evidence_name` is a leak measure's name or a
-    text attack's (`text_mia_auc_<attack>`). It never holds "; ", which separates the criteria."""
+    """What would decide an INCONCLUSIVE criterion, in parentheses to append to its reason: the sample at
+    which the row's own observed rates (an excess of 0 and no control hit, or an AUC of 0.5, where it has
+    none) would pass or fail at `threshold`, and the sample it has. `evidence_name` is a leak measure's
+    name or a text attack's (`text_mia_auc_<attack>`). It never holds "; ", which separates criteria."""
     if evidence_name.startswith("text_mia_auc_"):
         return _auc_decision(row, evidence_name.removeprefix("text_mia_auc_"), threshold)
     return _leak_decision(row, evidence_name, threshold)

@@ -6,7 +6,9 @@ job. This module adds what the scheduler does not know: the hours each model job
 configured throughputs (`resources.generation_tokens_per_second`, `training_tokens_per_second`,
 from the benchmarks) and the GPU memory it needs (`plainsight.scheduling`: weights in the job's
 dtype, KV cache of the slots, activations and logits of a training step). Corpus sizes are the
-built control codes' where they exist, else `resources.planned_segments`.
+built control codes' where they exist, else `resources.planned_segments`. Beside the hours, the
+evidence plan (`plainsight.audit.evidence_plan`): the sample each release criterion gets under this
+config against what it needs to PASS when nothing leaks or FAIL at a stated effect.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ import pandas as pd
 import yaml
 
 from plainsight import scheduling
+from plainsight.audit.evidence_plan import CriterionPlan, evidence_plan
+from plainsight.audit.gate import Gate
 from plainsight.errors import InputError
 from plainsight.io import write_text
 from plainsight.methods import registry
@@ -163,6 +167,28 @@ def render(table: pd.DataFrame, target: str, costs: scheduling.CostModel, sizes:
     return "\n".join(lines) + "\n"
 
 
+def render_evidence_plan(plans: list[CriterionPlan]) -> str:
+    """The evidence plan as a Markdown section: each criterion's planned sample against its needs."""
+    lines = [
+        "## Evidence plan",
+        "",
+        "| Criterion | Methods | Sample | Planned | PASS needs (nothing leaks) "
+        "| FAIL needs (stated effect) |",
+        "| :--- | :--- | :--- | ---: | :--- | :--- |",
+        *[
+            f"| {p.criterion} | {p.design} | {p.unit} | {p.planned} | {p.to_pass} | {p.to_fail} |"
+            for p in plans
+        ],
+        "",
+        "From the bounds the audit computes (docs/methods-and-metrics.md#evidence-plan): leak excesses at "
+        "no control hit (a control rate raises the sample), trained methods' values taken as "
+        "independent (values that cluster in documents need more), AUCs at the Mann-Whitney null "
+        "error with as many members as held-out texts, canaries at the confidence of three attacks "
+        "together with every guess right.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def segment_counter(config: Mapping, jobs: list[DryRunJob], results: Path = Path("results")):
     """Segments per dataset and split: from its built control codes unless the plan rebuilds them
     (then they may be another source's), else `resources.planned_segments`."""
@@ -240,4 +266,6 @@ def write_plan(config: Mapping, snakefile: str, target: str, path: str, python: 
     jobs = parse_dry_run(dry_run(config, snakefile, target, python))
     count, sizes = segment_counter(config, jobs)
     costs = scheduling.CostModel(config, shapes, count, registry)
-    write_text(render(plan_table(jobs, costs), target, costs, sizes), path)
+    evidence = evidence_plan(Gate.from_config(config["release"]["gate"]), config, count)
+    text = render(plan_table(jobs, costs), target, costs, sizes)
+    write_text(text + "\n" + render_evidence_plan(evidence), path)
