@@ -5,7 +5,8 @@ parsed here once, by `Gate.from_config`, for every job that judges or states a v
 
 - `leak_excess`: the excess over their held-out control of the leak measures that declare this criterion
   (`plainsight.evaluation.measures`: the near and any-identifier leaks);
-- `text_membership`: the text membership attacks' AUC (nearest synthetic document, cosine and n-gram);
+- `text_membership`: the text membership attacks' AUC (nearest synthetic document, cosine and n-gram),
+  judged as 0.5 plus its excess over the negative control's AUC where the row has one;
 - `verbatim`: the excess of verbatim copying over its control (the measure that declares it);
 - `epsilon`: the method's formal guarantee for the corpus as released (`dp_epsilon`, per privacy unit),
   against the canary audit's epsilon lower bound where the run has one (`canary_epsilon`);
