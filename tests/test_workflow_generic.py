@@ -106,7 +106,11 @@ def test_release_bundle_of_icl_pe_holds_no_real_value(example_dir):
     assert header["configs"][0]["data_files"] == [{"split": "train", "path": "synthetic.jsonl"}]
     assert header["license"] == "other" and header["size_categories"] == ["n<1K"]
     assert "No privacy audit was run for `icl_pe`" in card  # the example audits tab only
-    assert sorted(p.name for p in (example_dir / bundle_dir).iterdir()) == ["README.md", "synthetic.jsonl"]
+    assert sorted(p.name for p in (example_dir / bundle_dir).iterdir()) == [
+        "README.md",
+        "synthetic.jsonl",
+        "verdict.json",
+    ]
     spans = pd.read_parquet(example_dir / "results/casenotes/spans.parquet")
     real = set(spans.loc[spans["identifier_type"].isin(["DIRECT", "QUASI"]), "text"])
     docs = pd.read_parquet(example_dir / "results/casenotes/docs.parquet")
