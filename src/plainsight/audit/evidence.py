@@ -13,7 +13,7 @@ Each design is judged by one test, and everything it reports comes from that tes
   over the two cells). Generations that hit both sides or neither do not widen it.
 - unpaired design (trained methods, distinct values), with per-document counts: values cluster within
   documents (a document that the corpus echoes gives many of its values at once), so the **document**
-  is the unit. p-value: a permutation test that swaps whole documents between the sides
+  is the unit. p-value: a permutation test that swaps whole documents of the same size between the sides
   (`document_permutation_p_value`); bounds: each side's rate bounded by Korn and Graubard's
   effective-sample-size Clopper-Pearson bound (`document_rate_bounds`, which never certifies more than
   the documents can without an assumption on the dependence within one), one-sided at 97.5%, combined
@@ -205,19 +205,35 @@ def document_arrays(documents: DocumentCounts) -> tuple[np.ndarray, np.ndarray]:
 
 
 @lru_cache(maxsize=64)
-def document_assignments(m1: int, m2: int, permutations: int = PERMUTATIONS) -> np.ndarray:
-    """Which of m1 + m2 documents go to the member side, one arrangement per row, the observed one (the
-    first m1) first: every arrangement where there are at most PERMUTATIONS, else `permutations` drawn
-    with PERMUTATION_SEED after the observed one."""
-    total = m1 + m2
-    if math.comb(total, m1) <= PERMUTATIONS:
-        rows = np.zeros((math.comb(total, m1), total), dtype=bool)
-        for row, members in enumerate(itertools.combinations(range(total), m1)):
-            rows[row, list(members)] = True
-        return rows
-    observed = np.arange(total) < m1
+def document_assignments(
+    member_sizes: tuple[int, ...], control_sizes: tuple[int, ...], permutations: int = PERMUTATIONS
+) -> np.ndarray:
+    """Which documents go to the member side, one arrangement per row, the observed one (the member
+    documents first) first. Documents trade places only with documents of as many items: the sides keep
+    their sizes, so a test of rates cannot mistake one side's smaller documents for a leak. Every such
+    arrangement where there are at most PERMUTATIONS, else `permutations` drawn with PERMUTATION_SEED
+    after the observed one."""
+    sizes = np.array([*member_sizes, *control_sizes])
+    observed = np.arange(len(sizes)) < len(member_sizes)
+    strata = [np.flatnonzero(sizes == size) for size in sorted(set(sizes.tolist()))]
+    arrangements = math.prod(math.comb(len(stratum), int(observed[stratum].sum())) for stratum in strata)
+    if arrangements <= permutations:
+        choices = [
+            itertools.combinations(stratum.tolist(), int(observed[stratum].sum())) for stratum in strata
+        ]
+        rows = []
+        for chosen in itertools.product(*choices):
+            row = np.zeros(len(sizes), dtype=bool)
+            row[[index for part in chosen for index in part]] = True
+            rows.append(row)
+        # the observed arrangement first, as the Monte Carlo rows have it
+        rows.sort(key=lambda row: not np.array_equal(row, observed))
+        return np.array(rows)
     rng = np.random.default_rng(PERMUTATION_SEED)
-    return np.vstack([observed, rng.permuted(np.tile(observed, (permutations, 1)), axis=1)])
+    drawn = np.tile(observed, (permutations, 1))
+    for stratum in strata:
+        drawn[:, stratum] = rng.permuted(drawn[:, stratum], axis=1)
+    return np.vstack([observed, drawn])
 
 
 def document_permutation_p_values(
@@ -229,12 +245,14 @@ def document_permutation_p_values(
 ) -> np.ndarray:
     """The permutation test of "the member rate is at most the control rate" for each row of hits (one
     row per corpus; totals per document shared): the share of arrangements of whole documents between
-    the sides whose rate difference is at least the observed one. Exact over every arrangement when
-    there are at most PERMUTATIONS, else Monte Carlo with the observed arrangement counted, which keeps
-    it valid."""
+    the sides, each document trading places with documents of its own size, whose rate difference is at
+    least the observed one. Exact over every arrangement when there are at most PERMUTATIONS, else Monte
+    Carlo with the observed arrangement counted, which keeps it valid."""
     hits = np.hstack([np.atleast_2d(member_hits), np.atleast_2d(control_hits)]).astype(float)
     totals = np.concatenate([member_totals, control_totals]).astype(float)
-    member = document_assignments(len(member_totals), len(control_totals), permutations).astype(float)
+    member = document_assignments(
+        tuple(int(t) for t in member_totals), tuple(int(t) for t in control_totals), permutations
+    ).astype(float)
     member_sum, member_size = hits @ member.T, member @ totals
     difference = member_sum / member_size - (hits.sum(axis=1, keepdims=True) - member_sum) / (
         totals.sum() - member_size
