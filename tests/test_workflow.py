@@ -296,12 +296,14 @@ def test_privacy_audit_table_plots_and_a_bad_adapter(workflow_dir):
         "Fine-tuning",
         "Fine-tuning w/ masking",
         "Positive control (copies its context)",
+        "Negative control (writes without private data)",
     ]
-    assert table["verdict"].iloc[0] != table["verdict"].iloc[0]  # the base model released nothing: no verdict
-    assert set(table["verdict"].iloc[1:]) <= {"PASS", "FAIL", "INCONCLUSIVE"}
+    # the base model released nothing and the negative control is the text attacks' yardstick: no verdict
+    assert table.loc[table["method"].isin(["base", "negative_control"]), "verdict"].isna().all()
+    assert set(table["verdict"].iloc[1:-1]) <= {"PASS", "FAIL", "INCONCLUSIVE"}
     # the copying control copies its contexts verbatim; at the tiny config's 4 generations no test can call
     # that significant (the unit tests' larger control is), and the verdict never passes it
-    control = table.iloc[-1]
+    control = table[table["method"] == "positive_control"].iloc[0]
     assert control["leak_verbatim_member_rate"] == 1.0 and control["leak_verbatim_excess"] > 0
     assert control["verdict"] != "PASS"
     trained = table["method"].isin(["base", "dpsgd", "ft", "ft_mask"])
@@ -313,7 +315,8 @@ def test_privacy_audit_table_plots_and_a_bad_adapter(workflow_dir):
     released = table["method"] != "base"
     for column in ("text_mia_auc_cosine", "verbatim_share", "any_identifier_leak_share", "leak_exact_excess"):
         assert table.loc[released, column].notna().all(), column
-    assert table.loc[released & (table["method"] != "positive_control"), "pipp"].notna().all()
+    controls = table["method"].isin(["positive_control", "negative_control"])
+    assert table.loc[released & ~controls, "pipp"].notna().all()
     assert (table["seeds"].astype(str) == "1").all()
     markdown = (workflow_dir / "results/tables/privacy_audit.md").read_text(encoding="utf-8")
     assert "MIA AUC reference" in markdown and "Base model (control)" in markdown
