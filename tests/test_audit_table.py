@@ -120,3 +120,19 @@ def test_a_claim_too_loose_to_test_says_how_many_controls_it_needs():
     assert claim_check(loose) == "not testable at this size (needs 12,457 controls)"
     rejected = {"dp_null_testable": 1.0, "dp_claim_rejected": 1.0, "dp_null_p_value": 0.001}
     assert claim_check(rejected).startswith("**its leaks reject its own claim** (p = 0.001)")
+
+
+def test_the_dp_null_flag_is_a_share_over_seeds_as_the_claim_check_reads_it():
+    from plainsight.audit.privacy_audit_table import claim_check, seed_rows
+
+    keys = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": 1}
+    released = pd.DataFrame(
+        [
+            {**keys, "method": "dpsgd", "dp_null_testable": False, "dp_null_controls_needed": 10978},
+            {**keys, "method": "icl", "dp_null_testable": None, "dp_null_controls_needed": None},
+        ]
+    )
+    rows = seed_rows(released, pd.DataFrame(columns=[*keys, "method"]))
+    assert rows["dp_null_testable"].tolist()[0] == 0.0
+    dpsgd = {**rows.iloc[0].to_dict(), "dp_claim_rejected": 0.0}
+    assert claim_check(dpsgd) == "not testable at this size (needs 10,978 controls)"

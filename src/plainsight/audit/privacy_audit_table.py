@@ -92,7 +92,7 @@ def seed_rows(released: pd.DataFrame, membership: pd.DataFrame) -> pd.DataFrame:
     """The released-text records (one per run, method and seed, with `pipp`) joined with the membership
     rows (one per run, model and seed): one row per run, method and seed."""
     released = released.copy()
-    for flag in ("dcr_closer_than_held_out", "dp_claim_rejected"):  # averaged over seeds as a share
+    for flag in ("dcr_closer_than_held_out", "dp_claim_rejected", "dp_null_testable"):  # seeds: a share
         if flag in released:
             released[flag] = released[flag].astype(float)
     return released.merge(membership, on=[*RUN_KEYS, "seed"], how="outer")
