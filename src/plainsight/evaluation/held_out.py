@@ -161,25 +161,24 @@ def per_document(items: HeldItems) -> list[list[int]]:
 
 def _side_counts(measure: LeakMeasure, member: Side, control: Side) -> dict[str, Any]:
     if measure.held_items is None:
+        documents = {}
         (member_hits, members), (control_hits, controls) = (
             measure.distinct_held(member),
             measure.distinct_held(control),
         )
-        return {
-            "member_hits": member_hits,
-            "members": members,
-            "control_hits": control_hits,
-            "controls": controls,
+    else:
+        member_items, control_items = measure.held_items(member), measure.held_items(control)
+        (member_hits, members), (control_hits, controls) = tally(member_items), tally(control_items)
+        documents = {
+            "member_documents": per_document(member_items),
+            "control_documents": per_document(control_items),
         }
-    member_items, control_items = measure.held_items(member), measure.held_items(control)
-    (member_hits, members), (control_hits, controls) = tally(member_items), tally(control_items)
     return {
         "member_hits": member_hits,
         "members": members,
         "control_hits": control_hits,
         "controls": controls,
-        "member_documents": per_document(member_items),
-        "control_documents": per_document(control_items),
+        **documents,
     }
 
 

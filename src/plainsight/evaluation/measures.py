@@ -151,8 +151,9 @@ class LeakMeasure:
     member_column: str  # the per-generation column of its member hit
     # Paired design: whether one generation leaks something of a set of real segments.
     generation_hit: Callable[[str, Source, RealValues], bool]
-    # Unpaired design: (held, total) of one side's distinct items (values, or segments for verbatim).
-    distinct_held: Callable[[Side], tuple[int, int]]
+    # Unpaired design, for a measure without `held_items`: (held, total) of one side's distinct items,
+    # taken as independent.
+    distinct_held: Callable[[Side], tuple[int, int]] | None = None
     unit: str = "values"  # what the unpaired design counts
     # The release criterion its evidence feeds (`plainsight.audit.gate`) and its threshold's key in
     # `release.gate`; None: reported, not judged.
@@ -164,10 +165,14 @@ class LeakMeasure:
     table1_label: str | None = None  # the Table 1 column whose control the table's notes give
     review_flag: str | None = None  # the review page's flag of a generation it hits
     drop_reason: str | None = None  # why `release.drop: any_identifier` leaves such a generation out
-    # Unpaired design, per distinct item: the document it is attributed to and whether the corpus holds
-    # it, whose tally is `distinct_held`'s. With it the evidence takes the document as its unit
-    # (`plainsight.audit.evidence.cluster_excess`); without it, items are taken as independent.
+    # Unpaired design, per distinct item (values, or segments for verbatim): the document it is attributed
+    # to and whether the corpus holds it. With it the evidence takes the document as its unit
+    # (`plainsight.audit.evidence.cluster_excess`); a measure gives it or `distinct_held`.
     held_items: Callable[[Side], HeldItems] | None = None
+
+    def __post_init__(self):
+        if (self.held_items is None) == (self.distinct_held is None):
+            raise ValueError(f"leak measure {self.name!r} needs exactly one of held_items and distinct_held")
 
     @property
     def control_column(self) -> str:
@@ -184,7 +189,6 @@ REGISTRY: dict[str, LeakMeasure] = {
             "a value of the run's identifier set, as PIPP counts",
             "leaked",
             lambda text, source, _real: bool(leaked_values(text, source.values)),
-            lambda side: tally(_exact_items(side)),
             paper_metric=True,
             table1_label="PIPP",
             review_flag="exact",
@@ -198,7 +202,6 @@ REGISTRY: dict[str, LeakMeasure] = {
             "a word of a real person name, such as a surname alone",
             "partial_leak",
             lambda text, source, real: partial_leak(text, source.persons, real.min_letters),
-            lambda side: tally(_partial_items(side)),
             unit="name words",
             paper_metric=True,
             table1_label="partial leak",
@@ -213,7 +216,6 @@ REGISTRY: dict[str, LeakMeasure] = {
             "a value, a name word, or a variant of either that a reader would still recognise",
             "near_leak",
             lambda text, source, _real: bool(source.near.found(text)),
-            lambda side: tally(_near_items(side)),
             unit="values and name words",
             criterion="leak_excess",
             paper_metric=True,
@@ -229,7 +231,6 @@ REGISTRY: dict[str, LeakMeasure] = {
             "a real direct or quasi identifier, whatever the run's identifier set",
             "any_identifier_leak",
             lambda text, source, _real: bool(leaked_values(text, source.any_values)),
-            lambda side: tally(_any_identifier_items(side)),
             criterion="leak_excess",
             review_flag="any",
             drop_reason="a real direct or quasi identifier of any document of the corpus",
@@ -242,7 +243,6 @@ REGISTRY: dict[str, LeakMeasure] = {
             "a run of `verbatim_ngram` words of a real segment",
             "verbatim_copy",
             _verbatim_hit,
-            lambda side: tally(_verbatim_items(side)),
             unit="segments",
             criterion="verbatim",
             threshold_key="verbatim_excess_max",
