@@ -43,20 +43,9 @@ from plainsight.audit.evidence import (
 )
 from plainsight.audit.guarantee import Guarantee, guarantee_record
 from plainsight.audit.roc import roc_summary
+from test_epsilon import binomial_tail_at_least, bisect
 
 RATES = (0.0, 0.02, 0.05, 0.2, 0.5)
-
-
-def binomial_tail_at_least(k: int, n: int, p: float) -> float:
-    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
-
-
-def bisect(function, low: float, high: float) -> float:
-    """The root of an increasing `function` on [low, high]."""
-    for _ in range(100):
-        middle = (low + high) / 2
-        low, high = (middle, high) if function(middle) < 0 else (low, middle)
-    return (low + high) / 2
 
 
 def cp_hand(k: int, n: int, side: str) -> float:

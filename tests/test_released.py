@@ -8,7 +8,7 @@ import pytest
 
 from plainsight.audit import NEGATIVE_CONTROL, nearest
 from plainsight.audit.gate import FAIL, PASS, Gate, verdict
-from plainsight.audit.nearest import NEAREST_RANKS, embed, nearest_rows, top_cosines, training_segments, words
+from plainsight.audit.nearest import embed, words
 from plainsight.audit.released import (
     TextAuditSettings,
     audit_record,
@@ -24,6 +24,7 @@ from plainsight.evaluation.held_out import in_context_control, trained_control
 from plainsight.evaluation.privacy import context_keys, real_values, run_privacy_metrics
 from plainsight.methods.registry import method
 from plainsight.methods.trained import training_keys
+from test_nearest import nearest_table
 
 WORDS = [
     "alpha",
@@ -138,15 +139,6 @@ def any_identifier_metrics(corpus, codes, docs, spans):
     contexts = [context_keys(row) for row in corpus.to_dict("records")]
     real = real_values(docs, spans, "direct", 10, 4)
     return in_context_control(corpus, contexts, training_keys(codes), real, seed=1)
-
-
-def nearest_table(corpus, codes, docs):
-    """A corpus's nearest table, built in the steps the released-text audit takes for each corpus."""
-    keys, texts = training_segments(codes, docs)
-    generations = corpus["text"].tolist()
-    settings = FeatureSettings()
-    order, cosines = top_cosines(embed(generations, settings), embed(texts, settings), NEAREST_RANKS)
-    return nearest_rows(generations, keys, texts, order, cosines)
 
 
 def run_audit(monkeypatch, corpus, chosen_method="icl", held_out=4):
