@@ -100,7 +100,11 @@ def seed_rows(released: pd.DataFrame, membership: pd.DataFrame) -> pd.DataFrame:
 
 def audit_table(released: pd.DataFrame, membership: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
     """The table: the seeds' rows (`seed_rows`) averaged over seeds; base rows first in each run."""
-    joined = seed_rows(released, membership)
+    return seeds_averaged(seed_rows(released, membership), methods)
+
+
+def seeds_averaged(joined: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
+    """One row per run and method from `seed_rows`: numbers averaged over seeds, labels joined."""
     numeric = [
         c for c in joined.columns if c not in (*RUN_KEYS, "seed") and pd.api.types.is_numeric_dtype(joined[c])
     ]
@@ -511,8 +515,9 @@ def build_privacy_audit(
         ],
         ignore_index=True,
     )
-    table = audit_table(released, membership, methods)
-    return with_verdicts(table, seed_rows(released, membership), gate) if gate is not None else table
+    per_seed = seed_rows(released, membership)
+    table = seeds_averaged(per_seed, methods)
+    return with_verdicts(table, per_seed, gate) if gate is not None else table
 
 
 def write_privacy_audit(
