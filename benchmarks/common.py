@@ -23,14 +23,28 @@ def demo_tab_frames(idset: str = "direct"):
     return docs, spans, codes_table(docs, select_spans(spans, idset))
 
 
-def leak_matching(docs, spans, idset: str):
-    """The real segments as the leak metrics match them, with the embedded default's matching settings."""
+def metrics_settings() -> dict:
+    """The embedded default's `metrics` settings with the audit's `verbatim_ngram`, as rule
+    `privacy_metrics` reads them."""
     import yaml
 
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text(encoding="utf-8"))
+    return {**config["metrics"], "verbatim_ngram": config["audit"]["verbatim_ngram"]}
+
+
+def leak_matching(docs, spans, idset: str):
+    """The real segments as the leak metrics match them, with the embedded default's matching settings."""
     from plainsight.evaluation.privacy import real_values
 
-    metrics = yaml.safe_load((REPO / "config/config.yaml").read_text(encoding="utf-8"))["metrics"]
-    return real_values(docs, spans, idset, metrics["verbatim_ngram"], metrics["partial_leak_min_letters"])
+    metrics = metrics_settings()
+    return real_values(
+        docs,
+        spans,
+        idset,
+        metrics["verbatim_ngram"],
+        metrics["partial_leak_min_letters"],
+        metrics["linkage_quasi_min"],
+    )
 
 
 def demo_tab(idset: str = "direct"):

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from common import demo_tab_frames, write_report
+from common import demo_tab_frames, metrics_settings, write_report
 
 FICTIONAL = [
     ("PERSON", "Tomas Berg"),
@@ -117,7 +117,7 @@ def build(folder: Path, generations: int) -> tuple[Path, float]:
         docs,
         spans,
         {"icl": "ICL"},
-        4,
+        metrics_settings(),
         site / "index.html",
         site / "data",
     )

@@ -72,11 +72,44 @@ def test_table_has_a_control_row_first_and_means_over_seeds():
     assert table.loc[table["method"] == "baseline", "mia_loss_auc"].isna().all()
     text = markdown(table, 10)
     assert "| tab known direct | Base model (control) |" in text and "**closer**" in text
-    assert "Verbatim >= 10 words (%)" in text
+    assert "Verbatim >= 10 words (% of generations)" in text
+    assert "| Any-identifier leak (% of generations) | PIPP (% of generations) |" in text
+
+
+def test_a_verdict_cell_names_what_its_rates_are_shares_of():
+    """A fine-tuning row whose generations mostly hold an identifier, while few distinct values leak: the
+    verdict's cell counts distinct values and says so, as verbatim copying counts segments copied."""
+    from plainsight.audit.privacy_audit_table import _excess
+    from plainsight.evaluation.measures import leak_measure
+
+    def rates(measure: str, member: float, control: float, design: str) -> dict:
+        prefix = f"leak_{measure}"
+        return {
+            f"{prefix}_member_rate": member,
+            f"{prefix}_control_rate": control,
+            f"{prefix}_excess": member - control,
+            f"{prefix}_excess_low": member - control - 0.03,
+            f"{prefix}_excess_high": member - control + 0.03,
+            f"{prefix}_conclusion": "no leak detected (could detect >= 0.04)",
+            f"{prefix}_design": design,
+        }
+
+    row = pd.Series(
+        {
+            **rates("any_identifier", 0.02, 0.01, "unpaired"),
+            **rates("verbatim", 0.042, 0.01, "unpaired"),
+            **rates("near", 0.25, 0.1, "paired"),
+        }
+    )
+    assert _excess(row, leak_measure("any_identifier")) == (
+        "2 vs 1 (% of distinct values): +1 [-2, +4], no leak detected (could detect >= 0.04)"
+    )
+    assert _excess(row, leak_measure("verbatim")).startswith("4 vs 1 (% of segments copied): +3 [")
+    assert _excess(row, leak_measure("near")).startswith("25 vs 10 (% of generations): +15 [+12, +18]")
 
 
 def test_the_canary_table_feeds_the_released_rows_its_epsilon_bound(tmp_path):
-    from plainsight.audit.privacy_audit_table import with_canary_evidence
+    from plainsight.audit.privacy_audit_table import read_tables, with_canary_evidence
 
     run = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": 1}
     canaries = pd.DataFrame(
@@ -107,10 +140,10 @@ def test_the_canary_table_feeds_the_released_rows_its_epsilon_bound(tmp_path):
     )
     canaries.to_csv(tmp_path / "canaries.csv", index=False)
     released = pd.DataFrame([{**run, "method": "icl", "pipp": 5.0}, {**run, "method": "ft", "pipp": 0.0}])
-    merged = with_canary_evidence(released, [str(tmp_path / "canaries.csv")])
+    merged = with_canary_evidence(released, read_tables([str(tmp_path / "canaries.csv")]))
     assert merged.loc[0, "canary_epsilon"] == 0.9 and merged.loc[0, "canary_max_certifiable_epsilon"] == 2.2
     assert pd.isna(merged.loc[1, "canary_epsilon"])  # no canaries for ft: the criterion stays inconclusive
-    assert with_canary_evidence(released, []) is released
+    assert read_tables([]) is None and with_canary_evidence(released, None) is released
 
 
 def test_a_claim_too_loose_to_test_says_how_many_controls_it_needs():
@@ -136,3 +169,44 @@ def test_the_dp_null_flag_is_a_share_over_seeds_as_the_claim_check_reads_it():
     assert rows["dp_null_testable"].tolist()[0] == 0.0
     dpsgd = {**rows.iloc[0].to_dict(), "dp_claim_rejected": 0.0}
     assert claim_check(dpsgd) == "not testable at this size (needs 10,978 controls)"
+
+
+def test_the_re_identification_attack_has_its_columns_with_their_units():
+    run = {"dataset": "tab", "setting": "known", "idset": "direct"}
+    reidentified = {
+        "text_mia_auc_reidentification": 0.9,
+        "text_mia_auc_reidentification_low": 0.8,
+        "text_mia_auc_reidentification_high": 0.97,
+        "text_mia_excess_reidentification": 0.3,
+        "text_mia_excess_reidentification_low": 0.1,
+        "text_mia_excess_reidentification_high": 0.45,
+        "text_mia_reidentification_members": 24,
+        "text_mia_reidentification_non_members": 24,
+    }
+    released = pd.DataFrame(
+        [
+            {
+                **run,
+                **reidentified,
+                "method": "baseline",
+                "seed": 1,
+                "reidentification_top1": 0.5,
+                "reidentification_top5": 1.0,
+                "reidentification_top1_control": 0.04,
+                "reidentification_top5_control": 0.2,
+            },
+            # a trained method: no context documents to find, so no ranks
+            {**run, **reidentified, "method": "ft", "seed": 1, "reidentification_top1": np.nan},
+        ]
+    )
+    table = audit_table(released, membership_rows(scores_frame(), 0, 1).assign(**run, seed=1), METHODS)
+    text = markdown(table, 10)
+    assert "Re-identification AUC (units)" in text
+    assert "Re-identification top-1 / top-5 (% of generations): sources vs controls" in text
+    baseline = next(line for line in text.splitlines() if "| Baseline |" in line)
+    assert "| 0.90 [0.80, 0.97]; beyond control +0.30 [+0.10, +0.45] | 50 / 100 vs 4 / 20 |" in baseline
+    fine_tuning = next(line for line in text.splitlines() if "| Fine-tuning |" in line)
+    assert "+0.45] | - |" in fine_tuning
+    # the power statement names what each AUC compares: 24 units a side detect
+    # 0.5 + (1.960 + 0.842) sqrt(49 / (12 x 24 x 24)) = 0.736
+    assert "0.74 (re-identification) or more with 80% power" in text

@@ -20,6 +20,7 @@ from plainsight.audit.gate import (
     seeds_verdict,
     verdict,
 )
+from plainsight.audit.text_evidence import TEXT_MEMBERSHIP_ATTACKS
 
 CLEAN = {
     "leak_any_identifier_excess_low": -0.02,
@@ -30,8 +31,12 @@ CLEAN = {
     "text_mia_auc_cosine_high": 0.55,
     "text_mia_auc_ngram_low": 0.46,
     "text_mia_auc_ngram_high": 0.58,
+    "text_mia_auc_reidentification_low": 0.44,
+    "text_mia_auc_reidentification_high": 0.57,
     "leak_verbatim_excess_low": -0.01,
     "leak_verbatim_excess_high": 0.02,
+    "leak_unit_linkage_excess_low": -0.03,
+    "leak_unit_linkage_excess_high": 0.04,
     "dp_epsilon": 0.5,
     "canary_epsilon": 0.1,
 }
@@ -49,6 +54,26 @@ def test_a_lower_bound_over_a_threshold_fails_and_names_the_criterion():
     result = verdict(row, Gate(), trained=False)
     assert result["verdict"] == FAIL and result["verdict_kind"] == ""
     assert "any-identifier leak excess >= 0.20 (max 0.05)" in result["verdict_reasons"]
+
+
+def test_a_reason_names_what_its_excess_is_a_share_of():
+    """In-context rows count generations; trained rows distinct values, name words and segments copied."""
+
+    def reasons(design: str, **row) -> str:
+        designs = {f"leak_{m}_design": design for m in ("any_identifier", "near", "verbatim")}
+        judged = verdict({**CLEAN, **designs, **row}, EMPIRICAL_GATE, trained=design == "unpaired")
+        return judged["verdict_reasons"]
+
+    paired = reasons("paired")
+    assert "near leak excess (share of generations) <= 0.04 (max 0.05)" in paired
+    assert "any-identifier leak excess (share of generations) <= 0.03 (max 0.05)" in paired
+    assert "verbatim excess (share of generations) <= 0.02 (max 0.05)" in paired
+    unpaired = reasons("unpaired")
+    assert "near leak excess (share of distinct values and name words) <= 0.04 (max 0.05)" in unpaired
+    assert "any-identifier leak excess (share of distinct values) <= 0.03 (max 0.05)" in unpaired
+    assert "verbatim excess (share of segments copied) <= 0.02 (max 0.05)" in unpaired
+    failing = {"leak_any_identifier_excess_low": 0.2, "leak_any_identifier_excess_high": 0.5}
+    assert "any-identifier leak excess (share of distinct values) >= 0.20" in reasons("unpaired", **failing)
 
 
 def test_the_reasons_split_into_one_per_criterion():
@@ -142,7 +167,9 @@ def _upper_bounds_hold(row: dict, gate: Gate) -> bool:
 
     holds = all(
         at_most(f"leak_{m}_excess_high", gate.leak_excess_max) for m in ("near", "any_identifier")
-    ) and all(at_most(f"text_mia_auc_{n}_high", gate.text_membership_auc_max) for n in ("cosine", "ngram"))
+    ) and all(
+        at_most(f"text_mia_auc_{n}_high", gate.text_membership_auc_max) for n in TEXT_MEMBERSHIP_ATTACKS
+    )
     holds = holds and at_most("leak_verbatim_excess_high", gate.verbatim_excess_max)
     if "epsilon" in gate.criteria:
         canary = evidence(row.get("canary_epsilon"))
@@ -190,9 +217,13 @@ def test_the_text_criterion_judges_the_auc_beyond_the_negative_control():
     # the raw AUCs [0.70, 0.90] would fail; the excess over the negative control is what the gate judges
     biased = {"text_mia_auc_cosine_low": 0.70, "text_mia_auc_cosine_high": 0.90}
     biased |= {"text_mia_auc_ngram_low": 0.70, "text_mia_auc_ngram_high": 0.90}
+    biased |= {"text_mia_auc_reidentification_low": 0.70, "text_mia_auc_reidentification_high": 0.90}
     assert _text_only(biased)[0] == FAIL  # an older record, without the control: today's rule
-    both = {f"text_mia_excess_{n}_{side}": v for n in ("cosine", "ngram") for side, v in (("low", -0.05),)}
+    both = {
+        f"text_mia_excess_{n}_{side}": v for n in TEXT_MEMBERSHIP_ATTACKS for side, v in (("low", -0.05),)
+    }
     within = {**biased, **both, "text_mia_excess_cosine_high": 0.08, "text_mia_excess_ngram_high": 0.05}
+    within |= {"text_mia_excess_reidentification_high": 0.05}
     outcome, reasons = _text_only(within)
     assert outcome == PASS  # 0.5 + 0.08 = 0.58 <= 0.60
     assert "text membership AUC (cosine) beyond the negative control <= 0.58 (max 0.60)" in reasons
@@ -207,7 +238,9 @@ def test_the_text_criterion_judges_the_auc_beyond_the_negative_control():
 def test_a_half_missing_excess_is_no_evidence_whatever_the_raw_auc(missing):
     clean_raw = {key: value for key, value in CLEAN.items() if key.startswith("text_mia_auc")}
     excess = {
-        f"text_mia_excess_{n}_{s}": v for n in ("cosine", "ngram") for s, v in (("low", -0.1), ("high", 0.0))
+        f"text_mia_excess_{n}_{s}": v
+        for n in TEXT_MEMBERSHIP_ATTACKS
+        for s, v in (("low", -0.1), ("high", 0.0))
     }
     row = {**clean_raw, **excess, "text_mia_excess_cosine_high": missing}
     assert _text_only(row)[0] == INCONCLUSIVE
@@ -246,3 +279,45 @@ def test_an_inconclusive_auc_names_the_texts_that_would_decide_it():
         in (outcome["verdict_reasons"])
     )
     assert "needs" not in verdict(CLEAN, Gate(), trained=False)["verdict_reasons"]  # a PASS names nothing
+
+
+def test_the_text_criterion_judges_the_re_identification_attack_beside_the_others():
+    # the nearest-document attacks within the threshold beside the negative control; the re-identification
+    # attack's units are not
+    within = {
+        f"text_mia_excess_{n}_{side}": v
+        for n in ("cosine", "ngram")
+        for side, v in (("low", -0.05), ("high", 0.05))
+    }
+    linked = {
+        **within,
+        "text_mia_excess_reidentification_low": 0.2,
+        "text_mia_excess_reidentification_high": 0.4,
+    }
+    outcome, reasons = _text_only(linked)
+    assert outcome == FAIL
+    assert "text membership AUC (reidentification) beyond the negative control >= 0.70 (max 0.60)" in reasons
+    assert _text_only({**within, "text_mia_excess_reidentification_high": 0.05})[0] == INCONCLUSIVE  # half
+    unlinked = {
+        **within,
+        "text_mia_excess_reidentification_low": -0.1,
+        "text_mia_excess_reidentification_high": 0.0,
+    }
+    assert _text_only(unlinked)[0] == PASS
+    # a record written before the attack has no evidence of it: never a PASS
+    outcome, reasons = _text_only(within)
+    assert outcome == INCONCLUSIVE and "text membership AUC (reidentification): no evidence" in reasons
+
+
+def test_an_inconclusive_re_identification_auc_names_the_units_it_compared():
+    row = {
+        **CLEAN,
+        "text_mia_members": 48,
+        "text_mia_non_members": 48,
+        "text_mia_reidentification_members": 24,
+        "text_mia_reidentification_non_members": 24,
+        "text_mia_auc_reidentification": 0.5,
+        "text_mia_auc_reidentification_high": 0.65,
+    }
+    reasons = verdict(row, EMPIRICAL_GATE, trained=False)["verdict_reasons"]
+    assert "to decide at AUC 0.50, this run has 24 and 24)" in reasons

@@ -57,14 +57,14 @@ def test_a_value_in_every_document_is_common_and_a_copied_unique_one_is_source_s
 
 
 def test_the_control_draws_unshown_segments_with_the_context_types():
-    drawn = control_keys([C], [A, B, C, D], real().types, random.Random(1))
+    drawn = control_keys([C], [A, B, C, D], real(), random.Random(1))
     assert drawn == [D]  # the only other segment with C's types; C itself was shown
-    assert control_keys([A, B], [A, B], real().types, random.Random(1)) == []  # the pool ran out
+    assert control_keys([A, B], [A, B], real(), random.Random(1)) == []  # the pool ran out
 
 
 def test_the_control_draw_is_seeded():
-    first = [control_keys([A], [A, B, C, D], real().types, random.Random(seed)) for seed in range(20)]
-    again = [control_keys([A], [A, B, C, D], real().types, random.Random(seed)) for seed in range(20)]
+    first = [control_keys([A], [A, B, C, D], real(), random.Random(seed)) for seed in range(20)]
+    again = [control_keys([A], [A, B, C, D], real(), random.Random(seed)) for seed in range(20)]
     assert first == again and all(drawn and drawn[0] != A for drawn in first)
 
 
@@ -79,6 +79,7 @@ def test_hits_per_measure():
         "near": True,
         "any_identifier": True,
         "verbatim": True,  # "lodged the application with the" (5 words) is A's
+        "unit_linkage": False,  # no value that singles out one case: "European Court" is three cases'
     }
     assert measure_hits(text, Source.of([C], real()), real()) == dict.fromkeys(hits, False)
 
@@ -184,6 +185,14 @@ def test_another_segment_of_a_shown_document_is_the_same_case():
         4,
     )
     assert value_classes(["Mr Henrik Hasslund"], [A], shared) == [SOURCE_SPECIFIC]
-    assert all(
-        key[0] != "a" for key in control_keys([A], [A, second, B, C, D], shared.types, random.Random(2))
+    assert all(key[0] != "a" for key in control_keys([A], [A, second, B, C, D], shared, random.Random(2)))
+
+
+def test_another_note_of_a_shown_patient_is_never_a_control():
+    # A and B are one patient's two notes: a control drawn from B would be the shown person again
+    shared = real()
+    shared = RealValues(
+        shared.values, shared.persons, shared.any_values, shared.types, TEXTS, 5, 4, units={A: "p1", B: "p1"}
     )
+    drawn = [control_keys([A], [A, B, C, D, H], shared, random.Random(seed)) for seed in range(20)]
+    assert all(keys and keys[0] not in (A, B) for keys in drawn)

@@ -15,7 +15,14 @@ from plainsight.evaluation.held_out import trained_value_counts
 from plainsight.evaluation.measures import LeakMeasure, judged_by, leak_measure, leak_measures
 from plainsight.evaluation.privacy import real_values
 from plainsight.methods.trained import training_keys
-from plainsight.report.release import ReleaseRun, build_release, evidence_tables, method_verdict
+from plainsight.report.release import (
+    ReleaseRun,
+    build_release,
+    evidence_tables,
+    kept_rows,
+    method_verdict,
+    release_filter,
+)
 from plainsight.report.review_data import flags
 from test_released import audit_alone, bag_of_words, corpus_tables, icl_corpus, measured
 
@@ -51,9 +58,20 @@ def tagged(monkeypatch):
 
 def test_the_registry_holds_each_measure_once_with_its_criterion():
     names = [m.name for m in leak_measures()]
-    assert names == ["exact", "partial", "near", "any_identifier", "verbatim"]
+    assert names == [
+        "exact",
+        "partial",
+        "near",
+        "any_identifier",
+        "verbatim",
+        "unit_linkage",
+        "joint_linkage",
+    ]
     assert [m.name for m in judged_by("leak_excess")] == ["near", "any_identifier"]
     assert [m.name for m in judged_by("verbatim")] == ["verbatim"]
+    assert [m.name for m in judged_by("unit_linkage")] == ["unit_linkage"]
+    # joint linkage is reported, not judged, and has no paired control: its hit needs the whole corpus
+    assert leak_measure("joint_linkage").criterion is None and not leak_measure("joint_linkage").paired
     assert len({m.member_column for m in leak_measures()}) == len(names)
     with pytest.raises(ValueError, match="unknown leak measure 'vibes'"):
         leak_measure("vibes")
@@ -85,14 +103,15 @@ def test_a_measure_declared_once_reaches_every_output(tagged, monkeypatch, tmp_p
 
     # the gate judges it under the criterion it declares
     outcome, reason = criterion_outcomes(record, Gate(), trained=False)["leak_excess"]
-    assert outcome == FAIL and "segment-tag leak excess >=" in reason
+    # the reason names what its rates are shares of: in-context, generations
+    assert outcome == FAIL and "segment-tag leak excess (share of generations) >=" in reason
 
     # the audit table: its verdict section, in Markdown and CSV
     run = {"dataset": "tab", "setting": "known", "idset": "direct"}
     seeds = pd.DataFrame([{**run, "method": "icl", "seed": 1, **record}])
     table = with_verdicts(seeds.drop(columns="seed").assign(Method="ICL"), seeds, Gate())
     section = "\n".join(verdict_markdown(table))
-    assert "Segment tag (%)" in section and "100 vs 0: +100" in section
+    assert "| Segment tag |" in section and "100 vs 0 (% of generations): +100" in section
     csv = tmp_path / "privacy_audit.csv"
     write_privacy_audit(table, 10, csv, tmp_path / "privacy_audit.md")
 
@@ -104,15 +123,16 @@ def test_a_measure_declared_once_reaches_every_output(tagged, monkeypatch, tmp_p
     release = ReleaseRun("tab", "known", "direct", "icl", "smollm2-135m", {"max_new_tokens": 8})
     release = ReleaseRun(
         *(getattr(release, k) for k in ("dataset", "setting", "idset", "method", "model", "generation")),
-        evidence=tuple(evidence_tables(release, [str(csv)], [], [])),
+        evidence=tuple(evidence_tables(release, [str(csv)], None, [])),
         verdict=method_verdict(release, [str(csv)]),
     )
     released = corpus.assign(fictional_code="PERSON: Teodor Aalto")
     summaries = pd.DataFrame({"segment": [-1], "pipp": [0.0]})
-    bundle, card = build_release(release, released, per_generation, summaries, spans, codes)
+    filtered = release_filter(released, per_generation, spans, codes, "any_identifier")
+    bundle, card = build_release(release, released, filtered, kept_rows(released, filtered), summaries)
     assert bundle == ""
     assert "- the tag of a real segment: 6" in card
-    assert "segment-tag leak excess >=" in card and "leak_segment_tag_excess" in card
+    assert "segment-tag leak excess (share of generations) >=" in card and "leak_segment_tag_excess" in card
 
 
 def test_a_declared_measure_counts_distinct_items_for_trained_methods(tagged):

@@ -17,7 +17,16 @@ from plainsight.audit.membership import (
     min_k_mean,
     zlib_bytes,
 )
-from plainsight.audit.roc import CONTROL_MODEL, attack_scores, balanced_sets, roc_point, roc_summary
+from plainsight.audit.roc import (
+    CONTROL_MODEL,
+    attack_scores,
+    balanced_sets,
+    paired_auc_difference,
+    roc_summary,
+    text_counts,
+    weighted_aucs,
+    weighted_tprs,
+)
 from plainsight.errors import InputError
 from plainsight.models import load_model
 from plainsight.training.dp import DPSettings, DPTrainingSettings, dp_adapter_model, train_dp
@@ -48,26 +57,107 @@ def test_the_bootstrap_interval_of_random_scores_covers_one_half_about_95_percen
     assert sum(covered) >= 34  # 38 expected; 34 or fewer has probability below 2%
 
 
-def test_separated_scores_give_an_auc_of_one_and_full_tpr_at_low_fpr():
+def test_separated_scores_give_an_auc_of_one_and_full_tpr_at_every_bound():
     member = np.array([True] * 5 + [False] * 5)
     score = np.arange(10.0)[::-1]  # every member above every non-member
-    summary = roc_summary(member, score, resamples=50)
-    assert summary.auc == 1.0 and summary.tpr[0.01] == 1.0 and summary.auc_low == 1.0
+    summary = roc_summary(member, score, (0.0, 0.01, 0.1, 0.5), resamples=50)
+    assert (summary.auc, summary.auc_low, summary.auc_high) == (1.0, 1.0, 1.0)
+    for values in (summary.tpr, summary.tpr_low, summary.tpr_high):
+        assert values == {0.0: 1.0, 0.01: 1.0, 0.1: 1.0, 0.5: 1.0}
     assert roc_summary(member, -score, resamples=0).auc == 0.0
+
+
+def test_identical_scores_give_an_auc_of_one_half_and_no_tpr_below_an_fpr_of_one():
+    # one threshold flags every text: (0, 0), then (1, 1)
+    summary = roc_summary([True] * 4 + [False] * 3, [2.0] * 7, (0.1, 1.0), resamples=40)
+    assert (summary.auc, summary.auc_low, summary.auc_high) == (0.5, 0.5, 0.5)
+    assert summary.tpr == {0.1: 0.0, 1.0: 1.0} and summary.tpr_high == {0.1: 0.0, 1.0: 1.0}
 
 
 def test_tpr_at_fpr_of_a_hand_made_ranking():
     # scores high to low: M M N M N N ; at FPR 0 two of three members are found, at FPR 1/3 all three
     member = np.array([True, True, False, True, False, False])
     score = np.array([6, 5, 4, 3, 2, 1.0])
-    auc, tprs = roc_point(member, score, [0.01, 0.34])
-    assert tprs == pytest.approx([2 / 3, 1.0])
-    assert auc == pytest.approx(8 / 9)  # 8 of the 9 member/non-member pairs are ranked right
+    summary = roc_summary(member, score, (0.01, 1 / 3), resamples=0)
+    assert summary.tpr == pytest.approx({0.01: 2 / 3, 1 / 3: 1.0})
+    assert summary.auc == pytest.approx(8 / 9)  # 8 of the 9 member/non-member pairs are ranked right
+    assert math.isnan(summary.auc_low) and math.isnan(summary.tpr_high[0.01])  # no draws, no interval
 
 
-def test_roc_needs_both_classes():
-    with pytest.raises(ValueError, match="members and non-members"):
+def test_the_tpr_within_an_fpr_bound_is_the_highest_over_every_threshold():
+    from sklearn.metrics import roc_curve
+
+    # each score holds one member and one non-member: thresholds 4, 3, 2, 1 give (FPR, TPR) = (1/4, 1/4),
+    # (2/4, 2/4), (3/4, 3/4), (1, 1); flagging the scores of 3 and more finds half the members at FPR 1/2
+    member = np.array([True, False] * 4)
+    score = np.array([4, 4, 3, 3, 2, 2, 1, 1.0])
+    summary = roc_summary(member, score, (0.5,), resamples=0)
+    assert summary.tpr == {0.5: 0.5} and summary.auc == 0.5
+    # scikit-learn's roc_curve drops the collinear (2/4, 2/4) and (3/4, 3/4) by default: 1/4 is too low
+    fpr, tpr, _ = roc_curve(member, score)
+    assert fpr.tolist() == [0.0, 0.25, 1.0] and tpr[fpr <= 0.5].max() == 0.25
+    fpr, tpr, _ = roc_curve(member, score, drop_intermediate=False)
+    assert tpr[fpr <= 0.5].max() == 0.5
+
+
+def per_draw_roc(
+    member: np.ndarray, score: np.ndarray, counts: np.ndarray, bound: float
+) -> tuple[float, float]:
+    """(AUC, TPR at FPR <= `bound`) of one draw, straight from scikit-learn's ROC of the texts it drew
+    (each repeated as often as `counts` says), every threshold kept."""
+    from sklearn.metrics import auc, roc_curve
+
+    drawn = np.repeat(np.arange(len(member)), counts.astype(int))
+    fpr, tpr, _ = roc_curve(member[drawn], score[drawn], drop_intermediate=False)
+    return float(auc(fpr, tpr)), float(tpr[fpr <= bound].max())
+
+
+def test_each_draws_auc_and_tpr_are_those_of_the_roc_of_the_texts_it_drew():
+    member = np.array([True, False, True, True, False, True, False, True, False])
+    score = np.array([0.9, 0.5, 0.5, 0.2, 0.7, 0.5, 0.1, 0.8, 0.5])  # ties across the classes
+    counts = text_counts(member, 60, seed=4)
+    assert counts[0].tolist() == [1.0] * 9  # row 0: the texts as they are
+    assert (counts[1:, member].sum(axis=1) == 5).all() and (counts[1:, ~member].sum(axis=1) == 4).all()
+    aucs, tprs = weighted_aucs(member, score, counts), weighted_tprs(member, score, counts, (0.25, 0.5))
+    direct = np.array([[per_draw_roc(member, score, row, bound) for bound in (0.25, 0.5)] for row in counts])
+    assert aucs == pytest.approx(direct[:, 0, 0], abs=1e-12)
+    assert tprs == pytest.approx(direct[:, :, 1], abs=1e-12)
+    assert len(set(aucs)) > 5 and len(set(tprs[:, 0])) > 3  # the draws differ
+    # the summary: row 0 and the percentiles of the other rows
+    summary = roc_summary(member, score, (0.25, 0.5), resamples=60, seed=4)
+    assert summary.auc == pytest.approx(direct[0, 0, 0], abs=1e-12)
+    assert summary.tpr == pytest.approx({0.25: direct[0, 0, 1], 0.5: direct[0, 1, 1]}, abs=1e-12)
+    low, high = np.percentile(direct[1:, :, 1], [2.5, 97.5], axis=0)
+    assert (summary.auc_low, summary.auc_high) == pytest.approx(
+        tuple(np.percentile(direct[1:, 0, 0], [2.5, 97.5])), abs=1e-12
+    )
+    assert summary.tpr_low == pytest.approx(dict(zip((0.25, 0.5), low)), abs=1e-12)
+    assert summary.tpr_high == pytest.approx(dict(zip((0.25, 0.5), high)), abs=1e-12)
+
+
+def test_the_bootstrap_intervals_are_fixed_by_the_seed():
+    rng = np.random.default_rng(9)
+    member, score, control = np.repeat([True, False], 30), rng.normal(size=60), rng.normal(size=60)
+    assert roc_summary(member, score, seed=3) == roc_summary(member, score, seed=3)
+    assert roc_summary(member, score, seed=3).auc_low != roc_summary(member, score, seed=4).auc_low
+    paired = paired_auc_difference(member, score, control, seed=3)
+    assert paired == paired_auc_difference(member, score, control, seed=3)
+    assert paired[1] != paired_auc_difference(member, score, control, seed=4)[1]
+
+
+def test_roc_needs_both_classes_and_a_ranked_score_per_text():
+    with pytest.raises(ValueError, match="members and non-members: 2 and 0"):
         roc_summary([True, True], [0.1, 0.2])
+    with pytest.raises(ValueError, match="members and non-members: 0 and 2"):
+        roc_summary([False, False], [0.1, 0.2], resamples=0)
+    with pytest.raises(ValueError, match="members and non-members: 0 and 2"):
+        paired_auc_difference([False, False], [0.1, 0.2], [0.2, 0.1])
+    with pytest.raises(ValueError, match="1 scores are NaN"):
+        roc_summary([True, False], [0.1, math.nan])
+    with pytest.raises(ValueError, match="3 scores for 2 texts"):
+        paired_auc_difference([True, False], [0.1, 0.2], [0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match=r"FPR bounds lie in \[0, 1\]: \[0.1, -0.01\]"):
+        roc_summary([True, False], [0.1, 0.2], (0.1, -0.01))
 
 
 def test_zlib_bytes_is_lower_for_repetitive_text():

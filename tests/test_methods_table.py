@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -75,7 +77,7 @@ def released(leak_low=-0.1, leak_high=0.04, auc=0.55):
 RPSG_GUARANTEE = {
     "epsilon": 4.0,
     "delta": 0.002,
-    "privacy_unit": "one private seed (a training segment), per selection",
+    "privacy_unit": "one training segment, per selection (its seed)",
     "covers": "which of its m candidates a seed's selection keeps",
     "not_covered": "the candidates: every released text is a rewrite of one private seed",
     "release_epsilon": None,
@@ -84,7 +86,7 @@ AUG_PE_GUARANTEE = {
     "epsilon": 4.0,
     "delta": 0.002,
     "epsilon_spent": 3.98,
-    "privacy_unit": "one document or patient (docs unit_id): all its training segments together",
+    "privacy_unit": "one privacy unit (the docs' `unit_id`, with all its documents)",
     "covers": "the released corpus",
     "not_covered": "what the model holds",
     "release_epsilon": 3.98,
@@ -193,11 +195,13 @@ def test_the_markdown_cells_and_notes(table):
     text = markdown(table)
     rows = markdown_rows(text)
     assert rows["Method"][-1] == "CPU s / 1,000 documents (on cpu)"
-    assert rows["Baseline"][2] == "25 vs 8: +17 [" + rows["Baseline"][2].split("[")[1]
+    # the paired leak counts generations, the unpaired one distinct values: each cell says which
+    assert rows["Baseline"][2] == "25 vs 8 (% of generations): +17 [" + rows["Baseline"][2].split("[")[1]
+    assert rows["DP-SGD"][2].startswith("3 vs 2 (% of distinct values): +1 [")
     assert rows["Baseline"][7] == "0.412 [0.301, 0.523]" and rows["RPSG"][7] == "-"
-    assert rows["DP-SGD"][9] == "8.00 (delta 1e-05, per document)"
-    assert rows["Aug-PE"][9] == "3.98 (delta 0.002, per one document or patient)"
-    assert rows["RPSG"][9] == "none for the release (4.00 per selection; delta 0.002, per one private seed)"
+    assert rows["DP-SGD"][9] == "8.00 (delta 1e-05, per privacy unit)"
+    assert rows["Aug-PE"][9] == "3.98 (delta 0.002, per privacy unit)"
+    assert rows["RPSG"][9] == "none for the release (4.00 per selection; delta 0.002, per training segment)"
     assert rows["Baseline"][9] == "none"
     assert rows["DP-SGD"][10] == "text >= 0.25; canaries >= 0.10 (could show 1.38)"
     assert rows["RPSG"][10] == "text >= 0.25; canaries -"
@@ -207,6 +211,10 @@ def test_the_markdown_cells_and_notes(table):
     assert "every released text is a rewrite of one private seed" in text
     assert "Aug-PE: its epsilon" not in text  # its epsilon bounds its release
     assert "per distinct value" in text and "per generation" in text
+    assert "| PIPP (% of generations) |" in text and "| Verbatim (% of generations) |" in text
+    # whom each guarantee protects, per person; those without one in one line
+    assert "- DP-SGD: epsilon 8.00 at delta 1e-05 protects one privacy unit (the docs' `unit_id`" in text
+    assert "- Baseline: no formal guarantee; nothing bounds what is revealed of a person" in text
 
 
 def test_a_gpu_corpus_reports_wall_seconds():
@@ -274,7 +282,7 @@ def write_files(tmp_path, methods=("baseline", "dpsgd", "rpsg")):
         guarantees,
         benchmarks,
         str(tmp_path / "utility.csv"),
-        str(tmp_path / "canaries.csv"),
+        [str(tmp_path / "canaries.csv")],
         [str(tmp_path / "privacy_audit.csv")],
     )
 
@@ -288,7 +296,58 @@ def test_the_table_from_its_files(tmp_path):
     assert table.loc["dpsgd", "formal_epsilon"] == 8.0 and table.loc["dpsgd", "canary_epsilon"] == 0.1
     assert table.loc["rpsg", "pipp"] == 2.5 and table.loc["rpsg", "cpu_seconds_per_1000_documents"] == 5000.0
     rows = markdown_rows((tmp_path / "methods.md").read_text(encoding="utf-8"))
-    assert rows["RPSG"][7] == "-" and rows["DP-SGD"][9] == "8.00 (delta 1e-05, per document)"
+    assert rows["RPSG"][7] == "-" and rows["DP-SGD"][9] == "8.00 (delta 1e-05, per privacy unit)"
+
+
+def test_a_dataset_without_canaries_leaves_their_columns_empty(tmp_path):
+    """The run's dataset is not audited, so there is no canary table: no canary bound, the rest as it was."""
+    files = replace(write_files(tmp_path), canaries=())
+    outputs = {"csv": str(tmp_path / "methods.csv"), "markdown": str(tmp_path / "methods.md")}
+    write_methods_table(files, RUN, Gate(), DISPLAY, outputs)
+    table = pd.read_csv(outputs["csv"]).set_index("method")
+    assert table[["canary_epsilon", "canary_max_certifiable_epsilon"]].isna().all().all()
+    assert list(table["verdict"]) == ["PASS", "PASS", "INCONCLUSIVE"]
+    assert table.loc["dpsgd", "formal_epsilon"] == 8.0
+    text = (tmp_path / "methods.md").read_text(encoding="utf-8")
+    assert markdown_rows(text)["DP-SGD"][10].endswith("; canaries -")
+    assert "(results/tables/tab/canaries.csv; - for methods it does not run" in text
+
+
+def test_the_guarantees_are_stated_per_person_over_the_corpus_units(tmp_path):
+    """A patient with three training notes, whose segments fed three RPSG seeds: the table says three, and
+    RPSG's epsilon for that patient is three selections' (group privacy over separate selections)."""
+    docs = pd.DataFrame(
+        [
+            {"doc_id": doc, "split": "train", "segment": segment, "unit_id": unit}
+            for unit, notes in (("p1", ["n1", "n2", "n3"]), ("p2", ["n4"]))
+            for doc in notes
+            for segment in (0, 1)
+        ]
+    )
+    docs.to_parquet(tmp_path / "docs.parquet")
+    files = replace(write_files(tmp_path), docs=str(tmp_path / "docs.parquet"))
+    (rpsg_record,) = [path for method, path in files.guarantees if method == "rpsg"]
+    (Path(rpsg_record) / "training.json").write_text(
+        json.dumps({**RPSG_GUARANTEE, "largest_unit_seeds": 3}), encoding="utf-8"
+    )
+    outputs = {"csv": str(tmp_path / "methods.csv"), "markdown": str(tmp_path / "methods.md")}
+    table = write_methods_table(files, RUN, Gate(), DISPLAY, outputs).set_index("method")
+    assert table.loc["rpsg", "records_per_unit"] == 3 and table.loc["rpsg", "unit_epsilon"] == 12.0
+    assert table.loc["rpsg", "unit_delta"] == pytest.approx(0.006)
+    assert table.loc["dpsgd", "records_per_unit"] == 1 and table.loc["dpsgd", "unit_epsilon"] == 8.0
+    assert table.loc["dpsgd", "privacy_unit"].startswith("privacy unit")
+    assert math.isnan(table.loc["baseline", "unit_epsilon"]) and table["units"].tolist() == [2, 2, 2]
+    assert table["largest_unit_documents"].tolist() == [3, 3, 3]
+    text = (tmp_path / "methods.md").read_text(encoding="utf-8")
+    assert markdown_rows(text)["RPSG"][9] == (
+        "none for the release (4.00 per selection; delta 0.002, per training segment; up to 3 per privacy "
+        "unit: 12.00)"
+    )
+    assert "here one privacy unit fed up to 3 seeds: epsilon 12.00 at delta 0.006." in text
+    assert (
+        "Privacy units (the docs' `unit_id`) of the training split: 2, with more than one document: 1, "
+        "largest: 3 documents (most training segments of one unit: 6)." in text
+    )
 
 
 def test_a_missing_record_stops_in_one_line_naming_it(tmp_path):

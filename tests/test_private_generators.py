@@ -103,6 +103,10 @@ def test_rpsg_writes_the_corpus_table_and_its_guarantee(tiny_model_dir, writer_p
     # 4 seeds, 4 non-empty texts; the cosine filter keeps floor(0.8 x 4) = 3, the NLL filter those above
     # the 25th percentile of their three (distinct) NLLs: 2
     assert record["seeds"] == 4
+    # the seeds drawn with seed 1 are both segments of d0 (unit u0) and of d2 (unit u1): two units, two
+    # seeds each, so a person of either has twice a selection's epsilon
+    assert record["seeded_units"] == 2 and record["largest_unit_seeds"] == 2
+    assert record["privacy_unit"] == "one training segment, per selection (its seed)"
     assert record["texts"] == {"written": 4, "after_cosine_filter": 3, "released": 2} and len(frame) == 2
     assert set(frame["method"]) <= {"rpsg"} and set(frame["segment"]) <= {0, 1}
     # each text names the seed it rewrites; a test document is never one
@@ -136,6 +140,7 @@ def test_aug_pe_keeps_samples_per_range_and_states_the_composed_budget(writer_pa
     assert len(frame) == 4 and sorted(frame["segment"]) == [0, 0, 1, 1]
     assert frame["context_doc_ids"].map(len).eq(0).all()  # no text is written from a private one
     assert record["units"] == 3 and record["private_records"] == 10
+    assert record["privacy_unit"].startswith("one privacy unit (the docs' `unit_id`")
     assert record["delta"] == pytest.approx(1 / (3 * math.log(3)))
     assert record["epsilon_spent"] == pytest.approx(
         composed_epsilon(record["noise_multiplier"], 2, record["delta"])

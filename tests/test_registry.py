@@ -49,6 +49,25 @@ def test_the_training_free_private_generators():
         registry.check_family(["rpsg", "icl"], "private_selection", "private_selection.methods")
 
 
+def test_each_guarantee_declares_what_it_protects():
+    """DP-SGD samples and clips whole privacy units, Aug-PE scales each unit's votes to norm 1, RPSG's
+    selection reads one seed (a training segment); in-context and plain fine-tuning have no guarantee."""
+    protects = {name: m.protects for name, m in registry.METHODS.items()}
+    assert protects == {
+        "baseline": None,
+        "icl": None,
+        "icl_pe": None,
+        "ft": None,
+        "ft_mask": None,
+        "dpsgd": "unit",
+        "rpsg": "segment",
+        "aug_pe": "unit",
+    }
+    assert method("aug_pe.large").protects == "unit"
+    assert registry.PROTECTED["unit"].startswith("privacy unit (the docs' `unit_id`")
+    assert registry.PROTECTED["segment"] == "training segment"
+
+
 def test_a_model_variant_is_its_method_run_with_another_model():
     assert method("icl_pe.large") is method("icl_pe")
     assert base_method("icl_pe.large") == "icl_pe" and base_method("ft") == "ft"

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from plainsight.audit.protection import UnitSizes
 from plainsight.report.audit_verdict import AuditVerdict
 from plainsight.report.release import (
     NOT_FOR_RELEASE,
@@ -18,8 +19,12 @@ from plainsight.report.release import (
     ReleaseRun,
     SignOff,
     build_release,
+    bundle_drop,
     evidence_tables,
+    kept_rows,
     method_verdict,
+    person_notes,
+    release_filter,
     size_category,
     write_release,
 )
@@ -27,6 +32,7 @@ from plainsight.report.release import (
 SPANS = pd.DataFrame(
     {
         "text": ["Anna Berg", "Tromso", "SC-10442", "a public word"],
+        "entity_type": ["PERSON", "LOC", "CODE", "MISC"],
         "identifier_type": ["DIRECT", "QUASI", "DIRECT", "NO_MASK"],
     }
 )
@@ -64,6 +70,7 @@ def frames(drop: str = "any_identifier"):
             "partial_leak": [True, False, False, False, False, False],
             "near_leak": [True, True, False, False, False, False],
             "near_leaked_values": [["Berg"], ["Anna Berg", "Berg"], [], [], [], []],
+            "unit_linked": [False, True, False, False, False, False],  # Anna Berg is one client's
             "leaked_identifier_values": [[], ["Anna Berg"], [], ["Tromso"], [], []],
             "leaked_value_classes": [[], ["source_specific"], [], ["common"], [], []],
         }
@@ -89,7 +96,26 @@ def frames(drop: str = "any_identifier"):
     return run, corpora, metrics, summaries
 
 
-FILES = {"bundle": "synthetic.jsonl", "card": "README.md", "verdict": "verdict.json"}
+FILES = {"bundle": "synthetic.jsonl", "card": "README.md", "verdict": "verdict.json", "summary": "SUMMARY.md"}
+
+
+def shipped(run, corpora, metrics, dp_records=()):
+    """The filter's record of every generation and the kept rows, as rule release_filter writes them."""
+    filtered = release_filter(corpora, metrics, SPANS, CODES, bundle_drop(run.settings, dp_records))
+    return filtered, kept_rows(corpora, filtered)
+
+
+def released(run, corpora, metrics, summaries, dp_records=()):
+    """(synthetic.jsonl, README.md) of the corpora, through the release filter."""
+    return build_release(run, corpora, *shipped(run, corpora, metrics, dp_records), summaries, dp_records)
+
+
+def bundle_frames(run, corpora, metrics, summaries, dp_records=()):
+    filtered, kept = shipped(run, corpora, metrics, dp_records)
+    return {
+        **{"corpora": corpora, "filtered": filtered, "kept": kept, "summaries": summaries},
+        **{"metrics": metrics, "spans": SPANS},  # the summary's
+    }
 
 
 def released_texts(bundle: str) -> list[str]:
@@ -98,7 +124,7 @@ def released_texts(bundle: str) -> list[str]:
 
 def test_any_identifier_leaves_out_every_leak_and_counts_what_they_hold():
     run, corpora, metrics, summaries = frames()
-    bundle, card = build_release(run, corpora, metrics, summaries, SPANS, CODES)
+    bundle, card = released(run, corpora, metrics, summaries)
     rows = [json.loads(line) for line in bundle.splitlines()]
     assert [row["text"] for row in rows] == [TEXTS[0], TEXTS[5]]
     assert set(rows[0]) == {"text", "fictional_code", "method", "seed"} and rows[1]["seed"] == 2
@@ -114,7 +140,7 @@ def test_any_identifier_leaves_out_every_leak_and_counts_what_they_hold():
 
 def test_source_specific_keeps_generations_holding_only_common_values():
     run, corpora, metrics, summaries = frames("source_specific")
-    bundle, card = build_release(run, corpora, metrics, summaries, SPANS, CODES)
+    bundle, card = released(run, corpora, metrics, summaries)
     assert released_texts(bundle) == [TEXTS[0], TEXTS[3], TEXTS[4], TEXTS[5]]
     assert "4 of 6 generations; 2 left out (`release.drop: source_specific`" in card
     assert "- Left out: 2 hold a source-specific value, 0 only common values." in card
@@ -125,7 +151,7 @@ def test_a_name_word_of_a_common_value_is_common_and_a_source_specific_value_dro
     run, corpora, metrics, summaries = frames("source_specific")
     # generation 1 of seed 1: "Anna Berg" is common now, so its name word "Berg" is too
     metrics.loc[1, "leaked_value_classes"] = ["common"]
-    assert released_texts(build_release(run, corpora, metrics, summaries, SPANS, CODES)[0]) == [
+    assert released_texts(released(run, corpora, metrics, summaries)[0]) == [
         TEXTS[0],
         TEXTS[1],
         TEXTS[3],
@@ -134,12 +160,12 @@ def test_a_name_word_of_a_common_value_is_common_and_a_source_specific_value_dro
     ]
     # the town classed source-specific now: the generation goes
     metrics.loc[3, "leaked_value_classes"] = ["source_specific"]
-    assert TEXTS[3] not in released_texts(build_release(run, corpora, metrics, summaries, SPANS, CODES)[0])
+    assert TEXTS[3] not in released_texts(released(run, corpora, metrics, summaries)[0])
 
 
 def test_without_dropping_everything_is_released_and_counted():
     run, corpora, metrics, summaries = frames("none")
-    bundle, card = build_release(run, corpora, metrics, summaries, SPANS, CODES)
+    bundle, card = released(run, corpora, metrics, summaries)
     assert len(bundle.splitlines()) == 6 and "6 of 6 generations; 0 left out" in card
     assert "- Released: 2 hold a source-specific value, 2 only common values." in card
     assert "by reason" not in card
@@ -150,16 +176,14 @@ def test_an_unknown_drop_rule_and_old_metrics_stop():
         BundleSettings("leaking")
     run, corpora, metrics, summaries = frames()
     with pytest.raises(ValueError, match=r"lack \['leaked_identifier_values', 'leaked_value_classes'\]"):
-        build_release(
+        released(
             run,
             corpora,
             metrics.drop(columns=["leaked_identifier_values", "leaked_value_classes"]),
             summaries,
-            SPANS,
-            CODES,
         )
     with pytest.raises(ValueError, match="no row in its corpus's per-generation metrics"):
-        build_release(run, corpora, metrics.iloc[:5], summaries, SPANS, CODES)
+        released(run, corpora, metrics.iloc[:5], summaries)
 
 
 @pytest.mark.parametrize(
@@ -182,9 +206,7 @@ def test_the_card_has_the_hub_front_matter_and_the_bundle_loads_as_json_lines(tm
     folder = tmp_path / "icl_pe"
     write_release(
         run,
-        {"corpora": corpora, "metrics": metrics, "summaries": summaries},
-        SPANS,
-        CODES,
+        bundle_frames(run, corpora, metrics, summaries),
         [],
         {name: folder / file for name, file in FILES.items()},
     )
@@ -202,26 +224,26 @@ def test_the_card_has_the_hub_front_matter_and_the_bundle_loads_as_json_lines(tm
     }
     # the data file the card names, JSON Lines with a text field, and the bundle's verdict beside it
     data_files = sorted(p.name for p in folder.iterdir() if p.name != "README.md")
-    assert data_files == ["synthetic.jsonl", "verdict.json"]
+    assert data_files == ["SUMMARY.md", "synthetic.jsonl", "verdict.json"]
     texts = pd.read_json(folder / "synthetic.jsonl", lines=True)
     assert texts["text"].tolist() == [TEXTS[0], TEXTS[5]] and texts["seed"].tolist() == [1, 2]
 
 
 def test_the_card_states_the_verdict_or_that_no_audit_ran():
     run, corpora, metrics, summaries = frames()
-    _, card = build_release(run, corpora, metrics, summaries, SPANS, CODES)
-    assert "No privacy audit was run for `icl_pe`" in card
+    _, card = released(run, corpora, metrics, summaries)
+    assert "No audit of the texts this bundle ships was given for `icl_pe`" in card
     verdict = AuditVerdict(
         "FAIL",
         ("leak_excess: FAIL (any identifier >= 0.12 (max 0.05))", "verbatim: PASS (x <= 0.01 (max 0.05))"),
         "the adversary holds the released text and knows the rest of the corpus",
-        "results/tables/privacy_audit.csv",
+        "results/tables/tab/privacy_audit.csv",
     )
-    _, card = build_release(replace(run, verdict=verdict), corpora, metrics, summaries, SPANS, CODES)
+    _, card = released(replace(run, verdict=verdict), corpora, metrics, summaries)
     body = card.split("---\n", 2)[2]
     assert body.index("## Release verdict") < body.index("## Method and settings")
     assert (
-        "**FAIL** (the privacy audit, results/tables/privacy_audit.csv). The threat model: the adversary"
+        "**FAIL** (the privacy audit, results/tables/tab/privacy_audit.csv). The threat model: the adversary"
         in card
     )
     assert "- leak_excess: FAIL (any identifier >= 0.12 (max 0.05))\n- verbatim: PASS" in card
@@ -229,12 +251,17 @@ def test_the_card_states_the_verdict_or_that_no_audit_ran():
 
 def test_datasheet_evidence():
     run, corpora, metrics, summaries = frames()
-    _, card = build_release(run, corpora, metrics, summaries, SPANS, CODES)
-    assert "| PIPP (%) | ELP (%) | ROUGE-2 |\n|---|---|---|\n| 15 | 2 | 0.2 |" in card  # means over the seeds
-    assert "No formal guarantee" in card and "## Audit" in card and "| 0.41 |" in card
+    _, card = released(run, corpora, metrics, summaries)
+    header = "| PIPP (% of generations) | ELP (% of private values) | ROUGE-2 |"
+    assert f"{header}\n|---|---|---|\n| 15 | 2 | 0.2 |" in card  # means over the seeds
+    assert "icl_pe: no formal guarantee; nothing bounds what is revealed of a person" in card
+    assert "## Audit" in card and "| 0.41 |" in card
     dp = {"epsilon": 7.99, "delta": 1e-5, "noise_multiplier": 1.1, "privacy_unit": "document", "units": 30}
-    _, card = build_release(run, corpora, metrics, summaries, SPANS, CODES, [dp])
-    assert "DP-SGD: epsilon 7.99 at delta 1e-05 per document (30 documents)" in card
+    dp_run = replace(run, method="dpsgd", units=UnitSizes(30, 1, 3, 6, False))
+    _, card = released(dp_run, corpora, metrics, summaries, [dp])
+    assert "DP-SGD: epsilon 7.99 at delta 1e-05 per privacy unit (30 privacy units)" in card
+    assert "dpsgd: epsilon 7.99 at delta 1e-05 protects one privacy unit (the docs' `unit_id`" in card
+    assert "with more than one document: 1, largest: 3 documents" in card
 
 
 def test_evidence_and_verdict_take_the_methods_row_of_its_run_and_its_review_status(tmp_path):
@@ -262,10 +289,10 @@ def test_evidence_and_verdict_take_the_methods_row_of_its_run_and_its_review_sta
     )
     comments.to_parquet(tmp_path / "comments.parquet")
     tables = evidence_tables(
-        run, [str(tmp_path / "privacy_audit.csv")], [], [str(tmp_path / "comments.parquet")]
+        run, [str(tmp_path / "privacy_audit.csv")], None, [str(tmp_path / "comments.parquet")]
     )
     assert [t.title for t in tables] == [
-        "Privacy audit (privacy_audit.csv)",
+        "Privacy audit of the run, before the filter (privacy_audit.csv)",
         "Review status (review page verdicts)",
     ]
     assert tables[0].frame["auc_loss"].tolist() == [0.61]  # its method and run only
@@ -279,9 +306,9 @@ def test_evidence_and_verdict_take_the_methods_row_of_its_run_and_its_review_sta
     )
     assert method_verdict(run, []) is None
     assert method_verdict(replace(run, method="icl"), [str(tmp_path / "privacy_audit.csv")]) is None
-    _, card = build_release(replace(run, evidence=tuple(tables)), corpora, metrics, summaries, SPANS, CODES)
-    assert "## Privacy audit (privacy_audit.csv)" in card and "| 0.61 |" in card
-    [unreviewed] = evidence_tables(run, [], [], [])
+    _, card = released(replace(run, evidence=tuple(tables)), corpora, metrics, summaries)
+    assert "## Privacy audit of the run, before the filter (privacy_audit.csv)" in card and "| 0.61 |" in card
+    [unreviewed] = evidence_tables(run, [], None, [])
     assert unreviewed.frame["verdict"].tolist() == ["none yet"]
 
 
@@ -294,7 +321,7 @@ def test_a_private_selection_card_states_what_its_guarantee_covers_and_what_not(
         "method": "rpsg",
         "epsilon": 4.0,
         "delta": 1.6e-3,
-        "privacy_unit": "one private seed (a training segment), per selection",
+        "privacy_unit": "one training segment, per selection (its seed)",
         "mechanism": "Gaussian noise on each seed's candidate utilities",
         "covers": "which of its m candidates a seed's selection keeps",
         "not_covered": "the candidates: every released text is a rewrite of one private seed",
@@ -305,9 +332,18 @@ def test_a_private_selection_card_states_what_its_guarantee_covers_and_what_not(
     write_json({"epsilon": 8.0, "delta": 1e-5}, adapter / "training.json")
     assert read_guarantee_record(adapter)["epsilon"] == 8.0
     notes = selection_notes([read_guarantee_record(tmp_path / "seed1_privacy.json")])
-    assert notes[0].startswith("rpsg: epsilon 4.00 at delta 0.0016 per one private seed")
+    assert notes[0].startswith("rpsg: epsilon 4.00 at delta 0.0016 per one training segment, per selection")
     assert (
         notes[2] == "It does not cover the candidates: every released text is a rewrite of one private seed."
+    )
+    # a patient of three training notes whose segments fed three seeds: three selections' epsilon
+    run = replace(frames()[0], method="rpsg", units=UnitSizes(12, 1, 3, 6, False))
+    person, units = person_notes(run, [{**record, "release_epsilon": None, "largest_unit_seeds": 3}])
+    assert person.startswith("rpsg: epsilon 4.00 at delta 0.0016 protects one training segment, per")
+    assert person.endswith("here one privacy unit fed up to 3 seeds: epsilon 12.00 at delta 0.0048.")
+    assert units == (
+        "Privacy units (the docs' `unit_id`) of the training split: 12, with more than one document: 1, "
+        "largest: 3 documents (most training segments of one unit: 6)."
     )
 
 
@@ -319,24 +355,22 @@ def test_a_guaranteed_release_is_not_filtered_with_private_data_unless_asked():
             **{"method": "aug_pe", "privacy_unit": "document", "covers": "votes", "not_covered": "the rest"},
         }
     ]
-    bundle, card = build_release(run, corpora, metrics, summaries, SPANS, CODES, claim)
+    bundle, card = released(run, corpora, metrics, summaries, claim)
     assert len(released_texts(bundle)) == 6 and "`release.drop: none`" in card
     assert "does not cover this bundle" not in card
     filtered = replace(run, settings=BundleSettings("any_identifier", drop_guaranteed="any_identifier"))
-    bundle, card = build_release(filtered, corpora, metrics, summaries, SPANS, CODES, claim)
+    bundle, card = released(filtered, corpora, metrics, summaries, claim)
     assert len(released_texts(bundle)) == 2 and "The formal guarantee does not cover this bundle" in card
     # a claim that bounds only a step of the method (RPSG's selection) leaves the usual filter on
     step_only = [{**claim[0], "release_epsilon": None}]
-    assert (
-        len(released_texts(build_release(run, corpora, metrics, summaries, SPANS, CODES, step_only)[0])) == 2
-    )
+    assert len(released_texts(released(run, corpora, metrics, summaries, step_only)[0])) == 2
 
 
 FAILED = AuditVerdict(
     "FAIL",
     ("leak_excess: FAIL (any-identifier leak excess >= 0.12 (max 0.05))",),
     "the adversary holds the released text and knows the rest of the corpus",
-    "results/tables/privacy_audit.csv",
+    "results/tables/tab/privacy_audit.csv",
     "",
     "1: FAIL",
 )
@@ -344,20 +378,20 @@ FAILED = AuditVerdict(
 
 def test_a_bundle_that_did_not_pass_says_not_for_release_unless_signed_off(tmp_path):
     run, corpora, metrics, summaries = frames()
-    frames_ = {"corpora": corpora, "metrics": metrics, "summaries": summaries}
+    frames_ = bundle_frames(run, corpora, metrics, summaries)
     failing = replace(run, verdict=FAILED, config_fingerprint="abc123")
-    write_release(failing, frames_, SPANS, CODES, [], {k: tmp_path / "f" / v for k, v in FILES.items()})
+    write_release(failing, frames_, [], {k: tmp_path / "f" / v for k, v in FILES.items()})
     card = (tmp_path / "f" / "README.md").read_text(encoding="utf-8")
     body = card.split("---\n", 2)[2].lstrip()
     assert body.startswith(f"# {NOT_FOR_RELEASE}: synthetic corpus: casenotes, icl_pe")
-    assert "The privacy audit's verdict is FAIL, not PASS, and nobody has signed" in body
+    assert "The privacy audit's verdict on the texts it ships is FAIL, not PASS, and nobody has" in body
     record = json.loads((tmp_path / "f" / "verdict.json").read_text(encoding="utf-8"))
     assert record["verdict"] == "FAIL" and record["release"] == NOT_FOR_RELEASE
     assert record["criteria"] == list(FAILED.reasons) and record["config_fingerprint"] == "abc123"
     assert record["sign_off"] is None and record["seed_verdicts"] == "1: FAIL"
 
     signed = replace(failing, sign_off=SignOff("J. Doe, data custodian", "only for the internal pilot"))
-    write_release(signed, frames_, SPANS, CODES, [], {k: tmp_path / "s" / v for k, v in FILES.items()})
+    write_release(signed, frames_, [], {k: tmp_path / "s" / v for k, v in FILES.items()})
     card = (tmp_path / "s" / "README.md").read_text(encoding="utf-8")
     assert NOT_FOR_RELEASE not in card
     assert (
@@ -368,5 +402,5 @@ def test_a_bundle_that_did_not_pass_says_not_for_release_unless_signed_off(tmp_p
     assert record["release"] == "releasable" and record["sign_off"]["by"] == "J. Doe, data custodian"
 
     passed = replace(run, verdict=replace(FAILED, verdict="PASS", kind="empirical evidence only"))
-    _, card = build_release(passed, corpora, metrics, summaries, SPANS, CODES)
+    _, card = released(passed, corpora, metrics, summaries)
     assert NOT_FOR_RELEASE not in card and "**PASS** (empirical evidence only)" in card

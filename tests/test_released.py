@@ -3,12 +3,15 @@ copies, leaks."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
 from plainsight.audit import NEGATIVE_CONTROL, nearest
 from plainsight.audit.gate import FAIL, PASS, Gate, verdict
 from plainsight.audit.nearest import embed, words
+from plainsight.audit.reidentification import RealUnits, reidentification
 from plainsight.audit.released import (
     TextAuditSettings,
     audit_record,
@@ -18,6 +21,7 @@ from plainsight.audit.released import (
 from plainsight.audit.released_text_job import POSITIVE_CONTROL, RunInputs, audit_corpora
 from plainsight.audit.roc import paired_auc_difference
 from plainsight.audit.shared_runs import longest_shared_with_any
+from plainsight.audit.text_evidence import TEXT_MEMBERSHIP_ATTACKS
 from plainsight.errors import InputError
 from plainsight.evaluation.features import FeatureSettings
 from plainsight.evaluation.held_out import in_context_control, trained_control
@@ -78,6 +82,7 @@ def corpus_tables(held_out: int = 4):
     rows = [(f"t{n}", 0, "train", segment_text(n)) for n in range(8)]
     rows += [(f"h{n}", 0, "test", segment_text(20 + n)) for n in range(held_out)]
     docs = pd.DataFrame(rows, columns=["doc_id", "segment", "split", "text"]).assign(annotator="a")
+    docs["unit_id"] = docs["doc_id"]
     codes = docs[["doc_id", "segment", "split"]].assign(code="", entities=[[]] * len(docs))
     spans = pd.DataFrame(
         {
@@ -199,6 +204,7 @@ def test_no_held_out_segments_names_the_codes_file(monkeypatch):
 METRICS = {
     "partial_leak_min_letters": 4,
     "verbatim_ngram": 10,
+    "linkage_quasi_min": 2,
     "document": {"min_words": 5, "max_code_copy_share": 0.5, "max_repeated_4gram_share": 0.5},
 }
 
@@ -248,6 +254,12 @@ def test_the_positive_control_fires_where_a_method_that_writes_its_own_text_does
     assert own["leak_verbatim_member_rate"] == 0.0 and own["leak_verbatim_excess"] == 0.0
     assert own["leak_any_identifier_conclusion"] != "leaks"
     assert len(audits["icl"].nearest) == 4 * 3  # three nearest training segments per generation
+    # the re-identification attack ranks the copied document's unit first; the method's own text shares
+    # no 3-gram with any unit, so its two context units of 12 are first at chance, as its controls are
+    assert copying["reidentification_top1"] == copying["reidentification_top5"] == 1.0
+    assert own["reidentification_top1"] == pytest.approx(2 / 12, abs=1e-12)
+    assert own["reidentification_top1_control"] == pytest.approx(2 / 12, abs=1e-12)
+    assert own["text_mia_auc_reidentification"] == 0.5
 
 
 def test_private_selection_corpora_are_audited_without_a_positive_control(monkeypatch):
@@ -308,8 +320,14 @@ def storyline_tables():
     rows = [(f"t{n}", 0, "train", f"{own[n]} {STORYLINE}") for n in range(8)]
     rows += [(f"h{n}", 0, "test", own[8 + n]) for n in range(4)]
     docs = pd.DataFrame(rows, columns=["doc_id", "segment", "split", "text"]).assign(annotator="a")
+    docs["unit_id"] = docs["doc_id"]
     codes = docs[["doc_id", "segment", "split"]].assign(code="", entities=[[]] * len(docs))
     return docs, codes
+
+
+def storyline_splits(codes):
+    """(training, held-out) segment keys."""
+    return training_keys(codes), [(d, 0) for d in codes.loc[codes["split"] != "train", "doc_id"]]
 
 
 def audit_against(monkeypatch, texts, control_texts, docs, codes, chosen_method="ft"):
@@ -348,7 +366,21 @@ def test_a_split_biased_by_construction_shows_in_the_negative_control_and_the_ex
     # the raw attack finds every member (the storyline), and so does it on the negative control
     assert record["text_mia_auc_ngram"] == 1.0 and record["text_mia_auc_ngram_negative"] == 1.0
     assert record["text_mia_auc_cosine"] == 1.0 and record["text_mia_auc_cosine_negative"] == 1.0
-    for name in ("cosine", "ngram"):
+    # so does the re-identification attack: the storyline's 3-grams, held by the 8 members and no
+    # held-out unit, link both corpora to every member alike
+    units = RealUnits.of(docs, pd.DataFrame(columns=["text", "identifier_type"]), *storyline_splits(codes))
+    record |= reidentification(
+        units,
+        method_texts,
+        [[]] * 4,
+        [[]] * 4,
+        [f"t{n}" for n in range(8)],
+        200,
+        1,
+        units.index.best_scores(control_texts),
+    )
+    assert record["text_mia_auc_reidentification"] == record["text_mia_auc_reidentification_negative"] == 1.0
+    for name in TEXT_MEMBERSHIP_ATTACKS:
         assert record[f"text_mia_excess_{name}"] == 0.0
         assert record[f"text_mia_excess_{name}_low"] == record[f"text_mia_excess_{name}_high"] == 0.0
     # the gate fails the raw AUC and passes the bias-corrected one: 0.5 + 0.0 <= 0.6
@@ -398,3 +430,11 @@ def test_every_corpus_is_judged_against_the_negative_control_which_has_its_own_r
     assert own["text_mia_members"] == own["text_mia_non_members"] == 4
     assert "text_mia_excess_cosine" not in own and own["leak_design"] == "unpaired"
     assert "text_mia_auc_cosine_negative" in audits["icl"].record
+    assert "text_mia_excess_reidentification" in audits["icl"].record
+    # re-identification: the copies link every member unit and no held-out one, the negative control's
+    # unrelated text none (chance); its own row ranks no sources (a trained method's prompts show none)
+    assert copying["text_mia_excess_reidentification_low"] == 0.5
+    assert copying["text_mia_reidentification_conclusion"] == "leaks"
+    assert own["text_mia_reidentification_members"] == own["text_mia_reidentification_non_members"] == 4
+    assert own["text_mia_auc_reidentification"] == 0.5 and "text_mia_excess_reidentification" not in own
+    assert math.isnan(own["reidentification_top1"])

@@ -12,8 +12,10 @@ import pytest
 
 from conftest import headless_chromium
 from plainsight.errors import InputError
+from plainsight.evaluation.privacy import real_values
 from plainsight.matching import near_spans, value_spans
 from plainsight.report.audit_verdict import AuditVerdict, audit_verdicts
+from plainsight.report.release import SignOff
 from plainsight.report.review_comments import comments_table, read_comment_file, review_notes
 from plainsight.report.review_data import (
     corpus_fingerprint,
@@ -23,6 +25,8 @@ from plainsight.report.review_data import (
     shared_ngram_spans,
 )
 from plainsight.report.review_site import ReviewRun, ReviewSubject, build_review_site, data_script
+from plainsight.report.summary import value_types
+from plainsight.report.units_at_risk import Link, PersonView, UnitAtRisk, units_at_risk
 
 SUBJECT = ReviewSubject("tab", "known", "direct")
 REAL_A = (
@@ -31,9 +35,15 @@ REAL_A = (
 )
 REAL_B = "The applicant, Ms Anna Kowalska, lives in Krakow and works as a teacher at the local school."
 REAL_TEST = "Ms Joanna Nowak lives in Gdansk."
+# markup in a real value: the person view shows it as text
+REAL_C = "Mr Piotr Zielinski chairs the <b>Amber</b> Guild in Gdynia."
+# the metrics' matching settings, as rule privacy_metrics reads them
+METRICS = {"partial_leak_min_letters": 4, "verbatim_ngram": 10, "linkage_quasi_min": 2}
 
 
-def _spans_of(doc_id: str, text: str, values: list[tuple[str, str]]) -> list[dict]:
+def _spans_of(
+    doc_id: str, text: str, values: list[tuple[str, str]], identifier_type: str = "DIRECT"
+) -> list[dict]:
     rows = []
     for entity_type, value in values:
         start = text.index(value)
@@ -45,7 +55,7 @@ def _spans_of(doc_id: str, text: str, values: list[tuple[str, str]]) -> list[dic
                 "end": start + len(value),
                 "text": value,
                 "entity_type": entity_type,
-                "identifier_type": "DIRECT",
+                "identifier_type": identifier_type,
                 "entity_id": value,
                 "mention_id": f"{doc_id}-{start}",
                 "raw_label": entity_type,
@@ -57,38 +67,43 @@ def _spans_of(doc_id: str, text: str, values: list[tuple[str, str]]) -> list[dic
 def real_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
     docs = pd.DataFrame(
         {
-            "doc_id": ["A", "B", "T"],
-            "split": ["train", "train", "test"],
-            "segment": [0, 0, 0],
-            "text": [REAL_A, REAL_B, REAL_TEST],
-            "annotator": ["x", "x", "x"],
+            "doc_id": ["A", "B", "T", "C"],
+            "split": ["train", "train", "test", "train"],
+            "segment": [0, 0, 0, 0],
+            "text": [REAL_A, REAL_B, REAL_TEST, REAL_C],
+            "annotator": ["x", "x", "x", "x"],
         }
     )
     spans = pd.DataFrame(
         _spans_of("A", REAL_A, [("PERSON", "Henrik Hasslund"), ("CODE", "40593/04")])
+        + _spans_of("A", REAL_A, [("LOC", "Aarhus")], "QUASI")  # outside the page's identifier set
         + _spans_of("B", REAL_B, [("PERSON", "Anna Kowalska")])
         + _spans_of("T", REAL_TEST, [("PERSON", "Joanna Nowak")])
+        + _spans_of("C", REAL_C, [("PERSON", "Piotr Zielinski")])
+        + _spans_of("C", REAL_C, [("ORG", "<b>Amber</b> Guild"), ("LOC", "Gdynia")], "QUASI")
     )
     return docs, spans
 
 
 # generation 0 copies A word for word with a near variant of its applicant; 1 holds a fictional name and
-# markup; 2 is clean and short
+# markup; 2 is short and holds C's guild and town, which only C's text holds together
 GENERATIONS = [
     "Mr Henrik Hasslud was born in 1950 and lives in Aarhus. He lodged application no. 40593/04 today.",
     "The applicant, Mr Tomas Berg, wrote <script>window.pwned = 1</script> to the Court in Oslo.",
-    "A short note.",
+    "A short note on the <b>Amber</b> Guild of Gdynia.",
 ]
 
 
-def corpus_frames(method: str = "icl") -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def corpus_frames(
+    method: str = "icl", texts: list[str] = GENERATIONS
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     corpus = pd.DataFrame(
         {
             "generation_id": [f"g{i}" for i in range(3)],
             "method": method,
             "seed": 1,
             "segment": [0, 0, 1],
-            "text": GENERATIONS,
+            "text": texts,
             "context_doc_ids": [["A", "B"]] * 3,
             "context_segments": [[0, 0]] * 3,
             "context_codes": [["", ""]] * 3,
@@ -200,6 +215,118 @@ def test_the_entity_index_lists_real_and_synthetic_holders_exactly_or_near():
     assert index["joanna nowak"]["real"] == {"T#0": "exact"} and index["hasslund"]["real"] == {"A#0": "exact"}
 
 
+# --- the person view: units at risk ---------------------------------------------------------------
+
+# doc_id, unit, text, direct values, quasi values. Vejle and 1961 are two units' each; only case-1 holds
+# both. Lindholm Manor is case-4's alone; so are Ida Olsson and 1958 case-2's.
+LINKAGE_DOCUMENTS = [
+    ("p1", "case-1", "Henrik Hasslund was born in Vejle in 1961.", [("PERSON", "Henrik Hasslund")],
+     [("LOC", "Vejle"), ("DATETIME", "1961")]),
+    ("p2", "case-1", "The appeal of Henrik Hasslund failed.", [("PERSON", "Henrik Hasslund")], []),
+    ("q1", "case-2", "Ida Olsson was born in Vejle in 1958.", [("PERSON", "Ida Olsson")],
+     [("LOC", "Vejle"), ("DATETIME", "1958")]),
+    ("r1", "case-3", "Jonas Berg moved to Odense in 1961.", [("PERSON", "Jonas Berg")],
+     [("LOC", "Odense"), ("DATETIME", "1961")]),
+    ("s1", "case-4", "Lene Holm works at Lindholm Manor in Odense.", [("PERSON", "Lene Holm")],
+     [("ORG", "Lindholm Manor"), ("LOC", "Odense")]),
+]  # fmt: skip
+LINKING = [
+    "A visit to Vejle and to Lindholm Manor.",  # with the next, joined through Lindholm Manor: case-1
+    "Lindholm Manor was rebuilt in 1961.",
+    "A letter from Ida Olsson.",  # case-2's name, which no other unit's text holds
+    "Born in Odense in 1958.",  # two units' town and case-2's year: one quasi value singles out no one
+]
+
+
+def linkage_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
+    docs = pd.DataFrame(
+        [
+            {"doc_id": d, "split": "train", "segment": 0, "text": text, "unit_id": unit}
+            for d, unit, text, _, _ in LINKAGE_DOCUMENTS
+        ]
+    )
+    spans = pd.DataFrame(
+        [
+            row
+            for d, _, text, direct, quasi in LINKAGE_DOCUMENTS
+            for row in _spans_of(d, text, direct) + _spans_of(d, text, quasi, "QUASI")
+        ]
+    )
+    return docs, spans
+
+
+def linkage_view() -> PersonView:
+    docs, spans = linkage_frames()
+    return PersonView(real_values(docs, spans, "direct", 10, 4, 2), value_types(spans))
+
+
+def test_units_at_risk_are_those_a_generation_links_alone_or_its_group_together():
+    real = linkage_view().real
+    held = [real.held_values(text) for text in LINKING]
+    assert units_at_risk(real.unit_index, held) == [
+        UnitAtRisk("case-1", (Link((0, 1), ("1961", "vejle"), ("lindholm manor",)),)),
+        UnitAtRisk("case-2", (Link((2,), ("ida olsson",)),)),
+    ]
+    # each generation alone: case-1 is no one's; the name links case-2 whatever the others hold
+    assert [unit.unit for unit in units_at_risk(real.unit_index, held[:1])] == []
+    assert units_at_risk(real.unit_index, [held[2], held[1]]) == [
+        UnitAtRisk("case-2", (Link((0,), ("ida olsson",)),))
+    ]
+    assert units_at_risk(real.unit_index, []) == []
+
+
+def test_a_unit_at_risk_shows_its_values_in_the_generations_and_in_its_own_segments():
+    view = linkage_view()
+    case_1, case_2 = view.corpus(LINKING)
+    assert case_1["unit"] == "case-1" and case_1["segments"] == 2
+    assert case_1["values"] == [
+        {"value": "1961", "type": "DATETIME", "identifier": "quasi", "units": 2},
+        {"value": "Vejle", "type": "LOC", "identifier": "quasi", "units": 2},
+    ]
+    (link,) = case_1["links"]
+    assert link["joins"] == ["Lindholm Manor"] and [g["i"] for g in link["generations"]] == [0, 1]
+    marked = [[(LINKING[g["i"]][s:e], kind) for s, e, kind, _ in g["spans"]] for g in link["generations"]]
+    assert marked == [
+        [("Vejle", "quasi"), ("Lindholm Manor", "joins")],
+        [("Lindholm Manor", "joins"), ("1961", "quasi")],
+    ]
+    # the unit's segment that holds the values, not its other one (p2 holds neither)
+    (segment,) = case_1["real"]
+    text = LINKAGE_DOCUMENTS[0][2]
+    assert segment["ref"] == "p1#0"
+    assert [(text[s:e], kind, value) for s, e, kind, value in segment["spans"]] == [
+        ("Vejle", "quasi", "Vejle"),
+        ("1961", "quasi", "1961"),
+    ]
+    assert case_2["values"] == [{"value": "Ida Olsson", "type": "PERSON", "identifier": "direct", "units": 1}]
+    assert [(r["ref"], [kind for *_, kind, _ in r["spans"]]) for r in case_2["real"]] == [
+        ("q1#0", ["direct"])
+    ]
+    assert view.corpus(["Nothing of anyone.", LINKING[3]]) == []
+
+
+def test_the_page_lists_each_corpus_units_at_risk_or_says_it_has_none(tmp_path):
+    site = build_fixture_site(tmp_path, texts={"ft": ["A short note."] * 3})
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert [c["units_at_risk"] for c in page_manifest(page)["corpora"]] == [2, 0]
+    summary = page.split('<ul id="units-summary">')[1].split("</ul>")[0]
+    assert [line.split("</li>")[0].strip() for line in summary.split("<li>")[1:]] == [
+        "ICL, seed 1: 2 units at risk",
+        "Fine-tuning, seed 1: no unit at risk",
+    ]
+    script = (site / "data/units.js").read_text(encoding="utf-8")
+    units = json.loads(script.split(" = ", 2)[2].rstrip(";\n"))
+    assert units["ft/1"] == []
+    # A: its application number, which no other text holds, and its town beside it; C: its guild and town,
+    # which only C's text holds both
+    assert [(u["unit"], [v["value"] for v in u["values"]]) for u in units["icl/1"]] == [
+        ("A", ["40593/04", "Aarhus"]),
+        ("C", ["<b>Amber</b> Guild", "Gdynia"]),
+    ]
+    # the unit's segments are in the real segments' data file
+    assert '"C#0"' in (site / "data/real.js").read_text(encoding="utf-8")
+
+
 def test_fingerprint_changes_with_any_corpus(tmp_path):
     a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
     a.write_bytes(b"one")
@@ -224,14 +351,21 @@ ICL_VERDICT = AuditVerdict(
 )
 
 
-def build_fixture_site(root: Path, verdicts: dict[str, AuditVerdict] | None = None) -> Path:
+def build_fixture_site(
+    root: Path,
+    verdicts: dict[str, AuditVerdict] | None = None,
+    sign_off: SignOff | None = None,
+    utility: pd.DataFrame | None = None,
+    texts: dict[str, list[str]] | None = None,
+) -> Path:
     """The review page of two fixture corpora (icl and ft), as the rule builds it; the audit's verdicts
-    (icl audited, ft without a row) unless given."""
+    (icl audited, ft without a row) unless given, no utility table and no comments unless given; each
+    method's generations `GENERATIONS` unless `texts` gives others."""
     verdicts = {"icl": ICL_VERDICT} if verdicts is None else verdicts
     docs, spans = real_frames()
     runs = []
     for method in ("icl", "ft"):
-        corpus, metrics, nearest = corpus_frames(method)
+        corpus, metrics, nearest = corpus_frames(method, (texts or {}).get(method, GENERATIONS))
         folder = root / "runs" / method
         folder.mkdir(parents=True)
         corpus.to_parquet(folder / "seed1.parquet")
@@ -249,10 +383,13 @@ def build_fixture_site(root: Path, verdicts: dict[str, AuditVerdict] | None = No
         docs,
         spans,
         {"icl": "ICL", "ft": "Fine-tuning"},
-        4,
+        METRICS,
         site / "index.html",
         site / "data",
         verdicts or None,
+        utility,
+        pd.DataFrame({"method": ["icl"], "seed": [1], "verdict": ["leaks"]}),
+        sign_off,
     )
     return site
 
@@ -269,6 +406,7 @@ def test_the_site_keeps_corpus_text_out_of_the_page(tmp_path):
         "corpus_icl_seed1.js",
         "entities.js",
         "real.js",
+        "units.js",
     ]
     assert "window.pwned" not in page and "Hasslund" not in page
     manifest = page_manifest(page)
@@ -288,14 +426,57 @@ def test_the_page_shows_each_methods_audit_verdict_escaped_or_no_audit(tmp_path)
         ("icl", "FAIL", 2),
         ("ft", "no audit", 0),  # the audit table has no row for it
     ]
-    header = page.split('<section id="audit-verdicts"')[1].split("</section>")[0]
-    assert 'ICL <span class="verdict-badge verdict-fail">FAIL</span>' in header
-    assert 'Fine-tuning <span class="verdict-badge verdict-no-audit">no audit</span>' in header
+    header = page.split('<section id="release-summary"')[1].split("</section>")[0]
+    assert '<td>ICL</td><td><span class="verdict-badge verdict-fail">FAIL</span>' in header
+    assert '<td>Fine-tuning</td><td><span class="verdict-badge verdict-no-audit">no audit</span>' in header
     assert "&lt;b&gt;any identifier&lt;/b&gt;" in header and "<b>" not in header
     page = (build_fixture_site(tmp_path / "plain", verdicts={}) / "index.html").read_text(encoding="utf-8")
     audit = page_manifest(page)["audit"]
     assert not audit["audited"] and {m["verdict"] for m in audit["methods"]} == {"no audit"}
     assert "(no audit of this run" in page
+
+
+def summary_rows(page: str) -> list[str]:
+    """The top table's rows of the page's release summary, each as its cells' texts."""
+    table = page.split('<table class="summary-table">')[1].split("</table>")[0]
+    return [
+        " | ".join(cell.split("</td>")[0] for cell in row.split("<td>")[1:])
+        for row in table.split("<tbody>")[1].split("</tr>")[:-1]
+    ]
+
+
+def test_the_page_opens_with_each_methods_release_summary(tmp_path):
+    utility = pd.DataFrame(
+        {
+            "dataset": "tab",
+            "setting": "known",
+            "idset": "direct",
+            "method": ["real", "chance", "icl"],
+            "macro_f1": [0.8, 0.2, 0.5],
+        }
+    )
+    page = (build_fixture_site(tmp_path / "a", utility=utility) / "index.html").read_text(encoding="utf-8")
+    # icl: 3 generations, the first holding a source-specific code and a common town; reviewed: one
+    # generation marked as leaking; ft: the same texts, no audit row, no utility row
+    stamp = '<span class="stamp">NOT FOR RELEASE</span>'
+    assert summary_rows(page) == [
+        f'ICL | <span class="verdict-badge verdict-fail">FAIL</span> | {stamp} | 3 | 1 | 1 | 0.500 (chance '
+        '0.200, ceiling 0.800) | 1 of 3 | <a class="summary-link" href="#summary-icl">summary</a>',
+        f'Fine-tuning | <span class="verdict-badge verdict-no-audit">no audit</span> | {stamp} | 3 | 1 | 1 '
+        '| not measured | 0 of 3 | <a class="summary-link" href="#summary-ft">summary</a>',
+    ]
+    details = page.split('<details class="method-summary" id="summary-icl">')[1].split("</details>")[0]
+    assert '<p class="stamp"><strong>NOT FOR RELEASE.</strong> The verdict is FAIL, not PASS' in details
+    assert "<td>CODE</td><td>1</td><td>0</td><td>1</td><td>0</td>" in details
+    assert "<td>LOC</td><td>0</td><td>1</td><td>0</td><td>1</td>" in details
+    assert "Downstream macro-F1: 50% of the way from chance to the real-data ceiling." in details
+    assert "1 of 3 generations (33.3%) reviewed on the review page; their verdicts: leaks 1." in details
+    # a sign-off lifts the stamp and says who accepted the bundle and why
+    signed = build_fixture_site(tmp_path / "b", sign_off=SignOff("J. Doe", "<i>pilot</i> only"))
+    page = (signed / "index.html").read_text(encoding="utf-8")
+    assert "NOT FOR RELEASE" not in page
+    assert [row.split(" | ")[2] for row in summary_rows(page)] == ["signed off by J. Doe"] * 2
+    assert "although the verdict is FAIL: &lt;i&gt;pilot&lt;/i&gt; only" in page and "<i>" not in page
 
 
 def test_audit_verdicts_read_the_rows_of_the_pages_run(tmp_path):
@@ -462,9 +643,10 @@ def test_the_page_filters_looks_up_comments_exports_and_imports(tmp_path):
     try:
         browser.get((site / "index.html").as_uri())
         wait_for(lambda: browser.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "icl/1")
-        verdicts = browser.find_elements(By.CSS_SELECTOR, "#audit-verdicts li.audit-verdict")
+        verdicts = browser.find_elements(By.CSS_SELECTOR, "#release-summary tr.audit-verdict")
         assert [v.find_element(By.CLASS_NAME, "verdict-badge").text for v in verdicts] == ["FAIL", "no audit"]
         assert [v.text.split()[0] for v in verdicts] == ["ICL", "Fine-tuning"]
+        release_summary(browser)
         rows = lambda: browser.find_elements(By.CSS_SELECTOR, "#generations tbody tr")  # noqa: E731
         assert len(rows()) == 3
         browser.find_element(By.ID, "only-leaking").click()
@@ -508,10 +690,72 @@ def test_the_page_filters_looks_up_comments_exports_and_imports(tmp_path):
         entry = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#lookup-results .lookup-entry"))[0]
         assert "A#0" in entry.find_element(By.CLASS_NAME, "lookup-real").text
         assert "ICL seed 1 #0 (near)" in entry.find_element(By.CLASS_NAME, "lookup-synthetic").text
+        person_view(browser)
         comment_export_and_import(browser, tmp_path, downloads)
         browser.save_screenshot(str(tmp_path / "review.png"))
     finally:
         browser.quit()
+
+
+def release_summary(browser) -> None:
+    """The page opens with each method's release summary: the stamp shows in red, and a method's link
+    opens its whole summary, the verdict sentence and the values by entity type."""
+    from selenium.webdriver.common.by import By
+
+    stamps = browser.find_elements(By.CSS_SELECTOR, "#release-summary tr.audit-verdict .stamp")
+    assert [stamp.text for stamp in stamps] == ["NOT FOR RELEASE"] * 2 and stamps[0].is_displayed()
+    assert (
+        browser.execute_script("return getComputedStyle(arguments[0]).color", stamps[0]) == "rgb(176, 0, 32)"
+    )
+    details = browser.find_element(By.ID, "summary-icl")
+    assert details.get_attribute("open") is None
+    browser.find_element(By.CSS_SELECTOR, 'a.summary-link[href="#summary-icl"]').click()
+    wait_for(lambda: details.get_attribute("open") is not None)
+    assert details.find_element(By.CSS_SELECTOR, "p.stamp").text.startswith(
+        "NOT FOR RELEASE. The verdict is FAIL"
+    )
+    assert details.find_element(By.CSS_SELECTOR, "p.verdict").text.startswith(
+        "FAIL under the threat model that the adversary holds the released text"
+    )
+    rows = details.find_elements(By.CSS_SELECTOR, "table.leaks tbody tr")
+    assert [row.text for row in rows] == ["CODE 1 0 1 0", "LOC 0 1 0 1", "All types 1 1 1 1"]
+    browser.find_element(By.CSS_SELECTOR, "#summary-icl > summary").click()  # closed again
+
+
+def person_view(browser) -> None:
+    """The units at risk of the open corpus: a unit opens with its values highlighted in the generation
+    that links it and in its own real segment, markup in a value shown as text; a generation's button
+    opens it in the document view."""
+    from selenium.webdriver.common.by import By
+
+    summary = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#units-summary li")]
+    assert summary == ["ICL, seed 1: 2 units at risk", "Fine-tuning, seed 1: 2 units at risk"]
+    units = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#units-list li.unit-entry"))
+    assert [unit.text.split(":")[0] for unit in units] == ["unit A", "unit C"]
+    units[1].find_element(By.CSS_SELECTOR, "button.ref").click()
+    view = wait_for(
+        lambda: (
+            browser.find_element(By.ID, "unit-view").is_displayed()
+            and browser.find_element(By.ID, "unit-view")
+        )
+    )
+    assert view.find_element(By.ID, "unit-title").text == "Unit C, singled out by ICL, seed 1"
+    values = [m.text for m in view.find_elements(By.CSS_SELECTOR, "#unit-values mark")]
+    assert values == ["<b>Amber</b> Guild", "Gdynia"] and not view.find_elements(By.TAG_NAME, "b")
+    assert "generation #2 links it alone" in view.find_element(By.ID, "unit-links").text
+    for where in ("#unit-links .unit-generation", "#unit-real .unit-segment"):
+        marks = view.find_elements(By.CSS_SELECTOR, where + " mark.unit-quasi")
+        assert [m.text for m in marks] == ["<b>Amber</b> Guild", "Gdynia"] and marks[0].is_displayed()
+        colour = browser.execute_script("return getComputedStyle(arguments[0]).backgroundColor", marks[0])
+        assert colour == "rgb(255, 217, 160)"
+    assert "C#0 (train split)" in view.find_element(By.ID, "unit-real").text
+    # A: its application number, a direct value, framed in its own segment; its generation opens
+    units[0].find_element(By.CSS_SELECTOR, "button.ref").click()
+    wait_for(lambda: view.find_element(By.ID, "unit-title").text.startswith("Unit A"))
+    direct = view.find_element(By.CSS_SELECTOR, "#unit-real .unit-segment mark.unit-direct")
+    assert direct.text == "40593/04" and direct.is_displayed()
+    view.find_element(By.XPATH, ".//button[text()='open generation #0']").click()
+    wait_for(lambda: browser.find_element(By.ID, "doc-title").text.startswith("ICL, seed 1, generation 0"))
 
 
 def comment_export_and_import(browser, tmp_path: Path, downloads: Path) -> None:

@@ -66,12 +66,12 @@ def test_build_table(specs):
     table = build_table(specs["tables"]["table1"], summaries(), specs["methods"])
     assert list(table.columns) == [
         "Method",
-        "PIPP (%)",
-        "PIPP (%) ±",
-        "Partial leak (%)",
-        "Partial leak (%) ±",
-        "ELP (%)",
-        "ELP (%) ±",
+        "PIPP (% of generations)",
+        "PIPP (% of generations) ±",
+        "Partial leak (% of generations)",
+        "Partial leak (% of generations) ±",
+        "ELP (% of private values)",
+        "ELP (% of private values) ±",
         "ROUGE-2",
         "ROUGE-2 ±",
         "ROUGE-L",
@@ -81,22 +81,24 @@ def test_build_table(specs):
     assert table["Method"].tolist() == ["ICL", "Fine-tuning"]
     icl, ft = table.to_dict("records")
     # ICL PIPP 4, 5, 6: mean 5, sd 1; ELP constant: half-width 0.
-    assert icl["PIPP (%)"] == pytest.approx(5.0)
-    assert icl["PIPP (%) ±"] == pytest.approx(HW_SD1)
-    assert icl["Partial leak (%)"] == pytest.approx(50.0)
-    assert icl["Partial leak (%) ±"] == pytest.approx(10 * HW_SD1)
-    assert icl["ELP (%)"] == pytest.approx(2.0) and icl["ELP (%) ±"] == 0.0
+    assert icl["PIPP (% of generations)"] == pytest.approx(5.0)
+    assert icl["PIPP (% of generations) ±"] == pytest.approx(HW_SD1)
+    assert icl["Partial leak (% of generations)"] == pytest.approx(50.0)
+    assert icl["Partial leak (% of generations) ±"] == pytest.approx(10 * HW_SD1)
+    assert icl["ELP (% of private values)"] == pytest.approx(2.0)
+    assert icl["ELP (% of private values) ±"] == 0.0
     assert icl["ROUGE-2"] == pytest.approx(0.2) and icl["ROUGE-2 ±"] == pytest.approx(0.1 * HW_SD1)
-    assert ft["PIPP (%)"] == pytest.approx(2.0) and ft["PIPP (%) ±"] == pytest.approx(HW_SD1)
+    assert ft["PIPP (% of generations)"] == pytest.approx(2.0)
+    assert ft["PIPP (% of generations) ±"] == pytest.approx(HW_SD1)
     assert (icl["Seeds"], ft["Seeds"]) == (3, 3)
 
 
 def test_build_table_without_partial_leak_and_with_one_seed(specs):
     one_seed = summaries().drop(columns="partial_leak").query("seed == 1")
     table = build_table(specs["tables"]["table1"], one_seed, specs["methods"])
-    assert "Partial leak (%)" not in table.columns
+    assert "Partial leak (% of generations)" not in table.columns
     assert table["Seeds"].tolist() == [1, 1]
-    assert math.isnan(table["PIPP (%) ±"][0])
+    assert math.isnan(table["PIPP (% of generations) ±"][0])
 
 
 def test_near_leaks_follow_partial_leaks_with_their_definition(specs):
@@ -104,19 +106,27 @@ def test_near_leaks_follow_partial_leaks_with_their_definition(specs):
     frame = summaries().assign(near_leak=lambda f: 20.0 * f["pipp"])
     table = build_table(spec, frame, specs["methods"])
     assert list(table.columns[1:7]) == [
-        "PIPP (%)",
-        "PIPP (%) ±",
-        "Partial leak (%)",
-        "Partial leak (%) ±",
-        "Near leak (%)",
-        "Near leak (%) ±",
+        "PIPP (% of generations)",
+        "PIPP (% of generations) ±",
+        "Partial leak (% of generations)",
+        "Partial leak (% of generations) ±",
+        "Near leak (% of generations)",
+        "Near leak (% of generations) ±",
     ]
-    assert table["Near leak (%)"].tolist() == pytest.approx([100.0, 40.0])
+    assert table["Near leak (% of generations)"].tolist() == pytest.approx([100.0, 40.0])
     markdown = markdown_table(table, spec, leak_definitions_note(table))
     assert "| ICL | 5.00 ± 2.48 | 50.00 ± 24.84 | 100.00 ± 49.68 |" in markdown
-    assert "Partial leak (%) and Near leak (%): this project's additions" in markdown
-    with_documents = markdown_table(table.assign(**{"Documents (%)": 90.0, "Documents (%) ±": 1.0}), spec)
-    assert "Partial leak (%), Near leak (%) and Documents (%): this project's additions" in with_documents
+    assert (
+        "Partial leak (% of generations) and Near leak (% of generations): this project's additions"
+        in markdown
+    )
+    with_documents = markdown_table(
+        table.assign(**{"Documents (% of generations)": 90.0, "Documents (% of generations) ±": 1.0}), spec
+    )
+    assert (
+        "Partial leak (% of generations), Near leak (% of generations) and Documents (% of generations): "
+        "this project's additions" in with_documents
+    )
     assert "- Near leak: a generation holds a private value or a name word, or a variant" in markdown
 
 
@@ -148,13 +158,13 @@ def test_markdown_table(specs):
     row = "| ICL | 5.00 ± 2.48 | 50.00 ± 24.84 | 2.00 ± 0.00 | 0.2000 ± 0.2484 | 0.5000 ± 0.0000 | 3 |"
     assert row in markdown
     assert "3 seeds" in markdown
-    assert "Partial leak (%): this project's additions" in markdown
+    assert "Partial leak (% of generations): this project's additions" in markdown
 
 
 def test_markdown_single_run_and_missing_cells(specs):
     spec = specs["tables"]["table1"]
     table = build_table(spec, summaries().query("seed == 1").drop(columns="partial_leak"), specs["methods"])
-    table.loc[0, "ELP (%)"] = math.nan
+    table.loc[0, "ELP (% of private values)"] = math.nan
     markdown = markdown_table(table, spec)
     assert "| ICL | 4.00 | — | 0.1000 | 0.5000 | 1 |" in markdown
     assert "1 seed " in markdown and "Partial leak" not in markdown
@@ -165,10 +175,10 @@ def test_versus_paper(specs):
     versus = versus_paper(build_table(spec, summaries(), specs["methods"]), spec, specs["methods"])
     assert versus.columns[:5].tolist() == [
         "Method",
-        "PIPP (%) ours",
-        "PIPP (%) ours ±",
-        "PIPP (%) paper",
-        "PIPP (%) paper ±",
+        "PIPP (% of generations) ours",
+        "PIPP (% of generations) ours ±",
+        "PIPP (% of generations) paper",
+        "PIPP (% of generations) paper ±",
     ]
     assert not any("Partial leak" in c for c in versus.columns)
     # every paper row is listed, in the paper's order, even those we did not run.
@@ -181,11 +191,11 @@ def test_versus_paper(specs):
         "Fine-tuning w/ masking",
     ]
     rows = versus.set_index("Method")
-    assert rows.loc["Baseline", "PIPP (%) paper"] == 50.0
-    assert rows.loc["Baseline", "PIPP (%) paper ±"] == 2.20
-    assert math.isnan(rows.loc["Baseline", "PIPP (%) ours"])
-    assert rows.loc["ICL", "PIPP (%) ours"] == pytest.approx(5.0)
-    assert rows.loc["ICL", "PIPP (%) paper"] == 3.25
+    assert rows.loc["Baseline", "PIPP (% of generations) paper"] == 50.0
+    assert rows.loc["Baseline", "PIPP (% of generations) paper ±"] == 2.20
+    assert math.isnan(rows.loc["Baseline", "PIPP (% of generations) ours"])
+    assert rows.loc["ICL", "PIPP (% of generations) ours"] == pytest.approx(5.0)
+    assert rows.loc["ICL", "PIPP (% of generations) paper"] == 3.25
     assert rows.loc["Fine-tuning", "ROUGE-L paper"] == 0.133
 
 
@@ -195,10 +205,10 @@ def test_versus_paper_leaves_paper_cells_empty_where_the_paper_has_none(specs):
     versus = versus_paper(build_table(spec, ours, specs["methods"]), spec, specs["methods"]).set_index(
         "Method"
     )
-    assert math.isnan(versus.loc["Baseline", "PIPP (%) paper"])
-    assert versus.loc["Baseline", "PIPP (%) ours"] == pytest.approx(2.0)
-    assert versus.loc["ICL", "PIPP (%) paper"] == 31.36
-    assert math.isnan(versus.loc["ICL", "PIPP (%) paper ±"])
+    assert math.isnan(versus.loc["Baseline", "PIPP (% of generations) paper"])
+    assert versus.loc["Baseline", "PIPP (% of generations) ours"] == pytest.approx(2.0)
+    assert versus.loc["ICL", "PIPP (% of generations) paper"] == 31.36
+    assert math.isnan(versus.loc["ICL", "PIPP (% of generations) paper ±"])
 
 
 def test_paper_tables_yaml(specs):
@@ -275,7 +285,7 @@ def test_write_table(specs, tmp_path):
     write_table(table, markdown_table(table, spec), versus, *paths)
     assert pd.read_csv(paths[0])["Method"].tolist() == ["ICL", "Fine-tuning"]
     assert paths[1].read_text(encoding="utf-8").startswith("### ")
-    assert pd.read_csv(paths[2])["PIPP (%) paper"][0] == 50.0
+    assert pd.read_csv(paths[2])["PIPP (% of generations) paper"][0] == 50.0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv", "t.md", "t_vs_paper.csv"]
 
 
@@ -316,10 +326,11 @@ def test_pooled_intervals_and_documents_column(specs):
     table = build_table(specs["tables"]["table1"], rows, specs["methods"], generations)
     icl = table.set_index("Method").loc["ICL"]
     # 1 leak in 12 generations pooled over the three seeds
-    assert (icl["PIPP (%) pooled low"], icl["PIPP (%) pooled high"]) == pytest.approx(
-        tuple(100 * v for v in wilson_interval(1, 12))
-    )
-    assert icl["ROUGE-L pooled low"] == pytest.approx(0.5) and icl["Documents (%)"] == 100.0
+    assert (
+        icl["PIPP (% of generations) pooled low"],
+        icl["PIPP (% of generations) pooled high"],
+    ) == pytest.approx(tuple(100 * v for v in wilson_interval(1, 12)))
+    assert icl["ROUGE-L pooled low"] == pytest.approx(0.5) and icl["Documents (% of generations)"] == 100.0
     markdown = markdown_table(table, specs["tables"]["table1"], ["a note"])
     low, high = (100 * v for v in wilson_interval(1, 12))
     assert f"| ICL | 5.00 ± 2.48 [{low:.2f}, {high:.2f}] |" in markdown
@@ -335,7 +346,7 @@ def test_notes_with_known_answers(specs):
         protocol_notes,
     )
 
-    table = pd.DataFrame({"Method": ["ICL", "DP-SGD"], "Documents (%)": [95.0, 37.5]})
+    table = pd.DataFrame({"Method": ["ICL", "DP-SGD"], "Documents (% of generations)": [95.0, 37.5]})
     assert document_warnings(table, 80) == [
         "Warning: DP-SGD: 37.5% of the generations are documents (under 80%); its leak rates and ROUGE are "
         "over text that is often not a document."
@@ -358,9 +369,13 @@ def test_notes_with_known_answers(specs):
         "noise_multiplier": 1.2345,
     }
     assert dp_notes([record, {**record, "epsilon": 7.999}]) == [
-        "DP-SGD: epsilon 8.00 at delta 1e-05 per document (60 documents), noise multiplier 1.234, over 2 "
-        "run(s)."
+        "DP-SGD: epsilon 8.00 at delta 1e-05 per privacy unit (60 privacy units), noise multiplier 1.234, "
+        "over 2 run(s)."
     ]
+    # `dpsgd.privacy_unit: sequence` makes every training segment its own unit
+    assert dp_notes([{**record, "privacy_unit": "sequence", "units": 90}])[0].startswith(
+        "DP-SGD: epsilon 8.00 at delta 1e-05 per training segment (90 training segments)"
+    )
     assert presidio_note("known", []) == []
     assert "only, as in the paper" in presidio_note("unknown", [])[0]
     assert "application_number" in presidio_note(["known", "unknown"], ["application_number"])[0]
@@ -416,7 +431,9 @@ def test_make_table_from_the_runs_files(specs, tmp_path):
     )
     written = pd.read_csv(outputs.csv)
     assert written["Method"].tolist() == ["ICL", "Fine-tuning"]
-    assert written["PIPP (%)"].tolist() == pytest.approx(expected["PIPP (%)"].tolist())
+    assert written["PIPP (% of generations)"].tolist() == pytest.approx(
+        expected["PIPP (% of generations)"].tolist()
+    )
     markdown = (tmp_path / "t.md").read_text(encoding="utf-8")
     assert markdown.startswith("### ") and "Wilson score" in markdown
 
@@ -441,14 +458,25 @@ def test_adherence_note_per_method(specs):
 def test_phantom_notes_give_the_control_rate_beside_each_leak_column():
     from plainsight.report.table_format import phantom_notes, phantom_shares
 
-    def record(method, exact_hits, control_hits):
+    def record(method, exact_hits, control_hits, design="paired"):
         counts = {"member_hits": exact_hits, "members": 10, "control_hits": control_hits, "controls": 10}
         empty = {"member_hits": 0, "members": 0, "control_hits": 0, "controls": 0}
-        return {"method": method, "measures": {"exact": counts, "partial": empty, "near": counts}}
+        measures = {"exact": counts, "partial": empty, "near": counts}
+        return {"method": method, "design": design, "measures": measures}
 
     records = [record("icl", 4, 1), record("icl", 2, 2)]  # pooled: 6 of 20 against 3 of 20
     assert phantom_shares(records, "icl") == {"exact": (0.3, 0.15), "near": (0.3, 0.15)}
     (note,) = phantom_notes(records, {"icl": "ICL", "ft": "Fine-tuning"})
-    assert "ICL: PIPP 30% vs 15% (phantom 50%), near leak 30% vs 15% (phantom 50%)." in note
+    assert (
+        "ICL: PIPP 30% vs 15% of generations (phantom 50%), near leak 30% vs 15% of generations "
+        "(phantom 50%)." in note
+    )
     assert "Fine-tuning" not in note
-    assert phantom_notes([record("ft", 0, 3)], {"ft": "FT"})[0].count("phantom -") == 2
+    # a fine-tuned row counts distinct values, not the generations its columns count: the note says so
+    (trained,) = phantom_notes([record("ft", 1, 0, "unpaired")], {"ft": "FT"})
+    assert (
+        "FT: PIPP 10% vs 0% of distinct values (phantom 0%), near leak 10% vs 0% of distinct values "
+        in trained
+    )
+    assert "not of generations as in its columns above" in trained
+    assert phantom_notes([record("ft", 0, 3, "unpaired")], {"ft": "FT"})[0].count("phantom -") == 2

@@ -160,8 +160,8 @@ def test_a_code_setting_reruns_only_code_rules(workflow_dir):
 
 
 def test_table1_and_a_metric_setting_reruns_no_generation(workflow_dir):
-    snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml")
-    table = pd.read_csv(workflow_dir / "results" / "tables" / "table1.csv")
+    snakemake(workflow_dir, "results/tables/tab/table1.csv", "--configfile", "tiny.yaml")
+    table = pd.read_csv(workflow_dir / "results/tables/tab/table1.csv")
     assert list(table["Method"]) == [
         "Baseline",
         "DP-SGD",
@@ -171,14 +171,14 @@ def test_table1_and_a_metric_setting_reruns_no_generation(workflow_dir):
         "Fine-tuning w/ masking",
     ]
     assert (table["Seeds"] == len(SEEDS)).all()
-    versus = pd.read_csv(workflow_dir / "results" / "tables" / "table1_vs_paper.csv")
-    assert versus.loc[versus["Method"] == "Baseline", "PIPP (%) paper"].item() == 50.0
-    notes = (workflow_dir / "results" / "tables" / "table1.md").read_text(encoding="utf-8")
+    versus = pd.read_csv(workflow_dir / "results/tables/tab/table1_vs_paper.csv")
+    assert versus.loc[versus["Method"] == "Baseline", "PIPP (% of generations) paper"].item() == 50.0
+    notes = (workflow_dir / "results/tables/tab/table1.md").read_text(encoding="utf-8")
     assert (
         "Control-code adherence" in notes and "ICL w/ privacy enhancement " in notes.split("Control-code")[1]
     )
     snakemake(
-        workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "--report", "report.html"
+        workflow_dir, "results/tables/tab/table1.csv", "--configfile", "tiny.yaml", "--report", "report.html"
     )
     report = (workflow_dir / "report.html").read_text(encoding="utf-8")
     assert "table1_vs_paper.csv" in report and "beside the numbers the paper reports" in report
@@ -186,7 +186,7 @@ def test_table1_and_a_metric_setting_reruns_no_generation(workflow_dir):
     assert len(corpus) == 4 and corpus["fictional_code"].str.len().gt(0).all()
     write_overlay(workflow_dir, "metric.yaml", {"metrics": {"partial_leak_min_letters": 5}})
     planned = planned_rules(
-        workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "metric.yaml"
+        workflow_dir, "results/tables/tab/table1.csv", "--configfile", "tiny.yaml", "metric.yaml"
     )
     assert planned == {"privacy_metrics": 6 * len(SEEDS), "table": 1}
 
@@ -259,14 +259,16 @@ def test_review_page_of_table1_and_its_comments_in_the_table_notes(workflow_dir)
         ],
     }
     (folder / "reviewer.json").write_text(json.dumps(exported), encoding="utf-8")
-    snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml")
-    notes = (workflow_dir / "results/tables/table1.md").read_text(encoding="utf-8")
+    snakemake(workflow_dir, "results/tables/tab/table1.csv", "--configfile", "tiny.yaml")
+    notes = (workflow_dir / "results/tables/tab/table1.md").read_text(encoding="utf-8")
     assert (
         "Review page: 2 reviewed, 1 marked as leaking (ICL 1 reviewed, 1 marked as leaking; "
         "Fine-tuning 1 reviewed, 0 marked as leaking)." in notes
     )
     (folder / "other.json").write_text(json.dumps({**exported, "idset": "quasi"}), encoding="utf-8")
-    failed = snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", check=False)
+    failed = snakemake(
+        workflow_dir, "results/tables/tab/table1.csv", "--configfile", "tiny.yaml", check=False
+    )
     assert failed.returncode != 0
     error_lines = [line for line in failed.stderr.splitlines() if line.startswith("error: ")]
     assert (
@@ -278,9 +280,9 @@ def test_review_page_of_table1_and_its_comments_in_the_table_notes(workflow_dir)
 
 
 AUDIT_TARGETS = (
-    "results/tables/privacy_audit.csv",
-    "results/plots/privacy_audit_roc_tab_known_direct_seed1.png",
-    "results/plots/privacy_audit_distances_tab_known_direct_seed1.png",
+    "results/tables/tab/privacy_audit.csv",
+    "results/plots/tab/privacy_audit_roc_known_direct_seed1.png",
+    "results/plots/tab/privacy_audit_distances_known_direct_seed1.png",
 )
 
 
@@ -318,7 +320,7 @@ def test_privacy_audit_table_plots_and_a_bad_adapter(workflow_dir):
     controls = table["method"].isin(["positive_control", "negative_control"])
     assert table.loc[released & ~controls, "pipp"].notna().all()
     assert (table["seeds"].astype(str) == "1").all()
-    markdown = (workflow_dir / "results/tables/privacy_audit.md").read_text(encoding="utf-8")
+    markdown = (workflow_dir / "results/tables/tab/privacy_audit.md").read_text(encoding="utf-8")
     assert "MIA AUC reference" in markdown and "Base model (control)" in markdown
     assert "Threat model: the adversary holds the released text" in markdown
     assert all((workflow_dir / target).stat().st_size > 0 for target in AUDIT_TARGETS[1:])
@@ -351,9 +353,16 @@ def test_canary_table_audits_every_method_on_its_own_canaried_set(workflow_dir):
         design.replace("target_perplexity: 1000", "target_perplexity: 600"), encoding="utf-8"
     )
     write_overlay(workflow_dir, "canaries.yaml", {"audit": {"canaries": {"file": "canary_design.yaml"}}})
-    snakemake(workflow_dir, "results/tables/canaries.csv", "--configfile", "tiny.yaml", "canaries.yaml")
+    snakemake(workflow_dir, "results/tables/tab/canaries.csv", "--configfile", "tiny.yaml", "canaries.yaml")
     run = workflow_dir / "results/tab/known/direct/canaries/seed1"
-    table = pd.read_csv(workflow_dir / "results/tables/canaries.csv")
+    table = pd.read_csv(workflow_dir / "results/tables/tab/canaries.csv")
+    # a per-person row per method: 20 canary persons of 3 documents each, one attack at 95% on its own
+    persons = table[table["bound_per"] == "person"]
+    assert sorted(persons["method"]) == ["baseline", "dpsgd", "ft", "ft_mask", "icl", "icl_pe"]
+    assert set(persons["attack"]) == {"linked_details"} and (persons["confidence"] == 0.95).all()
+    assert (persons["candidates"] == 20).all() and (persons["repeats"] == 3).all()
+    assert (persons["guesses"] == 10).all() and persons["epsilon_lower_bound"].le(1.06).all()
+    table = table[table["bound_per"] != "person"]
     assert sorted(set(table["method"])) == ["baseline", "dpsgd", "ft", "ft_mask", "icl", "icl_pe"]
     assert sorted(set(table["repeats"])) == [1, 4, 16]
     # single-insertion candidates (each its own short document and unit) feed the per-unit bound; the
@@ -367,7 +376,8 @@ def test_canary_table_audits_every_method_on_its_own_canaried_set(workflow_dir):
     assert table["auc"].between(0, 1).all() and table.loc[~trained, "mean_prompts_showing"].notna().all()
     assert (table["epsilon_lower_bound"] <= table["max_certifiable_epsilon"] + 1e-9).all()
     assert (table.loc[table["method"] == "dpsgd", "dp_epsilon"] > 0).all()
-    canaries = json.loads((run / "canaries.json").read_text(encoding="utf-8"))["canaries"]
+    record = json.loads((run / "canaries.json").read_text(encoding="utf-8"))
+    canaries = record["canaries"]
     members = [c for c in canaries if c["member"]]
     singles = [c for c in members if c["repeats"] == 1]
     assert len(canaries) == 40 + 6 * 2 and 0 < len(members) < len(canaries)
@@ -377,13 +387,16 @@ def test_canary_table_audits_every_method_on_its_own_canaried_set(workflow_dir):
     first = docs["text"].str.split("\n\n").str[0]
     assert first.map(starts).notna().sum() == sum(c["repeats"] for c in members)  # each opens its segments
     assert docs.loc[docs["doc_id"].str.startswith("canary-"), "doc_id"].nunique() == len(singles)
+    included = [p for p in record["persons"] if p["member"]]
+    person_docs = docs[docs["doc_id"].str.startswith("person-")]
+    assert len(person_docs) == 3 * len(included) and person_docs["unit_id"].nunique() == len(included)
     assert (run / "models/ft/training.json").exists() and (
-        workflow_dir / "results/plots/canaries_auc.png"
+        workflow_dir / "results/plots/tab/canaries_auc.png"
     ).exists()
 
 
 def test_trained_corpus_is_regenerated_from_the_cached_adapter(workflow_dir):
-    snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml")
+    snakemake(workflow_dir, "results/tables/tab/table1.csv", "--configfile", "tiny.yaml")
     method_dir = workflow_dir / "results/tab/known/direct"
     training = json.loads((method_dir / "models/dpsgd/seed1/training.json").read_text(encoding="utf-8"))
     assert 0 < training["epsilon"] <= 8.0 * 1.01 and training["adapter"] == "prefix"
@@ -397,7 +410,7 @@ def test_trained_corpus_is_regenerated_from_the_cached_adapter(workflow_dir):
         pd.read_parquet(workflow_dir / corpus_path), corpus
     )  # same adapter, same seed
     # the same content (Snakemake compares checksums), so nothing downstream reruns
-    assert planned_rules(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml") == {}
+    assert planned_rules(workflow_dir, "results/tables/tab/table1.csv", "--configfile", "tiny.yaml") == {}
 
 
 # Jobs of Table 1 (tiny config: every method, two seeds) that a changed setting must rerun:
@@ -463,7 +476,7 @@ def changed(value):
 
 
 def test_every_generation_and_training_setting_reruns_only_the_jobs_that_read_it(workflow_dir):
-    snakemake(workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml")
+    snakemake(workflow_dir, "results/tables/tab/table1.csv", "--configfile", "tiny.yaml")
     config = merged(
         yaml.safe_load((REPO / "config/config.yaml").read_text(encoding="utf-8")),
         yaml.safe_load((workflow_dir / "tiny.yaml").read_text(encoding="utf-8")),
@@ -475,7 +488,7 @@ def test_every_generation_and_training_setting_reruns_only_the_jobs_that_read_it
         value = OTHER_VALUES.get((block, key), changed(config[block][key]))
         write_overlay(workflow_dir, "changed.yaml", {block: {key: value}})
         planned = planned_rules(
-            workflow_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "changed.yaml"
+            workflow_dir, "results/tables/tab/table1.csv", "--configfile", "tiny.yaml", "changed.yaml"
         )
         expected = {
             "generate_icl": icl,
@@ -498,6 +511,38 @@ def test_large_variant_jobs_ask_for_the_large_model_memory(tmp_path):
     memory = dict(re.findall(r"method=(icl(?:\.large)?), seed=1\n\s+resources: .*?[ ,]mem_mb=(\d+)", output))
     # Gemma 3 270M has twice the weights of SmolLM2-135M
     assert int(memory["icl.large"]) > int(memory["icl"]) + 400, memory
+
+
+def test_a_bundle_on_any_run_schedules_its_own_audit_and_utility(tmp_path):
+    workdir = make_workdir(tmp_path / "bundle")
+    # the generic example's case notes and TAB's unknown setting: neither in `audit` nor in `utility.runs`
+    for target, config in (
+        ("results/release/casenotes/known/direct/icl_pe/README.md", ["config/examples/generic.yaml"]),
+        ("results/release/tab/unknown/direct/icl_pe/README.md", []),
+    ):
+        planned = planned_rules(workdir, target, *(["--configfile", *config] if config else []))
+        # every seed of `seeds` filtered once, against its own negative control; one audit, one utility run
+        assert {rule: planned.get(rule) for rule in ("release_filter", "generate_zero_learning")} == {
+            "release_filter": 3,
+            "generate_zero_learning": 3,
+        }, target
+        assert planned["release_audit"] == planned["utility_measures"] == planned["release_bundle"] == 1
+        assert not {"privacy_audit_table", "utility_table", "membership_scores"} & set(planned), target
+    # the verdict's other evidence where it reads it: the adapter attacks and the canaries of every seed
+    write_overlay(
+        workdir,
+        "adapter.yaml",
+        {
+            "release": {"gate": {"threat_model": "released_text_and_adapter"}},
+            "audit": {"canaries": {"in_verdict": True}},
+        },
+    )
+    planned = planned_rules(
+        workdir, "results/release/tab/unknown/direct/ft/README.md", "--configfile", "adapter.yaml"
+    )
+    assert planned["membership_scores"] == planned["canary_attacks"] == 3
+    # rule all builds no bundle
+    assert not {"release_filter", "release_audit", "release_bundle"} & set(planned_rules(workdir))
 
 
 def test_config_typo_fails_before_any_job(tmp_path):
@@ -570,12 +615,12 @@ def test_utility_table_plot_examples_and_report(workflow_dir):
     )
     configs = ("--configfile", "tiny.yaml", "utility.yaml")
     targets = (
-        "results/tables/table4.csv",
-        "results/plots/privacy_utility_tab.png",
+        "results/tables/tab/table4.csv",
+        "results/plots/tab/privacy_utility.png",
         "results/tab/known/direct/synthetic/icl_pe/seed1_examples.md",
     )
     snakemake(workflow_dir, *targets, *configs)
-    table = pd.read_csv(workflow_dir / "results/tables/table4.csv").set_index("Method")
+    table = pd.read_csv(workflow_dir / "results/tables/tab/table4.csv").set_index("Method")
     assert list(table.index) == [
         "Baseline",
         "ICL w/ privacy enhancement",
@@ -595,14 +640,14 @@ def test_utility_table_plot_examples_and_report(workflow_dir):
     test_docs = set(docs.loc[docs["split"] == "test", "doc_id"])
     assert len(texts) == 6 and set(texts["target_doc_id"]) <= test_docs
     assert all(len(ids) == 3 and not set(ids) & test_docs for ids in texts["context_doc_ids"])
-    png = (workflow_dir / "results/plots/privacy_utility_tab.png").read_bytes()
+    png = (workflow_dir / "results/plots/tab/privacy_utility.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 20_000
     sample = (workflow_dir / "results/tab/known/direct/synthetic/icl_pe/seed1_examples.md").read_text()
     assert sample.count("## Generation") == 3 and "Fictional control code" in sample
     # changing only the MAUVE featurizer's settings reruns MAUVE and what reads it, no generation or
     # fine-tuning
     write_overlay(workflow_dir, "mauve.yaml", {"utility": {"mauve": {"max_tokens": 64}}})
-    planned = planned_rules(workflow_dir, "results/tables/table4.csv", *configs, "mauve.yaml")
+    planned = planned_rules(workflow_dir, "results/tables/tab/table4.csv", *configs, "mauve.yaml")
     assert set(planned) == {"mauve", "utility", "table"}
     snakemake(workflow_dir, *targets[:2], *configs, "--report", "report.html")
     descriptions = report_descriptions(workflow_dir / "report.html", workflow_dir / "report.png")
@@ -616,13 +661,13 @@ def test_utility_measures_table_and_plots(workflow_dir):
     """The utility table of the Table 1 run: the real row and every method, downstream scores within
     [0, 1], adherence only where a code was shown; both plots; a rare label stops naming it."""
     targets = (
-        "results/tables/utility.csv",
-        "results/tables/utility.md",
-        "results/plots/utility_lengths_tab_known_direct.png",
-        "results/plots/downstream_f1_tab_known_direct.png",
+        "results/tables/tab/utility.csv",
+        "results/tables/tab/utility.md",
+        "results/plots/tab/utility_lengths_known_direct.png",
+        "results/plots/tab/downstream_f1_known_direct.png",
     )
     snakemake(workflow_dir, *targets, "--configfile", "tiny.yaml")
-    table = pd.read_csv(workflow_dir / "results/tables/utility.csv")
+    table = pd.read_csv(workflow_dir / "results/tables/tab/utility.csv")
     assert table["display"].tolist() == [
         "Real training data (ceiling)",
         "Chance (labels drawn at the real shares)",
@@ -639,7 +684,7 @@ def test_utility_measures_table_and_plots(workflow_dir):
     assert table.loc[1, "macro_f1"] < table.loc[0, "macro_f1"]  # chance below the real ceiling
     shown = table.set_index("method")
     assert pd.isna(shown.loc["baseline", "adherence_exact"]) and shown.loc["icl", "adherence_exact"] >= 0
-    markdown = (workflow_dir / "results/tables/utility.md").read_text(encoding="utf-8")
+    markdown = (workflow_dir / "results/tables/tab/utility.md").read_text(encoding="utf-8")
     assert (
         "## TAB, private entities known, direct identifiers" in markdown
         and "| Downstream macro-F1 |" in markdown
@@ -711,14 +756,14 @@ def test_the_plan_lists_the_dry_run_jobs_with_gpu_estimates_before_the_data_is_t
     )
     expected = planned_rules(
         workdir,
-        "results/tables/table3.csv",
+        "results/tables/mimic/table3.csv",
         "--configfile",
         "tiny.yaml",
         "--config",
         "datasets={'tab': {'source': 'demo'}, 'mimic': {'source': 'demo'}}",
     )
-    snakemake(workdir, "results/plan/tables/table3.csv.md", "--configfile", "tiny.yaml")
-    plan = (workdir / "results/plan/tables/table3.csv.md").read_text(encoding="utf-8")
+    snakemake(workdir, "results/plan/tables/mimic/table3.csv.md", "--configfile", "tiny.yaml")
+    plan = (workdir / "results/plan/tables/mimic/table3.csv.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| (\w+) \| (\d+) \|", plan, flags=re.MULTILINE))
     assert {rule: int(jobs) for rule, jobs in rows.items()} == expected
     assert re.search(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 
@@ -27,8 +28,8 @@ def example_dir(tmp_path_factory, tiny_model_dir):
     )
     snakemake(
         workdir,
-        "results/tables/table1.csv",
-        "results/tables/table2.csv",
+        "results/tables/casenotes/table1.csv",
+        "results/tables/casenotes/table2.csv",
         "--configfile",
         EXAMPLE,
         "tiny.yaml",
@@ -38,7 +39,7 @@ def example_dir(tmp_path_factory, tiny_model_dir):
 
 def test_known_and_unknown_tables_of_the_case_notes(example_dir):
     for table in ("table1", "table2"):
-        frame = pd.read_csv(example_dir / "results" / "tables" / f"{table}.csv")
+        frame = pd.read_csv(example_dir / "results" / "tables" / "casenotes" / f"{table}.csv")
         assert list(frame["Method"]) == METHODS
         assert (frame["Seeds"] == 1).all()
 
@@ -73,7 +74,7 @@ def test_known_on_a_corpus_without_spans_stops_before_any_job(tmp_path):
     plain.write_text("".join(json.dumps({k: v for k, v in n.items() if k != "spans"}) + "\n" for n in notes))
     write_overlay(workdir, "plain.yaml", {"datasets": {"casenotes": {"path": str(plain)}}})
     result = snakemake(
-        workdir, "results/tables/table1.csv", "--configfile", EXAMPLE, "plain.yaml", check=False
+        workdir, "results/tables/casenotes/table1.csv", "--configfile", EXAMPLE, "plain.yaml", check=False
     )
     assert result.returncode != 0
     assert (
@@ -84,7 +85,7 @@ def test_known_on_a_corpus_without_spans_stops_before_any_job(tmp_path):
     snakemake(
         workdir,
         "--dry-run",
-        "results/tables/table2.csv",
+        "results/tables/casenotes/table2.csv",
         "--configfile",
         EXAMPLE,
         "plain.yaml",
@@ -105,12 +106,24 @@ def test_release_bundle_of_icl_pe_holds_no_real_value(example_dir):
     header = yaml.safe_load(card.split("---\n")[1])
     assert header["configs"][0]["data_files"] == [{"split": "train", "path": "synthetic.jsonl"}]
     assert header["license"] == "other" and header["size_categories"] == ["n<1K"]
-    assert "No privacy audit was run for `icl_pe`" in card  # the example audits tab only
+    # the example audits tab only: the bundle brings its own audit, of the texts it ships, and its utility
+    verdict = json.loads((example_dir / bundle_dir / "verdict.json").read_text())
+    assert verdict["verdict"] in {"PASS", "FAIL", "INCONCLUSIVE"} and verdict["generations"] == {
+        "1": len(rows)
+    }
+    data = (example_dir / bundle_dir / "synthetic.jsonl").read_bytes()
+    assert verdict["data_sha256"] == hashlib.sha256(data).hexdigest() and verdict["before_filter"] is None
+    assert "## Utility of the run's corpora" in card
     assert sorted(p.name for p in (example_dir / bundle_dir).iterdir()) == [
         "README.md",
+        "SUMMARY.md",
         "synthetic.jsonl",
         "verdict.json",
     ]
+    summary = (example_dir / bundle_dir / "SUMMARY.md").read_text()  # no verdict passes at this size
+    assert summary.startswith("# NOT FOR RELEASE: release summary: casenotes, icl_pe, known setting")
+    assert "## Real values in the generations" in summary
+    assert f"The bundle ships {len(rows)} of these {len(corpus)} (`release.drop: any_identifier`)" in summary
     spans = pd.read_parquet(example_dir / "results/casenotes/spans.parquet")
     real = set(spans.loc[spans["identifier_type"].isin(["DIRECT", "QUASI"]), "text"])
     docs = pd.read_parquet(example_dir / "results/casenotes/docs.parquet")

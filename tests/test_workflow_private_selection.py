@@ -49,12 +49,12 @@ def test_the_guarantee_records_state_what_they_cover(selection_dir):
         (selection_dir / f"{RUN}/synthetic/rpsg/seed1_privacy.json").read_text(encoding="utf-8")
     )
     assert rpsg["epsilon"] == 4.0 and rpsg["release_epsilon"] is None and rpsg["seeds"] == 4
-    assert "one-to-one rewrite" in rpsg["not_covered"]
+    assert "one-to-one rewrite" in rpsg["not_covered"] and 1 <= rpsg["largest_unit_seeds"] <= rpsg["seeds"]
     aug_pe = json.loads(
         (selection_dir / f"{RUN}/synthetic/aug_pe/seed1_privacy.json").read_text(encoding="utf-8")
     )
     assert 4.0 * 0.99 <= aug_pe["release_epsilon"] == aug_pe["epsilon_spent"] <= 4.0
-    assert aug_pe["rounds"] == 2 and aug_pe["privacy_unit"].startswith("one document or patient")
+    assert aug_pe["rounds"] == 2 and aug_pe["privacy_unit"].startswith("one privacy unit")
 
 
 def test_leaks_are_counted_against_the_whole_training_split(selection_dir):
@@ -71,8 +71,8 @@ def test_the_utility_record_and_table1_read_them(selection_dir):
     utility = json.loads((selection_dir / f"{RUN}/utility/aug_pe/seed1.json").read_text(encoding="utf-8"))
     assert utility["mauve_p_samples"] == 4  # its four texts, two per range, for the demo's test segments
     write_overlay(selection_dir, "methods.yaml", {"methods": list(METHODS)})
-    snakemake(selection_dir, "results/tables/table1.csv", "--configfile", "tiny.yaml", "methods.yaml")
-    table = pd.read_csv(selection_dir / "results/tables/table1.csv")
+    snakemake(selection_dir, "results/tables/tab/table1.csv", "--configfile", "tiny.yaml", "methods.yaml")
+    table = pd.read_csv(selection_dir / "results/tables/tab/table1.csv")
     assert list(table["Method"]) == ["RPSG", "Aug-PE"] and (table["Seeds"] == 2).all()
 
 
@@ -111,8 +111,8 @@ def side_by_side(selection_dir) -> tuple[str, ...]:
 
 def test_the_methods_table_sets_them_beside_the_configured_methods(selection_dir, side_by_side):
     configs = side_by_side
-    snakemake(selection_dir, "results/tables/methods.md", *configs)
-    table = pd.read_csv(selection_dir / "results/tables/methods.csv").set_index("method")
+    snakemake(selection_dir, "results/tables/tab/methods.md", *configs)
+    table = pd.read_csv(selection_dir / "results/tables/tab/methods.csv").set_index("method")
     assert list(table.index) == ["icl", "dpsgd", *METHODS]
     assert list(table["family"]) == ["in_context", "trained", "private_selection", "private_selection"]
     assert list(table["leak_design"]) == ["paired", "unpaired", "unpaired", "unpaired"]
@@ -133,7 +133,7 @@ def test_the_methods_table_sets_them_beside_the_configured_methods(selection_dir
         assert table[column].notna().all() and table[column].between(0, 1).all(), column
     assert table["pipp"].between(0, 100).all()
     assert (table["cpu_seconds_per_1000_documents"] > 0).all() and set(table["device"]) == {"cpu"}
-    markdown = (selection_dir / "results/tables/methods.md").read_text(encoding="utf-8")
+    markdown = (selection_dir / "results/tables/tab/methods.md").read_text(encoding="utf-8")
     assert "CPU s / 1,000 documents (on cpu)" in markdown and "RPSG: its epsilon 4.00 covers" in markdown
     rpsg_row = next(line for line in markdown.splitlines() if line.startswith("| RPSG |"))
     assert "none for the release (4.00 per selection" in rpsg_row
@@ -144,7 +144,7 @@ def test_the_methods_table_sets_them_beside_the_configured_methods(selection_dir
     # the private-selection corpora have their own audit job, and no positive control of their own
     records = [selection_dir / f"{RUN}/audit/{method}/seed1_released.json" for method in METHODS]
     assert all(json.loads(path.read_text(encoding="utf-8"))["generations"] > 0 for path in records)
-    assert planned_rules(selection_dir, "results/tables/methods.md", *configs) == {}
+    assert planned_rules(selection_dir, "results/tables/tab/methods.md", *configs) == {}
 
 
 def test_the_all_methods_page_and_bundle_show_them(selection_dir, side_by_side):
@@ -173,7 +173,11 @@ def test_the_all_methods_page_and_bundle_show_them(selection_dir, side_by_side):
         selection_dir, bundle, *configs, "two_seeds.yaml"
     )
     card = (selection_dir / bundle).read_text(encoding="utf-8")
-    assert "## Utility (utility_all_methods.csv)" in card
-    # its verdict is the methods table's, its settings its own block's
-    assert "(the privacy audit, results/tables/methods.csv)" in card and "rounds 2" in card
-    assert "context_documents" not in card
+    # its utility is the all-methods measures' row of its run, its settings its own block's
+    assert "## Utility of the run's corpora" in card and "| aug_pe |" in card
+    assert "rounds 2" in card and "context_documents" not in card
+    # its verdict is its own audit's, of the texts it ships; the methods table's, of the corpus as
+    # written, beside it
+    audit = "results/tab/known/direct/release/aug_pe/audit.json"
+    assert f"this bundle ships (4 of seed 1), {audit})" in card
+    assert "Before the filter, the run's audit gives " in card and "results/tables/tab/methods.csv" in card

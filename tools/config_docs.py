@@ -44,7 +44,7 @@ demo corpora and the embedded SmolLM2-135M model, sized to run offline on a 2-co
 default's, and the keys it leaves out keep their default.
 
 ```bash
-snakemake --cores 8 --configfile config/paper.yaml -- results/tables/table1.csv
+snakemake --cores 8 --configfile config/paper.yaml -- results/tables/tab/table1.csv
 ```
 
 Your own overlay works the same way; several `--configfile` files apply in order. `--config` sets

@@ -1,6 +1,7 @@
 # Privacy audit of the synthetic corpora beyond the leak counts (plainsight.audit: released_text_job,
-# nearest, released, evidence, membership, gate, privacy_audit_table): results/tables/privacy_audit
-# and its plots. The canaries, which can feed its verdict, are in canaries.smk.
+# nearest, released, evidence, membership, gate, privacy_audit_table): the privacy audit table of each
+# audited dataset (PRIVACY_AUDIT_TABLE, common.smk) and its plots. The canaries, which can feed its
+# verdict, are in canaries.smk.
 
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
 from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL
@@ -20,16 +21,6 @@ AUDIT_RUNS = [
     for seed in AUDIT["seeds"]
 ]
 AUDIT_RUN = "results/{dataset}/{setting}/{idset}"
-# The utility table, where it measures an audited run: each verdict line says whether the corpus is fit
-# to release as text.
-AUDITED_UTILITY = (
-    ["results/tables/utility.csv"]
-    if any(
-        {key: run[key] for key in ("dataset", "setting", "idset")} in UTILITY_RUNS
-        for run in AUDIT_RUNS
-    )
-    else []
-)
 AUDITED_TRAINED = [m for m in config["methods"] if registry.method(m).trained]
 # Every corpus of an audited run, the positive control the audit builds beside them, and the negative
 # control (rule generate_zero_learning) that their text attacks are judged against.
@@ -194,54 +185,51 @@ if AUDITED_PRIVATE_SELECTION:
 
 
 rule privacy_audit_table:
-    """The privacy audit: one row per run and method (and the base model's control row)."""
+    """The privacy audit of one dataset: one row per audited run and method (and the base model's
+    control row)."""
     input:
-        released=[
-            f"{AUDIT_RUN}/audit/{{method}}/seed{{seed}}_released.json".format(**run)
-            for run in AUDIT_RUNS
-        ],
-        controls=[
-            f"{AUDIT_RUN}/audit/{POSITIVE_CONTROL}/seed{{seed}}_released.json".format(
-                **run
-            )
-            for run in AUDIT_SCORE_RUNS
-        ],
-        negative_controls=[
-            f"{AUDIT_RUN}/audit/{NEGATIVE_CONTROL}/seed{{seed}}_released.json".format(
-                **run
-            )
-            for run in AUDIT_SCORE_RUNS
-        ],
-        summaries=[
-            f"{AUDIT_RUN}/metrics/{{method}}/seed{{seed}}_summary.parquet".format(
-                **run
-            )
-            for run in AUDIT_RUNS
-        ],
-        scores=[
-            f"{AUDIT_RUN}/audit/membership/seed{{seed}}_scores.parquet".format(**run)
-            for run in AUDIT_SCORE_RUNS
-        ],
-        paper=config["tables"]["paper"],
-        canaries=(
-            ["results/tables/canaries.csv"] if AUDIT["canaries"]["in_verdict"] else []
+        released=dataset_audit_files(
+            f"{AUDIT_RUN}/audit/{{method}}/seed{{seed}}_released.json", AUDIT_RUNS
         ),
-        utility=AUDITED_UTILITY,
+        controls=dataset_audit_files(
+            f"{AUDIT_RUN}/audit/{POSITIVE_CONTROL}/seed{{seed}}_released.json",
+            AUDIT_SCORE_RUNS,
+        ),
+        negative_controls=dataset_audit_files(
+            f"{AUDIT_RUN}/audit/{NEGATIVE_CONTROL}/seed{{seed}}_released.json",
+            AUDIT_SCORE_RUNS,
+        ),
+        summaries=dataset_audit_files(
+            f"{AUDIT_RUN}/metrics/{{method}}/seed{{seed}}_summary.parquet", AUDIT_RUNS
+        ),
+        scores=dataset_audit_files(
+            f"{AUDIT_RUN}/audit/membership/seed{{seed}}_scores.parquet",
+            AUDIT_SCORE_RUNS,
+        ),
+        paper=config["tables"]["paper"],
+        canaries=[f"{CANARY_TABLE}.csv"] if AUDIT["canaries"]["in_verdict"] else [],
+        utility=audited_utility,
     output:
         csv=report(
-            "results/tables/privacy_audit.csv",
+            f"{PRIVACY_AUDIT_TABLE}.csv",
             caption="../report/privacy_audit.rst",
             category="Tables",
-            labels={"table": "privacy_audit", "content": "ours"},
+            labels={
+                "table": "privacy_audit",
+                "content": "ours",
+                "dataset": "{dataset}",
+            },
         ),
-        markdown="results/tables/privacy_audit.md",
+        markdown=f"{PRIVACY_AUDIT_TABLE}.md",
     log:
-        "results/logs/privacy_audit_table.log",
+        "results/logs/privacy_audit_table/{dataset}.log",
+    wildcard_constraints:
+        dataset="|".join(AUDIT["datasets"]),
     conda:
         "../envs/metrics.yaml"
     params:
-        runs=AUDIT_RUNS,
-        score_runs=AUDIT_SCORE_RUNS,
+        runs=lambda wildcards: dataset_runs(AUDIT_RUNS, wildcards),
+        score_runs=lambda wildcards: dataset_runs(AUDIT_SCORE_RUNS, wildcards),
         bootstrap=AUDIT["bootstrap"],
         verbatim_ngram=AUDIT["verbatim_ngram"],
         gate=config["release"]["gate"],
@@ -256,7 +244,7 @@ rule privacy_audit_plots:
         distances=audited_distances,
     output:
         roc=report(
-            "results/plots/privacy_audit_roc_{dataset}_{setting}_{idset}_seed{seed}.png",
+            audit_plot("roc"),
             caption="../report/privacy_audit_roc.rst",
             category="Privacy audit",
             labels={
@@ -265,7 +253,7 @@ rule privacy_audit_plots:
             },
         ),
         distances=report(
-            "results/plots/privacy_audit_distances_{dataset}_{setting}_{idset}_seed{seed}.png",
+            audit_plot("distances"),
             caption="../report/privacy_audit_distances.rst",
             category="Privacy audit",
             labels={

@@ -2,7 +2,8 @@
 # sentence with a suffix at a target perplexity, each candidate included by a fair coin (a
 # single-insertion one as a training document of its own, a multi-insertion one in training segments);
 # each method writes its own canary corpus (its adapter trained, its prompts filled, on that set),
-# never Table 1's. results/tables/canaries, built by results/tables/all, not by rule all.
+# never Table 1's. The canary table of each audited dataset (CANARY_TABLE, common.smk), built by
+# results/tables/all, and by rule all only where the verdict reads it (`audit.canaries.in_verdict`).
 
 from pathlib import Path
 
@@ -21,7 +22,7 @@ CANARY_RUNS = AUDIT_RUNS
 
 
 rule canary_docs:
-    """Canaries, each a training sentence and a suffix at the target perplexity under the base model, each included by a fair coin: a single-insertion one as a training document (and privacy unit) of its own, added to the docs and codes; a multi-insertion one into `repeats` training segments of distinct documents."""
+    """Canaries, each a training sentence and a suffix at the target perplexity under the base model, each included by a fair coin: a single-insertion one as a training document (and privacy unit) of its own, added to the docs and codes; a multi-insertion one into `repeats` training segments of distinct documents; and the canary persons, each included by a fair coin as the documents of one privacy unit of its own."""
     input:
         docs="results/{dataset}/docs.parquet",
         codes="results/{dataset}/{setting}/{idset}/codes.parquet",
@@ -45,6 +46,7 @@ rule canary_docs:
         gpu_memory_mb=gpu_memory_mb("canary_docs"),
     params:
         plan={key: CANARIES[key] for key in ("single", "per_repeat", "repeats")},
+        persons=CANARIES["persons"],
         context_documents=config["generation"]["context_documents"],
         dp={key: config["dpsgd"][key] for key in ("delta", "privacy_unit")},
         model=lambda wildcards: model_source(MODEL_ID),
@@ -161,13 +163,14 @@ rule canary_generations_in_context:
 
 
 rule canary_attacks:
-    """Each canary's scores under the attacks on one method's canary corpus: an n-gram model of the corpus and the longest shared word run; for a trained method also the adapter's likelihood ratio against the base model."""
+    """Each canary's scores under the attacks on one method's canary corpus: an n-gram model of the corpus and the longest shared word run; for a trained method also the adapter's likelihood ratio against the base model; and each canary person's most details in one generation."""
     input:
         unpack(canary_adapter_input),
         canaries=f"{CANARY_RUN}/canaries.json",
         corpus=f"{CANARY_RUN}/synthetic/{{method}}.parquet",
     output:
-        f"{CANARY_RUN}/{{method}}_attacks.parquet",
+        canaries=f"{CANARY_RUN}/{{method}}_attacks.parquet",
+        persons=f"{CANARY_RUN}/{{method}}_person_attacks.parquet",
     log:
         "results/logs/canary_attacks/{dataset}_{setting}_{idset}_{method}_{seed}.log",
     benchmark:
@@ -194,39 +197,46 @@ rule canary_attacks:
 
 
 rule canary_table:
-    """Per audited run, method, attack and insertion count: the one-run epsilon lower bound (per unit for single-insertion canaries, per group for the others) from guesses fixed in advance, beside the most they could show and DP-SGD's claim; AUC and TPR at 1% and 10% FPR; the plot of AUC against insertions."""
+    """Per audited run of one dataset, method, attack and insertion count: the one-run epsilon lower bound (per unit for single-insertion canaries, per group for the others) from guesses fixed in advance, beside the most they could show and DP-SGD's claim; AUC and TPR at 1% and 10% FPR; the plot of AUC against insertions; per method, the canary persons' per-person bound."""
     input:
-        attacks=[
-            f"{CANARY_RUN}/{{method}}_attacks.parquet".format(**run)
-            for run in CANARY_RUNS
-        ],
-        canaries=[f"{CANARY_RUN}/canaries.json".format(**run) for run in CANARY_RUNS],
-        adapters=[
+        attacks=dataset_audit_files(
+            f"{CANARY_RUN}/{{method}}_attacks.parquet", CANARY_RUNS
+        ),
+        persons=dataset_audit_files(
+            f"{CANARY_RUN}/{{method}}_person_attacks.parquet", CANARY_RUNS
+        ),
+        canaries=dataset_audit_files(f"{CANARY_RUN}/canaries.json", CANARY_RUNS),
+        adapters=lambda wildcards: [
             str(Path(canary_dp_record(run)).parent)
-            for run in CANARY_RUNS
+            for run in dataset_runs(CANARY_RUNS, wildcards)
             if canary_dp_record(run)
         ],
     output:
         csv=report(
-            "results/tables/canaries.csv",
+            f"{CANARY_TABLE}.csv",
             caption="../report/canaries.rst",
             category="Tables",
-            labels={"table": "canaries", "content": "ours"},
+            labels={"table": "canaries", "content": "ours", "dataset": "{dataset}"},
         ),
-        markdown="results/tables/canaries.md",
+        markdown=f"{CANARY_TABLE}.md",
         plot=report(
-            "results/plots/canaries_auc.png",
+            f"{PLOTS}/canaries_auc.png",
             caption="../report/canaries_auc.rst",
             category="Privacy audit",
-            labels={"plot": "canary AUC", "run": "every audited run"},
+            labels={"plot": "canary AUC", "run": "every audited run of {dataset}"},
         ),
     log:
-        "results/logs/canary_table.log",
+        "results/logs/canary_table/{dataset}.log",
+    wildcard_constraints:
+        dataset="|".join(AUDIT["datasets"]),
     conda:
         "../envs/metrics.yaml"
     params:
-        runs=CANARY_RUNS,
-        dp_records=[canary_dp_record(run) or None for run in CANARY_RUNS],
+        runs=lambda wildcards: dataset_runs(CANARY_RUNS, wildcards),
+        dp_records=lambda wildcards: [
+            canary_dp_record(run) or None
+            for run in dataset_runs(CANARY_RUNS, wildcards)
+        ],
         bootstrap=AUDIT["bootstrap"],
         guesses=CANARIES["guesses"],
     script:

@@ -1,6 +1,7 @@
 # What several stages read: the config's lists, wildcard constraints, the method registry's patterns,
-# the model and corpus paths, the paper's tables, and the runs of rule all's plots. A stage's own
-# names are in its rule file, and its functions in functions/ under the same name.
+# the model and corpus paths, the paper's tables, where every result table and plot goes, and the runs
+# of rule all's tables and plots. A stage's own names are in its rule file, and its functions in
+# functions/ under the same name.
 
 import yaml
 
@@ -110,17 +111,50 @@ registry.check_family(
 AUDITED_PRIVATE_SELECTION = registry.audited_private_selection(config)
 
 
+# Result tables and plots: one folder per dataset, so that the tables of one corpus never overwrite
+# another's. Each table is named once here ({dataset} filled by a rule's wildcard or by the run it
+# reads); `.csv` and `.md` are added where used.
+
+TABLES = "results/tables/{dataset}"
+PLOTS = "results/plots/{dataset}"
+PRIVACY_AUDIT_TABLE = f"{TABLES}/privacy_audit"
+UTILITY_TABLE = f"{TABLES}/utility"
+CANARY_TABLE = f"{TABLES}/canaries"
+
+
+def dataset_runs(runs, wildcards):
+    """The runs (dicts with a dataset) of the dataset of a per-dataset table's wildcards."""
+    return [run for run in runs if run["dataset"] == wildcards.dataset]
+
+
+def utility_plot(plot):
+    """A utility plot (utility_lengths, downstream_f1) of one run, with the run's wildcards."""
+    return f"{PLOTS}/{plot}_{{setting}}_{{idset}}.png"
+
+
+def audit_plot(kind):
+    """A privacy-audit plot (roc, distances) of one run and seed, with their wildcards."""
+    return f"{PLOTS}/privacy_audit_{kind}_{{setting}}_{{idset}}_seed{{seed}}.png"
+
+
 # The paper's tables (config `tables.paper`; the runs each one reads are in report.smk)
 
 PAPER_TABLES = yaml.safe_load(open(config["tables"]["paper"], encoding="utf-8"))[
     "tables"
 ]
 
+
+def paper_table(table):
+    """A paper table's path without its suffix, under the dataset its runs read."""
+    return f"{TABLES}/{table}".format(dataset=PAPER_TABLES[table]["dataset"])
+
+
 # Every method side by side (methods_table.smk): the configured methods and the private-selection
 # ones on the Table 1 run. Built by results/tables/all.
 METHODS_TABLE_RUN = {
     key: PAPER_TABLES["table1"][key] for key in ("dataset", "setting", "idset")
 }
+METHODS_TABLE = f"{TABLES}/methods".format(**METHODS_TABLE_RUN)
 # The Table 1 run with every method, the private-selection ones too: its utility measures, utility
 # table and review page (a sub-folder of the run's page). Rule all's hold the configured methods only.
 ALL_METHODS_PAGE = "all_methods"
@@ -130,14 +164,17 @@ ALL_METHODS_SELECTION_RUNS = [
     for method in AUDITED_PRIVATE_SELECTION
     for seed in PRIVATE_SELECTION["seeds"]
 ]
-ALL_METHODS_UTILITY = "results/tables/utility_all_methods"
+ALL_METHODS_UTILITY = f"{TABLES}/utility_all_methods".format(**METHODS_TABLE_RUN)
 
 
-# The runs of rule all's utility plots and privacy-audit plots
+# The runs of rule all's utility and privacy-audit tables and plots, one table per dataset holding
+# that dataset's runs
 
 UTILITY_RUNS = config["utility"]["runs"]
+UTILITY_DATASETS = list(dict.fromkeys(run["dataset"] for run in UTILITY_RUNS))
+UTILITY_TABLES = [f"{UTILITY_TABLE}.csv".format(dataset=d) for d in UTILITY_DATASETS]
 UTILITY_PLOTS = [
-    f"results/plots/{plot}_{run['dataset']}_{run['setting']}_{run['idset']}.png"
+    utility_plot(plot).format(**run)
     for run in UTILITY_RUNS
     for plot in ("utility_lengths", "downstream_f1")
 ]
@@ -150,8 +187,11 @@ AUDIT_SCORE_RUNS = [
     for i in AUDIT["identifier_sets"]
     for seed in AUDIT["seeds"]
 ]
+AUDIT_TABLES = [
+    f"{PRIVACY_AUDIT_TABLE}.csv".format(dataset=d) for d in AUDIT["datasets"]
+]
 AUDIT_PLOTS = [
-    f"results/plots/privacy_audit_{kind}_{run['dataset']}_{run['setting']}_{run['idset']}_seed{run['seed']}.png"
+    audit_plot(kind).format(**run)
     for run in AUDIT_SCORE_RUNS
     for kind in ("roc", "distances")
 ]

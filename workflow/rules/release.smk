@@ -1,39 +1,117 @@
-# Release bundles: a method's synthetic texts alone and their dataset card, with the verdict, the
-# guarantee, the utility and the reviewers' comments of its run (results/release).
+# Release bundles: a method's synthetic texts alone and their dataset card, with the verdict of the
+# texts they ship, the guarantee, the utility and the reviewers' comments of its run (results/release).
+# Built on request for any dataset, setting, identifier set and method, not by rule all: a bundle brings
+# its own audit (rule release_audit) and its run's utility measures, whatever `audit` and `utility.runs`
+# list.
 
 
 include: "functions/release.smk"
 
 
+# What a bundle ships, decided once per seed (rule release_filter), and the audit of exactly those rows
+# (rule release_audit): beside the run's other results, never in the bundle's folder, which holds only
+# what ships.
+RELEASE = "results/{dataset}/{setting}/{idset}/release/{method}"
+RELEASE_KEPT = f"{RELEASE}/seed{{seed}}_kept.parquet"
+RELEASE_FILTERED = f"{RELEASE}/seed{{seed}}_filter.parquet"
+RELEASE_AUDIT = f"{RELEASE}/audit.json"
+RELEASE_SETTINGS = {
+    key: config["release"][key]
+    for key in ("drop", "drop_guaranteed", "license", "language", "sign_off")
+}
+
+
+rule release_filter:
+    """What one seed of a bundle ships: the generations `release.drop` keeps (every column of the corpus), and the filter's record of every generation (its leak flags, the rule, whether it is left out). The bundle and its audit read the same kept rows."""
+    input:
+        corpus=CORPUS,
+        metrics="results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet",
+        spans="results/{dataset}/spans.parquet",
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        guarantees=release_seed_guarantee,
+    output:
+        kept=RELEASE_KEPT,
+        filtered=RELEASE_FILTERED,
+    log:
+        "results/logs/release_filter/{dataset}_{setting}_{idset}_{method}_{seed}.log",
+    conda:
+        "../envs/metrics.yaml"
+    params:
+        release=RELEASE_SETTINGS,
+    script:
+        "../scripts/release_filter.py"
+
+
+rule release_audit:
+    """The audit of what a bundle ships: every seed's kept generations against the run's controls (each leak measure's held-out control, the released-text audit against the seed's negative control, the guarantee, the adapter attacks and canaries where the verdict reads them), each seed's row built and judged as the privacy audit table's, the worst seed winning."""
+    input:
+        unpack(release_canaries),
+        kept=release_runs(RELEASE_KEPT),
+        negative_controls=release_runs(NEGATIVE_CONTROL_CORPUS),
+        guarantees=release_guarantees,
+        scores=release_scores,
+        utility=release_utility_measures,
+        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        docs="results/{dataset}/docs.parquet",
+        spans="results/{dataset}/spans.parquet",
+        paper=config["tables"]["paper"],
+    output:
+        RELEASE_AUDIT,
+    log:
+        "results/logs/release_audit/{dataset}_{setting}_{idset}_{method}.log",
+    benchmark:
+        "results/benchmarks/release_audit/{dataset}_{setting}_{idset}_{method}.tsv"
+    conda:
+        "../envs/mauve.yaml"
+    threads: AUDIT["threads"]
+    resources:
+        gpu=GPUS_PER_JOB,
+        gpu_memory_mb=gpu_memory_mb("mauve"),
+    params:
+        seeds=lambda wildcards: release_seeds(wildcards.method),
+        metrics={**config["metrics"], "verbatim_ngram": AUDIT["verbatim_ngram"]},
+        verbatim_ngram=AUDIT["verbatim_ngram"],
+        bootstrap=AUDIT["bootstrap"],
+        gate=config["release"]["gate"],
+        delta=config["dpsgd"]["delta"],
+        canary_claims=release_canary_claims,
+        canary_guesses=AUDIT["canaries"]["guesses"],
+        placement=MODEL_PLACEMENT,
+    script:
+        "../scripts/release_audit.py"
+
+
 rule release_bundle:
-    """A method's synthetic texts alone (no real text, no context ids) and its dataset card."""
+    """A method's synthetic texts alone (no real text, no context ids): the kept rows of every seed, and its dataset card with the verdict of those texts."""
     input:
         corpora=release_runs(CORPUS),
-        metrics=release_runs(
-            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet"
-        ),
+        filtered=release_runs(RELEASE_FILTERED),
+        kept=release_runs(RELEASE_KEPT),
         summaries=release_runs(
             "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet"
         ),
+        metrics=release_runs(
+            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet"
+        ),
         spans="results/{dataset}/spans.parquet",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
         guarantees=release_guarantees,
-        audit=release_audit_tables,
-        utility=release_utility_table,
+        audit=RELEASE_AUDIT,
+        run_audit=release_audit_tables,
+        utility=release_utility_measures,
+        paper=config["tables"]["paper"],
         comments=release_comments,
+        docs="results/{dataset}/docs.parquet",
     output:
         bundle="results/release/{dataset}/{setting}/{idset}/{method}/synthetic.jsonl",
         card="results/release/{dataset}/{setting}/{idset}/{method}/README.md",
         verdict="results/release/{dataset}/{setting}/{idset}/{method}/verdict.json",
+        summary="results/release/{dataset}/{setting}/{idset}/{method}/SUMMARY.md",
     log:
         "results/logs/release_bundle/{dataset}_{setting}_{idset}_{method}.log",
     conda:
         "../envs/metrics.yaml"
     params:
-        release={
-            key: config["release"][key]
-            for key in ("drop", "drop_guaranteed", "license", "language", "sign_off")
-        },
+        release=RELEASE_SETTINGS,
         config_fingerprint=CONFIG_FINGERPRINT,
         model=variant_model,
         generation=release_generation_settings,

@@ -1,6 +1,6 @@
-# Paper-style result tables: results/tables/{table}.csv, .md and _vs_paper.csv; the methods table,
-# the privacy-utility plot, readable corpus samples, the cost plan of a target, and
-# results/tables/all, which builds every table, plot and review page.
+# Paper-style result tables: results/tables/{dataset}/{table}.csv, .md and _vs_paper.csv under the
+# dataset each table reads; the methods table, the privacy-utility plot, readable corpus samples, the
+# cost plan of a target, and results/tables/all, which builds every table, plot and review page.
 
 import sys
 from types import SimpleNamespace
@@ -16,6 +16,7 @@ METHODS_TABLE_RUNS = [
     for m in [*config["methods"], *AUDITED_PRIVATE_SELECTION]
     for seed in AUDIT["seeds"]
 ]
+PRIVACY_UTILITY_PLOT = f"{PLOTS}/privacy_utility.png"
 
 
 rule table:
@@ -29,22 +30,25 @@ rule table:
         paper=config["tables"]["paper"],
     output:
         csv=report(
-            "results/tables/{table}.csv",
+            f"{TABLES}/{{table}}.csv",
             caption="../report/table.rst",
             category="Tables",
             labels={"table": "{table}", "content": "ours"},
         ),
-        markdown="results/tables/{table}.md",
+        markdown=f"{TABLES}/{{table}}.md",
         versus=report(
-            "results/tables/{table}_vs_paper.csv",
+            f"{TABLES}/{{table}}_vs_paper.csv",
             caption="../report/table_vs_paper.rst",
             category="Tables",
             labels={"table": "{table}", "content": "beside the paper"},
         ),
     log:
-        "results/logs/table/{table}.log",
+        "results/logs/table/{dataset}_{table}.log",
     wildcard_constraints:
         table="|".join(PAPER_TABLES),
+        dataset="|".join(
+            dict.fromkeys(spec["dataset"] for spec in PAPER_TABLES.values())
+        ),
     conda:
         "../envs/metrics.yaml"
     params:
@@ -60,17 +64,14 @@ rule all_tables:
     """Every table of the paper, the utility table, the plots and the review pages; the file lists
     what was built."""
     input:
-        tables=expand("results/tables/{table}.csv", table=PAPER_TABLES),
-        plots=expand(
-            "results/plots/privacy_utility_{dataset}.png",
-            dataset=config["plots"]["datasets"],
-        ),
+        tables=[f"{paper_table(table)}.csv" for table in PAPER_TABLES],
+        plots=expand(PRIVACY_UTILITY_PLOT, dataset=config["plots"]["datasets"]),
         examples=table_examples,
-        utility="results/tables/utility.csv",
+        utility=UTILITY_TABLES,
         utility_plots=UTILITY_PLOTS,
         review=review_pages,
-        canaries="results/tables/canaries.csv",
-        methods=["results/tables/methods.csv", "results/tables/methods.md"],
+        canaries=expand(f"{CANARY_TABLE}.csv", dataset=AUDIT["datasets"]),
+        methods=[f"{METHODS_TABLE}.csv", f"{METHODS_TABLE}.md"],
         all_methods=[
             f"{ALL_METHODS_UTILITY}.csv",
             "results/review/{dataset}/{setting}/{idset}/{page}/index.html".format(
@@ -116,17 +117,18 @@ rule methods_table:
         guarantees=[path for _, path in methods_table_guarantees()],
         benchmarks=[path for _, path in methods_table_benchmarks()],
         utility=f"{ALL_METHODS_UTILITY}.csv",
-        canaries="results/tables/canaries.csv",
+        canaries=methods_table_canaries(),
         audit=run_audit_table(SimpleNamespace(**METHODS_TABLE_RUN)),
+        docs="results/{dataset}/docs.parquet".format(**METHODS_TABLE_RUN),
         paper=config["tables"]["paper"],
     output:
         csv=report(
-            "results/tables/methods.csv",
+            f"{METHODS_TABLE}.csv",
             caption="../report/methods_table.rst",
             category="Tables",
             labels={"table": "methods", "content": "ours"},
         ),
-        markdown="results/tables/methods.md",
+        markdown=f"{METHODS_TABLE}.md",
     log:
         "results/logs/methods_table.log",
     conda:
@@ -169,7 +171,7 @@ rule privacy_utility_plot:
         measures=privacy_utility_measures,
     output:
         report(
-            "results/plots/privacy_utility_{dataset}.png",
+            PRIVACY_UTILITY_PLOT,
             caption="../report/privacy_utility.rst",
             category="Plots",
             labels={"dataset": "{dataset}"},
@@ -204,8 +206,8 @@ rule corpus_examples:
 
 rule plan:
     """Cost plan of a target before it runs: results/plan/tables/all.md plans results/tables/all,
-    results/plan/tables/table1.csv.md plans results/tables/table1.csv (its jobs per rule from a dry
-    run, GPU-hours, GPU and host memory); rebuilt when the config changes."""
+    results/plan/tables/tab/table1.csv.md plans results/tables/tab/table1.csv (its jobs per rule from a
+    dry run, GPU-hours, GPU and host memory); rebuilt when the config changes."""
     output:
         "results/plan/{target}.md",
     log:

@@ -7,8 +7,8 @@ include: "functions/review.smk"
 
 rule review_page:
     """The review page of one dataset, setting and identifier set: every corpus of its tables with its
-    flags, highlighted values, nearest real segments, an entity lookup and comments (static, file://);
-    each method's audit verdict where the run is audited.
+    flags, highlighted values, nearest real segments, the real units its generations link, an entity
+    lookup and comments (static, file://); each method's audit verdict where the run is audited.
     """
     input:
         corpora=review_files(CORPUS),
@@ -22,6 +22,8 @@ rule review_page:
         spans="results/{dataset}/spans.parquet",
         paper=config["tables"]["paper"],
         audit=run_audit_table,
+        utility=review_utility,
+        comments=review_page_comments,
     output:
         index="results/review/{dataset}/{setting}/{idset}/index.html",
         data=directory("results/review/{dataset}/{setting}/{idset}/data"),
@@ -33,7 +35,12 @@ rule review_page:
         "../envs/metrics.yaml"
     params:
         runs=review_runs,
-        partial_leak_min_letters=config["metrics"]["partial_leak_min_letters"],
+        # the person view links units as rule privacy_metrics does
+        metrics={
+            **config["metrics"],
+            "verbatim_ngram": config["audit"]["verbatim_ngram"],
+        },
+        sign_off=config["release"]["sign_off"],
     script:
         "../scripts/review_page.py"
 
@@ -53,10 +60,9 @@ use rule review_page as review_page_all_methods with:
         spans="results/{dataset}/spans.parquet",
         paper=config["tables"]["paper"],
         # the methods table's verdicts first: the audit table's override them where it has the method
-        audit=lambda wildcards: [
-            "results/tables/methods.csv",
-            *run_audit_table(wildcards),
-        ],
+        audit=lambda wildcards: [f"{METHODS_TABLE}.csv", *run_audit_table(wildcards)],
+        utility=all_methods_utility,
+        comments=all_methods_page_comments,
     output:
         index=f"results/review/{{dataset}}/{{setting}}/{{idset}}/{ALL_METHODS_PAGE}/index.html",
         data=directory(

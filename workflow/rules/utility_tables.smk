@@ -1,11 +1,8 @@
-# The utility table of the configured runs (config `utility.runs`) and its plots, and the utility
-# table of every method on the Table 1 run.
+# The utility table of each dataset of the configured runs (config `utility.runs`) and their plots, and
+# the utility table of every method on the Table 1 run.
 
-# the utility measures of every configured run, and of the Table 1 run with every method
-UTILITY_MEASURES = [
-    "results/{dataset}/{setting}/{idset}/utility/measures.parquet".format(**run)
-    for run in UTILITY_RUNS
-]
+# the utility measures of a run, and of the Table 1 run with every method
+UTILITY_MEASURES = "results/{dataset}/{setting}/{idset}/utility/measures.parquet"
 ALL_METHODS_MEASURES = (
     "results/{dataset}/{setting}/{idset}/utility/all_methods_measures.parquet".format(
         **METHODS_TABLE_RUN
@@ -14,26 +11,35 @@ ALL_METHODS_MEASURES = (
 
 
 rule utility_table:
-    """Utility of every synthetic corpus of the configured runs: downstream scores against the real
-    ceiling, control-code adherence, diversity and FID."""
+    """Utility of every synthetic corpus of the configured runs of one dataset: downstream scores against
+    the real ceiling, control-code adherence, diversity and FID."""
     input:
-        measures=UTILITY_MEASURES,
+        measures=lambda wildcards: [
+            UTILITY_MEASURES.format(**run)
+            for run in dataset_runs(UTILITY_RUNS, wildcards)
+        ],
         paper=config["tables"]["paper"],
     output:
         csv=report(
-            "results/tables/utility.csv",
+            f"{UTILITY_TABLE}.csv",
             caption="../report/utility_table.rst",
             category="Tables",
-            labels={"table": "utility", "content": "ours"},
+            labels={"table": "utility", "content": "ours", "dataset": "{dataset}"},
         ),
         markdown=report(
-            "results/tables/utility.md",
+            f"{UTILITY_TABLE}.md",
             caption="../report/utility_table.rst",
             category="Tables",
-            labels={"table": "utility", "content": "Markdown with notes"},
+            labels={
+                "table": "utility",
+                "content": "Markdown with notes",
+                "dataset": "{dataset}",
+            },
         ),
     log:
-        "results/logs/utility_table.log",
+        "results/logs/utility_table/{dataset}.log",
+    wildcard_constraints:
+        dataset="|".join(UTILITY_DATASETS),
     conda:
         "../envs/metrics.yaml"
     params:
@@ -65,19 +71,19 @@ rule utility_plots:
     """Length distributions of one run's corpora and the real text; downstream macro-F1 per method
     against the real ceiling."""
     input:
-        measures="results/{dataset}/{setting}/{idset}/utility/measures.parquet",
+        measures=UTILITY_MEASURES,
         corpora=utility_corpora,
         docs="results/{dataset}/docs.parquet",
         paper=config["tables"]["paper"],
     output:
         lengths=report(
-            "results/plots/utility_lengths_{dataset}_{setting}_{idset}.png",
+            utility_plot("utility_lengths"),
             caption="../report/utility_lengths.rst",
             category="Plots",
             labels={"plot": "lengths", "run": "{dataset} {setting} {idset}"},
         ),
         downstream=report(
-            "results/plots/downstream_f1_{dataset}_{setting}_{idset}.png",
+            utility_plot("downstream_f1"),
             caption="../report/downstream_f1.rst",
             category="Plots",
             labels={"plot": "downstream F1", "run": "{dataset} {setting} {idset}"},

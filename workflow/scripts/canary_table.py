@@ -1,4 +1,4 @@
-"""Rule `canary_table`: results/tables/canaries.{csv,md} and the plot of AUC against insertions."""
+"""Rule `canary_table`: results/tables/{dataset}/canaries.{csv,md} and the plot of AUC against insertions."""
 
 from plainsight.audit.canary_table import write_canary_table
 from plainsight.snakemake_job import RuleJob, run_rule
@@ -7,6 +7,7 @@ from plainsight.snakemake_job import RuleJob, run_rule
 def main(job: RuleJob) -> None:
     write_canary_table(
         job.input.attacks,
+        job.input.persons,
         job.input.canaries,
         job.params.runs,
         job.params.dp_records,

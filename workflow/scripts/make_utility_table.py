@@ -1,4 +1,4 @@
-"""Rule `utility_table`: every utility run's measures -> results/tables/utility.{csv,md}."""
+"""Rule `utility_table`: a dataset's utility runs' measures -> results/tables/{dataset}/utility.{csv,md}."""
 
 import pandas as pd
 

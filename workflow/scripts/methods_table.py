@@ -1,4 +1,5 @@
-"""Rule `methods_table`: every method of the Table 1 run side by side -> results/tables/methods.{csv,md}."""
+"""Rule `methods_table`: every method of the Table 1 run side by side -> methods.{csv,md} in
+results/tables/{dataset} of that run."""
 
 from plainsight.audit.gate import Gate
 from plainsight.report.methods_table import MethodsTableFiles, write_methods_table
@@ -20,6 +21,7 @@ def main(job: RuleJob) -> None:
         inputs.utility,
         inputs.canaries,
         inputs.audit,
+        inputs.docs,
     )
     write_methods_table(
         files,

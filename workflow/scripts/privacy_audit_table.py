@@ -1,4 +1,4 @@
-"""Rule `privacy_audit_table`: results/tables/privacy_audit.{csv,md}, one row per run and method."""
+"""Rule `privacy_audit_table`: results/tables/{dataset}/privacy_audit.{csv,md}, one row per run and method."""
 
 from plainsight.audit.gate import Gate
 from plainsight.audit.privacy_audit_table import AuditTableFiles, build_privacy_audit, write_privacy_audit

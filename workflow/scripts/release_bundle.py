@@ -1,24 +1,32 @@
-"""Rule `release_bundle`: a method's synthetic texts over its seeds, without those `release.drop` leaves
-out, and their dataset card (README.md)."""
+"""Rule `release_bundle`: a method's synthetic texts over its seeds, the rows `release.drop` kept, their
+dataset card (README.md) and the verdict of their own audit (verdict.json)."""
 
 from dataclasses import replace
 
 import pandas as pd
 
 from plainsight.audit.guarantee import read_guarantee_record
+from plainsight.audit.protection import UNIT_COLUMNS, unit_sizes
+from plainsight.io import read_json
 from plainsight.report.release import (
     BundleSettings,
     ReleaseRun,
     SignOff,
+    bundle_frames,
     evidence_tables,
     method_verdict,
+    shipped_verdict,
     write_release,
 )
+from plainsight.report.review_comments import read_comments
+from plainsight.report.table_format import load_table_specs
+from plainsight.report.utility_table import run_utility_table
 from plainsight.snakemake_job import RuleJob, run_rule
 
 
 def main(job: RuleJob) -> None:
-    w = job.wildcards
+    w, files = job.wildcards, job.input
+    audit = read_json(files.audit)
     run = ReleaseRun(
         w.dataset,
         w.setting,
@@ -27,26 +35,20 @@ def main(job: RuleJob) -> None:
         job.params.model,
         job.params.generation,
         BundleSettings.from_config(job.params.release),
+        verdict=shipped_verdict(audit, files.audit),
         sign_off=SignOff.from_config(job.params.release["sign_off"]),
         config_fingerprint=job.params.config_fingerprint,
+        audit=audit,
+        units=unit_sizes(pd.read_parquet(files.docs, columns=list(UNIT_COLUMNS))),
     )
+    utility = run_utility_table([files.utility], load_table_specs(files.paper)["methods"])
     run = replace(
         run,
-        evidence=evidence_tables(run, job.input.audit, job.input.utility, job.input.comments),
-        verdict=method_verdict(run, job.input.audit),
+        evidence=evidence_tables(run, files.run_audit, utility, files.comments),
+        before_filter=method_verdict(run, files.run_audit),
     )
-    frames = {
-        name: pd.concat([pd.read_parquet(p) for p in job.input[name]], ignore_index=True)
-        for name in ("corpora", "metrics", "summaries")
-    }
-    write_release(
-        run,
-        frames,
-        pd.read_parquet(job.input.spans),
-        pd.read_parquet(job.input.codes),
-        [read_guarantee_record(path) for path in job.input.guarantees],
-        job.output,
-    )
+    frames = bundle_frames(files, utility, read_comments(files.comments))
+    write_release(run, frames, [read_guarantee_record(path) for path in files.guarantees], job.output)
 
 
 run_rule(main)

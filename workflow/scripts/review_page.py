@@ -5,8 +5,11 @@ from pathlib import Path
 import pandas as pd
 
 from plainsight.report.audit_verdict import audit_verdicts
+from plainsight.report.release import SignOff
+from plainsight.report.review_comments import read_comments
 from plainsight.report.review_site import ReviewRun, ReviewSubject, build_review_site
 from plainsight.report.table_format import load_table_specs
+from plainsight.report.utility_table import run_utility_table
 from plainsight.snakemake_job import RuleJob, run_rule
 
 
@@ -19,16 +22,20 @@ def main(job: RuleJob) -> None:
             job.params.runs, job.input.corpora, job.input.metrics, job.input.nearest
         )
     ]
+    names = load_table_specs(job.input.paper)["methods"]
     build_review_site(
         subject,
         runs,
         pd.read_parquet(job.input.docs),
         pd.read_parquet(job.input.spans),
-        load_table_specs(job.input.paper)["methods"],
-        job.params.partial_leak_min_letters,
+        names,
+        job.params.metrics,
         Path(job.output.index),
         Path(job.output.data),
         audit_verdicts(job.input.audit, subject.keys),
+        run_utility_table(job.input.utility, names),
+        read_comments(job.input.comments),
+        SignOff.from_config(job.params.sign_off),
     )
 
 

@@ -11,7 +11,8 @@ release verdict it supports.
   `roc`: the attacks' scores and ROC summaries (torch-free, for the table jobs);
 - `shared_runs`: the longest run of words two texts share;
 - `released`: what the synthetic corpus alone gives away (nearest-document membership, distance to
-  the closest record, verbatim copying, leaks of any identifier);
+  the closest record, verbatim copying, leaks of any identifier); `reidentification`: which real
+  privacy units each generation points to, by the rare evidence it shares with them;
 - `canaries`: canaries for released text (a corpus sentence and a suffix at a target perplexity),
   inserted into a method's training set; `canary_attacks`: the attacks on them (`ngram`: the
   attacker's n-gram model of the corpus); `epsilon`: the empirical epsilon lower bound;

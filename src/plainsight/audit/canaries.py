@@ -21,6 +21,9 @@ not a fixed-size shuffle. Two kinds:
   truncation and the in-context prompts' shortening never cut it; evidence of memorisation, bounding
   a group of that many units. The segments are those of the in-context context pools, which every
   trained method fine-tunes on too. A segment takes at most one canary.
+
+Rule `canary_docs` also adds the canary persons (`plainsight.audit.canary_persons`): fictional persons
+whose details are spread over several documents of one privacy unit, each person in or out by a coin.
 """
 
 from __future__ import annotations
@@ -32,6 +35,15 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
+from plainsight.audit.canary_persons import (
+    PersonPlan,
+    check_person_plan,
+    drawn_persons,
+    person_code_rows,
+    person_document_rows,
+    placed_persons,
+    read_person_design,
+)
 from plainsight.codes.control_code import Entities, entities_to_records, format_code, records_to_entities
 from plainsight.entities import SegmentKey
 from plainsight.errors import InputError
@@ -434,36 +446,46 @@ def canaried_docs(docs: pd.DataFrame, canaries: Sequence[Canary]) -> pd.DataFram
     out["text"] = [
         f"{text_of[key]}\n\n{text}" if key in text_of else text for key, text in zip(keys, docs["text"])
     ]
-    own = _own(canaries)
-    if not own:
-        return out
-    row_of = {(str(r["doc_id"]), int(r["segment"])): r for r in docs.to_dict("records")}
-    added = [
-        {**row_of[c.source], "doc_id": c.own_document, "unit_id": c.own_document, "text": c.text} for c in own
-    ]
-    return pd.concat([out, pd.DataFrame(added, columns=docs.columns)], ignore_index=True)
+    return with_rows_of(
+        out,
+        [
+            (c.source, {"doc_id": c.own_document, "unit_id": c.own_document, "text": c.text})
+            for c in _own(canaries)
+        ],
+    )
 
 
 def canaried_codes(codes: pd.DataFrame, canaries: Sequence[Canary]) -> pd.DataFrame:
     """codes.parquet with a row per single-insertion document: the values of its source segment's code
     that its prefix names."""
-    own = _own(canaries)
-    if not own:
-        return codes
-    row_of = {(str(r["doc_id"]), int(r["segment"])): r for r in codes.to_dict("records")}
+    entities_of = {
+        (str(doc_id), int(segment)): records_to_entities(records)
+        for doc_id, segment, records in zip(codes["doc_id"], codes["segment"], codes["entities"])
+    }
     added = []
-    for c in own:
-        source = row_of[c.source]
-        entities = named_values(c.prefix, records_to_entities(source["entities"]))
+    for c in _own(canaries):
+        entities = named_values(c.prefix, entities_of[c.source])
         added.append(
-            {
-                **source,
-                "doc_id": c.own_document,
-                "code": format_code(entities),
-                "entities": entities_to_records(entities),
-            }
+            (
+                c.source,
+                {
+                    "doc_id": c.own_document,
+                    "code": format_code(entities),
+                    "entities": entities_to_records(entities),
+                },
+            )
         )
-    return pd.concat([codes, pd.DataFrame(added, columns=codes.columns)], ignore_index=True)
+    return with_rows_of(codes, added)
+
+
+def with_rows_of(table: pd.DataFrame, added: Sequence[tuple[SegmentKey, Mapping]]) -> pd.DataFrame:
+    """`table` (docs or codes) with a row per (source segment, changes): the source's row with the
+    changes applied; `table` itself where nothing is added."""
+    if not added:
+        return table
+    row_of = {(str(r["doc_id"]), int(r["segment"])): r for r in table.to_dict("records")}
+    rows = [{**row_of[source], **changes} for source, changes in added]
+    return pd.concat([table, pd.DataFrame(rows, columns=table.columns)], ignore_index=True)
 
 
 # --- rule canary_docs ----------------------------------------------------------------------------
@@ -493,6 +515,8 @@ class CanaryDocsJob:
     model: str
     placement: Mapping
     plan: CanaryPlan
+    persons: PersonPlan
+    identifier_set: str  # the run's: which of a canary person's details its documents' codes hold
     context_documents: int  # generation.context_documents: the context pools' need
     dp: Mapping  # the `dpsgd` config block (delta, privacy_unit)
     docs_out: str
@@ -516,6 +540,8 @@ class CanaryDocsJob:
                 tuple(params.plan["repeats"]),
                 job.seed,
             ),
+            persons=PersonPlan(int(params.persons["count"]), int(params.persons["documents"]), job.seed),
+            identifier_set=job.wildcards.idset,
             context_documents=int(params.context_documents),
             dp=params.dp,
             docs_out=job.output.docs,
@@ -526,8 +552,9 @@ class CanaryDocsJob:
 
 
 def write_canaries(job: CanaryDocsJob) -> None:
-    """The canaries (with the delta their epsilon bounds are stated at) and the set they went into:
-    its documents and its codes (the single-insertion canaries' documents added)."""
+    """The canaries and canary persons (with the delta their epsilon bounds are stated at) and the set
+    they went into: its documents and its codes (the single-insertion canaries' and the included
+    persons' documents added)."""
     import torch
 
     from plainsight.data.segments import segment_texts
@@ -536,7 +563,9 @@ def write_canaries(job: CanaryDocsJob) -> None:
     from plainsight.models import load_model, resolve_placement
 
     check_plan(job.plan)
+    check_person_plan(job.persons)
     design = read_canary_design(job.design)
+    person_design = read_person_design(job.design)
     docs, codes = pd.read_parquet(job.docs), pd.read_parquet(job.codes)
     hosts = host_segments(codes, job.context_documents)
     check_room(job.plan, hosts)
@@ -554,13 +583,16 @@ def write_canaries(job: CanaryDocsJob) -> None:
     )
     canaries = [replace(c, source=p.source) for c, p in zip(built, prefixes)]
     canaries = own_documents(assign_segments(canaries, hosts, job.plan.seed))
-    docs_out, codes_out = canaried_docs(docs, canaries), canaried_codes(codes, canaries)
+    persons = placed_persons(drawn_persons(person_design, job.persons), list(training), job.persons.seed)
+    docs_out = with_rows_of(canaried_docs(docs, canaries), person_document_rows(persons))
+    codes_out = with_rows_of(canaried_codes(codes, canaries), person_code_rows(persons, job.identifier_set))
     write_parquet(docs_out, job.docs_out)
     write_parquet(codes_out, job.codes_out)
     record = {
         "delta": audit_delta(docs_out, codes_out, job.dp),
         "target_perplexity": design.target_perplexity,
         "canaries": [canary.record() for canary in canaries],
+        "persons": [person.record() for person in persons],
     }
     write_json(record, job.canaries_out)
 

@@ -4,7 +4,10 @@ From the released corpus alone (what a custodian publishes):
 
 - ngram: the mean log-probability of the canary's suffix words after its prefix under a word n-gram
   model fitted on the synthetic texts (`plainsight.audit.ngram`; Meeus et al. 2025);
-- shared_run: the longest run of the suffix's words that one synthetic text holds.
+- shared_run: the longest run of the suffix's words that one synthetic text holds;
+- linked_details, on the canary persons (`plainsight.audit.canary_persons`): the most of a person's
+  details that one synthetic text holds (the project's matcher: whole words, case-insensitive); two or
+  more link the person's details.
 
 From the adapter too, for a trained method:
 
@@ -13,7 +16,7 @@ From the adapter too, for a trained method:
 
 Every score is oriented so that higher means "included". For an in-context method, `prompts_showing`
 counts the prompts whose context documents held the canary (its own document, or a segment it went
-into).
+into) or one of the person's documents.
 """
 
 from __future__ import annotations
@@ -25,15 +28,19 @@ from dataclasses import dataclass
 import pandas as pd
 
 from plainsight.audit.canaries import Canary, read_canaries, suffix_log_probs
+from plainsight.audit.canary_persons import CanaryPerson, read_persons
 from plainsight.audit.ngram import continuation_log_prob, fit_ngram
 from plainsight.audit.shared_runs import longest_shared_with_any
-from plainsight.matching import words
+from plainsight.entities import SegmentKey
+from plainsight.matching import leaked_values, words
 
 ATTACKS = ("ngram", "shared_run", "likelihood_ratio")
+PERSON_ATTACK = "linked_details"  # the canary persons' attack
 ATTACK_NAMES = {
     "ngram": "n-gram model of the corpus",
     "shared_run": "longest shared word run",
     "likelihood_ratio": "adapter / base likelihood ratio",
+    PERSON_ATTACK: "a person's details in one generation",
 }
 
 
@@ -67,13 +74,20 @@ def likelihood_ratios(
     return [float(a.sum() - b.sum()) for a, b in zip(adapted, base)]
 
 
-def prompts_showing(canaries: Sequence[Canary], corpus: pd.DataFrame) -> list[int]:
-    """Per canary: the generations whose prompt showed a segment holding it."""
+def linked_details(persons: Sequence[CanaryPerson], corpus: Sequence[str]) -> list[int]:
+    """Per person: the most of its details that one text of `corpus` holds (0 for an empty corpus)."""
+    return [
+        max((len(leaked_values(text, p.details.values())) for text in corpus), default=0) for p in persons
+    ]
+
+
+def prompts_showing(placements: Sequence[Sequence[SegmentKey]], corpus: pd.DataFrame) -> list[int]:
+    """Per canary or person (the segments it went into): the generations whose prompt showed one."""
     shown = [
         set(zip(map(str, doc_ids), map(int, segments)))
         for doc_ids, segments in zip(corpus["context_doc_ids"], corpus["context_segments"])
     ]
-    return [sum(bool(contexts & set(c.segments)) for contexts in shown) for c in canaries]
+    return [sum(bool(contexts & set(segments)) for contexts in shown) for segments in placements]
 
 
 def attack_frame(
@@ -91,7 +105,29 @@ def attack_frame(
             "ngram": ngram_scores(canaries, texts, settings),
             "shared_run": shared_run_scores(canaries, texts),
             "likelihood_ratio": math.nan,
-            "prompts_showing": prompts_showing(canaries, corpus) if in_context else math.nan,
+            "prompts_showing": (
+                prompts_showing([c.segments for c in canaries], corpus) if in_context else math.nan
+            ),
+            "generations": len(texts),
+        }
+    )
+
+
+def person_attack_frame(
+    persons: Sequence[CanaryPerson], corpus: pd.DataFrame, in_context: bool
+) -> pd.DataFrame:
+    """One row per canary person (`member`: its coin; `documents`: how many it has, included or not)
+    with the `linked_details` score."""
+    texts = corpus["text"].astype(str).tolist()
+    return pd.DataFrame(
+        {
+            "person_id": [p.person_id for p in persons],
+            "member": [p.member for p in persons],
+            "documents": [len(p.documents) for p in persons],
+            PERSON_ATTACK: linked_details(persons, texts),
+            "prompts_showing": (
+                prompts_showing([p.segments for p in persons], corpus) if in_context else math.nan
+            ),
             "generations": len(texts),
         }
     )
@@ -106,6 +142,7 @@ class CanaryAttackJob:
     corpus: str
     ngram: NgramSettings
     output: str
+    person_output: str
     adapter: str | None = None  # and the base model, for a trained method
     model: str | None = None
     placement: Mapping | None = None
@@ -122,7 +159,8 @@ class CanaryAttackJob:
             canaries=job.input.canaries,
             corpus=job.input.corpus,
             ngram=NgramSettings(int(params.ngram["order"]), float(params.ngram["add_k"])),
-            output=job.output[0],
+            output=job.output.canaries,
+            person_output=job.output.persons,
             adapter=job.input.adapter if job.input.get("adapter") else None,
             model=params.model,
             placement=params.placement,
@@ -137,10 +175,14 @@ def write_canary_attacks(job: CanaryAttackJob) -> None:
 
     canaries, _ = read_canaries(job.canaries)
     method = registry.method(job.method)
-    frame = attack_frame(canaries, pd.read_parquet(job.corpus), job.ngram, method.in_context)
+    corpus = pd.read_parquet(job.corpus)
+    frame = attack_frame(canaries, corpus, job.ngram, method.in_context)
     if method.trained:
         frame["likelihood_ratio"] = adapter_ratios(job, canaries)
     write_parquet(frame, job.output)
+    write_parquet(
+        person_attack_frame(read_persons(job.canaries), corpus, method.in_context), job.person_output
+    )
 
 
 def adapter_ratios(job: CanaryAttackJob, canaries: Sequence[Canary]) -> list[float]:

@@ -1,5 +1,5 @@
-"""The canary table (results/tables/canaries.{csv,md}) and its plot: per run, method, attack and kind of
-canary (its insertion count), the one-run audit (Steinke, Nasr and Jagielski 2023;
+"""The canary table (results/tables/{dataset}/canaries.{csv,md}) and its plot: per run, method, attack
+and kind of canary (its insertion count), the one-run audit (Steinke, Nasr and Jagielski 2023;
 `plainsight.audit.epsilon.one_run_epsilon`) and how well the attack tells included candidates from the
 others (AUC, TPR at 1% and 10% FPR, bootstrap intervals).
 
@@ -10,6 +10,11 @@ r = 2k guesses are right. Single-insertion rows bound epsilon per privacy unit (
 document and unit of its own); a multi-insertion row bounds a change to a group of that many units.
 Each method's attacks are corrected together (Bonferroni): every bound of a method holds at
 1 - 0.05 / (its attacks), so the largest of them still holds at 95%.
+
+Beside them, a per-person row per method (`plainsight.audit.canary_persons`): the canary persons, each a
+privacy unit of r documents in or out by its coin, under the one attack that asks whether the released
+text links two of a person's details; the same guesses and bound with the persons as candidates, its own
+95% (one attack, audited apart from the sentence canaries).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from plainsight.audit.canary_attacks import ATTACK_NAMES, ATTACKS
+from plainsight.audit.canary_attacks import ATTACK_NAMES, ATTACKS, PERSON_ATTACK
 from plainsight.audit.epsilon import one_run_epsilon, one_run_max_epsilon
 from plainsight.audit.roc import roc_summary
 from plainsight.io import atomic_path, write_text
@@ -33,20 +38,23 @@ CONFIDENCE = 0.95  # of all the bounds of one method's attacks together
 RUN_KEYS = ["dataset", "setting", "idset", "method", "seed"]
 RELEASED_TEXT_ATTACKS = ("ngram", "shared_run")  # the attacks of an adversary without the adapter
 ADAPTER_ATTACKS = ("likelihood_ratio",)  # those that need the adapter too
+PER_PERSON = "person"  # `bound_per` of the canary persons' rows
 
 
 @dataclass(frozen=True)
 class DpClaim:
-    """What a DP-SGD accountant states: (epsilon, delta)-DP per privacy unit, added or removed."""
+    """What a DP-SGD accountant states: (epsilon, delta)-DP per privacy unit, added or removed; the unit
+    is a docs-table `unit_id` (`document`) or each training sequence (`sequence`)."""
 
     epsilon: float
     delta: float
+    privacy_unit: str = "document"
 
     def for_group(self, units: int) -> DpClaim | None:
         """The claim for a change of `units` privacy units (group privacy: units x epsilon at
         units x e^((units - 1) epsilon) x delta); None where that delta reaches 1 and states nothing."""
         delta = units * math.exp((units - 1) * self.epsilon) * self.delta
-        return DpClaim(units * self.epsilon, delta) if delta < 1 else None
+        return DpClaim(units * self.epsilon, delta, self.privacy_unit) if delta < 1 else None
 
 
 def claim_steps(repeats: int) -> int:
@@ -54,6 +62,13 @@ def claim_steps(repeats: int) -> int:
     document is one unit; a canary inserted into k units' segments changes each of them, a removal and
     an addition apiece."""
     return 1 if repeats == 1 else 2 * repeats
+
+
+def person_claim_steps(documents: int, privacy_unit: str) -> int:
+    """Units added or removed between a run with a canary person and one without: one, its own unit,
+    where the guarantee is per `unit_id`; its documents (a short training sequence each) where every
+    sequence is a unit."""
+    return 1 if privacy_unit == "document" else documents
 
 
 def bound_per(repeats: int) -> str:
@@ -120,6 +135,20 @@ def kind_row(
 ) -> dict[str, Any]:
     """One attack on the candidates inserted `repeats` times: the one-run audit and the ROC."""
     kind = frame[frame["repeats"] == repeats]
+    return audit_row(kind, attack, repeats, bound_per(repeats), claim_steps(repeats), settings, claim)
+
+
+def audit_row(
+    kind: pd.DataFrame,
+    attack: str,
+    repeats: int,
+    per: str,
+    steps: int,
+    settings: AuditSettings,
+    claim: DpClaim | None,
+) -> dict[str, Any]:
+    """One attack on one kind of candidate (`repeats`: its insertions or documents; `per`: what its
+    bound is per; `steps`: the units its coin adds or removes): the one-run audit and the ROC."""
     included = kind["member"].to_numpy(bool)
     scores = kind[attack].to_numpy(float)
     candidates = len(kind)
@@ -128,7 +157,7 @@ def kind_row(
     row = {
         "attack": attack,
         "repeats": repeats,
-        "bound_per": bound_per(repeats),
+        "bound_per": per,
         "candidates": candidates,
         "members": int(included.sum()),
         "non_members": int((~included).sum()),
@@ -143,16 +172,16 @@ def kind_row(
         "confidence": settings.confidence,
         "delta": settings.delta,
     }
-    return {**row, **claim_columns(candidates, guesses, correct, settings, claim, repeats)}
+    return {**row, **claim_columns(candidates, guesses, correct, settings, claim, steps)}
 
 
 def claim_columns(
-    candidates: int, guesses: int, correct: int, settings: AuditSettings, claim: DpClaim | None, repeats: int
+    candidates: int, guesses: int, correct: int, settings: AuditSettings, claim: DpClaim | None, steps: int
 ) -> dict[str, Any]:
-    """The DP-SGD claim for the change a canary of this kind makes, and whether the one-run bound, at
-    the claim's delta, exceeds it (empty for a method without a claim, or where group privacy leaves
-    nothing to claim)."""
-    group = claim.for_group(claim_steps(repeats)) if claim is not None else None
+    """The DP-SGD claim for the change a candidate of this kind makes (`steps` units added or removed),
+    and whether the one-run bound, at the claim's delta, exceeds it (empty for a method without a claim,
+    or where group privacy leaves nothing to claim)."""
+    group = claim.for_group(steps) if claim is not None else None
     if group is None:
         return {
             "dp_epsilon": claim.epsilon if claim else math.nan,
@@ -182,6 +211,19 @@ def method_rows(
     return [kind_row(frame, attack, repeats, settings, claim) for attack in attacks for repeats in kinds]
 
 
+def person_rows(
+    frame: pd.DataFrame, delta: float, claim: DpClaim | None, resamples: int, guesses: float
+) -> list[dict[str, Any]]:
+    """The per-person row of one method's canary persons (`canary_attacks.person_attack_frame`; none
+    where the run has no persons): one attack, so its bound holds at 95% on its own."""
+    if frame.empty:
+        return []
+    documents = int(frame["documents"].iloc[0])
+    steps = person_claim_steps(documents, claim.privacy_unit) if claim is not None else 1
+    settings = AuditSettings(delta, guesses, family_confidence(1), resamples)
+    return [audit_row(frame, PERSON_ATTACK, documents, PER_PERSON, steps, settings, claim)]
+
+
 def canary_table(
     attacks: Sequence[str],
     canaries: Sequence[str],
@@ -189,16 +231,19 @@ def canary_table(
     claims: Sequence[DpClaim | None],
     resamples: int,
     guesses: float,
+    person_attacks: Sequence[str] = (),
 ) -> pd.DataFrame:
     """The table from each run's attack scores (`attacks`, `canaries` (their delta) and `claims`
-    parallel to `runs`)."""
+    parallel to `runs`; `person_attacks`, the canary persons' scores, too where given)."""
     from plainsight.audit.canaries import read_canaries
 
     rows = []
-    for path, canaries_path, run, claim in zip(attacks, canaries, runs, claims):
+    for number, (path, canaries_path, run, claim) in enumerate(zip(attacks, canaries, runs, claims)):
         _, delta = read_canaries(canaries_path)
-        for row in method_rows(pd.read_parquet(path), delta, claim, resamples, guesses):
-            rows.append({**{key: run[key] for key in RUN_KEYS}, **row})
+        found = method_rows(pd.read_parquet(path), delta, claim, resamples, guesses)
+        if person_attacks:
+            found += person_rows(pd.read_parquet(person_attacks[number]), delta, claim, resamples, guesses)
+        rows += [{**{key: run[key] for key in RUN_KEYS}, **row} for row in found]
     return pd.DataFrame(rows)
 
 
@@ -233,7 +278,7 @@ def read_claim(training_json: str | None) -> DpClaim | None:
     if training_json is None:
         return None
     record = read_json(training_json)
-    return DpClaim(float(record["epsilon"]), float(record["delta"]))
+    return DpClaim(float(record["epsilon"]), float(record["delta"]), str(record["privacy_unit"]))
 
 
 def interval(value: float, low: float, high: float, scale: float = 1.0) -> str:
@@ -247,11 +292,15 @@ def interval(value: float, low: float, high: float, scale: float = 1.0) -> str:
 def markdown_row(row) -> str:
     shown = "-" if math.isnan(row.mean_prompts_showing) else f"{row.mean_prompts_showing:.1f}"
     claim = "-" if math.isnan(row.dp_epsilon) else f"{row.dp_epsilon:.2f}"
-    if not math.isnan(row.claimed_epsilon) and row.repeats > 1:
-        claim += f" ({row.claimed_epsilon:.2f} for the group)"
+    person = row.bound_per == PER_PERSON
+    if not math.isnan(row.claimed_epsilon) and row.claimed_epsilon != row.dp_epsilon:
+        claim += f" ({row.claimed_epsilon:.2f} for the {'person' if person else 'group'})"
     if row.exceeds_claim is True:
         claim += " **exceeded**"
-    inserted = "1 (own document)" if row.repeats == 1 else f"{row.repeats} segments"
+    if person:
+        inserted = f"{row.repeats} documents, one unit"
+    else:
+        inserted = "1 (own document)" if row.repeats == 1 else f"{row.repeats} segments"
     return (
         f"| {row.dataset} {row.setting} {row.idset} | {row.method} | {row.seed} | "
         f"{ATTACK_NAMES[row.attack]} | {inserted} | {row.members} / {row.candidates} | {shown} | "
@@ -291,6 +340,18 @@ def canary_markdown(table: pd.DataFrame) -> str:
         "change a canary makes (2k units added or removed for a canary in k segments) where that "
         "claim's delta stays below 1.",
     ]
+    if len(table) and (table["bound_per"] == PER_PERSON).any():
+        notes += [
+            "",
+            "Per person: the canary persons, fictional persons whose name, date of birth, place and "
+            "record number are spread over the documents of one privacy unit (each document names the "
+            "person and one other detail), each person in or out of training, all its documents "
+            "together, by a fair coin of its own. The attack asks whether one generation links two or "
+            "more of a person's details; its guesses and bound are those above with the persons as the "
+            "candidates, at 95% on their own. A person is one unit, so the bound is per unit in the "
+            "sense of a guarantee per `unit_id`, tested on the whole of a person's documents rather "
+            "than one string.",
+        ]
     if len(exceeded):
         notes += [
             "",
@@ -311,6 +372,7 @@ def plot_auc(table: pd.DataFrame, path: str | Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    table = table[table["bound_per"] != PER_PERSON]  # its x axis counts insertions, not documents
     attacks = [attack for attack in ATTACKS if attack in set(table["attack"])]
     methods = list(dict.fromkeys(table["method"]))
     repeats = sorted(set(table["repeats"]))
@@ -345,6 +407,7 @@ def plot_auc(table: pd.DataFrame, path: str | Path) -> None:
 
 def write_canary_table(
     attacks: Sequence[str],
+    person_attacks: Sequence[str],
     canaries: Sequence[str],
     runs: Sequence[Mapping[str, Any]],
     dp_records: Sequence[str | None],
@@ -356,7 +419,7 @@ def write_canary_table(
     import logging
 
     claims = [read_claim(r) for r in dp_records]
-    table = canary_table(attacks, canaries, runs, claims, resamples, guesses)
+    table = canary_table(attacks, canaries, runs, claims, resamples, guesses, person_attacks)
     exceeded = table["exceeds_claim"].fillna(False).astype(bool).sum()
     if exceeded:
         logging.getLogger(__name__).warning("%d DP-SGD rows prove more than the accountant claims", exceeded)

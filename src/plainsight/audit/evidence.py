@@ -48,6 +48,7 @@ from scipy.stats import beta, binom, binomtest, fisher_exact, norm
 from scipy.stats import t as student_t
 
 from plainsight.audit.epsilon import clopper_pearson, epsilon_lower_bound
+from plainsight.evaluation.measures import LeakMeasure
 
 ALPHA = 0.05  # one-sided tests; each one-sided bound is at 95%
 POWER = 0.8
@@ -525,9 +526,11 @@ def cluster_excess(member: DocumentCounts, control: DocumentCounts) -> Excess:
 
 
 def excess_of(counts: Mapping[str, Any], design: str) -> Excess:
-    """The excess of one measure from the counts `plainsight.evaluation.held_out` records: the document
-    design where the counts keep `member_documents` and `control_documents`, Fisher's where they do not."""
-    if design == "paired":
+    """The excess of one measure from the counts `plainsight.evaluation.held_out` records, by the run's
+    design unless the counts name their own (a measure without a paired control is unpaired in every run):
+    the document design where the counts keep `member_documents` and `control_documents`, Fisher's where
+    they do not."""
+    if counts.get("design", design) == "paired":
         return paired_excess(
             counts["member_only"],
             counts["control_only"],
@@ -547,6 +550,25 @@ def excess_of(counts: Mapping[str, Any], design: str) -> Excess:
     return unpaired_excess(
         counts["member_hits"], counts["members"], counts["control_hits"], counts["controls"]
     )
+
+
+# --- what a rate is a share of ----------------------------------------------------------------------
+
+PAIRED_UNIT = "generations"
+
+
+def rate_unit(measure: LeakMeasure, design: str) -> str:
+    """What a measure's member and control rates (and so its excess) are shares of: generations in the
+    paired design, the measure's distinct items in the unpaired one (`LeakMeasure.unit`: distinct values,
+    name words, or segments copied), which a share of generations in another table does not equal."""
+    return PAIRED_UNIT if design == "paired" else measure.unit
+
+
+def row_rate_unit(measure: LeakMeasure, row: Mapping[str, Any]) -> str | None:
+    """`rate_unit` of an audit row's measure, by the design its `leak_{name}_design` names; None where the
+    row names none."""
+    design = row.get(f"leak_{measure.name}_design")
+    return rate_unit(measure, design) if isinstance(design, str) else None
 
 
 # --- AUCs, conclusions ------------------------------------------------------------------------------

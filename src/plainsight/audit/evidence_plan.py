@@ -46,7 +46,7 @@ from plainsight.audit.canary_attacks import ATTACKS
 from plainsight.audit.canary_table import family_confidence, guesses_per_side
 from plainsight.audit.epsilon import clopper_pearson, one_run_max_epsilon
 from plainsight.audit.evidence import AUC_ALPHA, CELL_CONFIDENCE, FISHER, document_rate_bounds
-from plainsight.audit.text_evidence import has_negative_control
+from plainsight.audit.text_evidence import has_negative_control, membership_size_columns
 from plainsight.evaluation.measures import judged_by
 from plainsight.methods.registry import METHODS, Method, audited_private_selection, method
 
@@ -377,7 +377,7 @@ def _auc_decision(row: Mapping[str, Any], attack: str, threshold: float) -> str:
     at = "when nothing leaks" if auc is None else f"at AUC {auc:.2f}"
     # the difference of two AUCs on the same texts varies more than one AUC: it needs more texts
     least = f"more than {needed:,}" if beside_control else f">= {needed:,}"
-    members, held_out = _observed(row, "text_mia_members"), _observed(row, "text_mia_non_members")
+    members, held_out = (_observed(row, column) for column in membership_size_columns(row, attack))
     return (
         f" (needs {least} members and as many held-out texts to decide {at}, "
         f"this run has {_sizes(members, held_out)})"

@@ -5,8 +5,11 @@ parsed here once, by `Gate.from_config`, for every job that judges or states a v
 
 - `leak_excess`: the excess over their held-out control of the leak measures that declare this criterion
   (`plainsight.evaluation.measures`: the near and any-identifier leaks);
-- `text_membership`: the text membership attacks' AUC (nearest synthetic document, cosine and n-gram),
+- `text_membership`: the text membership attacks' AUC (`text_evidence.TEXT_MEMBERSHIP_ATTACKS`: the
+  nearest synthetic document's cosine and n-gram, and the re-identification attack's rare evidence),
   judged as 0.5 plus its excess over the negative control's AUC where the row has one;
+- `unit_linkage`: the excess over its control of unit linkage, generations whose values single out one
+  privacy unit of the corpus (the measure that declares it; `plainsight.evaluation.linkage`);
 - `verbatim`: the excess of verbatim copying over its control (the measure that declares it);
 - `epsilon`: the method's formal guarantee for the corpus as released (`dp_epsilon`, per privacy unit),
   against the canary audit's epsilon lower bound where the run has one (`canary_epsilon`);
@@ -34,9 +37,10 @@ from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any
 
+from plainsight.audit.evidence import row_rate_unit
 from plainsight.audit.evidence_plan import deciding_sample
-from plainsight.audit.text_evidence import text_membership_bounds
-from plainsight.evaluation.measures import judged_by, leak_measures
+from plainsight.audit.text_evidence import TEXT_MEMBERSHIP_ATTACKS, text_membership_bounds
+from plainsight.evaluation.measures import LeakMeasure, judged_by, leak_measures
 
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
 THREAT_MODELS = {
@@ -45,7 +49,7 @@ THREAT_MODELS = {
         "the adversary holds the released text and the trained adapter, and knows the rest of the corpus"
     ),
 }
-CRITERIA = ("leak_excess", "text_membership", "verbatim", "epsilon")
+CRITERIA = ("leak_excess", "text_membership", "unit_linkage", "verbatim", "epsilon")
 FORMAL, EMPIRICAL = "formal guarantee, not refuted by the audit", "empirical evidence only"
 
 
@@ -57,9 +61,10 @@ def known_criteria() -> tuple[str, ...]:
 @dataclass(frozen=True)
 class Gate:
     threat_model: str = "released_text"
-    leak_excess_max: float = 0.05  # share of generations (in-context) or of values (trained)
+    leak_excess_max: float = 0.05  # share of generations (paired design) or of distinct values (unpaired)
     text_membership_auc_max: float = 0.6
     verbatim_excess_max: float = 0.05
+    unit_linkage_excess_max: float = 0.05  # share of generations (paired design) or of units (unpaired)
     epsilon_max: float = 1.0  # per privacy unit
     adapter_membership_auc_max: float = 0.6
     criteria: tuple[str, ...] = field(default=CRITERIA)
@@ -145,6 +150,13 @@ def _decidable(
     return result, reason + deciding_sample(row, evidence_name, threshold)
 
 
+def leak_label(measure: LeakMeasure, row: Mapping[str, Any]) -> str:
+    """How a reason names a measure's excess: its label and what its rates are shares of (generations, or
+    distinct values, segments, units: `evidence.rate_unit`) where the row says its design."""
+    unit = row_rate_unit(measure, row)
+    return measure.evidence_label if unit is None else f"{measure.evidence_label} (share of {unit})"
+
+
 def leak_outcome(row: Mapping[str, Any], gate: Gate, criterion: str) -> tuple[str, str]:
     """A leak criterion: the excess of every measure that declares it, each against its threshold."""
     return _worst(
@@ -154,7 +166,7 @@ def leak_outcome(row: Mapping[str, Any], gate: Gate, criterion: str) -> tuple[st
                     row.get(f"leak_{m.name}_excess_low"),
                     row.get(f"leak_{m.name}_excess_high"),
                     gate.threshold(m.threshold_key),
-                    m.evidence_label,
+                    leak_label(m, row),
                 ),
                 row,
                 m.name,
@@ -177,7 +189,7 @@ def criterion_outcomes(row: Mapping[str, Any], gate: Gate, trained: bool) -> dic
                     f"text_mia_auc_{n}",
                     gate.text_membership_auc_max,
                 )
-                for n, bounds in ((n, text_membership_bounds(row, n)) for n in ("cosine", "ngram"))
+                for n, bounds in ((n, text_membership_bounds(row, n)) for n in TEXT_MEMBERSHIP_ATTACKS)
             ]
         ),
         "epsilon": lambda: epsilon_outcome(row, gate.epsilon_max),

@@ -61,3 +61,10 @@ def guarantee_record(counts: Mapping[str, Any], guarantee: Guarantee) -> dict[st
         ),
         "dp_null_controls_needed": needed,
     }
+
+
+def guarantee_evidence(counts: Mapping[str, Any], path: str | Path | None) -> dict[str, Any]:
+    """The guarantee columns of a corpus's audit record (`guarantee_record`) from its guarantee record at
+    `path`; none for a method without one, or whose claim bounds only a step of it."""
+    claim = release_guarantee(path) if path else None
+    return guarantee_record(counts, claim) if claim is not None else {}

@@ -12,7 +12,7 @@ its document tokens only. One forward pass per text and model gives every score:
   2021's reference-model attack; the base model is the model the adapter was trained on).
 
 Every attack score is oriented so that higher means "member". AUC and TPR at a fixed FPR come
-from scikit-learn's ROC, with a percentile bootstrap that resamples members and non-members
+from `plainsight.audit.roc`, with a percentile bootstrap that resamples members and non-members
 separately.
 """
 

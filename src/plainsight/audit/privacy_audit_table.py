@@ -1,4 +1,4 @@
-"""The privacy-audit table (results/tables/privacy_audit) and its ROC and distance plots.
+"""The privacy-audit table (results/tables/{dataset}/privacy_audit) and its ROC and distance plots.
 
 One row per (dataset, setting, identifier set, method), plus the control rows per run: the base model's
 (the adapter attacks' control), the positive control's (a corpus that copies) and the negative control's
@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL
-from plainsight.audit.evidence import conclusion, detectable_auc
+from plainsight.audit.evidence import conclusion, detectable_auc, row_rate_unit
 from plainsight.audit.fitness import documents_share, fit_as_text, utility_evidence
 from plainsight.audit.gate import Gate, seeds_verdict
 from plainsight.audit.roc import ATTACKS, CONTROL_MODEL, attack_scores, roc_summary
@@ -161,6 +161,17 @@ def _percent(value: Any) -> str:
     return "-" if pd.isna(value) else f"{100 * value:.1f}"
 
 
+def _reidentification_ranks(row: pd.Series) -> str:
+    """The shares of generations whose best-ranked units hold a unit they were written from, at top-1 and
+    top-5, beside their matched controls' (in-context methods; "-" where the corpus shows none)."""
+    if pd.isna(row.get("reidentification_top1", math.nan)):
+        return "-"
+    ranks = (
+        f"{100 * row[f'reidentification_top{k}{side}']:.0f}" for side in ("", "_control") for k in (1, 5)
+    )
+    return "{} / {} vs {} / {}".format(*ranks).replace("nan", "-")
+
+
 def markdown_row(row: pd.Series) -> list[str]:
     tprs = (
         "-"
@@ -186,6 +197,8 @@ def markdown_row(row: pd.Series) -> list[str]:
         str(row.get("mia_loss_conclusion") or "-").replace("nan", "-"),
         _text_attack(row, "cosine"),
         _text_attack(row, "ngram"),
+        _text_attack(row, "reidentification"),
+        _reidentification_ranks(row),
         closest,
         _percent(row.get("verbatim_share")),
         longest,
@@ -211,16 +224,22 @@ def with_verdicts(table: pd.DataFrame, per_seed: pd.DataFrame, gate: Gate) -> pd
     return pd.concat([table, pd.DataFrame(rows, index=table.index, columns=list(VERDICT_COLUMNS))], axis=1)
 
 
-def _excess(row: pd.Series, measure: str) -> str:
-    value = row.get(f"leak_{measure}_excess", math.nan)
-    if pd.isna(value):
-        return "-"
-    member, control = row[f"leak_{measure}_member_rate"], row[f"leak_{measure}_control_rate"]
+def excess_cell(row: Mapping[str, Any], prefix: str, unit: str | None) -> str:
+    """ "member vs control (% of unit): excess [low, high]" in percent, from the row's `{prefix}_member_rate`,
+    `_control_rate`, `_excess`, `_excess_low` and `_excess_high`; `unit`: what the rates are shares of."""
+    shares = f" (% of {unit})" if unit else ""
     return (
-        f"{100 * member:.0f} vs {100 * control:.0f}: {100 * value:+.0f} "
-        f"[{100 * row[f'leak_{measure}_excess_low']:+.0f}, {100 * row[f'leak_{measure}_excess_high']:+.0f}], "
-        f"{row[f'leak_{measure}_conclusion']}"
+        f"{100 * row[f'{prefix}_member_rate']:.0f} vs {100 * row[f'{prefix}_control_rate']:.0f}{shares}: "
+        f"{100 * row[f'{prefix}_excess']:+.0f} "
+        f"[{100 * row[f'{prefix}_excess_low']:+.0f}, {100 * row[f'{prefix}_excess_high']:+.0f}]"
     )
+
+
+def _excess(row: pd.Series, measure: LeakMeasure) -> str:
+    if pd.isna(row.get(f"leak_{measure.name}_excess", math.nan)):
+        return "-"
+    cell = excess_cell(row, f"leak_{measure.name}", row_rate_unit(measure, row))
+    return f"{cell}, {row[f'leak_{measure.name}_conclusion']}"
 
 
 def verdict_cell(row: Mapping[str, Any]) -> str:
@@ -264,8 +283,8 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
         "Method",
         "Verdict",
         *(
-            f"{m.display} (%)" + (": member vs control, excess [95% bounds]" if number == 0 else "")
-            for number, m in enumerate(judged_measures())
+            m.display + ("" if n else ": member vs control (% of what the cell names), excess [95% bounds]")
+            for n, m in enumerate(judged_measures())
         ),
         "Text MIA (cosine)",
         "Why",
@@ -277,7 +296,7 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
             f"{row['dataset']} {row['setting']} {row['idset']}",
             row["Method"],
             verdict_cell(row),
-            *(_excess(row, m.name) for m in judged_measures()),
+            *(_excess(row, m) for m in judged_measures()),
             str(row.get("text_mia_cosine_conclusion", "-")),
             str(row["verdict_reasons"]).replace("|", "/"),
             f"{row.get('fit_as_text')} ({row.get('fit_reasons')})".replace("|", "/"),
@@ -292,7 +311,10 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
         "",
         "Member vs control: the share of generations (in-context methods, each against as many unshown "
         "training segments of the same entity types) or of distinct values (trained methods: "
-        "fine-tuning-only against held-out-only values) that the same matcher finds; the excess is their "
+        "fine-tuning-only against held-out-only values) that the same matcher finds, as each cell names; "
+        "for verbatim copying in trained methods, the share of training segments the corpus copies a run "
+        "of words from against that of held-out segments, not the share of generations that the table "
+        "below gives; the excess is their "
         "difference with one-sided 95% bounds (in-context: on the discordant pairs; trained: per document). "
         "`leaks`: the excess is significant at one-sided 5% (McNemar's exact test, or a permutation of "
         "whole documents for trained methods); `no leak detected (could detect >= X)`: not significant, "
@@ -306,15 +328,18 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
 
 
 def _detectable(table: pd.DataFrame) -> str:
-    """The smallest AUC the adapter attacks' and the text attacks' sample sizes detect, as text."""
+    """The smallest AUC the adapter attacks', the text attacks' and the re-identification attack's sample
+    sizes detect, as text."""
     found = []
-    for members, non_members in (
-        ("mia_members", "mia_non_members"),
-        ("text_mia_members", "text_mia_non_members"),
+    for members, non_members, compared in (
+        ("mia_members", "mia_non_members", "adapter"),
+        ("text_mia_members", "text_mia_non_members", "text"),
+        ("text_mia_reidentification_members", "text_mia_reidentification_non_members", "re-identification"),
     ):
         if members in table and table[members].notna().any():
-            found.append(f"{detectable_auc(int(table[members].max()), int(table[non_members].max())):.2f}")
-    return " (adapter) / ".join(found) + (" (text)" if len(found) == 2 else "") if found else "-"
+            detectable = detectable_auc(int(table[members].max()), int(table[non_members].max()))
+            found.append(f"{detectable:.2f} ({compared})")
+    return " / ".join(found) or "-"
 
 
 def markdown(table: pd.DataFrame, verbatim_ngram: int) -> str:
@@ -326,11 +351,13 @@ def markdown(table: pd.DataFrame, verbatim_ngram: int) -> str:
         "Loss attack",
         "Text MIA AUC (cosine)",
         "Text MIA AUC (n-gram)",
+        "Re-identification AUC (units)",
+        "Re-identification top-1 / top-5 (% of generations): sources vs controls",
         "Nearest cosine: synthetic / held-out",
-        f"Verbatim >= {verbatim_ngram} words (%)",
+        f"Verbatim >= {verbatim_ngram} words (% of generations)",
         "Longest shared run (words)",
-        "Any-identifier leak (%)",
-        "PIPP (%)",
+        "Any-identifier leak (% of generations)",
+        "PIPP (% of generations)",
     ]
     lines = verdict_markdown(table) if "verdict" in table else []
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -342,12 +369,23 @@ def markdown(table: pd.DataFrame, verbatim_ngram: int) -> str:
         "MIA: the same question from the released corpus alone (members: context documents or the "
         "fine-tuning set); beyond control: the AUC less the negative control's on the same members and "
         "held-out segments, with paired bootstrap bounds, which the release gate judges (0.5 plus it). "
-        "The negative control's row is the split's own bias. Nearest cosine: median MiniLM cosine of a "
+        "The negative control's row is the split's own bias. Re-identification: each generation ranks "
+        "the real privacy units (documents, or patients) by the rare word 3-grams and identifier values "
+        "it shares with them, each weighted log(units / units holding it); AUC: a unit's best score over "
+        "the corpus tells the units the method saw from held-out units (balanced, beyond control as "
+        "above, judged by the gate with the text MIA); top-1 / top-5: the share of generations whose "
+        "best-ranked units hold a unit of their context documents, beside the share holding one of "
+        "their matched control units (in-context methods; ties counted at their chance). "
+        "Nearest cosine: median MiniLM cosine of a "
         "generation (synthetic) or of a "
         "held-out real segment to its nearest real training segment; **closer** marks a corpus closer to "
-        "the training set than unseen real text is. Any-identifier leak: a direct or quasi identifier of "
+        "the training set than unseen real text is. Verbatim: the share of generations that share a run of "
+        "that many words with a training segment. Any-identifier leak: the share of generations holding a "
+        "direct or quasi identifier of "
         "the generation's context (or fine-tuning) documents, whatever the run's identifier set; PIPP "
-        "counts the run's own set. With its sizes, a membership attack here finds an AUC of "
+        "counts the run's own set. These three are shares of generations: the verdict section's member "
+        "rates of trained methods are shares of distinct values and segments, and differ from them. "
+        "With its sizes, a membership attack here finds an AUC of "
         f"{_detectable(table)} or more with 80% power (one-sided 2.5%, the level of the intervals).",
     ]
     return "\n".join(lines + notes) + "\n"
@@ -420,42 +458,67 @@ def released_rows(
     )
 
 
-def run_pipp(summary_path: str | Path) -> float:
-    """The run's PIPP (%) averaged over its paragraph ranges, from its privacy summary."""
+def summary_pipp(summary: pd.DataFrame) -> float:
+    """A run's PIPP (%) averaged over its paragraph ranges, from its privacy summary."""
     from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 
-    summary = pd.read_parquet(summary_path)
     return float(summary.loc[summary["segment"] == AVERAGED_SEGMENT, "pipp"].iloc[0])
 
 
+def run_pipp(summary_path: str | Path) -> float:
+    """The run's PIPP (%) averaged over its paragraph ranges, from its privacy summary file."""
+    return summary_pipp(pd.read_parquet(summary_path))
+
+
+def summary_evidence(summary: pd.DataFrame) -> dict[str, float]:
+    """A run's PIPP and its documents share with its interval, from its privacy summary."""
+    return {"pipp": summary_pipp(summary), **documents_share(summary)}
+
+
 def run_summary(summary_path: str | Path) -> dict[str, float]:
-    """The run's PIPP and its documents share with its interval, from its privacy summary."""
-    return {"pipp": run_pipp(summary_path), **documents_share(pd.read_parquet(summary_path))}
+    """`summary_evidence` of a privacy summary file."""
+    return summary_evidence(pd.read_parquet(summary_path))
 
 
-def with_utility(released: pd.DataFrame, utility_paths: Sequence[str]) -> pd.DataFrame:
+def read_tables(paths: Sequence[str]) -> pd.DataFrame | None:
+    """The CSV tables at `paths` as one frame; None where none is given."""
+    return pd.concat([pd.read_csv(path) for path in paths], ignore_index=True) if paths else None
+
+
+def with_utility(released: pd.DataFrame, utility: pd.DataFrame | None) -> pd.DataFrame:
     """The released-text rows with their method's downstream macro-F1, chance's and the real ceiling's,
-    where the utility table is given."""
-    if not utility_paths:
+    where a utility table (`plainsight.report.utility_table`) is given."""
+    if utility is None:
         return released
-    utility = pd.concat([pd.read_csv(path) for path in utility_paths], ignore_index=True)
     evidence = [
         utility_evidence(utility, row, registry.base_method(row["method"])) for _, row in released.iterrows()
     ]
     return pd.concat([released, pd.DataFrame(evidence, index=released.index)], axis=1)
 
 
-def with_canary_evidence(released: pd.DataFrame, canary_paths: Sequence[str]) -> pd.DataFrame:
+def with_canary_evidence(released: pd.DataFrame, canaries: pd.DataFrame | None) -> pd.DataFrame:
     """The released-text rows with the canary attacks' epsilon bound and what their size could certify
-    (`plainsight.audit.canary_table.canary_evidence`), where the canary table is given."""
-    if not canary_paths:
+    (`plainsight.audit.canary_table.canary_evidence`), where canary table rows are given."""
+    if canaries is None:
         return released
     from plainsight.audit.canary_table import RUN_KEYS as CANARY_KEYS
     from plainsight.audit.canary_table import canary_evidence
 
-    evidence = canary_evidence(pd.concat([pd.read_csv(path) for path in canary_paths], ignore_index=True))
-    evidence = evidence.astype({"seed": released["seed"].dtype})
+    evidence = canary_evidence(canaries).astype({"seed": released["seed"].dtype})
     return released.merge(evidence, on=CANARY_KEYS, how="left")
+
+
+def audit_seed_rows(
+    released: pd.DataFrame,
+    membership: pd.DataFrame,
+    canaries: pd.DataFrame | None = None,
+    utility: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """The audit rows of each run, corpus and seed, as the gate judges them: the released-text rows
+    (`released_rows`) with the canary attacks' evidence and the utility table's fitness evidence where
+    given, joined with the adapter attacks' rows (`membership_rows`, keyed by run and seed). The privacy
+    audit table and a release bundle's own audit both build their rows here."""
+    return seed_rows(with_utility(with_canary_evidence(released, canaries), utility), membership)
 
 
 @dataclass(frozen=True)
@@ -501,8 +564,6 @@ def build_privacy_audit(
         control_rows(paths, name, files.score_runs)
         for name, paths in ((POSITIVE_CONTROL, files.controls), (NEGATIVE_CONTROL, files.negative_controls))
     ]
-    released = with_canary_evidence(pd.concat([released, *controls], ignore_index=True), files.canaries)
-    released = with_utility(released, files.utility)
     membership = pd.concat(
         [
             membership_rows(
@@ -515,7 +576,12 @@ def build_privacy_audit(
         ],
         ignore_index=True,
     )
-    per_seed = seed_rows(released, membership)
+    per_seed = audit_seed_rows(
+        pd.concat([released, *controls], ignore_index=True),
+        membership,
+        read_tables(files.canaries),
+        read_tables(files.utility),
+    )
     table = seeds_averaged(per_seed, methods)
     return with_verdicts(table, per_seed, gate) if gate is not None else table
 

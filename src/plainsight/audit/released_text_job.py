@@ -3,8 +3,10 @@ once and the real segments embedded once, with the run's positive and negative c
 `released_text_audit_private_selection` the same for the private-selection corpora, without their rows.
 
 Per corpus: its nearest real training segments (`plainsight.audit.nearest`), the released-text audit
-(`plainsight.audit.released`), and the evidence of each leak measure against its held-out control
-(`plainsight.audit.evidence`, from the counts `privacy_metrics` recorded).
+(`plainsight.audit.released`), the re-identification attack that ranks the real units by the rare
+evidence each generation shares with them (`plainsight.audit.reidentification`, its index built once per
+run), and the evidence of each leak measure against its held-out control (`plainsight.audit.evidence`,
+from the counts `privacy_metrics` recorded).
 
 The **positive control** shows that these measures fire on this very corpus: the run's first in-context
 corpus with each generation's text replaced by its first context document, the released text of a
@@ -23,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL
@@ -34,17 +37,23 @@ from plainsight.audit.evidence import (
     released_text_epsilon,
 )
 from plainsight.audit.gate import Gate
-from plainsight.audit.guarantee import guarantee_record, release_guarantee
+from plainsight.audit.guarantee import guarantee_evidence
 from plainsight.audit.nearest import NEAREST_RANKS, embed, nearest_rows, top_cosines, training_segments
+from plainsight.audit.reidentification import RealUnits, reidentification
 from plainsight.audit.released import (
     SegmentEmbeddings,
     TextAuditSettings,
     Written,
     audit_record,
     held_out_keys,
+    member_keys,
     released_text_audit,
 )
-from plainsight.audit.text_evidence import text_membership_bounds
+from plainsight.audit.text_evidence import (
+    TEXT_MEMBERSHIP_ATTACKS,
+    membership_size_columns,
+    text_membership_bounds,
+)
 from plainsight.data.segments import segment_texts
 from plainsight.errors import InputError
 from plainsight.evaluation.measures import leak_measure
@@ -65,6 +74,7 @@ class RunInputs:
     idset: str
     metrics: Mapping[str, Any]  # the privacy_metrics rule's settings
     codes_file: str = "codes"
+    docs_file: str = "docs"
 
 
 @dataclass(frozen=True)
@@ -114,7 +124,9 @@ def copying_corpus(corpus: pd.DataFrame, texts: Mapping[tuple[str, int], str]) -
 def evidence_record(counts: Mapping[str, Any], audit: Mapping[str, Any], judging: Judging):
     """Each leak measure's excess over its control with its conclusion, the released-text epsilon bound of
     the any-identifier leak, and the detectable AUC and conclusion of the text membership attacks (on the
-    AUC beyond the negative control where the audit has one)."""
+    AUC beyond the negative control where the audit has one): `text_mia_detectable_auc` for the segments
+    of the nearest-document attacks, `text_mia_reidentification_detectable_auc` for the units of the
+    re-identification attack."""
     record: dict[str, Any] = {"leak_design": counts["design"]}
     for measure, measure_counts in counts["measures"].items():
         if measure_counts["members"] and measure_counts["controls"]:
@@ -129,9 +141,12 @@ def evidence_record(counts: Mapping[str, Any], audit: Mapping[str, Any], judging
             leaked["controls"],
             judging.delta,
         )
-    detectable = detectable_auc(audit["text_mia_members"], audit["text_mia_non_members"])
-    record["text_mia_detectable_auc"] = detectable
-    for name in ("cosine", "ngram"):
+    for name in TEXT_MEMBERSHIP_ATTACKS:
+        members, non_members = membership_size_columns(audit, name)
+        detectable = detectable_auc(audit[members], audit[non_members])
+        # one column per set of texts compared: `text_mia_detectable_auc` for the segments,
+        # `text_mia_reidentification_detectable_auc` for the re-identification attack's units
+        record[members.removesuffix("members") + "detectable_auc"] = detectable
         low, _, _ = text_membership_bounds(audit, name)
         significant = low is not None and low > 0.5
         record[f"text_mia_{name}_conclusion"] = conclusion(
@@ -150,7 +165,9 @@ class RunContext:
     inputs: RunInputs
     settings: TextAuditSettings
     judging: Judging
+    units: RealUnits  # the real units the re-identification attack ranks, indexed once
     negative_control: Written | None = None  # its generations and features: the text attacks' control
+    negative_control_units: np.ndarray | None = None  # the negative control's best score per unit
 
 
 def _one_corpus(
@@ -176,8 +193,44 @@ def _one_corpus(
         prepared=(run.embedded, features),
         negative_control=run.negative_control if against_negative_control else None,
     )
-    record = audit_record(audit)
+    record = {
+        **audit_record(audit),
+        **corpus_reidentification(corpus, metrics, method, run, against_negative_control),
+    }
     return CorpusAudit(nearest, {**record, **evidence_record(counts, record, run.judging)}, distances)
+
+
+def corpus_reidentification(
+    corpus: pd.DataFrame,
+    metrics: pd.DataFrame,
+    method: Method,
+    run: RunContext,
+    against_negative_control: bool = True,
+) -> dict[str, float]:
+    """The re-identification attack on one corpus (`plainsight.audit.reidentification`): a generation's
+    sources are the documents its prompt showed (in-context methods, RPSG's seed), its control the matched
+    unshown documents of its per-generation metrics (`control_doc_ids`, in-context methods), and the
+    members the documents the method saw (`released.member_keys`)."""
+    rows = corpus.to_dict("records")
+    if len(metrics) != len(rows):
+        raise ValueError(f"{len(metrics)} per-generation metrics rows for {len(rows)} generations")
+    shown = method.in_context or method.rewrites_seeds
+    sources = [[doc_id for doc_id, _ in context_keys(row)] if shown else [] for row in rows]
+    controls = (
+        [list(doc_ids) for doc_ids in metrics["control_doc_ids"]]
+        if "control_doc_ids" in metrics
+        else [[] for _ in rows]
+    )
+    return reidentification(
+        run.units,
+        corpus["text"].fillna("").astype(str).tolist(),
+        sources,
+        controls,
+        [doc_id for doc_id, _ in member_keys(corpus, run.inputs.codes, method)],
+        run.settings.bootstrap,
+        run.settings.seed,
+        run.negative_control_units if against_negative_control else None,
+    )
 
 
 def positive_control(
@@ -234,11 +287,15 @@ def audit_corpora(
     if with_control_rows:
         copied_name, *copied = positive_control(corpora, methods, inputs, settings.seed)
         runs[POSITIVE_CONTROL] = (*copied, methods[copied_name])
-    written = None
+    units = RealUnits.of(inputs.docs, inputs.spans, train, held_out, inputs.docs_file)
+    written, written_units = None, None
     if negative_control is not None:
         generations = negative_control["text"].fillna("").astype(str).tolist()
         written = (generations, embed(generations, settings.embedding))
-    context = RunContext(embedded, train, train_texts, inputs, settings, judging or Judging(), written)
+        written_units = units.index.best_scores(generations)
+    context = RunContext(
+        embedded, train, train_texts, inputs, settings, judging or Judging(), units, written, written_units
+    )
     audits = {name: _one_corpus(*run, context) for name, run in runs.items()}
     if with_control_rows and negative_control is not None:
         own = negative_control_audit(negative_control, inputs, settings.seed)
@@ -271,9 +328,7 @@ def write_run_audit(
         pd.read_parquet(negative_control) if negative_control else None,
     )
     for files in corpora:
-        claim = release_guarantee(files.guarantee) if files.guarantee else None
-        if claim is not None:
-            audits[files.method].record.update(guarantee_record(counts[files.method], claim))
+        audits[files.method].record.update(guarantee_evidence(counts[files.method], files.guarantee))
     for number, (name, audit) in enumerate(audits.items()):
         write_parquet(audit.nearest, outputs.nearest[number])
         write_json({"method": name, "seed": settings.seed, **audit.record}, outputs.records[number])

@@ -1,14 +1,17 @@
 """Membership attacks' scores and their ROC summaries: what the audit's tables read, without torch.
 
-Every attack score is oriented so that higher means "member". AUC and TPR at a fixed FPR come from
-scikit-learn's ROC, with a percentile bootstrap that resamples members and non-members separately.
+Every attack score is oriented so that higher means "member". AUC and TPR at a fixed FPR, with a
+percentile bootstrap that resamples members and non-members separately: each draw counts every text
+as often as it was drawn, so a thousand draws are a few array operations, not a thousand ROCs.
 The token statistics behind the scores come from `plainsight.audit.membership`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -17,6 +20,7 @@ from plainsight.rng import stable_rng
 
 ATTACKS = ("loss", "zlib", "min_k", "reference")
 CONTROL_MODEL = "base"  # the model name of the control rows: the base model without an adapter
+Item = TypeVar("Item")  # a text or a privacy unit a membership attack scores
 
 
 @dataclass(frozen=True)
@@ -60,21 +64,6 @@ def attack_scores(target: pd.DataFrame, base: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _tpr_within(fpr: np.ndarray, tpr: np.ndarray, fpr_bound: float) -> float:
-    """The highest TPR of a threshold whose FPR is at most `fpr_bound`."""
-    return float(tpr[fpr <= fpr_bound + 1e-12].max())
-
-
-def roc_point(
-    member: np.ndarray, score: np.ndarray, fpr_bounds: Sequence[float]
-) -> tuple[float, list[float]]:
-    """AUC (the area under scikit-learn's ROC, as roc_auc_score computes it) and the TPR at each FPR bound."""
-    from sklearn.metrics import auc, roc_curve
-
-    fpr, tpr, _ = roc_curve(member, score)
-    return float(auc(fpr, tpr)), [_tpr_within(fpr, tpr, bound) for bound in fpr_bounds]
-
-
 def roc_summary(
     member: Sequence[bool],
     score: Sequence[float],
@@ -83,34 +72,27 @@ def roc_summary(
     seed: int = 0,
 ) -> RocSummary:
     """AUC and TPR at each FPR bound, with 95% percentile bootstrap intervals (members and
-    non-members resampled separately, so every resample has both)."""
-    member, score = np.asarray(member, dtype=bool), np.asarray(score, dtype=float)
-    positives, negatives = np.flatnonzero(member), np.flatnonzero(~member)
-    if len(positives) == 0 or len(negatives) == 0:
-        raise ValueError(f"a ROC needs members and non-members: {len(positives)} and {len(negatives)}")
-    auc, tprs = roc_point(member, score, fpr_bounds)
-    rng = np.random.default_rng(seed)
-    draws = []
-    for _ in range(resamples):
-        chosen = np.concatenate(
-            [rng.choice(positives, len(positives)), rng.choice(negatives, len(negatives))]
-        )
-        resampled_auc, resampled_tprs = roc_point(member[chosen], score[chosen], fpr_bounds)
-        draws.append([resampled_auc, *resampled_tprs])
+    non-members resampled separately, so every resample has both). The observed values are computed as
+    each draw's are (`weighted_aucs` and `weighted_tprs` of `text_counts`), with every text counted once."""
+    member = np.asarray(member, dtype=bool)
+    score = scores_of(member, score)
+    counts = text_counts(member, resamples, seed)
+    values = np.column_stack(
+        [weighted_aucs(member, score, counts), weighted_tprs(member, score, counts, fpr_bounds)]
+    )
+    observed, draws = values[0], values[1:]
     low, high = (
-        np.percentile(np.array(draws), [2.5, 97.5], axis=0)
-        if draws
-        else (np.full(1 + len(tprs), np.nan),) * 2
+        np.percentile(draws, [2.5, 97.5], axis=0) if len(draws) else np.full((2, len(observed)), np.nan)
     )
     return RocSummary(
-        auc,
+        float(observed[0]),
         float(low[0]),
         float(high[0]),
-        dict(zip(fpr_bounds, tprs)),
+        dict(zip(fpr_bounds, map(float, observed[1:]))),
         dict(zip(fpr_bounds, map(float, low[1:]))),
         dict(zip(fpr_bounds, map(float, high[1:]))),
-        len(positives),
-        len(negatives),
+        int(member.sum()),
+        int((~member).sum()),
     )
 
 
@@ -124,35 +106,109 @@ def paired_auc_difference(
     """AUC of `score` minus AUC of `control` on the same texts, with 95% percentile bootstrap bounds (each
     one-sided 97.5%). Paired: every resample draws the same members and non-members for both scores, so
     what the two share (the texts, and any difference between the sets) cancels in the difference."""
+    observed, drawn = auc_resamples(member, [score, control], resamples, seed)
+    return (float(observed[0] - observed[1]), *percentile_interval(drawn[:, 0] - drawn[:, 1]))
+
+
+def auc_resamples(
+    member: Sequence[bool], scores: Sequence[Sequence[float]], resamples: int = 1000, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """(the AUC of each score, the AUCs of `resamples` bootstrap draws: one row per draw, one column per
+    score), members and non-members resampled separately and every score read on the same draw (paired,
+    as `paired_auc_difference`): `weighted_aucs` of `text_counts`, so no ROC is built per draw: a
+    thousand draws of a hundred texts a side take milliseconds."""
     member = np.asarray(member, dtype=bool)
-    score, control = np.asarray(score, dtype=float), np.asarray(control, dtype=float)
+    counts = text_counts(member, resamples, seed)
+    aucs = np.array([weighted_aucs(member, scores_of(member, score), counts) for score in scores]).T
+    return aucs[0], aucs[1:]
+
+
+def scores_of(member: np.ndarray, score: Sequence[float]) -> np.ndarray:
+    """`score` as floats, one per text of `member`; a NaN has no place in a ranking."""
+    score = np.asarray(score, dtype=float)
+    if score.shape != member.shape:
+        raise ValueError(f"{len(score)} scores for {len(member)} texts")
+    if np.isnan(score).any():
+        raise ValueError(f"{int(np.isnan(score).sum())} scores are NaN: a ROC needs every text ranked")
+    return score
+
+
+def text_counts(member: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """How often each text (a column) counts in the texts as observed (row 0: every text once) and in each
+    of `resamples` bootstrap draws (rows 1 on), members and non-members resampled separately: every draw
+    holds as many of each as `member` does."""
     positives, negatives = np.flatnonzero(member), np.flatnonzero(~member)
     if len(positives) == 0 or len(negatives) == 0:
         raise ValueError(f"a ROC needs members and non-members: {len(positives)} and {len(negatives)}")
-
-    def difference(chosen: np.ndarray) -> float:
-        return (
-            roc_point(member[chosen], score[chosen], ())[0]
-            - roc_point(member[chosen], control[chosen], ())[0]
-        )
-
     rng = np.random.default_rng(seed)
-    draws = [
-        difference(
-            np.concatenate([rng.choice(positives, len(positives)), rng.choice(negatives, len(negatives))])
-        )
-        for _ in range(resamples)
-    ]
-    low, high = np.percentile(draws, [2.5, 97.5]) if draws else (np.nan, np.nan)
-    return difference(np.arange(len(member))), float(low), float(high)
+    counts = np.ones((1 + resamples, len(member)))
+    counts[1:, positives] = draw_counts(rng, len(positives), resamples)
+    counts[1:, negatives] = draw_counts(rng, len(negatives), resamples)
+    return counts
+
+
+def draw_counts(rng: np.random.Generator, size: int, resamples: int) -> np.ndarray:
+    """How often each of `size` items is drawn in each of `resamples` draws of `size` with replacement."""
+    drawn = rng.integers(0, size, (resamples, size)) + size * np.arange(resamples)[:, None]
+    return np.bincount(drawn.ravel(), minlength=resamples * size).reshape(resamples, size).astype(float)
+
+
+def weighted_aucs(member: np.ndarray, score: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The AUC of each row of `counts` (each text counted as often as the row says): the Mann-Whitney
+    statistic, the share of member and non-member pairs the score orders right with ties counted half,
+    which is the area under the ROC (scikit-learn's roc_auc_score). A pair counts as often as the row
+    holds both of its texts. Comparisons, not differences, so tied infinite scores are ties."""
+    positives, negatives = np.flatnonzero(member), np.flatnonzero(~member)
+    above, below = score[positives][:, None], score[negatives][None, :]
+    wins = (above > below) + 0.5 * (above == below)
+    pairs = counts[:, positives].sum(axis=1) * counts[:, negatives].sum(axis=1)
+    return ((counts[:, positives] @ wins) * counts[:, negatives]).sum(axis=1) / pairs
+
+
+def weighted_tprs(
+    member: np.ndarray, score: np.ndarray, counts: np.ndarray, fpr_bounds: Sequence[float]
+) -> np.ndarray:
+    """The TPR at each FPR bound (a column) of each row of `counts` (each text counted as often as the row
+    says): the highest TPR among the ROC's thresholds whose FPR is within the bound, (0, 0) included.
+    The thresholds are the distinct scores, so tied texts are flagged together, and every one is
+    kept: scikit-learn's roc_curve drops collinear points by default, which can hide the highest TPR
+    within a bound."""
+    if not all(0 <= bound <= 1 for bound in fpr_bounds):
+        raise ValueError(f"FPR bounds lie in [0, 1]: {list(fpr_bounds)}")
+    order = np.argsort(-score, kind="stable")
+    ranked = score[order]
+    last_of_ties = np.append(np.flatnonzero(ranked[1:] != ranked[:-1]), len(ranked) - 1)
+    ordered = counts[:, order]
+    flagged = np.cumsum(ordered, axis=1)[:, last_of_ties]
+    true_positives = np.cumsum(ordered * member[order], axis=1)[:, last_of_ties]
+    start = np.zeros((len(counts), 1))  # the threshold above every score: (0, 0)
+    tpr = np.hstack([start, true_positives / true_positives[:, -1:]])
+    false_positives = flagged - true_positives
+    fpr = np.hstack([start, false_positives / false_positives[:, -1:]])
+    rows = np.arange(len(counts))
+    at_bounds = np.empty((len(counts), len(fpr_bounds)))
+    for column, bound in enumerate(fpr_bounds):
+        # both rates grow as the threshold falls, so the highest TPR within the bound is that of the last
+        # threshold within it; an FPR equal to the bound is within it, however the two were rounded
+        last_within = (fpr <= bound + 1e-12).sum(axis=1) - 1
+        at_bounds[:, column] = tpr[rows, last_within]
+    return at_bounds
+
+
+def percentile_interval(draws: np.ndarray) -> tuple[float, float]:
+    """The 95% percentile interval of bootstrap draws (each bound one-sided 97.5%); NaN without draws."""
+    if len(draws) == 0:
+        return math.nan, math.nan
+    low, high = np.percentile(draws, [2.5, 97.5])
+    return float(low), float(high)
 
 
 # --- which texts -------------------------------------------------------------------------------
 
 
 def balanced_sets(
-    members: Sequence[tuple[str, int]], non_members: Sequence[tuple[str, int]], seed: int
-) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    members: Sequence[Item], non_members: Sequence[Item], seed: int
+) -> tuple[list[Item], list[Item]]:
     """Members and non-members of equal count: the larger set subsampled (seeded), both sorted."""
     count = min(len(members), len(non_members))
     rng = stable_rng(seed, "membership sets")

@@ -1,5 +1,9 @@
 """The evidence of a text membership attack that the release gate judges, torch-free for the table jobs.
 
+The `text_membership` criterion judges every attack of `TEXT_MEMBERSHIP_ATTACKS`: the nearest synthetic
+document's cosine and shared n-gram of each real segment (`plainsight.audit.released`), and the rare
+evidence a unit shares with its best-matching generation (`plainsight.audit.reidentification`).
+
 Members and held-out segments differ by construction (splits, lengths, storylines), so a corpus written
 without private data already scores an AUC away from 0.5 on them. Where the run has that negative control
 (`plainsight.audit.released.versus_negative_control`), the gate judges the bias-corrected AUC, 0.5 plus
@@ -13,6 +17,9 @@ import math
 from collections.abc import Mapping
 from numbers import Real
 from typing import Any
+
+REIDENTIFICATION = "reidentification"
+TEXT_MEMBERSHIP_ATTACKS = ("cosine", "ngram", REIDENTIFICATION)
 
 
 def _number(value: Any) -> bool:
@@ -40,3 +47,11 @@ def text_membership_bounds(row: Mapping[str, Any], attack: str) -> tuple[Any, An
         0.5 + high if _number(high) else None,
         f"text membership AUC ({attack}) beyond the negative control",
     )
+
+
+def membership_size_columns(row: Mapping[str, Any], attack: str) -> tuple[str, str]:
+    """The columns of the members and held-out texts that an attack's AUC compares: its own where the row
+    has them (the re-identification attack ranks units: `text_mia_reidentification_members`,
+    `_non_members`), else those of the nearest-document attacks' segments."""
+    own = (f"text_mia_{attack}_members", f"text_mia_{attack}_non_members")
+    return own if own[0] in row else ("text_mia_members", "text_mia_non_members")

@@ -2,8 +2,10 @@
 that the method never saw. A value that unseen documents show as often is a phantom, not a leak.
 
 - In-context methods (paired): per generation, the values of as many training segments as its prompt
-  showed, from documents the prompt did not show, each drawn with the run's seed among them with the
-  entity types of one context document (the nearest type set where none has them).
+  showed, from privacy units (documents, or a patient's notes) the prompt did not show, each drawn with
+  the run's seed among them with the entity types of one context document (the nearest type set where
+  none has them). A measure judged with the whole corpus (`LeakMeasure.corpus_hits`) has no such pair:
+  its items are the units the prompts showed against the units they did not (unpaired, as below).
 - Trained methods (unpaired): the distinct values that occur only in the fine-tuning segments against
   those that occur only in held-out (dev, test) segments: the share of each that the corpus holds.
   Verbatim copying: fine-tuning segments against held-out segments. Values cluster within documents,
@@ -22,7 +24,7 @@ same case, so it neither explains a value nor serves as a control.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -46,7 +48,7 @@ def control_columns() -> list[str]:
         "control_doc_ids",
         "control_segments",
         *(m.member_column for m in leak_measures() if not m.paper_metric),
-        *(m.control_column for m in leak_measures()),
+        *(m.control_column for m in leak_measures() if m.paired),
         "leaked_identifier_values",
         "leaked_value_classes",
         "source_specific_leak",
@@ -64,24 +66,42 @@ def value_classes(values: Sequence[str], source: Iterable[SegmentKey], real: Rea
 
 
 def measure_hits(text: str, source: Source, real: RealValues) -> dict[str, bool]:
-    """Whether `text` leaks something of `source`'s segments, per measure."""
-    return {m.name: m.generation_hit(text, source, real) for m in leak_measures()}
+    """Whether `text` leaks something of `source`'s segments, per measure judged one generation at a time."""
+    return {m.name: m.generation_hit(text, source, real) for m in leak_measures() if m.paired}
 
 
-def _control_row(text: str, member: Source, control: Source | None, real: RealValues) -> dict[str, Any]:
-    hits = measure_hits(text, member, real)
-    controls = measure_hits(text, control, real) if control else {}
-    leaked = leaked_values(text, member.any_values)
-    classes = value_classes(leaked, member.keys, real)
-    return {
-        "control_doc_ids": [key[0] for key in control.keys] if control else [],
-        "control_segments": [key[1] for key in control.keys] if control else [],
-        **{m.member_column: hits[m.name] for m in leak_measures() if not m.paper_metric},
-        **{m.control_column: controls.get(m.name) for m in leak_measures()},
-        "leaked_identifier_values": leaked,
-        "leaked_value_classes": classes,
-        "source_specific_leak": SOURCE_SPECIFIC in classes,
-    }
+def corpus_hits(texts: Sequence[str], sources: Sequence[Source], real: RealValues) -> dict[str, list[bool]]:
+    """Per measure judged with the whole corpus: whether each text leaks something of its source."""
+    return {m.name: m.corpus_hits(texts, sources, real) for m in leak_measures() if not m.paired}
+
+
+def _control_rows(
+    texts: Sequence[str], members: Sequence[Source], controls: Sequence[Source] | None, real: RealValues
+) -> pd.DataFrame:
+    joined = corpus_hits(texts, members, real)
+    rows = []
+    for index, (text, member) in enumerate(zip(texts, members)):
+        control = controls[index] if controls is not None else None
+        hits = {**measure_hits(text, member, real), **{name: hit[index] for name, hit in joined.items()}}
+        matched = measure_hits(text, control, real) if control else {}
+        leaked = leaked_values(text, member.any_values)
+        classes = value_classes(leaked, member.keys, real)
+        rows.append(
+            {
+                "control_doc_ids": [key[0] for key in control.keys] if control else [],
+                "control_segments": [key[1] for key in control.keys] if control else [],
+                **{m.member_column: hits[m.name] for m in leak_measures() if not m.paper_metric},
+                **{m.control_column: matched.get(m.name) for m in leak_measures() if m.paired},
+                "leaked_identifier_values": leaked,
+                "leaked_value_classes": classes,
+                "source_specific_leak": SOURCE_SPECIFIC in classes,
+            }
+        )
+    return pd.DataFrame(rows, columns=control_columns())
+
+
+def _texts(corpus: pd.DataFrame) -> list[str]:
+    return [str(text or "") for text in corpus["text"]]
 
 
 # --- in-context: a matched control per generation -------------------------------------------------
@@ -93,22 +113,19 @@ def _type_distance(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def control_keys(
-    context: Sequence[SegmentKey],
-    pool: Sequence[SegmentKey],
-    types: Mapping[SegmentKey, frozenset[str]],
-    rng: random.Random,
+    context: Sequence[SegmentKey], pool: Sequence[SegmentKey], real: RealValues, rng: random.Random
 ) -> list[SegmentKey]:
-    """One segment of an unshown document per context document, with its entity types (or the nearest
-    type set), none drawn twice; fewer only when the pool runs out. A shown document's other segments
-    are the same case, so they are never drawn."""
-    shown = {doc_id for doc_id, _ in context}
-    free = sorted(key for key in pool if key[0] not in shown)
+    """One segment of an unshown privacy unit per context document, with its entity types (or the
+    nearest type set), none drawn twice; fewer only when the pool runs out. A shown document's other
+    segments, and a shown patient's other notes, are the same person, so they are never drawn."""
+    shown = {real.unit_of(key) for key in context}
+    free = sorted(key for key in pool if real.unit_of(key) not in shown)
     drawn: list[SegmentKey] = []
     for key in context:
         if not free:
             break
-        wanted = types.get(key, frozenset())
-        distances = [_type_distance(wanted, types.get(other, frozenset())) for other in free]
+        wanted = real.types.get(key, frozenset())
+        distances = [_type_distance(wanted, real.types.get(other, frozenset())) for other in free]
         nearest = [other for other, d in zip(free, distances) if d == min(distances)]
         choice = nearest[rng.randrange(len(nearest))]
         drawn.append(choice)
@@ -123,16 +140,18 @@ def in_context_control(
     real: RealValues,
     seed: int,
 ) -> pd.DataFrame:
-    """Per generation: its matched control segments, the control hit of each measure, the member hits
-    the paper's columns lack, and its leaked identifier values with their classes."""
-    rows = []
-    for row, shown in zip(corpus.to_dict("records"), contexts):
-        rng = stable_rng(seed, "control", int(row["generation_id"]))
-        drawn = control_keys(shown, pool, real.types, rng)
-        rows.append(
-            _control_row(str(row["text"] or ""), Source.of(shown, real), Source.of(drawn, real), real)
-        )
-    return pd.DataFrame(rows, columns=control_columns())
+    """Per generation: its matched control segments, the control hit of each paired measure, the member
+    hits the paper's columns lack, and its leaked identifier values with their classes."""
+    drawn = [
+        control_keys(shown, pool, real, stable_rng(seed, "control", int(generation_id)))
+        for generation_id, shown in zip(corpus["generation_id"], contexts)
+    ]
+    return _control_rows(
+        _texts(corpus),
+        [Source.of(shown, real) for shown in contexts],
+        [Source.of(keys, real) for keys in drawn],
+        real,
+    )
 
 
 # --- trained: distinct values of the fine-tuning set against held-out values ---------------------
@@ -142,11 +161,8 @@ def trained_control(corpus: pd.DataFrame, train: Sequence[SegmentKey], real: Rea
     """Per generation: the member hits against the whole fine-tuning set and its leaked identifier values
     classed against the held-out segments; no control hit (a trained method's control is per value,
     `trained_value_counts`)."""
-    member = Source.of(train, real)
-    return pd.DataFrame(
-        [_control_row(str(text or ""), member, None, real) for text in corpus["text"]],
-        columns=control_columns(),
-    )
+    texts = _texts(corpus)
+    return _control_rows(texts, [Source.of(train, real)] * len(texts), None, real)
 
 
 def per_document(items: HeldItems) -> list[list[int]]:
@@ -174,6 +190,8 @@ def _side_counts(measure: LeakMeasure, member: Side, control: Side) -> dict[str,
             "control_documents": per_document(control_items),
         }
     return {
+        # a measure without a paired control is unpaired in an in-context run too
+        **({} if measure.paired else {"design": "unpaired"}),
         "member_hits": member_hits,
         "members": members,
         "control_hits": control_hits,
@@ -189,18 +207,51 @@ def trained_value_counts(
     many of them the corpus holds; verbatim: the fine-tuning (held-out) segments sharing a run with a
     generation. A measure that attributes its items to documents (`LeakMeasure.held_items`) also keeps
     them per document, `member_documents` and `control_documents`."""
+    return _unpaired_counts(generations, train, held_out, real, leak_measures())
+
+
+def _unpaired_counts(
+    generations: Sequence[str],
+    seen: Sequence[SegmentKey],
+    unseen: Sequence[SegmentKey],
+    real: RealValues,
+    measures: Iterable[LeakMeasure],
+) -> dict[str, dict[str, Any]]:
     corpus = "\n|\n".join(generations)  # no value's whitespace spans two generations
     index = frozenset().union(*(word_ngrams(text, real.verbatim_ngram) for text in generations))
-    member = Side(generations, corpus, index, train, held_out, real)
-    control = Side(generations, corpus, index, held_out, train, real)
-    return {measure.name: _side_counts(measure, member, control) for measure in leak_measures()}
+    member = Side(generations, corpus, index, seen, unseen, real)
+    control = Side(generations, corpus, index, unseen, seen, real)
+    return {measure.name: _side_counts(measure, member, control) for measure in measures}
+
+
+def in_context_value_counts(
+    per_generation: pd.DataFrame,
+    generations: Sequence[str],
+    contexts: Sequence[Sequence[SegmentKey]],
+    keys: Sequence[SegmentKey],
+    real: RealValues,
+) -> dict[str, dict[str, Any]]:
+    """Per measure of an in-context corpus: the paired counts of each measure judged per generation
+    (`paired_value_counts`), and the unpaired counts of each measure judged with the whole corpus, over
+    the units of `keys` (every segment with a code) that the prompts showed against those they did not."""
+    paired = paired_value_counts(per_generation)
+    shown = {real.unit_of(key) for context in contexts for key in context}
+    unpaired = _unpaired_counts(
+        generations,
+        [key for key in keys if real.unit_of(key) in shown],
+        [key for key in keys if real.unit_of(key) not in shown],
+        real,
+        [m for m in leak_measures() if not m.paired],
+    )
+    return {m.name: paired[m.name] if m.paired else unpaired[m.name] for m in leak_measures()}
 
 
 def paired_value_counts(per_generation: pd.DataFrame) -> dict[str, dict[str, int]]:
-    """Per measure of an in-context corpus: generations with a member hit, with a control hit, and the
-    paired design's discordant counts (member hit only, control hit only)."""
+    """Per measure judged one generation at a time, of an in-context corpus: generations with a member
+    hit, with a control hit, and the paired design's discordant counts (member hit only, control hit
+    only)."""
     counts = {}
-    for measure in leak_measures():
+    for measure in (m for m in leak_measures() if m.paired):
         member = per_generation[measure.member_column].astype(bool).to_numpy()
         control = per_generation[measure.control_column].astype(bool).to_numpy()
         counts[measure.name] = {

@@ -7,7 +7,9 @@ held-out control (`plainsight.evaluation.held_out`), the evidence and the verdic
 Table 1's control notes, the privacy audit table, the review page and the release bundle
 (`plainsight.report`). A new measure is one `LeakMeasure` in `REGISTRY` and its two matching functions;
 a third, optional one (`held_items`) attributes each of its distinct items to a document, so that trained
-methods' evidence takes the document, not the item, as its unit.
+methods' evidence takes the document, not the item, as its unit. A measure whose hit of one generation
+depends on the others (`corpus_hits`: joint linkage joins generations) has no per-generation pair: its
+evidence is the unpaired design in every run, in-context methods' shown units against unshown ones.
 """
 
 from __future__ import annotations
@@ -84,6 +86,17 @@ class Side:
             words, lambda key: name_words(self.real.persons.get(key, []), self.real.min_letters)
         )
 
+    @cached_property
+    def units(self) -> dict[str, str]:
+        """The privacy units of this side's segments that none of the other side's belong to, each with
+        the document its item is attributed to: its first, in sorted (doc_id, segment) order."""
+        elsewhere = {self.real.unit_of(key) for key in self.others}
+        first: dict[str, str] = {}
+        for key in sorted(self.keys):
+            if self.real.unit_of(key) not in elsewhere:
+                first.setdefault(self.real.unit_of(key), key[0])
+        return first
+
 
 HeldItems = list[tuple[str, bool]]  # per distinct item: (the document it is attributed to, held)
 
@@ -140,6 +153,30 @@ def _verbatim_hit(text: str, source: Source, real: RealValues) -> bool:
     return any(not own.isdisjoint(other) for other in source.ngrams)
 
 
+def _unit_linkage_hit(text: str, source: Source, real: RealValues) -> bool:
+    return not real.linked_units(text).isdisjoint(source.units)
+
+
+def _units_held(side: Side, linked: frozenset[str]) -> HeldItems:
+    return [(document, unit in linked) for unit, document in side.units.items()]
+
+
+def _unit_linkage_items(side: Side) -> HeldItems:
+    """Per unit of the side: whether some single generation links it."""
+    return _units_held(side, frozenset().union(*map(side.real.linked_units, side.generations)))
+
+
+def _joint_linkage_hits(texts: Sequence[str], sources: Sequence[Source], real: RealValues) -> list[bool]:
+    return [
+        not linked.isdisjoint(source.units) for linked, source in zip(real.jointly_linked(texts), sources)
+    ]
+
+
+def _joint_linkage_items(side: Side) -> HeldItems:
+    """Per unit of the side: whether some group of generations links it with its values together."""
+    return _units_held(side, frozenset().union(*side.real.jointly_linked(side.generations)))
+
+
 @dataclass(frozen=True)
 class LeakMeasure:
     """One leak measure and where it shows."""
@@ -150,11 +187,12 @@ class LeakMeasure:
     matches: str  # what it matches, in words
     member_column: str  # the per-generation column of its member hit
     # Paired design: whether one generation leaks something of a set of real segments.
-    generation_hit: Callable[[str, Source, RealValues], bool]
+    generation_hit: Callable[[str, Source, RealValues], bool] | None = None
     # Unpaired design, for a measure without `held_items`: (held, total) of one side's distinct items,
     # taken as independent.
     distinct_held: Callable[[Side], tuple[int, int]] | None = None
-    unit: str = "values"  # what the unpaired design counts
+    # what the unpaired design's rates are shares of (the paired design's: generations), as tables name it
+    unit: str = "distinct values"
     # The release criterion its evidence feeds (`plainsight.audit.gate`) and its threshold's key in
     # `release.gate`; None: reported, not judged.
     criterion: str | None = None
@@ -169,10 +207,23 @@ class LeakMeasure:
     # to and whether the corpus holds it. With it the evidence takes the document as its unit
     # (`plainsight.audit.evidence.cluster_excess`); a measure gives it or `distinct_held`.
     held_items: Callable[[Side], HeldItems] | None = None
+    # Instead of `generation_hit`, for a measure whose hit of one generation depends on the rest of its
+    # corpus: per generation, whether it leaks something of its source (its context's segments, or the
+    # fine-tuning set). Such a measure has no paired control: both families take the unpaired design.
+    corpus_hits: Callable[[Sequence[str], Sequence[Source], RealValues], list[bool]] | None = None
 
     def __post_init__(self):
         if (self.held_items is None) == (self.distinct_held is None):
             raise ValueError(f"leak measure {self.name!r} needs exactly one of held_items and distinct_held")
+        if (self.generation_hit is None) == (self.corpus_hits is None):
+            raise ValueError(
+                f"leak measure {self.name!r} needs exactly one of generation_hit and corpus_hits"
+            )
+
+    @property
+    def paired(self) -> bool:
+        """Whether in-context runs judge it by the paired design (a matched control per generation)."""
+        return self.generation_hit is not None
 
     @property
     def control_column(self) -> str:
@@ -202,7 +253,7 @@ REGISTRY: dict[str, LeakMeasure] = {
             "a word of a real person name, such as a surname alone",
             "partial_leak",
             lambda text, source, real: partial_leak(text, source.persons, real.min_letters),
-            unit="name words",
+            unit="distinct name words",
             paper_metric=True,
             table1_label="partial leak",
             review_flag="partial",
@@ -216,7 +267,7 @@ REGISTRY: dict[str, LeakMeasure] = {
             "a value, a name word, or a variant of either that a reader would still recognise",
             "near_leak",
             lambda text, source, _real: bool(source.near.found(text)),
-            unit="values and name words",
+            unit="distinct values and name words",
             criterion="leak_excess",
             paper_metric=True,
             table1_label="near leak",
@@ -243,10 +294,38 @@ REGISTRY: dict[str, LeakMeasure] = {
             "a run of `verbatim_ngram` words of a real segment",
             "verbatim_copy",
             _verbatim_hit,
-            unit="segments",
+            unit="segments copied",
             criterion="verbatim",
             threshold_key="verbatim_excess_max",
             held_items=_verbatim_items,
+        ),
+        LeakMeasure(
+            "unit_linkage",
+            "Unit linkage",
+            "unit linkage excess",
+            "a direct value that one unit's text alone holds, or `linkage_quasi_min` quasi values of one "
+            "unit that no other unit's text holds together",
+            "unit_linked",
+            _unit_linkage_hit,
+            unit="privacy units linked",
+            criterion="unit_linkage",
+            threshold_key="unit_linkage_excess_max",
+            review_flag="linked",
+            drop_reason="values that single out one person (privacy unit) of the corpus",
+            held_items=_unit_linkage_items,
+        ),
+        LeakMeasure(
+            "joint_linkage",
+            "Joint linkage",
+            "joint linkage excess",
+            "unit linkage by the values of generations joined through a value that one unit's text alone "
+            "holds",
+            "jointly_linked",
+            unit="privacy units linked",
+            threshold_key="unit_linkage_excess_max",
+            review_flag="joint",
+            held_items=_joint_linkage_items,
+            corpus_hits=_joint_linkage_hits,
         ),
     )
 }

@@ -45,6 +45,7 @@ from plainsight.entities import SegmentKey
 from plainsight.evaluation import held_out
 from plainsight.evaluation.adherence import ADHERENCE_COLUMNS, code_adherence, fictional_pairs
 from plainsight.evaluation.intervals import bootstrap_interval, wilson_interval
+from plainsight.evaluation.linkage import LINKAGE_QUASI_MIN
 from plainsight.evaluation.quality import QUALITY_COLUMNS, DocumentCriteria, document_quality
 from plainsight.evaluation.real_segments import RealValues
 from plainsight.evaluation.rouge import RougeText, max_rouge, rouge_scores, rouge_text
@@ -391,10 +392,24 @@ def pooled_interval(
     raise ValueError(f"no pooled interval for metric {metric!r}")
 
 
+def segment_units(docs: pd.DataFrame) -> dict[SegmentKey, str]:
+    """Each segment's privacy unit (`unit_id`: a TAB case, a MIMIC patient, a generic corpus's unit);
+    where a corpus has none, each document is its own unit."""
+    doc_ids = docs["doc_id"].astype(str)
+    units = docs["unit_id"].where(docs["unit_id"].notna(), doc_ids) if "unit_id" in docs else doc_ids
+    return {(d, int(s)): str(u) for d, s, u in zip(doc_ids, docs["segment"], units)}
+
+
 def real_values(
-    docs: pd.DataFrame, spans: pd.DataFrame, idset: str, verbatim_ngram: int, min_letters: int
+    docs: pd.DataFrame,
+    spans: pd.DataFrame,
+    idset: str,
+    verbatim_ngram: int,
+    min_letters: int,
+    linkage_quasi_min: int = LINKAGE_QUASI_MIN,
 ) -> RealValues:
-    """The real corpus as the held-out control matches it."""
+    """The real corpus as the held-out control matches it, with each segment's privacy unit and its
+    direct and quasi values apart, which unit linkage reads."""
     return RealValues(
         values=gold_values_by_segment(spans, idset),
         persons=gold_values_by_segment(spans, idset, {"PERSON"}),
@@ -403,6 +418,10 @@ def real_values(
         texts=segment_texts(docs),
         verbatim_ngram=verbatim_ngram,
         min_letters=min_letters,
+        units=segment_units(docs),
+        direct=gold_values_by_segment(spans, "direct"),
+        quasi=gold_values_by_segment(spans, "quasi"),
+        linkage_quasi_min=linkage_quasi_min,
     )
 
 
@@ -423,24 +442,29 @@ def run_privacy_metrics(
     criteria = DocumentCriteria.from_config(metrics["document"])
     spec = method(method_name)
     train = training_keys(codes)
-    real = real_values(docs, spans, idset, metrics["verbatim_ngram"], metrics["partial_leak_min_letters"])
+    real = real_values(
+        docs,
+        spans,
+        idset,
+        metrics["verbatim_ngram"],
+        metrics["partial_leak_min_letters"],
+        metrics["linkage_quasi_min"],
+    )
+    keys = [(str(d), int(s)) for d, s in zip(codes["doc_id"], codes["segment"])]
+    texts = corpus["text"].fillna("").astype(str).tolist()
     if not spec.in_context:  # trained and private-selection methods read the whole training split
         per_generation = ft_privacy_metrics(corpus, real, train, criteria, match_code_types=spec.trained)
         seen = set(train)
-        unseen = [
-            (str(d), int(s))
-            for d, s in zip(codes["doc_id"], codes["segment"])
-            if (str(d), int(s)) not in seen
-        ]
+        unseen = [key for key in keys if key not in seen]
         controlled = held_out.trained_control(corpus, train, real)
-        counts = held_out.trained_value_counts(
-            corpus["text"].fillna("").astype(str).tolist(), train, unseen, real
-        )
+        counts = held_out.trained_value_counts(texts, train, unseen, real)
     else:
         per_generation = icl_privacy_metrics(corpus, real, criteria)
         contexts = [context_keys(row) for row in corpus.to_dict("records")]
         controlled = held_out.in_context_control(corpus, contexts, train, real, seed)
-        counts = held_out.paired_value_counts(pd.concat([per_generation, controlled], axis=1))
+        counts = held_out.in_context_value_counts(
+            pd.concat([per_generation, controlled], axis=1), texts, contexts, keys, real
+        )
     record = {
         "method": method_name,
         "seed": seed,

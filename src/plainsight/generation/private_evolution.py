@@ -34,6 +34,7 @@ from plainsight.methods.private_selection import (
     evolve,
     noise_multiplier,
 )
+from plainsight.methods.registry import PROTECTED, method
 from plainsight.rng import numpy_rng, stable_rng
 
 log = logging.getLogger(__name__)
@@ -86,7 +87,7 @@ def guarantee(run: EvolutionRun, private: PrivateSegments, delta: float, noise: 
         "rounds": run.settings.rounds,
         "epsilon_spent": spent,
         "accountant": "opacus prv, sample rate 1",
-        "privacy_unit": "one document or patient (docs unit_id): all its training segments together",
+        "privacy_unit": f"one {PROTECTED[method(run.method).protects]}",
         "covers": "the released corpus: private text enters only through the T noisy histograms; the "
         "texts, their variations and the survivors are post-processing",
         "not_covered": "what the model, the embedder and the prompts hold of their own (public) training "

@@ -22,6 +22,7 @@ private seed and the selection's epsilon bounds nothing about the release (`rele
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -46,6 +47,7 @@ from plainsight.methods.private_selection import (
     noisy_argmax,
     normalised_cosine,
 )
+from plainsight.methods.registry import PROTECTED, method
 from plainsight.models import load_model
 from plainsight.rng import numpy_rng, stable_rng
 from plainsight.training.finetune import FinetuneSettings, finetune, text_nlls
@@ -147,7 +149,7 @@ def guarantee(run: RewriteRun, records: int, sigma: float) -> dict[str, Any]:
         "epsilon": run.settings.epsilon,
         "delta": run.settings.delta_for(records),
         "sigma": sigma,
-        "privacy_unit": "one private seed (a training segment), per selection",
+        "privacy_unit": f"one {PROTECTED[method(run.method).protects]}, per selection (its seed)",
         "covers": "which of its m candidates a seed's selection keeps, given those candidates",
         "not_covered": "the candidates: the model writes each from its seed's redacted text, so every "
         "released text is a rewrite of one private seed (a one-to-one rewrite); the redaction, both "
@@ -189,8 +191,12 @@ def rewrite_corpus(
     frame = selection_frame(
         run.method, run.seed, texts, [s[0][1] for s in sources], sources, writer.placement
     )
+    # a person whose documents feed k seeds has k selections' epsilon (plainsight.audit.protection)
+    seeded_units = Counter(private.units[i] for i in positions)
     record = guarantee(run, len(private.keys), sigma) | {
         "seeds": len(seeds),
+        "seeded_units": len(seeded_units),
+        "largest_unit_seeds": max(seeded_units.values()),
         "texts": {"written": len(synthetic), "after_cosine_filter": len(nll), "released": len(kept)},
         "redactions": {"seeds": sum(n for _, n in redacted), "released": sum(n for _, n in final)},
         "surrogate_steps": len(history),

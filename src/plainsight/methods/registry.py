@@ -24,6 +24,16 @@ Training = Literal["prefix", "masked_prefix", "dp_prefix"]
 # `seed_rewrite` (RPSG) rewrites private seeds, a DP choice among the candidates of each;
 # `private_evolution` (Aug-PE) evolves texts written without private data by DP votes of the records.
 Selection = Literal["seed_rewrite", "private_evolution"]
+# What a method's formal guarantee protects, the records that its neighbouring corpora differ in
+# (`Method.protects`): `unit`, one privacy unit, the docs' `unit_id` (a TAB document, a MIMIC patient, a
+# generic record's `unit_id`, else the record itself) with all its documents; `segment`, one training
+# segment. A person whose documents make k of them has k times the epsilon (group privacy:
+# `plainsight.audit.guarantee`).
+Protection = Literal["unit", "segment"]
+PROTECTED: dict[Protection, str] = {
+    "unit": "privacy unit (the docs' `unit_id`, with all its documents)",
+    "segment": "training segment",
+}
 
 VARIANT_SEPARATOR = "."
 VARIANTS: tuple[str, ...] = ("large",)
@@ -69,6 +79,19 @@ class Method:
     @property
     def differentially_private(self) -> bool:
         return self.training == "dp_prefix"
+
+    @property
+    def protects(self) -> Protection | None:
+        """What its formal guarantee protects; None: it has none (in-context and plain fine-tuning).
+        DP-SGD Poisson-samples whole units and clips each unit's summed gradient (`plainsight.training.dp`;
+        `dpsgd.privacy_unit: sequence` makes every training segment its own unit, which its guarantee
+        record says); Aug-PE scales each unit's votes to norm 1; RPSG's selection protects its seed, one
+        training segment, per selection (`plainsight.methods.private_selection`)."""
+        if self.rewrites_seeds:
+            return "segment"
+        if self.differentially_private or self.selection == "private_evolution":
+            return "unit"
+        return None
 
     def regenerations(self, generation: Mapping) -> int:
         """How many times a generation may be written again under the `generation` config block:

@@ -7,5 +7,5 @@
   of a target from its dry run);
 - release: `release` (release bundles and their dataset card), `audit_verdict` (a run's verdicts
   from the privacy audit table), `leak_classes` (source-specific or common real values);
-- review page: `review_data`, `review_site`, `review_comments`.
+- review page: `review_data`, `review_site`, `review_comments`, `units_at_risk` (its person view).
 """

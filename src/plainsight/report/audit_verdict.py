@@ -1,5 +1,5 @@
-"""The privacy audit's verdict of each method of one run, as results/tables/privacy_audit.csv gives it
-(`verdict`, `verdict_reasons`, `threat_model`): the release card and the review page show it."""
+"""The privacy audit's verdict of each method of one run, as results/tables/{dataset}/privacy_audit.csv
+gives it (`verdict`, `verdict_reasons`, `threat_model`): the release card and the review page show it."""
 
 from __future__ import annotations
 

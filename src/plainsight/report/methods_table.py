@@ -1,9 +1,9 @@
-"""Every method side by side (results/tables/methods.{csv,md}): which method to use on a corpus.
+"""Every method side by side (results/tables/{dataset}/methods.{csv,md}): which method to use on a corpus.
 
 One row per method of the config's `methods` and `private_selection.methods`, on the Table 1 run at the
 audit seeds: the any-identifier leak against its held-out control (`plainsight.audit.evidence`, the
 counts pooled over the seeds), PIPP, the released-text audit (text membership AUC, nearest-document
-cosines, verbatim copying), downstream macro-F1 (`results/tables/utility_all_methods.csv`, where it has
+cosines, verbatim copying), downstream macro-F1 (`utility_all_methods.csv` beside it, where it has
 the method), MAUVE, the formal guarantee and what it covers, the empirical epsilon bounds, the release
 verdict, and what writing 1,000 documents cost. The pure functions build the table from records
 already read; `write_methods_table` reads the files.
@@ -19,19 +19,34 @@ from typing import Any
 
 import pandas as pd
 
+from plainsight.audit.canary_table import RUN_KEYS as CANARY_KEYS
 from plainsight.audit.canary_table import canary_evidence
-from plainsight.audit.evidence import excess_of
+from plainsight.audit.evidence import excess_of, rate_unit
 from plainsight.audit.gate import Gate, seeds_verdict
 from plainsight.audit.guarantee import read_guarantee_record
-from plainsight.audit.privacy_audit_table import claim_checks, run_pipp
+from plainsight.audit.privacy_audit_table import claim_checks, excess_cell, run_pipp
+from plainsight.audit.protection import (
+    UNIT_COLUMNS,
+    PersonClaim,
+    UnitSizes,
+    person_claim,
+    person_statement,
+    short_name,
+    unit_sizes,
+    units_line,
+)
 from plainsight.errors import InputError
+from plainsight.evaluation.measures import leak_measure
 from plainsight.io import atomic_path, read_json, write_text
 from plainsight.methods import registry
+from plainsight.methods.registry import PROTECTED
 from plainsight.report.audit_verdict import audit_verdicts, run_rows
 
 LEAK = "any_identifier"
 RUN_KEYS = ("dataset", "setting", "idset")
 MISSING = "-"
+# the canary table's bounds that its evidence reads
+CANARY_BOUNDS = ("epsilon_lower_bound", "max_certifiable_epsilon")
 # How each verdict was reached: the privacy audit table's row, or the gate on this table's audit record.
 FROM_AUDIT_TABLE, FROM_RECORD = "privacy audit table", "audit record"
 # The released-text record's columns the table shows (means over the audit seeds).
@@ -77,11 +92,14 @@ class MethodRecords:
 @dataclass(frozen=True)
 class RunTables:
     """The tables a row looks its method up in: the utility table, the canary evidence
-    (`canary_table.canary_evidence`), and the privacy audit's verdicts (None: the run is not audited)."""
+    (`canary_table.canary_evidence`), the privacy audit's verdicts (None: the run is not audited), and
+    how the corpus's training documents fall into privacy units (`protection.unit_sizes`; None: not
+    read, and the guarantees are stated without the corpus's units)."""
 
     utility: pd.DataFrame
     canaries: pd.DataFrame
     verdicts: Mapping[str, Any] | None
+    units: UnitSizes | None = None
 
 
 def _pooled(total: Any, seed: Any) -> Any:
@@ -106,6 +124,7 @@ def pooled_leak(controls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             counts[key] = _pooled(counts[key], value) if key in counts else value
     excess = excess_of(counts, designs.pop())
     return {
+        "leak_unit": rate_unit(leak_measure(LEAK), excess.design),
         "leak_member_rate": excess.member_rate,
         "leak_control_rate": excess.control_rate,
         "leak_excess": excess.excess,
@@ -126,14 +145,13 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def formal_guarantee(guarantees: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The weakest claim over the seeds (largest epsilon and delta), its privacy unit, and the epsilon that
-    bounds the released corpus: a private-selection record states it (`release_epsilon`, null for RPSG);
-    DP-SGD's claim covers all its adapter writes, so its epsilon does."""
+    """The weakest claim over the seeds (largest epsilon and delta) and the epsilon that bounds the
+    released corpus: a private-selection record states it (`release_epsilon`, null for RPSG); DP-SGD's
+    claim covers all its adapter writes, so its epsilon does."""
     if not guarantees:
         return {
             "formal_epsilon": math.nan,
             "formal_delta": math.nan,
-            "privacy_unit": None,
             "release_epsilon": math.nan,
             "guarantee_covers": None,
             "guarantee_not_covered": None,
@@ -142,10 +160,37 @@ def formal_guarantee(guarantees: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {
         "formal_epsilon": max(float(g["epsilon"]) for g in guarantees),
         "formal_delta": max(float(g["delta"]) for g in guarantees),
-        "privacy_unit": str(guarantees[0]["privacy_unit"]),
         "release_epsilon": math.nan if None in releases else max(float(e) for e in releases),
         "guarantee_covers": guarantees[0].get("covers"),
         "guarantee_not_covered": guarantees[0].get("not_covered"),
+    }
+
+
+def protection_columns(
+    method: str, name: str, guarantees: Sequence[Mapping[str, Any]], units: UnitSizes | None
+) -> dict[str, Any]:
+    """Whom the method's guarantee protects (`plainsight.audit.protection`): the protected record, the most
+    of them one privacy unit makes and that unit's claim (RPSG: a unit that fed k seeds has k times a
+    selection's epsilon), the statement per person, and the corpus's units."""
+    person = person_claim(method, guarantees, units)
+    unit_claim = person.unit_claim
+    return {
+        "privacy_unit": PROTECTED[person.protects] if person.protects else None,
+        "records_per_unit": math.nan if person.per_unit is None else person.per_unit,
+        "unit_epsilon": math.nan if unit_claim is None else unit_claim.epsilon,
+        "unit_delta": math.nan if unit_claim is None else unit_claim.delta,
+        "person_guarantee": person_statement(name, person),
+        **(
+            {}
+            if units is None
+            else {
+                "units": units.units,
+                "units_with_several_documents": units.several,
+                "largest_unit_documents": units.largest,
+                "most_unit_segments": units.most_segments,
+                "each_document_own_unit": units.own,
+            }
+        ),
     }
 
 
@@ -221,10 +266,11 @@ def method_row(
     """One method's row: numbers for the CSV, which `markdown` formats."""
     spec = registry.method(records.method)
     released = mean_record(records.released)
+    name = display.get(registry.base_method(records.method), records.method)
     return {
         **{key: run[key] for key in RUN_KEYS},
         "method": records.method,
-        "Method": display.get(registry.base_method(records.method), records.method),
+        "Method": name,
         "family": spec.family,
         "seeds": ",".join(map(str, records.seeds)),
         **pooled_leak(records.controls),
@@ -233,6 +279,7 @@ def method_row(
         **utility_columns(tables.utility, run, records.method),
         "mauve": _mean(records.mauves),
         **formal_guarantee(records.guarantees),
+        **protection_columns(records.method, name, records.guarantees, tables.units),
         **canary_columns(tables.canaries, run, records.method, records.seeds),
         **verdict_columns(records, tables.verdicts, gate),
         **cost_columns(records.cost),
@@ -267,25 +314,19 @@ def _interval(row: Mapping[str, Any], name: str, decimals: int) -> str:
 
 
 def leak_cell(row: Mapping[str, Any]) -> str:
-    return (
-        f"{100 * row['leak_member_rate']:.0f} vs {100 * row['leak_control_rate']:.0f}: "
-        f"{100 * row['leak_excess']:+.0f} [{100 * row['leak_excess_low']:+.0f}, "
-        f"{100 * row['leak_excess_high']:+.0f}]"
-    )
-
-
-def short_unit(unit: str) -> str:
-    """A privacy unit without its explanation: "one document or patient (docs unit_id): ..." -> the words
-    before the bracket."""
-    return unit.split(" (")[0].split(",")[0]
+    """The any-identifier leak's rates, shares of what `leak_unit` names, and their excess."""
+    return excess_cell(row, "leak", row["leak_unit"])
 
 
 def formal_cell(row: Mapping[str, Any]) -> str:
-    """The epsilon that bounds the released corpus, with its delta and unit; a claim that bounds only a
-    step of the method (RPSG's per-selection epsilon) is shown as such."""
+    """The epsilon that bounds the released corpus, with its delta and protected record, and the epsilon of
+    a privacy unit that makes several such records; a claim that bounds only a step of the method (RPSG's
+    per-selection epsilon) is shown as such."""
     if _missing(row.get("formal_epsilon")):
         return "none"
-    claim = f"delta {row['formal_delta']:.2g}, per {short_unit(row['privacy_unit'])}"
+    claim = f"delta {row['formal_delta']:.2g}, per {short_name(row['privacy_unit'])}"
+    if not _missing(row.get("records_per_unit")) and row["records_per_unit"] > 1:
+        claim += f"; up to {int(row['records_per_unit'])} per privacy unit: {row['unit_epsilon']:.2f}"
     if _missing(row.get("release_epsilon")):
         return f"none for the release ({row['formal_epsilon']:.2f} per selection; {claim})"
     return f"{row['release_epsilon']:.2f} ({claim})"
@@ -347,8 +388,37 @@ def guarantee_notes(table: pd.DataFrame) -> list[str]:
     ]
 
 
+def person_notes(table: pd.DataFrame) -> list[str]:
+    """Whom each guarantee protects, per person (`plainsight.audit.protection`): one line per method with a
+    formal guarantee, one for all those without, and the corpus's privacy units where they were read."""
+    rows = table.to_dict("records")
+    unguarded = [row["Method"] for row in rows if _missing(row.get("privacy_unit"))]
+    first = rows[0]
+    units = (
+        []
+        if _missing(first.get("units"))
+        else [
+            units_line(
+                UnitSizes(
+                    int(first["units"]),
+                    int(first["units_with_several_documents"]),
+                    int(first["largest_unit_documents"]),
+                    int(first["most_unit_segments"]),
+                    bool(first["each_document_own_unit"]),
+                )
+            )
+        ]
+    )
+    return [
+        *(row["person_guarantee"] for row in rows if not _missing(row.get("privacy_unit"))),
+        *([person_statement(", ".join(unguarded), PersonClaim(None))] if unguarded else []),
+        *units,
+    ]
+
+
 def notes(table: pd.DataFrame, cost_header: str) -> list[str]:
     first = table.iloc[0]
+    tables = f"results/tables/{first['dataset']}"  # where the tables this one reads lie, beside it
     return [
         f"Run: {first['dataset']} {first['setting']} {first['idset']} (Table 1's), seeds {first['seeds']} "
         "(`audit.seeds`); numbers are means over those seeds, the leak counts are pooled over them.",
@@ -356,31 +426,39 @@ def notes(table: pd.DataFrame, cost_header: str) -> list[str]:
         "(member) beside the same matcher on what it did not see (control), and their difference with "
         "one-sided 95% Clopper-Pearson bounds (docs/methods-and-metrics.md#held-out-control). In-context "
         "methods are counted per generation, each against as many unshown training segments of the same "
-        "entity types; trained and private-selection methods per distinct value: values found only in the "
-        "training split against values found only in held-out (dev, test) segments.",
-        "PIPP: the share of the run's identifier set's private values leaked, by the family's definition "
-        "(Table 1). Text membership AUC: how well the nearest synthetic document's cosine tells the "
+        "entity types (% of generations); trained and private-selection methods per distinct value: values "
+        "found only in the training split against values found only in held-out (dev, test) segments (% of "
+        "distinct values). A share of distinct values is not a share of generations: many generations may "
+        "hold the same few values, as the privacy audit's any-identifier column (% of generations) shows.",
+        "PIPP: the share of generations that leak a private value of the run's identifier set (Table 1). "
+        "Text membership AUC: how well the nearest synthetic document's cosine tells the "
         "documents a method used from held-out ones, from the released text alone (0.5: chance). Nearest "
         "cosine: median cosine of a generation to its nearest real training segment beside that of a "
         "held-out real segment; a synthetic median above the held-out one means the corpus sits closer to "
         "its sources than unseen text. Verbatim: the share of generations that share a run of "
-        "`audit.verbatim_ngram` words with a training segment.",
+        "`audit.verbatim_ngram` words with a training segment (for trained and private-selection methods, "
+        "the verdict's verbatim criterion compares shares of training and held-out segments copied "
+        "instead).",
         "Downstream macro-F1: a classifier trained on the corpus and tested on real text, from "
-        "results/tables/utility_all_methods.csv (the configured methods at `utility.seeds`, the "
+        f"{tables}/utility_all_methods.csv (the configured methods at `utility.seeds`, the "
         f"private-selection ones at `private_selection.seeds`); {MISSING} where that table has no row "
         "for the method. MAUVE: against the real test "
         "segments (a private-selection method's texts are its corpus's).",
-        "Formal epsilon: the epsilon that bounds the released corpus, with its delta and privacy unit "
-        "(DP-SGD's accountant; a private-selection method's guarantee record); none for the other methods. "
+        "Formal epsilon: the epsilon that bounds the released corpus, with its delta and the record it "
+        "protects, a privacy unit or a training segment (DP-SGD's accountant; a private-selection method's "
+        "guarantee record), and the epsilon of a privacy unit that makes several such records; none for "
+        "the other methods. "
         "Empirical epsilon: lower bounds from attacks; text: the any-identifier leak read as a membership "
         "attack; canaries: the released-text canary attacks' largest bound and the most their canaries "
-        f"could show (results/tables/canaries.csv; {MISSING} for methods it does not run).",
-        "Verdict: the release verdict under `release.gate` from results/tables/privacy_audit.csv; † "
+        f"could show ({tables}/canaries.csv; {MISSING} for methods it does not run, and for every "
+        "method where the run's dataset is not audited).",
+        f"Verdict: the release verdict under `release.gate` from {tables}/privacy_audit.csv; † "
         "computed here by the same gate from the method's audit record, where that table has no row "
         "(criteria without evidence there, such as the canaries, stay INCONCLUSIVE).",
         f"{cost_header}: the benchmark seconds of the jobs that wrote the method's corpora (trained methods: "
         "their adapter's training too) per 1,000 documents in them.",
         *guarantee_notes(table),
+        *person_notes(table),
         *(
             [f"Formal claims against the leaks (`plainsight.audit.guarantee`): {'; '.join(claims)}."]
             if (claims := claim_checks(table))
@@ -394,11 +472,11 @@ def markdown(table: pd.DataFrame) -> str:
     header = [
         "Method",
         "Family",
-        "Any-identifier leak (%): member vs control, excess [95% bounds]",
-        "PIPP (%)",
+        "Any-identifier leak: member vs control (% of what the cell names), excess [95% bounds]",
+        "PIPP (% of generations)",
         "Text membership AUC (cosine)",
         "Nearest cosine: synthetic / held-out",
-        "Verbatim (%)",
+        "Verbatim (% of generations)",
         "Downstream macro-F1",
         "MAUVE",
         "Formal epsilon",
@@ -416,7 +494,9 @@ def markdown(table: pd.DataFrame) -> str:
 class MethodsTableFiles:
     """The files of rule `methods_table`. `runs`: the (method, seed) of each entry of the per-run lists,
     in order; `guarantees` and `benchmarks`: (method, path) pairs (an adapter folder holds its claim in
-    training.json); `audit`: the privacy audit table, or nothing where the run is not audited."""
+    training.json); `canaries`: the canary table of the run's dataset, or nothing where that dataset is not
+    audited; `audit`: the privacy audit table, or nothing where the run is not audited; `docs`: the run's
+    docs table, whose privacy units the guarantees are stated over (None: stated without them)."""
 
     runs: Sequence[Mapping[str, Any]]
     controls: Sequence[str]
@@ -427,13 +507,15 @@ class MethodsTableFiles:
     guarantees: Sequence[tuple[str, str]]
     benchmarks: Sequence[tuple[str, str]]
     utility: str
-    canaries: str
+    canaries: Sequence[str] = ()
     audit: Sequence[str] = ()
+    docs: str | None = None
 
     def paths(self) -> list[str]:
         per_run = [*self.controls, *self.released, *self.summaries, *self.mauves, *self.corpora]
         pairs = [path for _, path in (*self.guarantees, *self.benchmarks)]
-        return [*per_run, *pairs, self.utility, self.canaries, *self.audit]
+        docs = [self.docs] if self.docs else []
+        return [*per_run, *pairs, self.utility, *self.canaries, *self.audit, *docs]
 
 
 def check_present(paths: Sequence[str]) -> None:
@@ -488,6 +570,15 @@ def read_method(files: MethodsTableFiles, method: str) -> MethodRecords:
     )
 
 
+def read_canary_evidence(paths: Sequence[str]) -> pd.DataFrame:
+    """The evidence of the run's canary table (`canary_table.canary_evidence`); no rows where there is none
+    (the run's dataset is not audited)."""
+    if not paths:
+        return canary_evidence(pd.DataFrame(columns=[*CANARY_KEYS, "repeats", "attack", *CANARY_BOUNDS]))
+    (path,) = paths
+    return canary_evidence(pd.read_csv(path))
+
+
 def write_methods_table(
     files: MethodsTableFiles,
     run: Mapping[str, str],
@@ -500,8 +591,9 @@ def write_methods_table(
     check_present(files.paths())
     tables = RunTables(
         pd.read_csv(files.utility),
-        canary_evidence(pd.read_csv(files.canaries)),
+        read_canary_evidence(files.canaries),
         audit_verdicts(list(files.audit), run),
+        unit_sizes(pd.read_parquet(files.docs, columns=list(UNIT_COLUMNS))) if files.docs else None,
     )
     methods = [read_method(files, method) for method in dict.fromkeys(r["method"] for r in files.runs)]
     table = methods_table(methods, run, tables, gate, display)

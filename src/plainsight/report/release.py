@@ -6,7 +6,7 @@ from, the method and the seed; no real text and no context document ids. `README
 dataset card in the Hugging Face convention (YAML front matter: license, language, size category,
 task, name, tags and the data file), so that `datasets.load_dataset("json", data_dir=...)` or
 `load_dataset(folder)` reads the texts; then the privacy audit's verdict of the method on its run and
-the evidence.
+the evidence. `SUMMARY.md` is the one page a custodian signs (`plainsight.report.summary`).
 
 `release.drop` picks what is left out: `any_identifier` (every generation in which the leak metrics
 found an exact, partial or near leak, or that holds any real direct or quasi identifier of the corpus,
@@ -14,10 +14,17 @@ of any document whatever the identifier set of the run), `source_specific` (ever
 a real value of its source that is not known to be common: `plainsight.report.leak_classes`) or
 `none`. The card says how many were left out, why, and how many of them held a source-specific value
 or only common ones.
+
+What is kept is decided once, per seed, by `release_filter` (rule `release_filter`: the kept rows and
+the filter's record under results/{dataset}/{setting}/{idset}/release/{method}/); the bundle ships
+those kept rows and its audit (`plainsight.report.bundle_audit`, rule `release_audit`) judges the same
+rows, so the verdict is of the texts the bundle holds: `verdict.json` records the SHA-256 of the data
+file the audit read, and the bundle is not written where its texts differ from it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,16 +35,32 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from plainsight.audit.protection import UnitSizes, person_claim, person_statement, units_line
 from plainsight.codes.control_code import records_to_entities
 from plainsight.entities import IDENTIFIER_SETS
 from plainsight.evaluation.measures import LeakMeasure, leak_measures
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
-from plainsight.io import write_json, write_text
+from plainsight.io import write_json, write_parquet, write_text
 from plainsight.matching import leaked_values, unique_values
 from plainsight.methods import registry
-from plainsight.report.audit_verdict import VERDICT_COLUMNS, AuditVerdict, audit_verdicts, run_rows
+from plainsight.report.audit_verdict import (
+    VERDICT_COLUMNS,
+    AuditVerdict,
+    audit_verdicts,
+    row_verdict,
+    run_rows,
+)
 from plainsight.report.leak_classes import HELD_VALUE_COLUMNS, holds_source_specific
+from plainsight.report.summary import (
+    NOT_FOR_RELEASE,
+    ReleaseSummary,
+    SignOff,
+    build_summary,
+    not_for_release,
+    summary_markdown,
+)
 from plainsight.report.table_format import dp_notes
+from plainsight.report.utility_table import REAL_ROWS
 
 BUNDLE_FILE = "synthetic.jsonl"
 BUNDLE_COLUMNS = ("text", "fictional_code", "method", "seed")
@@ -64,13 +87,13 @@ def drop_rule(drop: str) -> str:
 
 
 SUMMARY_LABELS = {
-    "pipp": "PIPP (%)",
-    "elp": "ELP (%)",
-    "partial_leak": "Partial leak (%)",
-    "near_leak": "Near leak (%)",
+    "pipp": "PIPP (% of generations)",
+    "elp": "ELP (% of private values)",
+    "partial_leak": "Partial leak (% of generations)",
+    "near_leak": "Near leak (% of generations)",
     "rouge2": "ROUGE-2",
     "rougeL": "ROUGE-L",
-    "documents": "Documents (%)",
+    "documents": "Documents (% of generations)",
 }
 CARD_TAGS = ("synthetic", "privacy", "anonymization")
 _SIZE_UNITS = ("", "K", "M", "B", "T")
@@ -80,7 +103,8 @@ KNOWN_LIMITS = (
     "A generation without any private value can still copy real sentences; read the audit of nearest real "
     "documents before release.",
     "Dropping leaking generations changes the corpus: the kept texts are the ones the model wrote furthest "
-    "from its private values, and the leak rates above are of the corpus before dropping.",
+    "from its private values. The release verdict is of the kept texts; the leak rates of the privacy "
+    "evidence, and the run's audit table where there is one, are of the corpus before dropping.",
     "A common value is one that some real segment outside the generation's source holds too; it is still "
     "a real value, and a rare one may point to a person all the same.",
     "Fictional values may still coincide with real people or places outside this corpus.",
@@ -128,19 +152,10 @@ def bounds_release(record: Mapping[str, Any]) -> bool:
     return record.get("release_epsilon", record.get("epsilon")) is not None
 
 
-@dataclass(frozen=True)
-class SignOff:
-    """`release.sign_off`: who accepted a bundle whose verdict is not PASS, and why."""
-
-    by: str
-    reason: str
-
-    @classmethod
-    def from_config(cls, sign_off: Mapping[str, Any] | None) -> SignOff | None:
-        return None if not sign_off else cls(str(sign_off["by"]), str(sign_off["reason"]))
-
-
-NOT_FOR_RELEASE = "NOT FOR RELEASE"
+def bundle_drop(settings: BundleSettings, dp_records: Sequence[Mapping[str, Any]]) -> str:
+    """The drop rule of a bundle whose seeds state `dp_records`: `release.drop_guaranteed` where a formal
+    guarantee bounds the release, else `release.drop`."""
+    return settings.drop_for(any(map(bounds_release, dp_records)))
 
 
 @dataclass(frozen=True)
@@ -153,9 +168,12 @@ class ReleaseRun:
     generation: Mapping[str, Any]
     settings: BundleSettings = field(default_factory=BundleSettings)
     evidence: Sequence[EvidenceTable] = field(default_factory=tuple)
-    verdict: AuditVerdict | None = None  # None: the run is not audited
+    verdict: AuditVerdict | None = None  # of what the bundle ships (`shipped_verdict`); None: not audited
     sign_off: SignOff | None = None
     config_fingerprint: str = ""  # of the config the bundle was built with
+    audit: Mapping[str, Any] = field(default_factory=dict)  # the record `verdict` is read from
+    before_filter: AuditVerdict | None = None  # the run's audit table's verdict, of the corpus unfiltered
+    units: UnitSizes | None = None  # the corpus's privacy units (`protection.unit_sizes`); None: not read
 
     @property
     def title(self) -> str:
@@ -168,8 +186,7 @@ class ReleaseRun:
     @property
     def stamped(self) -> bool:
         """Whether the bundle says NOT FOR RELEASE: its verdict is not PASS and nobody signed it off."""
-        passed = self.verdict is not None and self.verdict.verdict == "PASS"
-        return not passed and self.sign_off is None
+        return not_for_release(self.verdict, self.sign_off)
 
 
 def corpus_identifiers(spans: pd.DataFrame, codes: pd.DataFrame) -> list[str]:
@@ -209,9 +226,71 @@ def dropped(flags: pd.DataFrame, drop: str) -> np.ndarray:
     return np.zeros(len(flags), dtype=bool)
 
 
-def bundle_rows(corpora: pd.DataFrame, left_out: np.ndarray) -> pd.DataFrame:
-    kept = corpora.reset_index(drop=True)[~left_out]
+FILTER_KEYS = ("seed", "generation_id")
+
+
+def release_filter(
+    corpus: pd.DataFrame, metrics: pd.DataFrame, spans: pd.DataFrame, codes: pd.DataFrame, drop: str
+) -> pd.DataFrame:
+    """The one decision of what a bundle ships: per generation of `corpus` (seed, generation_id), the
+    leak flags the card counts (`leak_flags`), the drop rule applied and whether it leaves the generation
+    out (`left_out`)."""
+    flags = leak_flags(corpus, metrics, corpus_identifiers(spans, codes))
+    keys = corpus.loc[:, list(FILTER_KEYS)].reset_index(drop=True)
+    return pd.concat([keys, flags], axis=1).assign(drop=drop, left_out=dropped(flags, drop))
+
+
+def kept_rows(corpus: pd.DataFrame, filtered: pd.DataFrame) -> pd.DataFrame:
+    """The generations of `corpus` that `filtered` (`release_filter` of it) keeps, with every column of
+    the corpus: what the bundle ships and its audit reads."""
+    return corpus.reset_index(drop=True)[~filtered["left_out"].to_numpy(bool)].reset_index(drop=True)
+
+
+def write_kept(
+    corpus: pd.DataFrame,
+    metrics: pd.DataFrame,
+    spans: pd.DataFrame,
+    codes: pd.DataFrame,
+    drop: str,
+    paths: Mapping[str, str | Path],
+) -> None:
+    """Rule `release_filter`: one seed's kept rows (`kept`) and the filter's record of every generation
+    (`filter`)."""
+    filtered = release_filter(corpus, metrics, spans, codes, drop)
+    write_parquet(kept_rows(corpus, filtered), paths["kept"])
+    write_parquet(filtered, paths["filter"])
+
+
+def read_seeds(paths: Sequence[str | Path]) -> pd.DataFrame:
+    """Per-seed files of a bundle (kept rows, filter records) as one frame, in the order given: the
+    bundle and its audit read the kept rows through it alike."""
+    return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
+
+
+# The per-seed files of rule `release_bundle`, read as one frame each.
+SEED_FRAMES = ("corpora", "filtered", "kept", "summaries", "metrics")
+
+
+def bundle_frames(
+    files: Mapping[str, Any], utility: pd.DataFrame | None, comments: pd.DataFrame | None
+) -> dict[str, pd.DataFrame]:
+    """What a bundle is built from: every seed's files (`SEED_FRAMES`, over the seeds in order), the
+    spans, and the run's utility table and reviewers' comments where it has them."""
+    frames = {name: read_seeds(files[name]) for name in SEED_FRAMES}
+    frames["spans"] = pd.read_parquet(files["spans"])
+    optional = {"utility": utility, "comments": comments}
+    return frames | {name: frame for name, frame in optional.items() if frame is not None}
+
+
+def bundle_rows(kept: pd.DataFrame) -> pd.DataFrame:
+    """The columns of the kept rows that the data file ships."""
     return kept.loc[:, list(BUNDLE_COLUMNS)].reset_index(drop=True)
+
+
+def data_sha256(kept: pd.DataFrame) -> str:
+    """SHA-256 of the data file that ships `kept`: `sha256sum synthetic.jsonl` gives it, and the audit
+    records it for the rows it read."""
+    return hashlib.sha256(bundle_jsonl(bundle_rows(kept)).encode("utf-8")).hexdigest()
 
 
 def bundle_jsonl(rows: pd.DataFrame) -> str:
@@ -257,18 +336,27 @@ def front_matter(run: ReleaseRun, kept: int, data_file: str) -> str:
     return "---\n" + yaml.safe_dump(header, sort_keys=False, allow_unicode=True) + "---\n"
 
 
+def filter_drop(filtered: pd.DataFrame) -> str:
+    """The drop rule the filter applied to every seed of a bundle (`release_filter`)."""
+    drops = sorted(set(filtered["drop"]))
+    if len(drops) != 1:
+        raise ValueError(f"the seeds of one bundle were filtered by different rules {drops}: rebuild them")
+    return drops[0]
+
+
 def dataset_card(
     run: ReleaseRun,
     corpora: pd.DataFrame,
-    flags: pd.DataFrame,
-    left_out: np.ndarray,
+    filtered: pd.DataFrame,
     summaries: pd.DataFrame,
     dp_records: Sequence[Mapping[str, Any]],
     data_file: str = BUNDLE_FILE,
 ) -> str:
-    """README.md of one bundle: front matter, verdict, method, evidence, what was released, limits."""
+    """README.md of one bundle: front matter, verdict, method, evidence, what was released, limits;
+    `filtered` is the filter's record of every generation of `corpora` (`release_filter`)."""
     method = registry.method(run.method)
-    drop = run.settings.drop_for(any(map(bounds_release, dp_records)))
+    drop = filter_drop(filtered)
+    left_out = filtered["left_out"].to_numpy(bool)
     lines = [
         f"# {NOT_FOR_RELEASE}: synthetic corpus: {run.title}"
         if run.stamped
@@ -288,8 +376,8 @@ def dataset_card(
         f"- Data: `{data_file}`, one JSON line per kept generation "
         "(`text`, `fictional_code`, `method`, `seed`).",
         "",
-        *_privacy_section(summaries, dp_records, drop),
-        *_release_section(drop, flags, left_out),
+        *_privacy_section(run, summaries, dp_records, drop),
+        *_release_section(drop, filtered, left_out),
     ]
     for table in run.evidence:
         lines += [f"## {table.title}", "", frame_markdown(table.frame), ""]
@@ -314,8 +402,8 @@ def _stamp_section(run: ReleaseRun) -> list[str]:
     verdict = run.verdict.verdict if run.verdict is not None else "no verdict"
     if run.stamped:
         return [
-            f"**{NOT_FOR_RELEASE}.** The privacy audit's verdict is {verdict}, not PASS, and nobody has "
-            "signed this bundle off (`release.sign_off`: who accepts it, and why).",
+            f"**{NOT_FOR_RELEASE}.** The privacy audit's verdict on the texts it ships is {verdict}, not "
+            "PASS, and nobody has signed this bundle off (`release.sign_off`: who accepts it, and why).",
             "",
         ]
     if run.sign_off is not None and verdict != "PASS":
@@ -326,10 +414,31 @@ def _stamp_section(run: ReleaseRun) -> list[str]:
     return []
 
 
+# What verdict.json takes from the audit of what the bundle ships (`plainsight.report.bundle_audit`): the
+# seeds and kept generations it judged, the SHA-256 of the data file it read, each criterion per seed,
+# what would decide an INCONCLUSIVE one, the gate's thresholds and the fitness statement.
+SHIPPED_AUDIT_KEYS = (
+    "seeds",
+    "generations",
+    "data_sha256",
+    "criteria_by_seed",
+    "would_decide",
+    "thresholds",
+    "fit_as_text",
+    "fit_reasons",
+)
+
+
+def shipped_verdict(record: Mapping[str, Any], source: str) -> AuditVerdict:
+    """The verdict of what a bundle ships, from its audit record (rule `release_audit`) at `source`."""
+    return row_verdict(record["row"], source)
+
+
 def verdict_record(run: ReleaseRun) -> dict[str, Any]:
     """verdict.json: the bundle's verdict for a machine to read, with its criteria, the sign-off, and the
-    fingerprint of the config that built it."""
-    verdict = run.verdict
+    fingerprint of the config that built it; then what its audit judged (`SHIPPED_AUDIT_KEYS`) and the
+    verdict of the run's audit table on the corpus before the filter, where there is one."""
+    verdict, before = run.verdict, run.before_filter
     return {
         "dataset": run.dataset,
         "setting": run.setting,
@@ -344,7 +453,18 @@ def verdict_record(run: ReleaseRun) -> dict[str, Any]:
         "source": verdict.source if verdict is not None else "",
         "sign_off": None if run.sign_off is None else {"by": run.sign_off.by, "reason": run.sign_off.reason},
         "config_fingerprint": run.config_fingerprint,
+        **{key: run.audit.get(key) for key in SHIPPED_AUDIT_KEYS},
+        "before_filter": None
+        if before is None
+        else {"verdict": before.verdict, "seed_verdicts": before.seed_verdicts, "source": before.source},
     }
+
+
+def _audited(audit: Mapping[str, Any]) -> str:
+    """What the bundle's audit judged: its kept generations per seed."""
+    generations = audit.get("generations") or {}
+    counts = ", ".join(f"{count} of seed {seed}" for seed, count in generations.items())
+    return f"the {sum(generations.values())} generations this bundle ships ({counts})" if counts else ""
 
 
 def _verdict_section(run: ReleaseRun) -> list[str]:
@@ -352,22 +472,34 @@ def _verdict_section(run: ReleaseRun) -> list[str]:
         return [
             "## Release verdict",
             "",
-            f"No privacy audit was run for `{run.method}` on {run.dataset}, {run.setting} setting, "
-            f"{run.idset} identifiers (`audit.datasets`, `audit.settings`, `audit.identifier_sets`): "
-            "there is no verdict; read the evidence below before release.",
+            f"No audit of the texts this bundle ships was given for `{run.method}` on {run.dataset}, "
+            f"{run.setting} setting, {run.idset} identifiers (rule `release_audit` writes it): there is no "
+            "verdict; read the evidence below before release.",
             "",
         ]
-    verdict = run.verdict
+    verdict, before = run.verdict, run.before_filter
     threat = f" The threat model: {verdict.threat_model}." if verdict.threat_model else ""
+    audited = _audited(run.audit)
+    fit = run.audit.get("fit_as_text")
     return [
         "## Release verdict",
         "",
-        f"**{verdict.verdict}**{f' ({verdict.kind})' if verdict.kind else ''} (the privacy audit, "
-        f"{verdict.source}).{threat}",
+        f"**{verdict.verdict}**{f' ({verdict.kind})' if verdict.kind else ''} (the privacy audit"
+        f"{f' of {audited}' if audited else ''}, {verdict.source}).{threat}",
         *(["", f"Per seed: {verdict.seed_verdicts}."] if verdict.seed_verdicts else []),
         "",
         *(f"- {reason}" for reason in verdict.reasons),
         "",
+        *([f"Fit as text: {fit} ({run.audit.get('fit_reasons')}).", ""] if fit else []),
+        *(
+            [
+                f"Before the filter, the run's audit gives {before.verdict} ({before.source}): the corpus "
+                "as written, every generation included.",
+                "",
+            ]
+            if before is not None
+            else []
+        ),
     ]
 
 
@@ -388,15 +520,19 @@ def selection_notes(records: Sequence[Mapping[str, Any]]) -> list[str]:
     ]
 
 
+def person_notes(run: ReleaseRun, dp_records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What the method's guarantee means for a person with several documents, and the corpus's units."""
+    person = person_claim(run.method, dp_records, run.units)
+    return [person_statement(run.method, person), *([units_line(run.units)] if run.units else [])]
+
+
 def _privacy_section(
-    summaries: pd.DataFrame, dp_records: Sequence[Mapping[str, Any]], drop: str
+    run: ReleaseRun, summaries: pd.DataFrame, dp_records: Sequence[Mapping[str, Any]], drop: str
 ) -> list[str]:
     row = pd.DataFrame([summary_row(summaries)])
     selection = [record for record in dp_records if "mechanism" in record]
     trained = [record for record in dp_records if "mechanism" not in record]
-    guarantee = dp_notes(trained) + selection_notes(selection) or [
-        "No formal guarantee: the method is not differentially private."
-    ]
+    guarantee = [*dp_notes(trained), *selection_notes(selection), *person_notes(run, dp_records)]
     if drop != "none" and any(map(bounds_release, dp_records)):
         guarantee.append(
             f"The formal guarantee does not cover this bundle: its filter (`release.drop: {drop}`) read "
@@ -453,21 +589,33 @@ def _release_section(drop: str, flags: pd.DataFrame, left_out: np.ndarray) -> li
     return lines
 
 
+def check_shipped(run: ReleaseRun, filtered: pd.DataFrame, kept: pd.DataFrame) -> None:
+    """Stop where the kept rows are not those the filter kept, or not those the bundle's audit read."""
+    keys = list(FILTER_KEYS)
+    chosen = filtered.loc[~filtered["left_out"].to_numpy(bool), keys]
+    if kept[keys].astype(int).values.tolist() != chosen.astype(int).values.tolist():
+        raise ValueError("the kept rows are not those the release filter kept: rebuild rule release_filter")
+    if run.audit and run.audit.get("data_sha256") != data_sha256(kept):
+        raise ValueError(
+            "the texts of this bundle are not those its audit judged "
+            f"({run.verdict and run.verdict.source}): rebuild rule release_audit"
+        )
+
+
 def build_release(
     run: ReleaseRun,
     corpora: pd.DataFrame,
-    metrics: pd.DataFrame,
+    filtered: pd.DataFrame,
+    kept: pd.DataFrame,
     summaries: pd.DataFrame,
-    spans: pd.DataFrame,
-    codes: pd.DataFrame,
     dp_records: Sequence[Mapping[str, Any]] = (),
     data_file: str = BUNDLE_FILE,
 ) -> tuple[str, str]:
-    """(synthetic.jsonl, README.md) of one method's corpora over its seeds."""
-    flags = leak_flags(corpora, metrics, corpus_identifiers(spans, codes))
-    left_out = dropped(flags, run.settings.drop_for(any(map(bounds_release, dp_records))))
-    rows = bundle_rows(corpora, left_out)
-    return bundle_jsonl(rows), dataset_card(run, corpora, flags, left_out, summaries, dp_records, data_file)
+    """(synthetic.jsonl, README.md) of one method's corpora over its seeds: the data file ships `kept`,
+    the rows `filtered` (`release_filter` of `corpora`) keeps, and nothing else."""
+    check_shipped(run, filtered, kept)
+    card = dataset_card(run, corpora, filtered, summaries, dp_records, data_file)
+    return bundle_jsonl(bundle_rows(kept)), card
 
 
 def method_verdict(run: ReleaseRun, audit_tables: Sequence[str]) -> AuditVerdict | None:
@@ -476,18 +624,26 @@ def method_verdict(run: ReleaseRun, audit_tables: Sequence[str]) -> AuditVerdict
 
 
 def evidence_tables(
-    run: ReleaseRun, audit_tables: Sequence[str], utility_tables: Sequence[str], comment_files: Sequence[str]
+    run: ReleaseRun,
+    audit_tables: Sequence[str],
+    utility: pd.DataFrame | None,
+    comment_files: Sequence[str],
 ) -> list[EvidenceTable]:
-    """The method's rows of the privacy audit (its verdict aside: the card states it) and the utility
-    table of its run (where that run is audited or measured), and its review status on the review page
-    (where reviewers left comments)."""
+    """The method's rows of the run's privacy audit table, of the corpus before the filter (where the
+    run is audited; its verdict aside: the card states it), the method's utility row of its run beside
+    the real data's and chance's (`utility`: the run's utility table, `plainsight.report.utility_table`),
+    and its review status on the review page (where reviewers left comments)."""
     tables = []
-    for title, paths in (("Privacy audit", audit_tables), ("Utility", utility_tables)):
-        for path in paths:
-            rows = run_rows(pd.read_csv(path), run.keys)
-            rows = rows[rows["method"] == run.method].drop(columns=list(VERDICT_COLUMNS), errors="ignore")
-            if not rows.empty:
-                tables.append(EvidenceTable(f"{title} ({Path(path).name})", rows.reset_index(drop=True)))
+    for path in audit_tables:
+        rows = run_rows(pd.read_csv(path), run.keys)
+        rows = rows[rows["method"] == run.method].drop(columns=list(VERDICT_COLUMNS), errors="ignore")
+        if not rows.empty:
+            title = f"Privacy audit of the run, before the filter ({Path(path).name})"
+            tables.append(EvidenceTable(title, rows.reset_index(drop=True)))
+    if utility is not None:
+        rows = run_rows(utility, run.keys)
+        rows = rows[rows["method"].isin([registry.base_method(run.method), *REAL_ROWS])]
+        tables.append(EvidenceTable("Utility of the run's corpora", rows.reset_index(drop=True)))
     comments = [pd.read_parquet(path) for path in comment_files]
     comments = (
         pd.concat(comments, ignore_index=True) if comments else pd.DataFrame(columns=["method", "verdict"])
@@ -505,23 +661,51 @@ def evidence_tables(
 def write_release(
     run: ReleaseRun,
     frames: Mapping[str, pd.DataFrame],
-    spans: pd.DataFrame,
-    codes: pd.DataFrame,
     dp_records: Sequence[Mapping[str, Any]],
     paths: Mapping[str, str | Path],
 ) -> None:
-    """Build the bundle from the corpora, metrics and summaries of every seed, and write it (`bundle`), its
-    card (`card`) and its verdict (`verdict`)."""
+    """Build the bundle from the corpora, filter records, kept rows and summaries of every seed
+    (`frames`), and write it (`bundle`), its card (`card`), its verdict (`verdict`) and the summary a
+    custodian signs (`summary`, `bundle_summary`)."""
     bundle, card = build_release(
         run,
         frames["corpora"],
-        frames["metrics"],
+        frames["filtered"],
+        frames["kept"],
         frames["summaries"],
-        spans,
-        codes,
         dp_records,
         Path(paths["bundle"]).name,
     )
     write_text(bundle, paths["bundle"])
     write_text(card, paths["card"])
     write_json(verdict_record(run), paths["verdict"])
+    write_text(summary_markdown(bundle_summary(run, frames, dp_records, paths)), paths["summary"])
+
+
+def bundle_summary(
+    run: ReleaseRun,
+    frames: Mapping[str, pd.DataFrame],
+    dp_records: Sequence[Mapping[str, Any]],
+    paths: Mapping[str, str | Path],
+) -> ReleaseSummary:
+    """SUMMARY.md's content: the card's verdict and sign-off, from the per-generation `metrics` of every
+    seed, the `spans`, the `kept` rows and, where given, the run's `utility` table and the review page's
+    `comments` (`frames`)."""
+    return build_summary(
+        run.title,
+        run.method,
+        run.verdict,
+        run.sign_off,
+        frames["metrics"],
+        frames["spans"],
+        frames.get("utility"),
+        frames.get("comments"),
+        run.keys,
+        KNOWN_LIMITS,
+        (
+            ("the dataset card, with all the evidence", Path(paths["card"]).name),
+            ("the verdict for machines", Path(paths["verdict"]).name),
+        ),
+        frames["kept"],
+        bundle_drop(run.settings, dp_records),
+    )

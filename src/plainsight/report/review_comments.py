@@ -113,6 +113,11 @@ def comments_table(
     return table.sort_values(["method", "seed", "generation"]).reset_index(drop=True)[list(COMMENT_COLUMNS)]
 
 
+def read_comments(paths: Sequence[str | Path]) -> pd.DataFrame | None:
+    """The comments tables at `paths` (rule `review_comments`) as one frame; None where none is given."""
+    return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True) if paths else None
+
+
 def _counts(comments: pd.DataFrame) -> str:
     leaking = int((comments["verdict"] == LEAKING_VERDICT).sum())
     return f"{len(comments)} reviewed, {leaking} marked as leaking"

@@ -2,9 +2,10 @@
 file:// URL with no server and no network.
 
 `index.html` holds the page (Jinja2 template, styles and vanilla JavaScript inline) and a manifest of
-the corpora; the data sit beside it in `data/*.js`, one file per corpus plus the real segments and the
-entity index. They are scripts that assign to a global, added to the page when first needed: a page
-opened from file:// may not fetch() JSON files in Chromium, but it may load scripts.
+the corpora; the data sit beside it in `data/*.js`, one file per corpus plus the real segments, the
+entity index and the units at risk (`plainsight.report.units_at_risk`). They are scripts that assign
+to a global, added to the page when first needed: a page opened from file:// may not fetch() JSON
+files in Chromium, but it may load scripts.
 """
 
 from __future__ import annotations
@@ -16,11 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 import pandas as pd
 
+from plainsight.evaluation.privacy import real_values
 from plainsight.io import atomic_directory, write_text
 from plainsight.methods import registry
 from plainsight.report.audit_verdict import NO_AUDIT, AuditVerdict
+from plainsight.report.release import KNOWN_LIMITS, SignOff
 from plainsight.report.review_data import (
     RealCorpus,
     corpus_fingerprint,
@@ -29,6 +33,8 @@ from plainsight.report.review_data import (
     leak_flag_columns,
     real_corpus,
 )
+from plainsight.report.summary import ReleaseSummary, build_summary, overview, summary_html, value_types
+from plainsight.report.units_at_risk import PersonView
 
 VERDICTS: tuple[str, ...] = ("fine", "leaks", "copies", "not a document", "other")
 DATA_GLOBAL = "PLAINSIGHT_REVIEW_DATA"
@@ -81,9 +87,14 @@ def data_script(name: str, payload: Any) -> str:
 
 
 def _referenced_refs(
-    records: Iterable[Mapping[str, Any]], index: Mapping[str, Mapping[str, Any]]
+    records: Iterable[Mapping[str, Any]],
+    index: Mapping[str, Mapping[str, Any]],
+    units: Mapping[str, Sequence[Mapping[str, Any]]],
 ) -> set[str]:
     refs = {ref for entry in index.values() for ref in entry["real"]}
+    refs.update(
+        segment["ref"] for entries in units.values() for entry in entries for segment in entry["real"]
+    )
     for record in records:
         refs.update(c["ref"] for c in record["contexts"])
         refs.update(n["ref"] for n in record["nearest"])
@@ -104,7 +115,9 @@ def real_payload(real: RealCorpus, refs: Iterable[str]) -> dict[str, Any]:
     }
 
 
-def corpus_summary(run: ReviewRun, records: Sequence[Mapping[str, Any]], display: str) -> dict[str, Any]:
+def corpus_summary(
+    run: ReviewRun, records: Sequence[Mapping[str, Any]], display: str, units_at_risk: int
+) -> dict[str, Any]:
     leaking = sum(any(r["flags"].get(key) for key in leak_flags()) for r in records)
     return {
         "key": run.key,
@@ -115,6 +128,7 @@ def corpus_summary(run: ReviewRun, records: Sequence[Mapping[str, Any]], display
         "data": run.data_name,
         "generations": len(records),
         "leaking": leaking,
+        "units_at_risk": units_at_risk,
     }
 
 
@@ -171,15 +185,33 @@ def manifest(
     }
 
 
-def render_page(page_manifest: Mapping[str, Any]) -> str:
+def method_summaries(
+    summaries: Sequence[ReleaseSummary], display_names: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    """Each method's release summary for the page: its row of the top table (`summary.overview`) and the
+    whole summary as HTML, every text escaped by `summary.summary_html`."""
+    return [
+        {
+            **overview(summary),
+            "display": display_names[summary.method],
+            "html": markupsafe.Markup(summary_html(summary, top_level=3)),
+        }
+        for summary in summaries
+    ]
+
+
+def render_page(page_manifest: Mapping[str, Any], summaries: Sequence[Mapping[str, Any]] = ()) -> str:
     """index.html: every corpus value reaches the page through the data files, and the page writes
-    them with textContent; Jinja2 escapes what the template itself shows."""
+    them with textContent; Jinja2 escapes what the template itself shows (the summaries' HTML is escaped
+    where it is built)."""
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("plainsight.report", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         undefined=jinja2.StrictUndefined,
     )
-    return environment.get_template("review/index.html.j2").render(manifest=page_manifest)
+    return environment.get_template("review/index.html.j2").render(
+        manifest=page_manifest, summaries=summaries
+    )
 
 
 def write_site(index_html: str, data_files: Mapping[str, str], index_path: Path, data_dir: Path) -> None:
@@ -196,33 +228,72 @@ def build_review_site(
     docs: pd.DataFrame,
     spans: pd.DataFrame,
     display_names: Mapping[str, str],
-    min_letters: int,
+    metrics_settings: Mapping[str, Any],
     index_path: Path,
     data_dir: Path,
     verdicts: Mapping[str, AuditVerdict] | None = None,
+    utility: pd.DataFrame | None = None,
+    comments: pd.DataFrame | None = None,
+    sign_off: SignOff | None = None,
 ) -> None:
     """The review page of `runs` (ordered as the page lists them) and its data files; `verdicts`: the
-    audit's verdict per method (`plainsight.report.audit_verdict`), None where the run is not audited."""
+    audit's verdict per method (`plainsight.report.audit_verdict`), None where the run is not audited.
+    At the top, each method's release summary (`plainsight.report.summary`) from its corpora's metrics,
+    the run's utility table and the reviewers' comments brought into the results (None: none), and
+    `release.sign_off`. `metrics_settings`: config `metrics` with `verbatim_ngram`, as rule
+    `privacy_metrics` reads them, so that the person view links the units the metrics link."""
+    min_letters = metrics_settings["partial_leak_min_letters"]
     real = real_corpus(docs, spans, subject.idset, min_letters)
-    corpora, summaries, methods = {}, [], {}
+    persons = PersonView(
+        real_values(
+            docs,
+            spans,
+            subject.idset,
+            metrics_settings["verbatim_ngram"],
+            min_letters,
+            metrics_settings["linkage_quasi_min"],
+        ),
+        value_types(spans),
+    )
+    corpora, summaries, methods, units = {}, [], {}, {}
+    metrics: dict[str, list[pd.DataFrame]] = {}
     for run in runs:
+        run_metrics = pd.read_parquet(run.metrics)
         records = corpus_records(
             pd.read_parquet(run.corpus),
-            pd.read_parquet(run.metrics),
+            run_metrics,
             pd.read_parquet(run.nearest),
             real,
             registry.method(run.method).in_context,
         )
         corpora[run.key] = records
+        units[run.key] = persons.corpus([record["text"] for record in records])
         display = display_names.get(registry.base_method(run.method), run.method)
-        summaries.append(corpus_summary(run, records, display))
+        summaries.append(corpus_summary(run, records, display, len(units[run.key])))
         methods.setdefault(run.method, display)
+        metrics.setdefault(run.method, []).append(run_metrics.assign(seed=run.seed))
     index = entity_index(real, corpora)
     all_records = [record for records in corpora.values() for record in records]
     data_files = {run.data_name: data_script(run.data_name, corpora[run.key]) for run in runs}
-    data_files["real"] = data_script("real", real_payload(real, _referenced_refs(all_records, index)))
+    data_files["real"] = data_script("real", real_payload(real, _referenced_refs(all_records, index, units)))
     data_files["entities"] = data_script("entities", index)
+    data_files["units"] = data_script("units", units)
     fingerprint = corpus_fingerprint([run.corpus for run in runs])
     flags = {flag for record in all_records for flag in record["flags"]}
     page = manifest(subject, fingerprint, summaries, flags, audit_summary(methods, verdicts))
-    write_site(render_page(page), data_files, index_path, data_dir)
+    release = [
+        build_summary(
+            display,
+            method,
+            None if verdicts is None else verdicts.get(method, AuditVerdict(NO_AUDIT, (), "")),
+            sign_off,
+            pd.concat(metrics[method], ignore_index=True),
+            spans,
+            utility,
+            comments,
+            subject.keys,
+            KNOWN_LIMITS,
+        )
+        for method, display in methods.items()
+    ]
+    write_site(render_page(page, method_summaries(release, methods)), data_files, index_path, data_dir)

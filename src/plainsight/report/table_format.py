@@ -16,9 +16,11 @@ import pandas as pd
 import yaml
 from scipy import stats
 
+from plainsight.audit.evidence import rate_unit
+from plainsight.audit.protection import protected, short_name
 from plainsight.errors import InputError
 from plainsight.evaluation.intervals import paired_leaks
-from plainsight.evaluation.measures import leak_measures
+from plainsight.evaluation.measures import leak_measure, leak_measures
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT, pooled_interval
 from plainsight.io import read_text_utf8, write_text
 from plainsight.methods import registry
@@ -35,19 +37,19 @@ TABLE_KEYS: tuple[str, ...] = ("title", "dataset", "setting", "idset", "columns"
 PARTIAL_LEAK_COLUMN: dict[str, Any] = {
     "key": "partial_leak",
     "metric": "partial_leak",
-    "label": "Partial leak (%)",
+    "label": "Partial leak (% of generations)",
     "decimals": 2,
 }  # beside PIPP
 NEAR_LEAK_COLUMN: dict[str, Any] = {
     "key": "near_leak",
     "metric": "near_leak",
-    "label": "Near leak (%)",
+    "label": "Near leak (% of generations)",
     "decimals": 2,
 }  # after partial leaks
 DOCUMENTS_COLUMN: dict[str, Any] = {
     "key": "documents",
     "metric": "documents",
-    "label": "Documents (%)",
+    "label": "Documents (% of generations)",
     "decimals": 1,
 }  # last
 
@@ -411,14 +413,16 @@ def phantom_shares(records: Sequence[Mapping[str, Any]], method: str) -> dict[st
 
 
 def phantom_notes(records: Sequence[Mapping[str, Any]], methods: Mapping[str, str]) -> list[str]:
-    """The held-out control of each leak column: how much of the leak rate unseen documents show as often."""
+    """The held-out control of each leak column: how much of the leak rate unseen documents show as often,
+    each rate named as a share of what its design counts (`evidence.rate_unit`)."""
     parts = []
     labels = controlled_columns()
+    designs = {registry.base_method(r["method"]): r["design"] for r in records}
     for method, display in methods.items():
         shares = phantom_shares(records, method)
         cells = [
             f"{labels[m]} {100 * leak:.{1 if 0 < leak < 0.1 else 0}f}% vs "
-            f"{100 * held:.{1 if 0 < held < 0.1 else 0}f}% "
+            f"{100 * held:.{1 if 0 < held < 0.1 else 0}f}% of {rate_unit(leak_measure(m), designs[method])} "
             f"(phantom {'-' if leak == 0 else f'{100 * min(held / leak, 1):.0f}%'})"
             for m, (leak, held) in shares.items()
         ]
@@ -430,9 +434,9 @@ def phantom_notes(records: Sequence[Mapping[str, Any]], methods: Mapping[str, st
         "Held-out control (the same matcher against what the method never saw: in-context rows, as many "
         "unshown training segments of the same entity types per generation; trained rows, the share of "
         "distinct fine-tuning-only values in the corpus against that of held-out-only values), with the "
-        "phantom share, control rate / leak rate (100%: unseen documents explain the whole rate): "
-        + "; ".join(parts)
-        + "."
+        "phantom share, control rate / leak rate (100%: unseen documents explain the whole rate). A "
+        "fine-tuned or private-selection row's rates here are shares of distinct values, not of "
+        "generations as in its columns above, so the two differ: " + "; ".join(parts) + "."
     ]
 
 
@@ -473,7 +477,8 @@ def dp_notes(records: Sequence[Mapping[str, Any]]) -> list[str]:
         return []
     epsilons = [float(r["epsilon"]) for r in records]
     deltas = sorted({float(r["delta"]) for r in records})
-    unit = records[0].get("privacy_unit", "sequence")
+    trained_dp = next(name for name, m in registry.METHODS.items() if m.differentially_private)
+    unit = short_name(registry.PROTECTED[protected(trained_dp, records)])
     units = sorted({int(r["units"]) for r in records if "units" in r})
     noise = sorted({round(float(r["noise_multiplier"]), 3) for r in records})
     low, high = min(epsilons), max(epsilons)

@@ -1,4 +1,4 @@
-"""The utility table (`results/tables/utility.{csv,md}`) and its plots.
+"""The utility table (`results/tables/{dataset}/utility.{csv,md}`) and its plots.
 
 One row per (dataset, setting, idset, method) and one real-data row per run: the means over seeds
 of the measures of `plainsight.evaluation.utility_measures`. Plots per run: the length
@@ -68,6 +68,17 @@ def utility_table(measures: pd.DataFrame, methods: Mapping[str, str]) -> pd.Data
         ),
     )
     return table.reset_index(drop=True)
+
+
+def run_utility_table(measure_files: Sequence[str | Path], names: Mapping[str, str]) -> pd.DataFrame | None:
+    """`utility_table` of the utility measures files given (one run's, such as a release bundle's), each
+    method they hold under its name in `names` (the paper tables' display names), or its key where they
+    name none; None where no file is given."""
+    if not measure_files:
+        return None
+    measures = pd.concat([pd.read_parquet(path) for path in measure_files], ignore_index=True)
+    methods = [base_method(m) for m in measures["method"] if m not in REAL_ROWS]
+    return utility_table(measures, {m: names.get(m, m) for m in dict.fromkeys(methods)})
 
 
 def _cell(row: Mapping, column: str, decimals: int, percent: bool) -> str:

@@ -1,5 +1,6 @@
-# The adapters, corpora, guarantees and distances of an audited run (audit.smk), and the privacy
-# audit table where a run is audited, which the methods table, review pages and release bundles read.
+# The adapters, corpora, guarantees and distances of an audited run (audit.smk), the files of one
+# dataset's privacy audit table, and that table where a run is audited, which the methods table, review
+# pages and release bundles read.
 
 
 def audited_adapters(wildcards):
@@ -50,11 +51,37 @@ def audited_distances(wildcards):
     )
 
 
+def dataset_audit_files(pattern, runs):
+    """An input function: `pattern` filled for every run of `runs` on the table's dataset."""
+
+    def files(wildcards):
+        return [pattern.format(**run) for run in dataset_runs(runs, wildcards)]
+
+    return files
+
+
+def audited_utility(wildcards):
+    """The dataset's utility table, where it measures one of its audited runs: each verdict line says
+    whether the corpus is fit to release as text."""
+    measured = any(
+        {key: run[key] for key in ("dataset", "setting", "idset")} in UTILITY_RUNS
+        for run in dataset_runs(AUDIT_RUNS, wildcards)
+    )
+    return (
+        [f"{UTILITY_TABLE}.csv".format(dataset=wildcards.dataset)] if measured else []
+    )
+
+
 def run_audit_table(wildcards):
-    """The privacy audit table, where the run (dataset, setting, identifier set) is audited (`audit`)."""
+    """The privacy audit table of the run's dataset, where the run (dataset, setting, identifier set) is
+    audited (`audit`)."""
     audited = (
         wildcards.dataset in config["audit"]["datasets"]
         and wildcards.setting in config["audit"]["settings"]
         and wildcards.idset in config["audit"]["identifier_sets"]
     )
-    return ["results/tables/privacy_audit.csv"] if audited else []
+    return (
+        [f"{PRIVACY_AUDIT_TABLE}.csv".format(dataset=wildcards.dataset)]
+        if audited
+        else []
+    )

@@ -1,8 +1,9 @@
-# The seeds, verdict, guarantees, utility table, comments and generation settings of a release
-# bundle (release.smk).
+# The seeds, guarantees, audit inputs, the run's audit table and utility measures, comments and
+# generation settings of a release bundle (release.smk).
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 # The config a bundle was built with, as its verdict.json records it: the same settings give the same
@@ -35,24 +36,82 @@ def release_guarantees(wildcards):
     return release_runs(pattern)(wildcards) if pattern else []
 
 
+def release_seed_guarantee(wildcards):
+    """The guarantee record of one seed of a bundle (its filter keeps the guarantee where it bounds the
+    release); nothing for a method without one."""
+    pattern = guarantee_record_pattern(wildcards.method)
+    return [pattern.format(**wildcards)] if pattern else []
+
+
+def release_scores(wildcards):
+    """The membership scores of a bundle's seeds, where the threat model releases the adapter and the
+    method trains one."""
+    adapter = config["release"]["gate"]["threat_model"] == "released_text_and_adapter"
+    if not (adapter and registry.method(wildcards.method).trained):
+        return []
+    return release_runs(
+        "results/{dataset}/{setting}/{idset}/audit/membership/seed{seed}_scores.parquet"
+    )(wildcards)
+
+
+def release_canary_runs(wildcards):
+    """The canaried runs of a bundle's seeds, where the canaries are in the verdict
+    (`audit.canaries.in_verdict`) and the method writes a canary corpus (the decoded methods).
+    """
+    if not (
+        AUDIT["canaries"]["in_verdict"]
+        and re.fullmatch(DECODED_METHOD, wildcards.method)
+    ):
+        return []
+    return [
+        {**release_run(wildcards), "method": wildcards.method, "seed": seed}
+        for seed in release_seeds(wildcards.method)
+    ]
+
+
+def release_canaries(wildcards):
+    """The canary attacks and designs of a bundle's seeds (rule canary_table's inputs for its runs)."""
+    runs = release_canary_runs(wildcards)
+    return {
+        "canary_attacks": [
+            f"{CANARY_RUN}/{{method}}_attacks.parquet".format(**run) for run in runs
+        ],
+        "canary_designs": [f"{CANARY_RUN}/canaries.json".format(**run) for run in runs],
+        "canary_adapters": [
+            str(Path(canary_dp_record(run)).parent)
+            for run in runs
+            if canary_dp_record(run)
+        ],
+    }
+
+
+def release_canary_claims(wildcards):
+    """The DP-SGD claim of each canary run of a bundle (None for a method without one)."""
+    return [canary_dp_record(run) or None for run in release_canary_runs(wildcards)]
+
+
 def release_audit_tables(wildcards):
-    """Where a bundle's verdict comes from: the privacy audit table; for a private-selection method on
-    the Table 1 run, the methods table (the same gate on its audit record)."""
+    """The run's privacy audit table, of the corpus before the release filter, which the card shows
+    beside the verdict of what the bundle ships: the audit table where the run is audited; for a
+    private-selection method on the Table 1 run, the methods table (the same gate on its audit record).
+    """
     selected = registry.method(wildcards.method).private_selection
     if selected and release_run(wildcards) == METHODS_TABLE_RUN:
-        return ["results/tables/methods.csv"]
+        return [f"{METHODS_TABLE}.csv"]
     return run_audit_table(wildcards)
 
 
-def release_utility_table(wildcards):
-    """The utility table, where the bundle's run is measured (`utility.runs`); the all-methods one for
-    a private-selection method."""
-    if registry.method(wildcards.method).private_selection:
-        return [f"{ALL_METHODS_UTILITY}.csv"]
-    return (
-        ["results/tables/utility.csv"]
-        if release_run(wildcards) in config["utility"]["runs"]
-        else []
+def release_utility_measures(wildcards):
+    """The utility measures of a bundle's run (the utility_measures job: every method of `methods` at
+    `utility.seeds`; for a private-selection method, the all-methods measures that add it), whatever
+    `utility.runs` lists."""
+    name = (
+        "all_methods_measures"
+        if registry.method(wildcards.method).private_selection
+        else "measures"
+    )
+    return "results/{dataset}/{setting}/{idset}/utility/{name}.parquet".format(
+        name=name, **release_run(wildcards)
     )
 
 

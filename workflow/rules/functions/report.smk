@@ -42,6 +42,11 @@ def is_privacy_table(table):
 
 def table_inputs(wildcards):
     """The runs' summaries: privacy summaries, or utility records and the base model's reference."""
+    dataset = PAPER_TABLES[wildcards.table]["dataset"]
+    if wildcards.dataset != dataset:
+        raise ValueError(
+            f"{wildcards.table} reads dataset {dataset}: it is {paper_table(wildcards.table)}.csv"
+        )
     if is_privacy_table(wildcards.table):
         return table_runs(
             wildcards.table,
@@ -148,6 +153,14 @@ CORPUS_JOBS = {
     "trained": [("train_adapter", False), ("generate_trained", True)],
     "private_selection": [("generate_private_selection", False)],
 }
+
+
+def methods_table_canaries():
+    """The canary table of the methods table's dataset, where that dataset is audited."""
+    dataset = METHODS_TABLE_RUN["dataset"]
+    if dataset not in AUDIT["datasets"]:
+        return []
+    return [f"{CANARY_TABLE}.csv".format(dataset=dataset)]
 
 
 def methods_table_files(pattern):

@@ -1,4 +1,5 @@
-# The corpora a review page shows and the comment files reviewers placed for it (review.smk).
+# The corpora a review page shows, the comment files reviewers placed for it and the utility measures
+# its summaries state (review.smk).
 
 from pathlib import Path
 
@@ -68,3 +69,33 @@ def review_comment_files(wildcards, page=""):
 
 def all_methods_comment_files(wildcards):
     return review_comment_files(wildcards, ALL_METHODS_PAGE)
+
+
+def review_utility(wildcards):
+    """The utility measures of a review page's run, where the default target measures it (`utility.runs`):
+    each method's summary on the page states its utility, or that none was measured."""
+    run = release_run(wildcards)
+    return [UTILITY_MEASURES.format(**run)] if run in UTILITY_RUNS else []
+
+
+def all_methods_utility(wildcards):
+    """The all-methods page's utility measures: those of every method of its run."""
+    return [
+        "results/{dataset}/{setting}/{idset}/utility/all_methods_measures.parquet".format(
+            **release_run(wildcards)
+        )
+    ]
+
+
+def review_page_comments(wildcards, page=""):
+    """The comments table of a page (`page`: its sub-folder), where reviewers placed comment files."""
+    if not review_comment_files(wildcards, page):
+        return []
+    folder = "results/review/{dataset}/{setting}/{idset}".format(
+        **release_run(wildcards)
+    )
+    return [str(Path(folder, page, "comments.parquet"))]
+
+
+def all_methods_page_comments(wildcards):
+    return review_page_comments(wildcards, ALL_METHODS_PAGE)

@@ -142,6 +142,7 @@
       state.page = 0;
       $("corpus").value = key;
       refreshList();
+      refreshUnits(key);
       say(corpus.display + ", seed " + corpus.seed + ": " + records.length + " generations.");
       document.body.dataset.ready = key;
       window.reviewLoadedMs = window.reviewLoadedMs || performance.now();
@@ -262,6 +263,86 @@
     refreshList();
   }
 
+  // --- the person view: the real units that generations single out -------------------------------
+  const UNIT_KINDS = {
+    direct: "direct identifier of the unit",
+    quasi: "quasi identifier of the unit",
+    joins: "joins the generations: one unit's text alone holds it",
+  };
+
+  function unitSpans(spans) {
+    return spans.map(([start, end, kind, value]) =>
+      [start, end, "hl-unit unit-" + kind, value + ": " + UNIT_KINDS[kind], value]);
+  }
+
+  function linkLabel(link) {
+    const numbers = link.generations.map((generation) => "#" + generation.i);
+    if (numbers.length === 1) return "generation " + numbers[0] + " links it alone";
+    return "generations " + numbers.join(", ") + " link it together (joined through " +
+      link.joins.map((value) => "“" + value + "”").join(", ") + ")";
+  }
+
+  function refreshUnits(corpusKey) {
+    const corpus = manifest.corpora.find((c) => c.key === corpusKey);
+    return loadData("units").then((units) => {
+      const entries = units[corpusKey] || [];
+      $("units-open").textContent = (entries.length ? "Those of " : "No unit at risk from ") + corpus.display +
+        ", seed " + corpus.seed + (entries.length ? " (click one to see it):" : ".");
+      const list = $("units-list");
+      list.textContent = "";
+      entries.forEach((entry, n) => {
+        const item = element("li", null, "unit-entry");
+        item.appendChild(refButton("unit " + entry.unit, () => showUnit(corpusKey, n)));
+        item.append(": " + entry.values.map((value) => value.value).join(", ") + " · " +
+          entry.links.map(linkLabel).join("; "));
+        list.appendChild(item);
+      });
+    }).catch((error) => say(error.message, true));
+  }
+
+  function unitValue(value) {
+    const item = element("li");
+    item.appendChild(element("mark", value.value, "hl-unit unit-" + value.identifier));
+    item.append(" " + [value.type, value.identifier].filter(Boolean).join(", ") + "; " +
+      (value.units === 1 ? "no other unit's text holds it" : "the texts of " + value.units + " units hold it"));
+    return item;
+  }
+
+  function showUnit(corpusKey, n) {
+    const corpus = manifest.corpora.find((c) => c.key === corpusKey);
+    return Promise.all([loadData(corpus.data), loadData("real"), loadData("units")]).then(([records, real, units]) => {
+      const entry = units[corpusKey][n];
+      $("unit-view").hidden = false;
+      $("unit-view").dataset.unit = entry.unit;
+      $("unit-title").textContent = "Unit " + entry.unit + ", singled out by " + corpus.display + ", seed " + corpus.seed;
+      $("unit-values").textContent = "";
+      entry.values.forEach((value) => $("unit-values").appendChild(unitValue(value)));
+      const links = $("unit-links");
+      links.textContent = "";
+      entry.links.forEach((link) => {
+        links.appendChild(element("h3", linkLabel(link)));
+        link.generations.forEach((generation) => {
+          links.appendChild(refButton("open generation #" + generation.i, () => showGeneration(corpusKey, generation.i)));
+          const text = element("div", null, "text unit-generation");
+          renderSpans(text, records[generation.i].text, unitSpans(generation.spans));
+          links.appendChild(text);
+        });
+      });
+      const segments = $("unit-real");
+      segments.textContent = "";
+      segments.appendChild(element("h3", "Its real segments that hold these values (" + entry.real.length +
+        " of the unit's " + entry.segments + ")"));
+      entry.real.forEach(({ ref, spans }) => {
+        const segment = real[ref];
+        segments.appendChild(element("h4", ref + (segment ? " (" + segment.split + " split)" : "")));
+        const text = element("div", null, "text unit-segment");
+        renderSpans(text, segment ? segment.text : "(not in the data)", segment ? unitSpans(spans) : []);
+        segments.appendChild(text);
+      });
+      $("unit-view").scrollIntoView();
+    }).catch((error) => say(error.message, true));
+  }
+
   // --- entity lookup ----------------------------------------------------------------------------
   function fold(text) {
     return text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/ı/g, "i").toLowerCase()
@@ -378,6 +459,10 @@
   $("verdict").addEventListener("change", saveComment);
   $("lookup-form").addEventListener("submit", (event) => { event.preventDefault(); lookUp($("lookup-input").value); });
   $("export").addEventListener("click", exportComments);
+  // a method's "summary" link opens its release summary (a closed <details> does not open by itself)
+  document.querySelectorAll("a.summary-link").forEach((link) => link.addEventListener("click", () => {
+    document.getElementById(link.getAttribute("href").slice(1)).open = true;
+  }));
   $("import").addEventListener("change", (event) => {
     const chosen = event.target.files[0];
     if (!chosen) return;
