@@ -49,6 +49,7 @@ rule membership_scores:
         "results/logs/membership_scores/{dataset}_{setting}_{idset}_{seed}.log",
     benchmark:
         "results/benchmarks/membership_scores/{dataset}_{setting}_{idset}_{seed}.tsv"
+    priority: 1
     conda:
         "../envs/generation.yaml"
     threads: AUDIT["threads"]

@@ -75,6 +75,7 @@ rule generate_trained:
         f"results/benchmarks/generate_trained/{{dataset}}_{{setting}}_{{idset}}_{{method}}_{{seed}}{SHARD_SUFFIX}.tsv"
     wildcard_constraints:
         method=TRAINED_METHOD,
+    priority: 1
     conda:
         "../envs/generation.yaml"
     threads: config["generation"]["threads"]

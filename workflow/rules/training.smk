@@ -20,6 +20,10 @@ rule train_adapter:
         "results/benchmarks/train_adapter/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
     wildcard_constraints:
         method=TRAINED_METHOD,
+    # The longest chain of a run (adapter, corpus, metrics; the adapters' membership scores) goes
+    # first: the in-context corpora, short jobs with nothing after them but their metrics, fill the
+    # cores at the end instead of leaving one idle behind the last adapter.
+    priority: 2
     conda:
         "../envs/generation.yaml"
     threads: config["prefix_tuning"]["threads"]
