@@ -34,17 +34,9 @@ def metrics_settings() -> dict:
 
 def leak_matching(docs, spans, idset: str):
     """The real segments as the leak metrics match them, with the embedded default's matching settings."""
-    from plainsight.evaluation.privacy import real_values
+    from plainsight.evaluation.privacy import configured_real_values
 
-    metrics = metrics_settings()
-    return real_values(
-        docs,
-        spans,
-        idset,
-        metrics["verbatim_ngram"],
-        metrics["partial_leak_min_letters"],
-        metrics["linkage_quasi_min"],
-    )
+    return configured_real_values(docs, spans, idset, metrics_settings())
 
 
 def demo_tab(idset: str = "direct"):

@@ -425,6 +425,21 @@ def real_values(
     )
 
 
+def configured_real_values(
+    docs: pd.DataFrame, spans: pd.DataFrame, idset: str, metrics: Mapping[str, Any]
+) -> RealValues:
+    """`real_values` with the matching settings of rule `privacy_metrics` (config `metrics` with the
+    audit's `verbatim_ngram`): every reader that must match as the metrics do builds it here."""
+    return real_values(
+        docs,
+        spans,
+        idset,
+        metrics["verbatim_ngram"],
+        metrics["partial_leak_min_letters"],
+        metrics["linkage_quasi_min"],
+    )
+
+
 def run_privacy_metrics(
     method_name: str,
     corpus: pd.DataFrame,
@@ -442,14 +457,7 @@ def run_privacy_metrics(
     criteria = DocumentCriteria.from_config(metrics["document"])
     spec = method(method_name)
     train = training_keys(codes)
-    real = real_values(
-        docs,
-        spans,
-        idset,
-        metrics["verbatim_ngram"],
-        metrics["partial_leak_min_letters"],
-        metrics["linkage_quasi_min"],
-    )
+    real = configured_real_values(docs, spans, idset, metrics)
     keys = [(str(d), int(s)) for d, s in zip(codes["doc_id"], codes["segment"])]
     texts = corpus["text"].fillna("").astype(str).tolist()
     if not spec.in_context:  # trained and private-selection methods read the whole training split

@@ -20,7 +20,7 @@ import jinja2
 import markupsafe
 import pandas as pd
 
-from plainsight.evaluation.privacy import real_values
+from plainsight.evaluation.privacy import configured_real_values
 from plainsight.io import atomic_directory, write_text
 from plainsight.methods import registry
 from plainsight.report.audit_verdict import NO_AUDIT, AuditVerdict
@@ -245,14 +245,7 @@ def build_review_site(
     min_letters = metrics_settings["partial_leak_min_letters"]
     real = real_corpus(docs, spans, subject.idset, min_letters)
     persons = PersonView(
-        real_values(
-            docs,
-            spans,
-            subject.idset,
-            metrics_settings["verbatim_ngram"],
-            min_letters,
-            metrics_settings["linkage_quasi_min"],
-        ),
+        configured_real_values(docs, spans, subject.idset, metrics_settings),
         value_types(spans),
     )
     corpora, summaries, methods, units = {}, [], {}, {}
