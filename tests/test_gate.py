@@ -171,6 +171,8 @@ def _upper_bounds_hold(row: dict, gate: Gate) -> bool:
         at_most(f"text_mia_auc_{n}_high", gate.text_membership_auc_max) for n in TEXT_MEMBERSHIP_ATTACKS
     )
     holds = holds and at_most("leak_verbatim_excess_high", gate.verbatim_excess_max)
+    if "unit_linkage" in gate.criteria:
+        holds = holds and at_most("leak_unit_linkage_excess_high", gate.unit_linkage_excess_max)
     if "epsilon" in gate.criteria:
         canary = evidence(row.get("canary_epsilon"))
         holds = (
