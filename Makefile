@@ -5,13 +5,21 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: run all setup validate browser lint test clean
+.PHONY: run all decide setup validate browser lint test clean
 
 run: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES)
 
 all: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES) results/tables/all
+
+# The decisive profile: a larger fictional corpus and samples the release gate can decide on
+# (docs/performance.md#the-decisive-run). Its cost plan first (results/plan/all.md), then rule all.
+# It writes the same results/ as `make run`: run it in a clone of its own to keep both.
+DECIDE := --configfile config/decide.yaml
+decide: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES) $(DECIDE) results/plan/all.md
+	$(BIN)/snakemake --cores $(CORES) $(DECIDE)
 
 setup: $(STAMP)
 
