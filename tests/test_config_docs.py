@@ -120,6 +120,13 @@ def test_the_profile_table_is_written_from_the_profiles_values():
     assert paper_cell.endswith("5 generations per method and seed")
 
 
+def test_a_generated_dataset_is_described_by_its_sizes():
+    dataset = {"format": "tab", "source": "generated", "documents": {"test": 4, "train": 30, "dev": 5}}
+    assert config_docs.source_text(dataset) == (
+        "a generated fictional corpus of 30 / 5 / 4 documents (`source: generated`)"
+    )
+
+
 def test_only_the_marked_block_is_replaced():
     begin, end = config_docs.PROFILE_TABLE_BEGIN, config_docs.PROFILE_TABLE_END
     document = f"Before.\n\n{begin}\n| old |\n{end}\n\nAfter.\n"

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
 from plainsight.methods import registry
-from plainsight.report.plan import DryRunJob, parse_dry_run, plan_table, render, segment_counter
+from plainsight.report.plan import (
+    DryRunJob,
+    parse_dry_run,
+    plan_table,
+    plan_target,
+    plan_tsv,
+    render,
+    segment_counter,
+)
+from plainsight.report.plan_check import read_plan
 from plainsight.scheduling import CostModel
 from plainsight.scheduling.cost_model import runtime_minutes
 from plainsight.scheduling.memory import GIB, gpu_generation_bytes, gpu_training_bytes, prefix_parameters
@@ -257,13 +267,24 @@ def test_the_downstream_encoder_jobs_are_planned_with_gpu_hours():
 def test_the_membership_scores_are_planned_per_model_and_text():
     cfg = config(gpus_per_job=1, gpu_memory_gb=80, training_tokens_per_second=1000)
     cfg["methods"] = ["icl", "ft", "ft_mask", "dpsgd"]
-    costs = cost_model(cfg, SHAPES, lambda dataset, split: {"train": 50, "test": 10}[split])
     wildcards = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
-    # min(50 members, 2 x 10 held out) = 20 per class, 40 texts, under the base model and 3 adapters
-    tokens = 40 * 4 * (cfg["prefix_tuning"]["num_virtual_tokens"] + cfg["prefix_tuning"]["max_length"])
-    assert costs.hours("membership_scores", wildcards) == pytest.approx(
-        runtime_minutes(tokens, 1000, 1.0) / 60
-    )
+    per_text = cfg["prefix_tuning"]["num_virtual_tokens"] + cfg["prefix_tuning"]["max_length"]
+
+    def counter(sizes):
+        def count(dataset, split):
+            if split not in sizes:
+                raise ValueError(f"no {split} split planned")
+            return sizes[split]
+
+        return count
+
+    # min(50 members, 10 test + 6 dev held out) = 16 per class, 32 texts, under the base model and 3
+    # adapters; without a dev count, the dev split is taken as large as the test split: 20 per class
+    for sizes, texts in (({"train": 50, "dev": 6, "test": 10}, 32), ({"train": 50, "test": 10}, 40)):
+        costs = cost_model(cfg, SHAPES, counter(sizes))
+        assert costs.hours("membership_scores", wildcards) == pytest.approx(
+            runtime_minutes(texts * 4 * per_text, 1000, 1.0) / 60
+        )
     assert costs.gpu_bytes("membership_scores", wildcards) > 0
     table = plan_table([DryRunJob("membership_scores", wildcards, {})], costs).set_index("rule")
     assert table.loc["membership_scores", "jobs"] == 1
@@ -294,3 +315,40 @@ def test_the_plan_shows_the_evidence_plan_beside_the_hours():
 
     unplanned = evidence_plan(gate, cfg, unbuilt)
     assert {p.planned for p in unplanned if p.criterion == "text_membership"} == {"-"}
+
+
+def test_the_plan_table_as_tsv_is_what_the_plan_check_reads(tmp_path):
+    cfg = config(gpus_per_job=2, gpu_memory_gb=80)
+    planner = cost_model(cfg, SHAPES, lambda dataset, split: 2000)
+    jobs = [
+        DryRunJob("train_adapter", {"dataset": "tab", "method": "ft", "seed": "1"}, {"mem_mb": "7000"}),
+        DryRunJob("ingest", {"dataset": "tab"}, {}),
+    ]
+    table = plan_table(jobs, planner)
+    path = tmp_path / "all.tsv"
+    path.write_text(plan_tsv(table, planner), encoding="utf-8")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0].split("\t") == [
+        "rule",
+        "jobs",
+        "device_hours",
+        "longest_hours",
+        "host_memory_gb",
+        "gpu_memory_gib",
+        "gpus_per_job",
+    ]
+    # the hours, GPU memory and GPUs of a rule that loads no model are left empty, as "-" in the Markdown
+    assert lines[2] == "ingest\t1\t\t\t\t\t"
+    hours = planner.hours("train_adapter", {"dataset": "tab", "method": "ft"})
+    planned = read_plan(path).set_index("rule")
+    # 2 GPUs per job: twice the hours in device-hours, read back as the job's hours
+    assert float(lines[1].split("\t")[2]) == pytest.approx(2 * hours, abs=1e-4)
+    assert planned.loc["train_adapter", "hours"] == pytest.approx(hours, abs=1e-4)
+    assert planned.loc["train_adapter", "host_memory_gb"] == 7.0
+    assert pd.isna(planned.loc["ingest", "hours"]) and pd.isna(planned.loc["ingest", "host_memory_gb"])
+
+
+def test_the_plan_of_all_is_rule_all_and_other_plans_are_files_under_results():
+    assert plan_target("all") == "all"
+    assert plan_target("tables/all") == "results/tables/all"
+    assert plan_target("tables/tab/table1.csv") == "results/tables/tab/table1.csv"

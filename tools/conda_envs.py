@@ -25,8 +25,9 @@ ENVS = REPO / "workflow/envs"
 ENVIRONMENTS = {
     "data": (
         "data",
-        "Ingestion and control codes (rules ingest, download_tab, detect_presidio, control_codes,\n"
-        "# fictional_codes). data.post-deploy.sh adds the project package and the spaCy model.",
+        "Ingestion and control codes (rules ingest, download_tab, generate_tab, detect_presidio,\n"
+        "# control_codes, fictional_codes). data.post-deploy.sh adds the project package and the spaCy\n"
+        "# model.",
     ),
     "generation": (
         "generation",

@@ -309,6 +309,9 @@ def source_text(dataset: Mapping) -> str:
         return "the shipped demo corpus, offline (`source: demo`)"
     if source == "github":
         return "the official files, downloaded (`source: github`)"
+    if source == "generated":
+        sizes = " / ".join(str(dataset["documents"][split]) for split in ("train", "dev", "test"))
+        return f"a generated fictional corpus of {sizes} documents (`source: generated`)"
     return f"your copy at {code_span(value_text(dataset['path']))} (`source: path`)"
 
 

@@ -29,9 +29,10 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import logging
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 from pathlib import Path
 
@@ -43,6 +44,8 @@ SEED = 20240611
 CASENOTES_SEED = 20261125  # a generator of its own: the older corpora keep their draws
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "resources" / "demo"
 
+log = logging.getLogger("demo_corpora")
+
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the corpora under ``out_dir`` (``tab/``, ``mimic/`` and ``casenotes.jsonl``)."""
@@ -52,6 +55,21 @@ def main(out_dir: Path = DEFAULT_OUT) -> None:
     write_tab_corpus(make_tab_corpus(rng), out_dir / "tab")
     write_mimic_notes(make_mimic_notes(rng), out_dir / "mimic")
     write_casenotes(make_casenotes(random.Random(CASENOTES_SEED), CASENOTES_SEED), out_dir)
+
+
+def write_tab_of_size(documents: Mapping[str, int], out_dir: Path) -> None:
+    """A fictional TAB corpus of `documents[split]` documents per split in ``out_dir``, drawn as the
+    shipped one is (its seed, its first draws): the same sizes give byte-identical files, and the
+    shipped sizes (``N_TAB_DOCS``) the shipped files. Logs each file's documents and characters."""
+    corpus = make_tab_corpus(random.Random(SEED), documents)
+    write_tab_corpus(corpus, Path(out_dir))
+    for split, docs in corpus.items():
+        log.info(
+            "echr_%s.json: %d documents, %d characters",
+            split,
+            len(docs),
+            sum(len(doc["text"]) for doc in docs),
+        )
 
 
 def mean_pairwise_rouge_l(texts: list[str], n_pairs: int, seed: int = 0) -> tuple[float, int]:

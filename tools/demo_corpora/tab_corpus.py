@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -237,8 +238,10 @@ def make_tab_document(
     }
 
 
-def make_tab_corpus(rng: random.Random) -> dict[str, list[dict]]:
-    total = sum(N_TAB_DOCS.values())
+def make_tab_corpus(rng: random.Random, documents: Mapping[str, int] = N_TAB_DOCS) -> dict[str, list[dict]]:
+    """`documents[split]` documents per split, drawn in the order train, dev, test whatever the
+    mapping's order, so that the same sizes give the same corpus."""
+    total = sum(documents[split] for split in N_TAB_DOCS)
     doc_numbers = sorted(rng.sample(range(90001, 99999), total))
     slots = [
         (STORYLINES[i % len(STORYLINES)], STATES[(i * 7 + i // len(STATES)) % len(STATES)])
@@ -246,9 +249,9 @@ def make_tab_corpus(rng: random.Random) -> dict[str, list[dict]]:
     ]
     rng.shuffle(slots)
     corpus, i = {}, 0
-    for split, n in N_TAB_DOCS.items():
+    for split in N_TAB_DOCS:
         corpus[split] = []
-        for k in range(n):
+        for k in range(documents[split]):
             story_fn, state = slots[i]
             # train: a third quality-checked; dev/test: all but every fourth document
             checked = k % 3 == 0 if split == "train" else k % 4 != 3

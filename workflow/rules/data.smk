@@ -18,6 +18,25 @@ rule download_tab:
         "../scripts/download_tab.py"
 
 
+rule generate_tab:
+    """Write a fictional TAB corpus of the configured size with the demo generator (config source:
+    generated), from the demo's seed: the same sizes give the same files."""
+    output:
+        expand(
+            f"{GENERATED_TAB_FOLDER}/echr_{{split}}.json",
+            split=TAB_SPLITS,
+            allow_missing=True,
+        ),
+    log:
+        "results/logs/generate_tab/{dataset}.log",
+    conda:
+        "../envs/data.yaml"
+    params:
+        documents=lambda wildcards: dataset_config(wildcards)["documents"],
+    script:
+        "../scripts/generate_tab.py"
+
+
 rule ingest:
     """Validate, segment and tabulate one dataset."""
     input:

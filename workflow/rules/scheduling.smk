@@ -20,6 +20,7 @@ with open(JOB_RESOURCES["model_shapes"], encoding="utf-8") as shapes_file:
 
 localrules:
     download_tab,
+    generate_tab,
     ingest,
     detect_presidio,
     control_codes,

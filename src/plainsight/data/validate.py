@@ -58,10 +58,10 @@ def config_problems(config: Mapping[str, Any], schema_path: str | Path = SCHEMA)
     ]
 
 
-def dataset_problems(dataset: Mapping[str, Any], placeholder_types: str | Path) -> list[str]:
+def dataset_problems(name: str, dataset: Mapping[str, Any], placeholder_types: str | Path) -> list[str]:
     """Every problem of one dataset's source files, read into memory as the ingest rule reads them: bad
     records, short documents, duplicate ids, a privacy unit in two splits, a missing or empty file."""
-    paths = source_files(dataset)
+    paths = source_files(name, dataset)
     missing = [path for path in paths if not Path(path).is_file()]
     if missing:
         return [f"{path}: the file is missing" for path in missing]
@@ -76,7 +76,8 @@ def dataset_problems(dataset: Mapping[str, Any], placeholder_types: str | Path) 
 
 
 def problems(config: Mapping[str, Any]) -> list[str]:
-    """Every problem of a config and its datasets; the datasets are read only when the config is valid."""
+    """Every problem of a config and its datasets; the datasets are read only when the config is valid.
+    A generated dataset has no files of the user's to read: the workflow writes them from its config."""
     found = config_problems(config)
     if found:
         return found
@@ -84,7 +85,8 @@ def problems(config: Mapping[str, Any]) -> list[str]:
     return [
         f"dataset {name}: {problem}"
         for name, dataset in config["datasets"].items()
-        for problem in dataset_problems(dataset, placeholder_types)
+        if dataset["source"] != "generated"
+        for problem in dataset_problems(name, dataset, placeholder_types)
     ]
 
 

@@ -131,13 +131,22 @@ class JobTokens:
         return self.config["audit"]["batch_size"], prefix["num_virtual_tokens"] + prefix["max_length"]
 
     def membership_tokens(self, w: Mapping[str, str]) -> float:
-        """Tokens the membership attacks score: balanced members and held-out segments (dev and test; the
-        planned sizes name train and test only, so twice the test split), under the base model and each
-        trained method's adapter; forward passes only, a third of a training step's work, counted as one."""
-        held_out = 2 * self.segments(w["dataset"], "test")
+        """Tokens the membership attacks score: balanced members and held-out segments (dev and test),
+        under the base model and each trained method's adapter; forward passes only, a third of a training
+        step's work, counted as one."""
+        held_out = self.held_out_segments(w["dataset"])
         texts = 2 * min(self.segments(w["dataset"], "train"), held_out)
         models = 1 + sum(self.methods.method(m).trained for m in self.config["methods"])
         return texts * models * self.membership_batch()[1]
+
+    def held_out_segments(self, dataset: str) -> int:
+        """Segments of the dev and test splits; a split not counted (no codes built, no planned size)
+        is taken as large as the test split."""
+        test = self.segments(dataset, "test")
+        try:
+            return test + self.segments(dataset, "dev")
+        except ValueError:
+            return 2 * test
 
     def canary_tokens(self, rule: str, w: Mapping[str, str]) -> float:
         """Tokens the canary jobs pass through a model: `canary_docs` draws every suffix under the base

@@ -2,7 +2,7 @@
 
 import os
 
-from plainsight.data.sources import source_files
+from plainsight.data.sources import GENERATED_TAB_FOLDER, TAB_SPLITS, source_files
 
 # Set for the dry run of a cost plan (plainsight.report.plan): a user's source file that is not on
 # this machine yet is left out of the DAG's inputs, so a target can be planned before the data arrives.
@@ -10,8 +10,9 @@ PLANNING = os.environ.get("PLAINSIGHT_PLANNING") == "1"
 
 
 def raw_inputs(wildcards):
-    """The user-facing source files of one dataset."""
+    """The user-facing source files of one dataset (`source: generated`: rule generate_tab's output)."""
     dataset = dataset_config(wildcards)
+    files = source_files(wildcards.dataset, dataset)
     if PLANNING and dataset["source"] == "path":
-        return [path for path in source_files(dataset) if os.path.exists(path)]
-    return source_files(dataset)
+        return [path for path in files if os.path.exists(path)]
+    return files

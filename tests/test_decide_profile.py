@@ -1,0 +1,97 @@
+"""config/decide.yaml, merged over config/config.yaml as Snakemake merges them: its gate is the default's,
+untouched, and its samples are those the evidence plan says decide each criterion; rule all on it builds
+the generated corpus, the canary audit and a release bundle per method."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from plainsight.audit.evidence_plan import (
+    documents_to_pass,
+    formal_epsilons,
+    leak_effect,
+    sample_to_decide,
+    texts_to_decide,
+)
+from plainsight.audit.gate import Gate
+from plainsight.methods import registry
+from test_workflow import make_workdir, merged, planned_rules
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+DECIDE = "config/decide.yaml"
+
+
+def load_yaml(path: Path):
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def default():
+    config = load_yaml(REPO / "config/config.yaml")
+    validate(config, str(SCHEMA))
+    return config
+
+
+@pytest.fixture(scope="module")
+def decide(default):
+    config = merged(default, load_yaml(REPO / DECIDE))
+    validate(config, str(SCHEMA))
+    return config
+
+
+def test_the_gate_is_the_defaults(default, decide):
+    """The profile changes samples, never a threshold, a criterion or the threat model."""
+    assert decide["release"]["gate"] == default["release"]["gate"]
+    assert decide["metrics"] == default["metrics"]
+
+
+def test_the_methods_hold_a_failing_baseline_and_one_guarantee_the_gate_can_accept(decide):
+    methods = decide["methods"]
+    assert {"baseline", "icl_pe"} <= set(methods)
+    assert any(registry.method(name).family == "trained" for name in methods)
+    gate = Gate.from_config(decide["release"]["gate"])
+    # only a formal epsilon at or under the gate's maximum can PASS `epsilon`: one method has it
+    assert [name for name, epsilon in formal_epsilons(decide).items() if epsilon <= gate.epsilon_max] == [
+        "dpsgd"
+    ]
+
+
+def test_in_context_generations_decide_the_leak_criteria(decide):
+    """Per method and seed: enough for a PASS with no leak and for a FAIL at three times the threshold,
+    for the strictest threshold of the leak criteria."""
+    gate = decide["release"]["gate"]
+    threshold = min(gate["leak_excess_max"], gate["unit_linkage_excess_max"], gate["verbatim_excess_max"])
+    generations = decide["generation"]["generations_per_segment"] * len(decide["datasets"]["tab"]["segments"])
+    assert generations >= sample_to_decide(0.0, threshold) == 72
+    assert generations >= sample_to_decide(leak_effect(threshold), threshold) == 100
+    assert decide["prefix_tuning"]["generations"] >= generations
+
+
+def test_the_corpus_gives_the_trained_and_text_criteria_their_samples(decide):
+    gate = decide["release"]["gate"]
+    documents = decide["datasets"]["tab"]["documents"]
+    held_out = documents["dev"] + documents["test"]
+    # one privacy unit per TAB document: the trained methods' bounds count documents on each side
+    assert min(documents["train"], held_out) >= documents_to_pass(gate["leak_excess_max"]) == 72
+    # the text attacks: members and as many held-out segments (two per document), twice the single
+    # AUC's need, as the gate judges the difference from the negative control's AUC
+    ranges = len(decide["datasets"]["tab"]["segments"])
+    texts = ranges * min(documents["train"], held_out)
+    assert texts >= 2 * texts_to_decide(0.5, gate["text_membership_auc_max"])
+    planned = decide["resources"]["planned_segments"]["tab"]
+    assert planned == {split: ranges * n for split, n in documents.items()}
+
+
+def test_the_decisive_target_builds_the_corpus_canaries_and_a_bundle_per_method(tmp_path, decide):
+    workdir = make_workdir(tmp_path / "decide")
+    planned = planned_rules(workdir, "--configfile", DECIDE)
+    methods = len(decide["methods"])
+    assert planned["generate_tab"] == planned["ingest"] == 1
+    assert planned["canary_table"] == 1 and planned["canary_attacks"] == methods
+    assert planned["release_bundle"] == planned["release_audit"] == methods
+    assert planned["generate_icl"] == 2 and planned["train_adapter"] == 1
