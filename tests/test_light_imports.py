@@ -56,6 +56,7 @@ def test_the_blocker_blocks(without_torch):
     [
         "plainsight.scheduling",
         "plainsight.report.plan",
+        "plainsight.report.plan_check",  # run on a cluster's login node after the run
         "plainsight.model_settings",
         "plainsight.generation.params",
         "plainsight.training.params",

@@ -770,6 +770,30 @@ def test_the_plan_lists_the_dry_run_jobs_with_gpu_estimates_before_the_data_is_t
         r"^\| train_adapter \| \d+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|", plan, flags=re.MULTILINE
     )
     assert "mimic: planned segments" in plan
+    table = pd.read_csv(workdir / "results/plan/tables/mimic/table3.csv.tsv", sep="\t").set_index("rule")
+    assert table["jobs"].to_dict() == expected
+    assert table.loc["train_adapter", "device_hours"] > 0 and table.loc["train_adapter", "gpus_per_job"] == 1
+
+
+def test_the_plan_of_all_plans_rule_all(tmp_path, tiny_model_dir):
+    workdir = make_workdir(tmp_path / "plan_all")
+    planned_segments = {"tab": {"train": 40, "test": 6}, "mimic": {"train": 30, "test": 4}}
+    write_overlay(
+        workdir,
+        "tiny.yaml",
+        tiny_overlay(tiny_model_dir, {"resources": {"planned_segments": planned_segments}}),
+    )
+    assert planned_rules(workdir, "results/plan/all.md", "--configfile", "tiny.yaml") == {"plan": 1}
+    snakemake(workdir, "results/plan/all.md", "--configfile", "tiny.yaml")
+    assert (workdir / "results/plan/all.md").read_text(encoding="utf-8").startswith("# Cost plan: `all`\n")
+    table = pd.read_csv(workdir / "results/plan/all.tsv", sep="\t").set_index("rule")
+    assert table["jobs"].to_dict() == planned_rules(workdir, "all", "--configfile", "tiny.yaml")
+    # Snakemake's own records of the plan job: one record per output, one job
+    from plainsight.report.plan_check import measured_jobs, read_metadata
+
+    records = read_metadata(workdir / ".snakemake/metadata")
+    assert sorted(records["output"]) == ["results/plan/all.md", "results/plan/all.tsv"]
+    assert measured_jobs(records)[["rule", "outputs"]].values.tolist() == [["plan", 2]]
 
 
 def test_a_bfloat16_icl_pe_corpus_runs_end_to_end_on_the_cpu(tmp_path, tiny_model_dir):

@@ -205,17 +205,18 @@ rule corpus_examples:
 
 
 rule plan:
-    """Cost plan of a target before it runs: results/plan/tables/all.md plans results/tables/all,
-    results/plan/tables/tab/table1.csv.md plans results/tables/tab/table1.csv (its jobs per rule from a
-    dry run, GPU-hours, GPU and host memory); rebuilt when the config changes."""
+    """Cost plan of a target before it runs: results/plan/all.md plans rule all,
+    results/plan/tables/all.md plans results/tables/all, results/plan/tables/tab/table1.csv.md plans
+    results/tables/tab/table1.csv (its jobs per rule from a dry run, GPU-hours, GPU and host memory),
+    with its table as TSV beside it; rebuilt when the config changes."""
     output:
-        "results/plan/{target}.md",
+        markdown="results/plan/{target}.md",
+        table="results/plan/{target}.tsv",
     log:
         "results/logs/plan/{target}.log",
     conda:
         "../envs/generation.yaml"
     params:
-        target="results/{target}",
         config=config,
         snakefile=workflow.main_snakefile,
         # the interpreter of this Snakemake: the dry run needs Snakemake, which no rule environment has

@@ -1,12 +1,17 @@
 """Cost plan of a target: Snakemake's dry run of it, with the GPU-hours and memory of each model job."""
 
-from plainsight.report.plan import write_plan
+from plainsight.report.plan import plan_target, write_plan
 from plainsight.snakemake_job import run_rule
 
 
 def main(job):
     write_plan(
-        job.config, job.params.snakefile, job.params.target, job.output[0], job.params.snakemake_python
+        job.config,
+        job.params.snakefile,
+        plan_target(job.wildcards.target),
+        job.output.markdown,
+        job.params.snakemake_python,
+        tsv_path=job.output.table,
     )
 
 

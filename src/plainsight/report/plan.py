@@ -8,7 +8,8 @@ from the benchmarks) and the GPU memory it needs (`plainsight.scheduling`: weigh
 dtype, KV cache of the slots, activations and logits of a training step). Corpus sizes are the
 built control codes' where they exist, else `resources.planned_segments`. Beside the hours, the
 evidence plan (`plainsight.audit.evidence_plan`): the sample each release criterion gets under this
-config against what it needs to PASS when nothing leaks or FAIL at a stated effect.
+config against what it needs to PASS when nothing leaks or FAIL at a stated effect. The table is also
+written as TSV, which `plainsight.report.plan_check` compares with what a finished run measured.
 """
 
 from __future__ import annotations
@@ -260,12 +261,54 @@ def dry_run(config: Mapping, snakefile: str, target: str, python: str = sys.exec
     return completed.stdout + completed.stderr
 
 
-def write_plan(config: Mapping, snakefile: str, target: str, path: str, python: str = sys.executable) -> None:
-    """The cost plan of `target` under `config`, as Markdown at `path`; `python` runs the dry run."""
+def plan_target(name: str) -> str:
+    """What `results/plan/{name}.md` plans: the rule `all` for `all`, else the file `results/{name}`."""
+    return "all" if name == "all" else f"results/{name}"
+
+
+PLAN_COLUMNS = [
+    "rule",
+    "jobs",
+    "device_hours",
+    "longest_hours",
+    "host_memory_gb",
+    "gpu_memory_gib",
+    "gpus_per_job",
+]
+
+
+def plan_tsv(table: pd.DataFrame, costs: scheduling.CostModel) -> str:
+    """The plan table as TSV, for `plainsight.report.plan_check`: what the plan does not estimate is
+    empty (hours of jobs that load no model, GPU memory on the CPU, host memory the dry run does not
+    request); a model rule's `gpus_per_job` (0 on the CPU) turns its device-hours into job hours."""
+    records = table.copy()
+    estimated = records["rule"].isin(scheduling.MODEL_RULES)
+    gpus = pd.Series(costs.resources["gpus_per_job"], index=records.index, dtype="Int64")
+    records["gpus_per_job"] = gpus.where(estimated)
+    records["device_hours"] = records["device_hours"].where(estimated)
+    records["longest_hours"] = records["longest_hours"].where(estimated)
+    records["gpu_memory_gib"] = records["gpu_memory_gib"].where(estimated & costs.on_gpu)
+    records["host_memory_gb"] = records["host_memory_gb"].where(records["host_memory_gb"] > 0)
+    return records[PLAN_COLUMNS].to_csv(sep="\t", index=False, float_format="%.4f")
+
+
+def write_plan(
+    config: Mapping,
+    snakefile: str,
+    target: str,
+    path: str,
+    python: str = sys.executable,
+    *,
+    tsv_path: str | None = None,
+) -> None:
+    """The cost plan of `target` under `config`, as Markdown at `path` and, where `tsv_path` is given,
+    its table as TSV there; `python` runs the dry run."""
     shapes = yaml.safe_load(Path(config["resources"]["model_shapes"]).read_text(encoding="utf-8"))
     jobs = parse_dry_run(dry_run(config, snakefile, target, python))
     count, sizes = segment_counter(config, jobs)
     costs = scheduling.CostModel(config, shapes, count, registry)
     evidence = evidence_plan(Gate.from_config(config["release"]["gate"]), config, count)
-    text = render(plan_table(jobs, costs), target, costs, sizes)
-    write_text(text + "\n" + render_evidence_plan(evidence), path)
+    table = plan_table(jobs, costs)
+    write_text(render(table, target, costs, sizes) + "\n" + render_evidence_plan(evidence), path)
+    if tsv_path is not None:
+        write_text(plan_tsv(table, costs), tsv_path)
