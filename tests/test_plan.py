@@ -20,7 +20,6 @@ from plainsight.report.plan import (
 )
 from plainsight.report.plan_check import read_plan
 from plainsight.scheduling import CostModel
-from plainsight.scheduling.cost_model import runtime_minutes
 from plainsight.scheduling.memory import GIB, gpu_generation_bytes, gpu_training_bytes, prefix_parameters
 from plainsight.scheduling.model_shape import ModelShape, model_shape
 
@@ -120,8 +119,9 @@ def test_generation_memory_by_hand():
 
 
 def config(**resources) -> dict:
+    """The default config at the family rates alone (no rule measured apart), with `resources` changed."""
     base = yaml.safe_load((REPO / "config/config.yaml").read_text(encoding="utf-8"))
-    base["resources"].update(resources)
+    base["resources"].update({"rule_tokens_per_second": None, **resources})
     return base
 
 
@@ -134,10 +134,10 @@ def test_icl_generation_hours_and_slots_on_a_gpu():
     planner = cost_model(cfg, SHAPES, lambda dataset, split: 100)
     plain = planner.hours("generate_icl", {"dataset": "tab", "method": "icl"})
     blocking = planner.hours("generate_icl", {"dataset": "tab", "method": "icl_pe"})
-    # 2 paragraph ranges x 500 generations x 400 tokens at 1,000 tokens/s: 400 s, rounded up to 7 minutes
-    # with the 2-minute start-up; icl_pe may regenerate each up to 3 times
-    assert plain == pytest.approx(9 / 60)
-    assert blocking == pytest.approx((2 + 27) / 60)
+    # 2 paragraph ranges x 500 generations x 400 tokens at 1,000 tokens/s: 400 s after the start-up;
+    # icl_pe is planned at one decoding a generation (its runtime request bounds every regeneration)
+    startup = cfg["resources"]["startup_seconds"]
+    assert plain == blocking == pytest.approx((startup + 400) / 3600)
     gpu_bytes = planner.gpu_bytes("generate_icl", {"dataset": "tab", "method": "icl"})
     # 1,000 prompts: the GPU's memory, not the group (a freed slot takes any group's next prompt), limits
     assert "55 slots" in planner.notes["slots princeton-nlp/Sheared-LLaMA-1.3B"]
@@ -243,9 +243,8 @@ def test_the_downstream_encoder_jobs_are_planned_with_gpu_hours():
     wildcards = {"dataset": "tab", "setting": "known", "idset": "direct"}
     # 2 corpora of max(12 x 2, 50) = 50 generations; trained on 50 real + 100 synthetic texts twice,
     # predicting 3 x 10 test texts and the 100 synthetic ones: 430 texts x 100 tokens at 1000 tokens/s
-    assert costs.hours("utility_measures", wildcards) == pytest.approx(
-        runtime_minutes(430 * 100, 1000, 1.0) / 60
-    )
+    startup = cfg["resources"]["startup_seconds"]
+    assert costs.hours("utility_measures", wildcards) == pytest.approx((startup + 430 * 100 / 1000) / 3600)
     assert (
         125e6 * 4 * 4 < costs.gpu_bytes("utility_measures", wildcards) < 80e9
     )  # float32 weights, grads, Adam
@@ -258,7 +257,7 @@ def test_the_downstream_encoder_jobs_are_planned_with_gpu_hours():
     cfg["private_selection"].update(methods=["rpsg", "aug_pe"], seeds=[1])
     costs = cost_model(cfg, SHAPES, lambda dataset, split: {"train": 50, "test": 10}[split])
     assert costs.hours("utility_measures_all_methods", wildcards) == pytest.approx(
-        runtime_minutes(750 * 100, 1000, 1.0) / 60
+        (startup + 750 * 100 / 1000) / 3600
     )
     cfg["utility"]["downstream"]["classifier"] = "tfidf_logreg"
     assert cost_model(cfg, SHAPES, lambda d, s: 1).gpu_bytes("utility_measures", {"dataset": "tab"}) == 0
@@ -283,7 +282,7 @@ def test_the_membership_scores_are_planned_per_model_and_text():
     for sizes, texts in (({"train": 50, "dev": 6, "test": 10}, 32), ({"train": 50, "test": 10}, 40)):
         costs = cost_model(cfg, SHAPES, counter(sizes))
         assert costs.hours("membership_scores", wildcards) == pytest.approx(
-            runtime_minutes(texts * 4 * per_text, 1000, 1.0) / 60
+            (cfg["resources"]["startup_seconds"] + texts * 4 * per_text / 1000) / 3600
         )
     assert costs.gpu_bytes("membership_scores", wildcards) > 0
     table = plan_table([DryRunJob("membership_scores", wildcards, {})], costs).set_index("rule")

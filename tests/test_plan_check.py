@@ -204,7 +204,7 @@ def test_the_command_writes_the_check_and_the_growth(run, tmp_path, capsys):
     assert "| **estimated rules** | **6** | **5** | **3.200** | **2.258** | **0.71** | | | | |" in lines
     assert (
         "Outside 30% (measured / planned, and the throughput the plan's hours rest on): generate_icl 1.50 "
-        "(`resources.generation_tokens_per_second`)." in lines
+        "(`resources.rule_tokens_per_second.generate_icl` or `generation_tokens_per_second`)." in lines
     )
     assert f"## Growth: `{run}` over `{half}`" in lines
     assert "| training | 1.500 | 1.500 | 1.00 | 2.500 | 2.500 | 1.00 |" in lines  # perplexity planned too

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from plainsight.scheduling import CostModel, cpu_slots, segments_upper_bound, slot_cache_positions
-from plainsight.scheduling.cost_model import STARTUP_MINUTES, runtime_minutes
+from plainsight.scheduling.cost_model import STARTUP_MINUTES, expected_hours, runtime_minutes
 from plainsight.scheduling.memory import GENERATION_ACTIVATION_FACTOR, TRAINING_ACTIVATION_FACTOR, memory_mb
 from plainsight.scheduling.model_shape import model_parameters
 
@@ -126,11 +126,50 @@ def test_the_work_of_each_model_rule_by_hand():
 
 
 def test_runtime_and_hours_share_the_work_and_differ_by_the_margin():
-    costs = cost_model(resources={"runtime_margin": 3.0, "training_tokens_per_second": 10})
+    costs = cost_model(
+        resources={
+            "runtime_margin": 3.0,
+            "training_tokens_per_second": 10,
+            "rule_tokens_per_second": None,
+            "startup_seconds": 30,
+        }
+    )
     job = {"dataset": "tab", "setting": "known", "idset": "direct", "method": "ft", "seed": "1"}
     tokens = costs.work("train_adapter", job)[0]
     assert costs.runtime_minutes("train_adapter", job) == runtime_minutes(tokens, 10, 3.0)
-    assert costs.hours("train_adapter", job) == runtime_minutes(tokens, 10, 1.0) / 60
+    # the plan: the start-up and the work at the throughput, in hours, no margin, no rounding
+    assert costs.hours("train_adapter", job) == pytest.approx((30 + tokens / 10) / 3600)
+    assert expected_hours(5920, 10, 30) == pytest.approx(622 / 3600)
+
+
+def test_the_plan_expects_one_decoding_per_generation_and_the_scheduler_bounds_every_regeneration():
+    costs = cost_model(
+        generation={"max_new_tokens": 100, "max_regenerations": 3},
+        resources={"generation_tokens_per_second": 10, "rule_tokens_per_second": None, "startup_seconds": 0},
+    )
+    job = {"dataset": "tab", "setting": "known", "idset": "direct", "method": "icl_pe", "seed": "1"}
+    bound, expected = costs.work("generate_icl", job)[0], costs.work("generate_icl", job, expected=True)[0]
+    assert bound == 4 * expected  # each generation and up to 3 regenerations
+    assert costs.hours("generate_icl", job) == pytest.approx(expected / 10 / 3600)
+    assert costs.runtime_minutes("generate_icl", job) == runtime_minutes(bound, 10, 2.0)
+
+
+def test_a_rule_measured_at_its_own_rate_and_its_twins_with_it():
+    costs = cost_model(
+        resources={
+            "generation_tokens_per_second": 10,
+            "training_tokens_per_second": 50,
+            "rule_tokens_per_second": {"generate_trained": 40, "generate_zero_learning": 80},
+        }
+    )
+    job = {"dataset": "tab", "setting": "known", "idset": "direct", "method": "ft", "seed": "1"}
+    assert costs.work("generate_trained", job)[1] == 40
+    assert costs.work("canary_generations", job)[1] == 40  # the twin of generate_trained
+    assert costs.work("generate_zero_learning", job)[1] == 80  # its own entry first
+    assert costs.work("generate_icl", {**job, "method": "icl"})[1] == 10
+    assert costs.work("train_adapter", job)[1] == 50
+    costs.resources["rule_tokens_per_second"] = None
+    assert costs.work("generate_trained", job)[1] == 10
 
 
 def test_host_memory_of_generation_packs_a_weight_copy_on_the_cpu_only():

@@ -151,10 +151,12 @@ def render(table: pd.DataFrame, target: str, costs: scheduling.CostModel, sizes:
         + f", {costs.dtype_bytes * 8}-bit weights ({costs.config['model']['dtype']})"
         + (f", {gpu_gb} GB per GPU" if on_gpu and gpu_gb else ""),
         f"- {resources['generation_tokens_per_second']:g} new tokens/s per generation job, "
-        f"{resources['training_tokens_per_second']:g} tokens/s per training or scoring job "
-        "(`resources`; measure yours with benchmarks/generation.py and benchmarks/training.py)",
-        "- hours include 2 minutes of start-up per job and no queueing; jobs that load no model take "
-        "minutes on one CPU core and are counted as jobs only",
+        f"{resources['training_tokens_per_second']:g} tokens/s per training or scoring job"
+        + "".join(f", {rule} {rate:g}" for rule, rate in (resources["rule_tokens_per_second"] or {}).items())
+        + " (`resources`; check them against a run with `python -m plainsight.report.plan_check`)",
+        f"- hours: the expected work (each generation decoded once, at most `max_new_tokens` new tokens) "
+        f"and {resources['startup_seconds']:g} s of start-up per job, no margin, no queueing; jobs that "
+        "load no model take minutes on one CPU core and are counted as jobs only",
         *[f"- {dataset}: {size}" for dataset, size in sizes.items()],
         *[f"- {note}" for note in costs.notes.values()],
     ]

@@ -70,10 +70,12 @@ def rule_family(rule: str) -> str:
 
 
 def throughput_of(rule: str) -> str:
-    """The `resources` throughput a model rule's planned hours rest on."""
-    return (
+    """The `resources` throughputs a model rule's planned hours rest on: its own measured one, else its
+    family's."""
+    family = (
         "generation_tokens_per_second" if twin_of(rule) in GENERATION_RULES else "training_tokens_per_second"
     )
+    return f"rule_tokens_per_second.{rule}` or `{family}"
 
 
 # --- reading ---

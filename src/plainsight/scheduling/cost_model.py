@@ -38,7 +38,13 @@ STARTUP_MINUTES = 2  # imports, loading the model, reading the inputs
 
 
 def runtime_minutes(tokens: float, tokens_per_second: float, margin: float) -> int:
+    """The scheduler's run time: a bound, in whole minutes."""
     return math.ceil(STARTUP_MINUTES + margin * tokens / tokens_per_second / 60)
+
+
+def expected_hours(tokens: float, tokens_per_second: float, startup_seconds: float) -> float:
+    """The plan's hours of a job: its start-up and its expected work at the measured throughput."""
+    return (startup_seconds + tokens / tokens_per_second) / 3600
 
 
 class CostModel(JobTokens):
@@ -123,8 +129,10 @@ class CostModel(JobTokens):
         )
 
     def hours(self, rule: str, w: Mapping[str, str]) -> float:
-        """The plan's hours: the work at the throughput, with no margin."""
-        return self.runtime_minutes(rule, w, margin=1.0) / 60
+        """The plan's hours: the expected work at the throughput, with no margin, after
+        `resources.startup_seconds`."""
+        tokens, tokens_per_second = self.work(rule, w, expected=True)
+        return expected_hours(tokens, tokens_per_second, self.resources["startup_seconds"])
 
     def host_mb(self, rule: str, w: Mapping[str, str]) -> int:
         """Host memory of a job (`memory_mb`): the batch slots of a generate job (with the packed

@@ -44,14 +44,15 @@ class JobTokens:
         self.methods = methods
         self.resources = config["resources"]
 
-    def work(self, rule: str, w: Mapping[str, str]) -> tuple[float, float]:
-        """(tokens, tokens per second) of a model job."""
+    def work(self, rule: str, w: Mapping[str, str], expected: bool = False) -> tuple[float, float]:
+        """(tokens, tokens per second) of a model job: a bound on its work for the scheduler, or with
+        `expected` the work it is expected to do (each generation decoded once) for the cost plan."""
         twin = twin_of(rule)
         if twin in GENERATION_RULES:
-            tokens = self.generations(twin, w) * self.config["generation"]["max_new_tokens"]
-            return tokens + self.surrogate_seconds_as_tokens(twin, w), self.resources[
-                "generation_tokens_per_second"
-            ]
+            tokens = self.generations(twin, w, expected) * self.config["generation"]["max_new_tokens"]
+            return tokens + self.surrogate_seconds_as_tokens(twin, w), self.tokens_per_second(
+                rule, "generation_tokens_per_second"
+            )
         if twin in TRAINING_RULES:
             tokens = self.training_tokens(twin, w)
         elif twin == "utility_measures":
@@ -64,9 +65,19 @@ class JobTokens:
             mauve = self.config["utility"]["mauve"]
             texts = 2 * (mauve["samples"] or self.segments(w["dataset"], "test"))
             tokens = 0 if mauve["featurizer"] == "minilm" else texts * mauve["max_tokens"]
-        return tokens, self.resources["training_tokens_per_second"]
+        return tokens, self.tokens_per_second(rule, "training_tokens_per_second")
 
-    def attempts(self, method: str) -> int:
+    def tokens_per_second(self, rule: str, family_key: str) -> float:
+        """A rule's measured throughput (`resources.rule_tokens_per_second`, by its name, then by the rule
+        whose work it does), else its family's (`family_key`)."""
+        measured = self.resources["rule_tokens_per_second"] or {}
+        return measured.get(rule) or measured.get(twin_of(rule)) or self.resources[family_key]
+
+    def attempts(self, method: str, expected: bool = False) -> int:
+        """Decodings per generation: at most one and its regenerations; one expected (a regeneration
+        follows a blocked value only, rare: no ICL-PE generation of the demo's runs needed one)."""
+        if expected:
+            return 1
         return 1 + self.methods.method(method).regenerations(self.config["generation"])
 
     def shards(self, wildcards: Mapping[str, str]) -> int:
@@ -74,21 +85,22 @@ class JobTokens:
 
     # --- generation ---
 
-    def generations(self, rule: str, w: Mapping[str, str]) -> int:
-        """Texts a generate job writes, regenerations included (a bound: each may be regenerated)."""
+    def generations(self, rule: str, w: Mapping[str, str], expected: bool = False) -> int:
+        """Texts a generate job writes, regenerations included (a bound: each may be regenerated), or with
+        `expected` each once."""
         generation = self.config["generation"]
         if rule == "generate_icl":
             per_corpus = generation["generations_per_segment"] * len(
                 self.config["datasets"][w["dataset"]]["segments"]
             )
-            return math.ceil(per_corpus / self.shards(w)) * self.attempts(w["method"])
+            return math.ceil(per_corpus / self.shards(w)) * self.attempts(w["method"], expected)
         if rule == "generate_trained":
             per_corpus = self.config["prefix_tuning"]["generations"] or self.segments(w["dataset"], "train")
             return math.ceil(per_corpus / self.shards(w))
         if rule == "generate_private_selection":
             return self.selection_texts(w)
         samples = self.config["utility"]["mauve"]["samples"] or self.segments(w["dataset"], "test")
-        return samples * self.attempts(w["method"])
+        return samples * self.attempts(w["method"], expected)
 
     def corpus_generations(self, dataset: str) -> int:
         """Generations of the larger corpus kind: an in-context method's, or a trained method's."""
