@@ -18,8 +18,8 @@ all: $(STAMP)
 # It writes the same results/ as `make run`: run it in a clone of its own to keep both.
 DECIDE := --configfile config/decide.yaml
 decide: $(STAMP)
-	$(BIN)/snakemake --cores $(CORES) $(DECIDE) results/plan/all.md
-	$(BIN)/snakemake --cores $(CORES) $(DECIDE)
+	$(BIN)/snakemake --cores $(CORES) results/plan/all.md $(DECIDE)
+	$(BIN)/snakemake --cores $(CORES) all $(DECIDE)
 
 setup: $(STAMP)
 
