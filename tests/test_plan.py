@@ -20,7 +20,7 @@ from plainsight.report.plan import (
 )
 from plainsight.report.plan_check import read_plan
 from plainsight.scheduling import CostModel
-from plainsight.scheduling.memory import GIB, gpu_generation_bytes, gpu_training_bytes, prefix_parameters
+from plainsight.scheduling.memory import GIB, gpu_generation_bytes, prefix_parameters, training_step_bytes
 from plainsight.scheduling.model_shape import ModelShape, model_shape
 
 
@@ -105,11 +105,31 @@ def test_training_memory_by_hand():
     # 16-bit weights 2,000; trainable 5 x 4 bytes x (4 copies + 3 per-sample gradients) = 140;
     # activations 3 x 4 positions x 8 x 2 layers x 34 = 6,528; logits 2 passes x 12 x 10 x (2 + 8) = 2,400
     assert (
-        gpu_training_bytes(SMALL, 2, 3, 4, 5, logits_passes=2, per_sample_gradients=True)
+        training_step_bytes(SMALL, 2, 3, 4, 5, logits_passes=2, per_sample_gradients=True)
         == 2_000 + 140 + 6_528 + 2_400
     )
+    # the masked objective's KL rows: 8 bytes per vocabulary entry of each of the 12 positions
+    assert training_step_bytes(SMALL, 2, 3, 4, 5, logits_passes=2, masked_objective=True) == (
+        2_000 + 5 * 4 * 4 + 6_528 + 2_400 + 12 * 10 * 8
+    )
     # trained float32 weights hold 16 bytes each; float32 activations are twice the 16-bit ones
-    assert gpu_training_bytes(SMALL, 4, 1, 1, 0, frozen_weights=False) == 16_000 + 8 * 2 * 34 * 2 + 10 * 12
+    assert training_step_bytes(SMALL, 4, 1, 1, 0, frozen_weights=False) == 16_000 + 8 * 2 * 34 * 2 + 10 * 12
+
+
+def test_the_gpu_memory_of_prefix_training_covers_the_measured_h100_peaks():
+    """docs/cluster-and-gpu.md: benchmarks/training.py at the 1.3B shape with the embedded vocabulary, in
+    bfloat16, batch 8, examples of up to 412 tokens with the prefix, prefix rows without the MLP."""
+    shapes = {"bench-1.3b": {**SHAPES["princeton-nlp/Sheared-LLaMA-1.3B"], "vocab_size": 49_152}}
+    cfg = config(gpus_per_job=1, gpu_memory_gb=80)
+    cfg["model"]["name_or_path"] = "bench-1.3b"
+    cfg["prefix_tuning"].update(batch_size=8, max_length=392, num_virtual_tokens=20, projection_hidden=None)
+    costs = cost_model(cfg, shapes, lambda dataset, split: 128)
+    job = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
+    measured = {"ft": 9.52e9, "ft_mask": 12.43e9, "dpsgd": 21.82e9}
+    for method, peak in measured.items():
+        assert peak <= costs.gpu_bytes("train_adapter", {**job, "method": method}) <= 1.3 * peak, method
+    # DP-SGD: a Poisson batch of 14 documents (8 expected), two sequences each
+    assert costs.adapter_batch({**job, "method": "dpsgd"}) == (28, 412)
 
 
 def test_generation_memory_by_hand():

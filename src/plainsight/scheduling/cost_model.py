@@ -25,10 +25,12 @@ from plainsight.scheduling.memory import (
     LORA_WIDTHS_PER_LAYER,
     TRAINABLE_COPIES,
     TRAINING_ACTIVATION_FACTOR,
+    cpu_training_mb,
+    dp_batch_sequences,
     gpu_generation_bytes,
-    gpu_training_bytes,
     memory_mb,
     prefix_parameters,
+    training_step_bytes,
 )
 from plainsight.scheduling.model_rules import CANARY_SCORING_RULES, GENERATION_RULES, TRAINING_RULES, twin_of
 from plainsight.scheduling.model_shape import ModelShape, model_parameters, model_shape
@@ -136,9 +138,12 @@ class CostModel(JobTokens):
 
     def host_mb(self, rule: str, w: Mapping[str, str]) -> int:
         """Host memory of a job (`memory_mb`): the batch slots of a generate job (with the packed
-        weights on a CPU), or a training step (full fine-tuning also holds gradients and Adam moments)."""
+        weights on a CPU), or a training step (full fine-tuning also holds gradients and Adam moments;
+        prefix training on the CPU: `adapter_host_mb`)."""
         headroom = self.resources["memory_headroom"]
         rule = twin_of(rule)
+        if rule == "train_adapter" and not self.on_gpu:
+            return self.adapter_host_mb(w, headroom)
         if rule in GENERATION_RULES:
             model, prompt = self.generation_job(rule, w)
             positions = slot_cache_positions(prompt, self.config["generation"]["max_new_tokens"])
@@ -182,13 +187,13 @@ class CostModel(JobTokens):
             return self.training_gpu_bytes(rule, w)
         if rule in ("membership_scores", *CANARY_SCORING_RULES):
             sequences, tokens = self.membership_batch()
-            return gpu_training_bytes(self.shape(self.base_model), self.dtype_bytes, sequences, tokens, 0)
+            return training_step_bytes(self.shape(self.base_model), self.dtype_bytes, sequences, tokens, 0)
         if rule == "utility_measures":
             downstream = self.config["utility"]["downstream"]
             if downstream["classifier"] != "encoder":
                 return 0
             encoder = downstream["encoder"]
-            return gpu_training_bytes(
+            return training_step_bytes(
                 self.shape(encoder["model"]),
                 self.dtype_bytes,
                 encoder["batch_size"],
@@ -206,24 +211,55 @@ class CostModel(JobTokens):
         )
 
     def training_gpu_bytes(self, rule: str, w: Mapping[str, str]) -> int:
-        shape = self.shape(self.base_model)
-        sequences, tokens = self.training_batch(rule)
         if rule == "train_adapter":
-            prefix = self.config["prefix_tuning"]
-            method = self.methods.method(w["method"])
-            trainable = prefix_parameters(shape, prefix["num_virtual_tokens"], prefix["projection_hidden"])
-            return gpu_training_bytes(
-                shape,
-                self.dtype_bytes,
-                sequences,
-                tokens,
-                trainable,
-                logits_passes=2 if method.masked_objective else 1,
-                per_sample_gradients=method.differentially_private,
-            )
+            return self.adapter_step_bytes(w)
+        shape = self.shape(self.base_model)
         if rule == "base_perplexity":
-            return gpu_training_bytes(shape, self.dtype_bytes, sequences, tokens, 0)
+            return training_step_bytes(shape, self.dtype_bytes, *self.training_batch(rule), 0)
         return self.finetune_gpu_bytes(shape, self.config["utility"]["perplexity"])
+
+    # --- prefix training (train_adapter and its canary twin) ---
+
+    def adapter_batch(self, w: Mapping[str, str]) -> tuple[int, int]:
+        """(sequences, tokens per sequence) of one prefix-training step of `w["method"]`: `batch_size`
+        sequences, or DP-SGD's Poisson batch of `batch_size` units expected (`dp_batch_sequences`)."""
+        sequences, tokens = self.training_batch("train_adapter")
+        if self.methods.method(w["method"]).differentially_private:
+            sequences = dp_batch_sequences(sequences, self.sequences_per_unit(w["dataset"]))
+        return sequences, tokens
+
+    def sequences_per_unit(self, dataset: str) -> int:
+        """Training sequences of one DP-SGD privacy unit: with `privacy_unit: document`, one per paragraph
+        range of its document (a unit of several documents, a MIMIC patient's or a canary person's, can
+        bring more); one with `sequence`."""
+        if self.config["dpsgd"]["privacy_unit"] == "sequence":
+            return 1
+        return len(self.config["datasets"][dataset]["segments"])
+
+    def adapter_step_bytes(self, w: Mapping[str, str]) -> int:
+        """One prefix-training step of `w["method"]` (`training_step_bytes`) in the job's dtype: ft_mask
+        adds the base pass and the KL rows; DP-SGD holds its Poisson batch and their per-sample gradients."""
+        shape = self.shape(self.base_model)
+        prefix = self.config["prefix_tuning"]
+        method = self.methods.method(w["method"])
+        return training_step_bytes(
+            shape,
+            self.dtype_bytes,
+            *self.adapter_batch(w),
+            prefix_parameters(shape, prefix["num_virtual_tokens"], prefix["projection_hidden"]),
+            logits_passes=2 if method.masked_objective else 1,
+            masked_objective=method.masked_objective,
+            per_sample_gradients=method.differentially_private,
+        )
+
+    def adapter_host_mb(self, w: Mapping[str, str], headroom: float) -> int:
+        """Host memory of a prefix-training job on the CPU: the runtime and one step
+        (`adapter_step_bytes`); for a model of unknown shape, the size-based estimate of its batch."""
+        if model_shape(self.base_model, self.shapes) is None:
+            sequences, tokens = self.adapter_batch(w)
+            parameters = self.parameters(self.base_model)
+            return memory_mb(parameters, sequences, tokens, TRAINING_ACTIVATION_FACTOR, False, headroom)
+        return cpu_training_mb(self.adapter_step_bytes(w), headroom)
 
     # --- RPSG's surrogate, fine-tuned within its generate job ---
 
@@ -251,7 +287,7 @@ class CostModel(JobTokens):
         """A fine-tuning step of a `utility.perplexity`-like block: every weight, or LoRA adapters."""
         full = settings["finetune"] == "full"
         lora = 0 if full else settings["lora_rank"] * shape.layers * LORA_WIDTHS_PER_LAYER * shape.hidden
-        return gpu_training_bytes(
+        return training_step_bytes(
             shape,
             self.dtype_bytes,
             settings["batch_size"],

@@ -5,13 +5,25 @@ loads them; twice where CPU decoding packs a copy, `plainsight.generation.packed
 job runs on the CPU, activations and KV cache per token of the batch. Per-token memory grows
 with layers x hidden size, which across causal LMs from 135M to 8B parameters stays close to
 1.45 x sqrt(parameters). The activation factors are calibrated on the embedded SmolLM2-135M
-(peak RSS: generation 1.7-2.0 GB with its packed weights, ft_mask 2.6 GB, dpsgd 3.1 GB).
+(peak RSS: generation 1.7-2.0 GB with its packed weights, ft_mask's prefix training 2.6 GB).
+A prefix-training job on the CPU of a model of known shape holds one `training_step_bytes` step in
+host memory instead: the runtime and that step (`cpu_training_mb`).
 
-GPU memory (`resources.gpu_memory_mb` and the cost plan): the weights in the job's dtype, plus per job kind
-the KV cache of the decoding slots, or the activations a training step keeps for backward
-(about 34 bytes per token, hidden unit and layer in 16-bit precision with fused attention, after
-Korthikanti et al. 2022), the float32 logits of the loss, and the float32 trainable parameters
-with their gradients and Adam moments (per-sample gradients too under DP-SGD).
+Training memory (`training_step_bytes`: GPU memory, and host memory of a prefix-training job on the CPU):
+the weights in the job's dtype, the activations a training step keeps for backward (about 34 bytes per
+token, hidden unit and layer in 16-bit precision with fused attention, after Korthikanti et al. 2022),
+the float32 rows of the loss (ft_mask: the base pass's too, and its KL rows), and the float32 trainable
+parameters with their gradients and Adam moments. DP-SGD's step holds a Poisson batch of privacy units,
+each with all its sequences (`dp_batch_sequences`), and a float32 per-sample gradient of every trainable
+parameter per sequence (Opacus's `grad_sample`).
+
+Measured against the estimate (in brackets, before the headroom): peak RSS (getrusage, one thread,
+float32) of the embedded SmolLM2-135M's steps on sequences of 128 tokens, 20 virtual tokens and
+`projection_hidden` 512: ft with 4 sequences 2,107 MB (2,201), ft_mask 2,611 (2,756), DP-SGD with 4, 8
+and 16 sequences 2,238 (2,293), 3,358 (3,381) and 5,279 (5,557), and a DP-SGD step of 11 TAB documents,
+two sequences each, after two smaller steps 7,003 (7,190). Peak GPU memory on one H100 at the
+Sheared-LLaMA-1.3B shape in bfloat16 (batch 8, examples of up to 412 tokens with the prefix, no MLP):
+ft 9.5 GB (10.0), ft_mask 12.4 (12.9), DP-SGD 21.8 (28.0 for its Poisson bound of 28 sequences).
 """
 
 from __future__ import annotations
@@ -28,11 +40,15 @@ RUNTIME_OVERHEAD_MB = 600  # Python, torch, transformers and pandas loaded, befo
 LAYER_WIDTH_PER_SQRT_PARAMETER = 1.45  # layers x hidden size ~ 1.45 x sqrt(parameters)
 GENERATION_ACTIVATION_FACTOR = 2  # KV cache (keys and values) plus the current step
 TRAINING_ACTIVATION_FACTOR = (
-    48  # saved activations, logits of the prefixed and the base pass, per-sample gradients
+    48  # saved activations and the logits of a training or scoring step, when no shape says more
 )
 
 ACTIVATION_BYTES_PER_TOKEN_UNIT = 34  # saved for backward, per token x hidden unit x layer (16-bit)
 TRAINABLE_COPIES = 4  # float32 trainable parameter, gradient and two Adam moments
+LOSS_ROW_BYTES = 8  # per vocabulary entry and pass: the loss's float32 logits rows and their log-softmax
+KL_ROW_BYTES = 8  # per vocabulary entry: the masked objective's float32 KL rows (base probabilities, terms)
+# A DP-SGD step's units: this quantile of the Poisson count of its batch (`dp_batch_sequences`)
+DP_BATCH_QUANTILE = 0.98
 LORA_WIDTHS_PER_LAYER = 18  # in + out widths of every linear layer of a block, in hidden sizes (gated MLP)
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 
@@ -58,25 +74,62 @@ def memory_mb(
     return math.ceil(headroom * (RUNTIME_OVERHEAD_MB + (weights + activations) / MB))
 
 
-def gpu_training_bytes(
+def cpu_training_mb(step_bytes: int, headroom: float) -> int:
+    """Host memory of a training job on the CPU: the runtime and one step (`training_step_bytes`)."""
+    return math.ceil(headroom * (RUNTIME_OVERHEAD_MB + step_bytes / MB))
+
+
+def poisson_quantile(mean: float, probability: float) -> int:
+    """The smallest k with P(X <= k) >= `probability` for X ~ Poisson(`mean`) (terms in log space, so a
+    large mean does not underflow)."""
+    if mean <= 0 or not 0 < probability < 1:
+        raise ValueError(
+            f"a Poisson quantile needs a positive mean and a probability in (0, 1), not {mean}, {probability}"
+        )
+    k, cumulative = 0, 0.0
+    while True:
+        cumulative += math.exp(k * math.log(mean) - mean - math.lgamma(k + 1))
+        if cumulative >= probability:
+            return k
+        k += 1
+
+
+def dp_batch_sequences(batch_units: int, sequences_per_unit: int) -> int:
+    """The sequences one DP-SGD step holds, a bound. Poisson sampling draws each privacy unit with
+    probability `batch_units` / units, so a batch's unit count is binomial with mean `batch_units`, its
+    tail below that of Poisson(`batch_units`), and each unit brings all its sequences (per-unit clipping
+    sums them). The bound takes the count's `DP_BATCH_QUANTILE` quantile: 9 units for 4, 14 for 8. The
+    embedded default's three runs (16 steps each) drew at most 7, 11 and 7 units of 4 expected; a job's
+    headroom takes up the rarer batches (the 11 units' step: 7.0 GB against a request of 7.6)."""
+    if batch_units < 1 or sequences_per_unit < 1:
+        raise ValueError(
+            f"a DP-SGD batch needs a unit of a sequence or more, not {batch_units} x {sequences_per_unit}"
+        )
+    return poisson_quantile(batch_units, DP_BATCH_QUANTILE) * sequences_per_unit
+
+
+def training_step_bytes(
     shape: ModelShape,
     dtype_bytes: int,
     sequences: int,
     tokens: int,
     trainable_parameters: int,
     logits_passes: int = 1,
+    masked_objective: bool = False,
     per_sample_gradients: bool = False,
     frozen_weights: bool = True,
 ) -> int:
-    """One training step: the weights (frozen in `dtype_bytes`, or trained in float32 with gradients
-    and Adam moments), the trainable parameters' float32 copies, the activations kept for backward,
-    and the float32 log-softmax of `logits_passes` forward passes (2 for ft_mask's base pass)."""
+    """One training step of `sequences` x `tokens` positions: the weights (frozen in `dtype_bytes`, or
+    trained in float32 with gradients and Adam moments), the trainable parameters' float32 copies (and,
+    with `per_sample_gradients`, one float32 gradient per sequence: DP-SGD's), the activations kept for
+    backward, and per position the logits and float32 loss rows of `logits_passes` forward passes (2 for
+    ft_mask's base pass) and, with `masked_objective`, the KL rows."""
     weights = shape.parameters * (dtype_bytes if frozen_weights else 4 * TRAINABLE_COPIES)
     trainable = trainable_parameters * 4 * (TRAINABLE_COPIES + (sequences if per_sample_gradients else 0))
     positions = sequences * tokens
     activations = positions * shape.hidden * shape.layers * ACTIVATION_BYTES_PER_TOKEN_UNIT * dtype_bytes // 2
-    logits = logits_passes * positions * shape.vocab * (dtype_bytes + 4 + 4)
-    return weights + trainable + activations + logits
+    row_bytes = logits_passes * (dtype_bytes + LOSS_ROW_BYTES) + (KL_ROW_BYTES if masked_objective else 0)
+    return weights + trainable + activations + positions * shape.vocab * row_bytes
 
 
 def gpu_generation_bytes(
