@@ -371,6 +371,10 @@ def test_conclusions():
     assert conclusion(False, 0.04, 0.05) == "no leak detected (could detect >= 0.04)"
     assert conclusion(False, 0.3, 0.05) == INCONCLUSIVE
     assert conclusion(False, math.inf, 0.05) == INCONCLUSIVE  # no excess reaches 80% power
+    # underpowered at the threshold, but the bound the gate reads is under it: no leak, and why
+    assert conclusion(False, 0.3, 0.05, upper=0.03) == "no leak detected (bounded <= 0.03)"
+    assert conclusion(False, 0.3, 0.05, upper=0.06) == INCONCLUSIVE
+    assert conclusion(False, 0.3, 0.05, upper=0.05) == "no leak detected (bounded <= 0.05)"  # at: passes
     record = excess_record("exact", paired_excess(10, 0, 10, 0, 10), 0.05)
     assert record["leak_exact_conclusion"] == LEAKS and record["leak_exact_design"] == "paired"
     assert record["leak_exact_inference"] == MCNEMAR

@@ -583,13 +583,20 @@ def detectable_auc(members: int, non_members: int) -> float:
     return min(1.0, 0.5 + (norm.ppf(1 - AUC_ALPHA) + norm.ppf(POWER)) * se)
 
 
-def conclusion(significant: bool, detectable: float, threshold: float, unit: str = "") -> str:
+def conclusion(
+    significant: bool, detectable: float, threshold: float, unit: str = "", upper: float | None = None
+) -> str:
     """`leaks` when the test rejects the zero-learning null; `no leak detected (could detect >= X)` when
-    it does not and the sample could detect an effect at the threshold that matters; else `inconclusive`."""
+    it does not and the sample could detect an effect at the threshold that matters; `no leak detected
+    (bounded <= U)` when it could not but the excess's `upper` bound lies at or under the threshold (what
+    the gate passes: the bound is tight although the test's power at the threshold is under 80%); else
+    `inconclusive`."""
     if significant:
         return LEAKS
     if detectable <= threshold:
         return f"{NO_LEAK} (could detect >= {detectable:.2f}{unit})"
+    if upper is not None and upper <= threshold:
+        return f"{NO_LEAK} (bounded <= {upper:.2f}{unit})"
     return INCONCLUSIVE
 
 
@@ -653,5 +660,7 @@ def excess_record(measure: str, excess: Excess, threshold: float) -> dict[str, A
     significant = excess.p_value < ALPHA
     return {
         **{f"leak_{measure}_{name}": value for name, value in asdict(excess).items()},
-        f"leak_{measure}_conclusion": conclusion(significant, excess.detectable, threshold),
+        f"leak_{measure}_conclusion": conclusion(
+            significant, excess.detectable, threshold, upper=excess.excess_high
+        ),
     }

@@ -318,8 +318,9 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
         "difference with one-sided 95% bounds (in-context: on the discordant pairs; trained: per document). "
         "`leaks`: the excess is significant at one-sided 5% (McNemar's exact test, or a permutation of "
         "whole documents for trained methods); `no leak detected (could detect >= X)`: not significant, "
-        "and that very test finds an excess of X with 80% power; `inconclusive`: not significant, and the "
-        "sample is too small to detect the gate's threshold. "
+        "and that very test finds an excess of X with 80% power; `no leak detected (bounded <= U)`: not "
+        "significant, too few to detect the threshold with 80% power, yet the upper bound U lies at or "
+        "under it; `inconclusive`: neither. "
         "A verdict is PASS only when every criterion's upper bound lies under its threshold "
         "(docs/methods-and-metrics.md#release-verdict).",
         *([f"Formal guarantees against the leaks: {'; '.join(claims)}."] if claims else []),
