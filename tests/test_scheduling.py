@@ -308,3 +308,19 @@ def test_the_negative_control_costs_one_trained_corpus_and_is_planned_as_a_model
         "generate_trained", {**run, "method": "ft"}
     )
     assert "generate_zero_learning" in scheduling.MODEL_RULES
+
+
+def test_the_released_text_audits_embed_the_real_segments_and_the_corpora_they_attack():
+    costs = cost_model(
+        lambda dataset, split: {"train": 40, "dev": 6, "test": 10}[split],
+        generation={"max_new_tokens": 100, "generations_per_segment": 4},
+        prefix_tuning={"generations": 30},
+    )
+    costs.config.update(seeds=[1, 2], methods=["baseline", "icl_pe", "dpsgd"])
+    run = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
+    # the corpora: max(4 x 2 ranges, 30) = 30 generations; 40 fine-tuning and 16 held-out segments;
+    # three methods and the two controls
+    assert costs.work("released_text_audit", run)[0] == (40 + 16 + 5 * 30) * 100
+    # a bundle: the held-out segments, and per seed its kept rows (at most 30) and the negative control
+    assert costs.work("release_audit", {**run, "method": "dpsgd"})[0] == (16 + 2 * 30 * 2) * 100
+    assert costs.gpu_bytes("release_audit", {**run, "method": "dpsgd"}) == 0  # the small embedder

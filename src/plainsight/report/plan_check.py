@@ -33,6 +33,7 @@ from plainsight.scheduling.model_rules import (
     ALL_METHODS_TWINS,
     CANARY_SCORING_RULES,
     CANARY_TWINS,
+    EMBEDDING_RULES,
     GENERATION_RULES,
     NEGATIVE_CONTROL_TWINS,
     SCORING_RULES,
@@ -53,7 +54,7 @@ FAMILIES = {
     "training": TRAINING_RULES,
     "generation": GENERATION_RULES,
     "scoring": (*SCORING_RULES, *ALL_METHODS_TWINS),
-    "audit": (*CANARY_TWINS, *NEGATIVE_CONTROL_TWINS, *CANARY_SCORING_RULES),
+    "audit": (*CANARY_TWINS, *NEGATIVE_CONTROL_TWINS, *CANARY_SCORING_RULES, *EMBEDDING_RULES),
 }
 OTHER_FAMILY = "other"  # jobs that load no model
 FAMILY_ORDER = (*FAMILIES, OTHER_FAMILY)
@@ -64,8 +65,8 @@ BENCHMARK_REQUIRED = ("s", "max_rss")
 
 
 def rule_family(rule: str) -> str:
-    """The kind of work a rule's jobs do: training, generation, scoring, audit (the canary audit and its
-    negative control), or other (no model)."""
+    """The kind of work a rule's jobs do: training, generation, scoring, audit (the canary audit, the
+    negative control and the released-text audits), or other (no model)."""
     return next((family for family, rules in FAMILIES.items() if rule in rules), OTHER_FAMILY)
 
 

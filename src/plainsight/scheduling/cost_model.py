@@ -32,7 +32,13 @@ from plainsight.scheduling.memory import (
     prefix_parameters,
     training_step_bytes,
 )
-from plainsight.scheduling.model_rules import CANARY_SCORING_RULES, GENERATION_RULES, TRAINING_RULES, twin_of
+from plainsight.scheduling.model_rules import (
+    CANARY_SCORING_RULES,
+    EMBEDDING_RULES,
+    GENERATION_RULES,
+    TRAINING_RULES,
+    twin_of,
+)
 from plainsight.scheduling.model_shape import ModelShape, model_parameters, model_shape
 from plainsight.scheduling.tokens import JobTokens
 
@@ -203,7 +209,7 @@ class CostModel(JobTokens):
                 frozen_weights=False,
             )
         mauve = self.config["utility"]["mauve"]
-        if mauve["featurizer"] == "minilm":
+        if rule in EMBEDDING_RULES or mauve["featurizer"] == "minilm":  # the sentence embedder: small
             return 0
         shape = self.shape(mauve["featurizer"])
         return (

@@ -17,6 +17,9 @@ CANARY_TWINS = {
 NEGATIVE_CONTROL_TWINS = {"generate_zero_learning": "generate_trained"}
 # and two pass the canaries through the base model (and a trained method's adapter)
 CANARY_SCORING_RULES = ("canary_docs", "canary_attacks")
+# the released-text audits: the sentence embedder and the text attacks over the real segments and the
+# corpora they audit (every method's and the two controls', or one bundle's kept rows and its control)
+EMBEDDING_RULES = ("released_text_audit", "release_audit")
 # the all-methods utility measures: rule utility_measures (`use rule ... with:`) on the private-selection
 # corpora too
 ALL_METHODS_TWINS = {"utility_measures_all_methods": "utility_measures"}
@@ -28,6 +31,7 @@ MODEL_RULES = (
     *NEGATIVE_CONTROL_TWINS,
     *ALL_METHODS_TWINS,
     *CANARY_SCORING_RULES,
+    *EMBEDDING_RULES,
 )
 
 

@@ -11,6 +11,7 @@ from plainsight.scheduling.memory import MB
 from plainsight.scheduling.model_rules import (
     ALL_METHODS_TWINS,
     CANARY_SCORING_RULES,
+    EMBEDDING_RULES,
     GENERATION_RULES,
     TRAINING_RULES,
     twin_of,
@@ -61,6 +62,8 @@ class JobTokens:
             tokens = self.membership_tokens(w)
         elif twin in CANARY_SCORING_RULES:
             tokens = self.canary_tokens(twin, w)
+        elif twin in EMBEDDING_RULES:
+            tokens = self.audited_texts(twin, w) * self.config["generation"]["max_new_tokens"]
         else:  # mauve: the featurizer's forward passes over the generated and the real texts
             mauve = self.config["utility"]["mauve"]
             texts = 2 * (mauve["samples"] or self.segments(w["dataset"], "test"))
@@ -159,6 +162,18 @@ class JobTokens:
             return test + self.segments(dataset, "dev")
         except ValueError:
             return 2 * test
+
+    def audited_texts(self, rule: str, w: Mapping[str, str]) -> int:
+        """Texts a released-text audit embeds and attacks, each counted as long as a generation:
+        `released_text_audit` the fine-tuning and held-out segments and the corpora of every method and
+        both controls; `release_audit` the held-out segments and, per seed, a bundle's kept rows (at most
+        its corpus) and the negative control."""
+        dataset = w["dataset"]
+        corpus = self.corpus_generations(dataset)
+        if rule == "released_text_audit":
+            corpora = len(self.config["methods"]) + 2
+            return self.segments(dataset, "train") + self.held_out_segments(dataset) + corpora * corpus
+        return self.held_out_segments(dataset) + 2 * corpus * len(self.config["seeds"])
 
     def canary_tokens(self, rule: str, w: Mapping[str, str]) -> float:
         """Tokens the canary jobs pass through a model: `canary_docs` draws every suffix under the base
