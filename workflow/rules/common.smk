@@ -167,13 +167,14 @@ ALL_METHODS_SELECTION_RUNS = [
 ALL_METHODS_UTILITY = f"{TABLES}/utility_all_methods".format(**METHODS_TABLE_RUN)
 
 
-# The release bundles rule all builds with `release.in_all`: every configured method on Table 1's run.
-TABLE1_BUNDLES = [
-    "results/release/{dataset}/{setting}/{idset}/{method}/README.md".format(
-        method=method, **METHODS_TABLE_RUN
-    )
-    for method in (config["methods"] if config["release"]["in_all"] else [])
-]
+# The release bundles that `release.in_all` adds to rule all, one per configured method on Table 1's run.
+TABLE1_BUNDLES = expand(
+    "results/release/{dataset}/{setting}/{idset}/{method}/README.md",
+    method=config["methods"] if config["release"]["in_all"] else [],
+    dataset=METHODS_TABLE_RUN["dataset"],
+    setting=METHODS_TABLE_RUN["setting"],
+    idset=METHODS_TABLE_RUN["idset"],
+)
 
 
 # The runs of rule all's utility and privacy-audit tables and plots, one table per dataset holding
