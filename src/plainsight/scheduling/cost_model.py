@@ -231,14 +231,14 @@ class CostModel(JobTokens):
         sequences, or DP-SGD's Poisson batch of `batch_size` units expected (`dp_batch_sequences`)."""
         sequences, tokens = self.training_batch("train_adapter")
         if self.methods.method(w["method"]).differentially_private:
-            sequences = dp_batch_sequences(sequences, self.sequences_per_unit(w["dataset"]))
+            sequences = dp_batch_sequences(sequences, self.sequences_per_unit(w["method"], w["dataset"]))
         return sequences, tokens
 
-    def sequences_per_unit(self, dataset: str) -> int:
-        """Training sequences of one DP-SGD privacy unit: with `privacy_unit: document`, one per paragraph
-        range of its document (a unit of several documents, a MIMIC patient's or a canary person's, can
-        bring more); one with `sequence`."""
-        if self.config["dpsgd"]["privacy_unit"] == "sequence":
+    def sequences_per_unit(self, method: str, dataset: str) -> int:
+        """Training sequences of one privacy unit of a DP method (its config block's `privacy_unit`): with
+        `document`, one per paragraph range of its document (a unit of several documents, a MIMIC
+        patient's or a canary person's, can bring more); one with `sequence`."""
+        if self.config[self.methods.base_method(method)]["privacy_unit"] == "sequence":
             return 1
         return len(self.config["datasets"][dataset]["segments"])
 
