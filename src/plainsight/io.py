@@ -7,7 +7,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,19 @@ def read_json(path: str | Path) -> Any:
         raise InputError(
             path, f"line {err.lineno} column {err.colno}", f"malformed JSON: {err.msg}"
         ) from None
+
+
+def read_benchmark(path: str | Path, columns: Sequence[str]) -> pd.DataFrame:
+    """A Snakemake benchmark file (one row per repeat; "NA" or "-" where a value could not be measured),
+    failing with one line when it lacks any of `columns` or a row."""
+    try:
+        frame = pd.read_csv(path, sep="\t", na_values=["NA", "-"])
+    except pd.errors.EmptyDataError:
+        raise empty_file(path) from None
+    missing = sorted(set(columns) - set(frame.columns))
+    if missing or frame.empty:
+        raise InputError(path, None, f"not a Snakemake benchmark file (no {', '.join(missing) or 'row'})")
+    return frame
 
 
 def _umask() -> int:

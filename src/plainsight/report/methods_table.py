@@ -37,7 +37,7 @@ from plainsight.audit.protection import (
 )
 from plainsight.errors import InputError
 from plainsight.evaluation.measures import leak_measure
-from plainsight.io import atomic_path, read_json, write_text
+from plainsight.io import atomic_path, read_benchmark, read_json, write_text
 from plainsight.methods import registry
 from plainsight.methods.registry import PROTECTED
 from plainsight.report.audit_verdict import audit_verdicts, run_rows
@@ -527,12 +527,7 @@ def check_present(paths: Sequence[str]) -> None:
 
 def benchmark_seconds(path: str) -> tuple[float, float]:
     """(CPU seconds, wall seconds) of one Snakemake benchmark file."""
-    frame = pd.read_csv(path, sep="\t")
-    missing = {"s", "cpu_time"} - set(frame.columns)
-    if missing or frame.empty:
-        raise InputError(
-            path, None, f"not a Snakemake benchmark file (no {', '.join(sorted(missing)) or 'row'})"
-        )
+    frame = read_benchmark(path, ("s", "cpu_time"))
     cpu, wall = (
         pd.to_numeric(frame[column], errors="coerce").fillna(0.0).sum() for column in ("cpu_time", "s")
     )

@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from plainsight.errors import InputError, empty_file
-from plainsight.io import read_json, write_text
+from plainsight.io import read_benchmark, read_json, write_text
 from plainsight.scheduling.model_rules import (
     ALL_METHODS_TWINS,
     CANARY_SCORING_RULES,
@@ -164,16 +164,10 @@ def measured_jobs(records: pd.DataFrame) -> pd.DataFrame:
     return jobs.reset_index(drop=True)
 
 
-def read_benchmark(path: Path) -> dict[str, float]:
+def job_benchmark(path: Path) -> dict[str, float]:
     """One job's benchmark file: its run seconds (over repeats) and peak memory (MB; NaN where Snakemake
     could not sample the process)."""
-    try:
-        frame = pd.read_csv(path, sep="\t", na_values=["NA", "-"])
-    except pd.errors.EmptyDataError:
-        raise empty_file(path) from None
-    missing = [column for column in BENCHMARK_REQUIRED if column not in frame.columns]
-    if missing or frame.empty:
-        raise InputError(path, None, f"not a Snakemake benchmark file (no {', '.join(missing) or 'row'})")
+    frame = read_benchmark(path, BENCHMARK_REQUIRED)
     return {"seconds": float(frame["s"].sum()), "max_rss_mb": float(frame["max_rss"].max())}
 
 
@@ -182,7 +176,7 @@ def read_benchmarks(folder: str | Path) -> pd.DataFrame:
     where the run has no such folder."""
     files = sorted(Path(folder).glob("*/*.tsv"))
     return pd.DataFrame(
-        [{"rule": path.parent.name, "file": str(path), **read_benchmark(path)} for path in files],
+        [{"rule": path.parent.name, "file": str(path), **job_benchmark(path)} for path in files],
         columns=["rule", "file", "seconds", "max_rss_mb"],
     )
 
