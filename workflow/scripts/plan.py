@@ -10,8 +10,8 @@ def main(job):
         job.params.snakefile,
         plan_target(job.wildcards.target),
         job.output.markdown,
+        job.output.table,
         job.params.snakemake_python,
-        tsv_path=job.output.table,
     )
 
 

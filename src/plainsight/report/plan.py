@@ -295,16 +295,10 @@ def plan_tsv(table: pd.DataFrame, costs: scheduling.CostModel) -> str:
 
 
 def write_plan(
-    config: Mapping,
-    snakefile: str,
-    target: str,
-    path: str,
-    python: str = sys.executable,
-    *,
-    tsv_path: str | None = None,
+    config: Mapping, snakefile: str, target: str, path: str, tsv_path: str, python: str = sys.executable
 ) -> None:
-    """The cost plan of `target` under `config`, as Markdown at `path` and, where `tsv_path` is given,
-    its table as TSV there; `python` runs the dry run."""
+    """The cost plan of `target` under `config`, as Markdown at `path` and its table as TSV at
+    `tsv_path`; `python` runs the dry run."""
     shapes = yaml.safe_load(Path(config["resources"]["model_shapes"]).read_text(encoding="utf-8"))
     jobs = parse_dry_run(dry_run(config, snakefile, target, python))
     count, sizes = segment_counter(config, jobs)
@@ -312,5 +306,4 @@ def write_plan(
     evidence = evidence_plan(Gate.from_config(config["release"]["gate"]), config, count)
     table = plan_table(jobs, costs)
     write_text(render(table, target, costs, sizes) + "\n" + render_evidence_plan(evidence), path)
-    if tsv_path is not None:
-        write_text(plan_tsv(table, costs), tsv_path)
+    write_text(plan_tsv(table, costs), tsv_path)

@@ -385,9 +385,9 @@ def render(
         "`resources.gpus_per_job`). Measured: from Snakemake's records (.snakemake/metadata), each job "
         "from when Snakemake started it (on a cluster: submitted it) to its last output's write. "
         "Benchmark hours: the jobs' own run time from their benchmark files, where the rule has them; "
-        "peak RSS: their largest resident memory. Planned: the plan's hours per job, the work at the "
-        "expected work at the configured throughput after `resources.startup_seconds`, with no margin. "
-        f"`outside 30%`: more than a "
+        "peak RSS: their largest resident memory. Planned: the plan's hours per job, the expected work "
+        "at the configured throughput after `resources.startup_seconds`, with no margin. "
+        "`outside 30%`: more than a "
         f"minute of measured work and a ratio outside [{low}, {high}]; `peak over request`: a job used "
         "more host memory than the scheduler requests for it. `not estimated`: a rule whose jobs load no "
         "model; `not in the plan`: jobs the planned target did not list (built before the plan, or "
@@ -404,7 +404,8 @@ def render(
             *render_growth(growth_table),
             "",
             "Families: training, generation, scoring and audit are the rules whose jobs load a model "
-            "(`plainsight.scheduling.model_rules`: audit is the canary audit and its negative control); "
+            "(`plainsight.scheduling.model_rules`: audit is the canary audit, the negative control and the "
+            "released-text audits); "
             "other: every other rule.",
         ]
     return "\n".join(lines) + "\n"
