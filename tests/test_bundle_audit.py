@@ -13,7 +13,8 @@ import pytest
 
 from conftest import REPO_ROOT
 from plainsight.audit import nearest
-from plainsight.audit.gate import FAIL, INCONCLUSIVE, PASS, Gate
+from plainsight.audit.criteria import Gate
+from plainsight.audit.outcomes import FAIL, INCONCLUSIVE, PASS
 from plainsight.audit.released import TextAuditSettings
 from plainsight.audit.released_text_job import Judging, RunInputs, copying_corpus
 from plainsight.data.segments import segment_texts

@@ -10,14 +10,9 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from plainsight.audit.evidence_plan import (
-    documents_to_pass,
-    formal_epsilons,
-    leak_effect,
-    sample_to_decide,
-    texts_to_decide,
-)
-from plainsight.audit.gate import Gate
+from plainsight.audit.criteria import Gate
+from plainsight.audit.evidence_plan import formal_epsilons
+from plainsight.audit.sample_sizes import documents_to_pass, leak_effect, sample_to_decide, texts_to_decide
 from plainsight.methods import registry
 from test_workflow import make_workdir, merged, planned_rules
 

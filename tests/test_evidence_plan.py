@@ -12,6 +12,7 @@ import yaml
 from scipy.stats import norm
 
 from plainsight.audit.canary_table import family_confidence
+from plainsight.audit.criteria import Gate
 from plainsight.audit.epsilon import one_run_max_epsilon
 from plainsight.audit.evidence import (
     AUC_ALPHA,
@@ -21,20 +22,20 @@ from plainsight.audit.evidence import (
     paired_excess,
     unpaired_excess,
 )
-from plainsight.audit.evidence_plan import (
+from plainsight.audit.evidence_plan import evidence_plan
+from plainsight.audit.roc import roc_summary
+from plainsight.audit.sample_sizes import (
     CanaryNeed,
     auc_bounds,
+    auc_deciding_sample,
     canaries_to_refute,
-    deciding_sample,
     documents_to_pass,
-    evidence_plan,
     excess_bounds,
+    leak_deciding_sample,
     perfect_attack_epsilon,
     sample_to_decide,
     texts_to_decide,
 )
-from plainsight.audit.gate import Gate
-from plainsight.audit.roc import roc_summary
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -192,18 +193,18 @@ def test_the_paper_profile_plans_enough_generations_and_canaries():
 
 def test_an_inconclusive_reason_names_the_sample_that_would_decide_it():
     paired = {"leak_design": "paired", "leak_near_members": 24, "leak_near_excess": 0.0}
-    reason = deciding_sample({**paired, "leak_near_control_rate": 0.0}, "near", 0.05)
+    reason = leak_deciding_sample({**paired, "leak_near_control_rate": 0.0}, "near", 0.05)
     assert reason == (
         " (needs >= 72 generations to decide at excess 0.00 and control rate 0.00, this run has 24)"
     )
     unpaired = {"leak_design": "unpaired", "leak_near_inference": "document_permutation"}
-    assert "from >= 72 documents" in deciding_sample(unpaired, "near", 0.05)
-    assert "this run has none" in deciding_sample(unpaired, "near", 0.05)
+    assert "from >= 72 documents" in leak_deciding_sample(unpaired, "near", 0.05)
+    assert "this run has none" in leak_deciding_sample(unpaired, "near", 0.05)
     texts = {"text_mia_members": 48, "text_mia_non_members": 48, "text_mia_auc_cosine": 0.5}
-    assert deciding_sample(texts, "text_mia_auc_cosine", 0.6) == (
+    assert auc_deciding_sample(texts, "cosine", 0.6) == (
         " (needs >= 65 members and as many held-out texts to decide at AUC 0.50, this run has 48 and 48)"
     )
     beside = {**texts, "text_mia_excess_ngram": 0.0, "text_mia_excess_ngram_low": -0.1}
-    assert "needs more than 65 members" in deciding_sample(beside, "text_mia_auc_ngram", 0.6)
-    for reason in (deciding_sample(paired, "near", 0.05), deciding_sample(texts, "text_mia_auc_cosine", 0.6)):
+    assert "needs more than 65 members" in auc_deciding_sample(beside, "ngram", 0.6)
+    for reason in (leak_deciding_sample(paired, "near", 0.05), auc_deciding_sample(texts, "cosine", 0.6)):
         assert "; " not in reason

@@ -9,17 +9,9 @@ import random
 import pandas as pd
 import pytest
 
-from plainsight.audit.gate import (
-    EMPIRICAL,
-    FAIL,
-    FORMAL,
-    INCONCLUSIVE,
-    PASS,
-    Gate,
-    evidence,
-    seeds_verdict,
-    verdict,
-)
+from plainsight.audit.criteria import Gate
+from plainsight.audit.gate import EMPIRICAL, FORMAL, seeds_verdict, verdict
+from plainsight.audit.outcomes import FAIL, INCONCLUSIVE, PASS, evidence
 from plainsight.audit.text_evidence import TEXT_MEMBERSHIP_ATTACKS
 
 CLEAN = {
@@ -38,6 +30,9 @@ CLEAN = {
     "leak_unit_linkage_excess_low": -0.03,
     "leak_unit_linkage_excess_high": 0.04,
     "dp_epsilon": 0.5,
+    "dp_delta": 1e-6,
+    "dp_units": 120,
+    "dp_unit": "unit",
     "canary_epsilon": 0.1,
 }
 EMPIRICAL_GATE = Gate(criteria=("leak_excess", "text_membership", "verbatim"))
@@ -154,51 +149,133 @@ def _random_value(rng: random.Random):
     return rng.uniform(-0.3, 1.6)
 
 
+# Beside CLEAN's columns: the text attacks' excess over their negative control, the adapter attack's AUC
+# (judged for trained rows under the adapter threat model) and a guarantee's delta and unit.
+EXTRA = {
+    **{f"text_mia_excess_{n}_{side}": 0.0 for n in TEXT_MEMBERSHIP_ATTACKS for side in ("low", "high")},
+    "mia_loss_auc_low": 0.45,
+    "mia_loss_auc_high": 0.55,
+}
+
+
 def _random_row(rng: random.Random) -> dict:
-    return {key: _random_value(rng) for key in CLEAN if rng.random() > 0.05}
+    row = {key: _random_value(rng) for key in {**CLEAN, **EXTRA} if rng.random() > 0.05}
+    if rng.random() < 0.5:
+        row["dp_unit"] = rng.choice(["unit", "sequence", "segment", None])
+    if rng.random() < 0.5:
+        row["dp_delta"], row["dp_units"] = rng.choice([1e-6, 1e-3, 0.01]), rng.choice([10, 120, 2000])
+    return row
 
 
-def _upper_bounds_hold(row: dict, gate: Gate) -> bool:
-    """What a PASS must rest on, restated from the thresholds alone."""
-
-    def at_most(key: str, threshold: float) -> bool:
-        value = evidence(row.get(key))
-        return value is not None and value <= threshold
-
-    holds = all(
-        at_most(f"leak_{m}_excess_high", gate.leak_excess_max) for m in ("near", "any_identifier")
-    ) and all(
-        at_most(f"text_mia_auc_{n}_high", gate.text_membership_auc_max) for n in TEXT_MEMBERSHIP_ATTACKS
+def _random_gate(rng: random.Random, criteria: tuple[str, ...]) -> Gate:
+    # thresholds from a few values at or above CLEAN's bounds, so that clean rows can still pass
+    return Gate(
+        threat_model=rng.choice(["released_text", "released_text_and_adapter"]),
+        leak_excess_max=rng.choice([0.05, 0.1, 0.2]),
+        text_membership_auc_max=rng.choice([0.6, 0.7]),
+        verbatim_excess_max=rng.choice([0.05, 0.1]),
+        unit_linkage_excess_max=rng.choice([0.05, 0.1]),
+        epsilon_max=rng.choice([0.6, 1.0, 2.0]),
+        delta_units_max=rng.choice([0.01, 0.1, 1.0]),
+        adapter_membership_auc_max=rng.choice([0.6, 0.7]),
+        criteria=criteria,
     )
-    holds = holds and at_most("leak_verbatim_excess_high", gate.verbatim_excess_max)
+
+
+def _upper_bounds_hold(row: dict, gate: Gate, trained: bool) -> bool:
+    """What a PASS must rest on, restated from the thresholds alone: valid bounds (low at or under high)
+    with the upper one at or under the threshold; a guarantee over the release's unit, with a small
+    delta for its units, under the threshold and under no canary bound."""
+
+    def number(key: str) -> float | None:
+        return evidence(row.get(key))
+
+    def valid_under(prefix: str, threshold: float, shift: float = 0.0) -> bool:
+        low, high = number(f"{prefix}_low"), number(f"{prefix}_high")
+        return low is not None and high is not None and low <= high and high + shift <= threshold
+
+    def text_attack_holds(attack: str) -> bool:
+        excess = f"text_mia_excess_{attack}"
+        if any(number(f"{excess}_{side}") is not None for side in ("low", "high")):
+            return valid_under(excess, gate.text_membership_auc_max, shift=0.5)
+        return valid_under(f"text_mia_auc_{attack}", gate.text_membership_auc_max)
+
+    holds = all(valid_under(f"leak_{m}_excess", gate.leak_excess_max) for m in ("near", "any_identifier"))
+    holds = holds and all(text_attack_holds(n) for n in TEXT_MEMBERSHIP_ATTACKS)
+    holds = holds and valid_under("leak_verbatim_excess", gate.verbatim_excess_max)
     if "unit_linkage" in gate.criteria:
-        holds = holds and at_most("leak_unit_linkage_excess_high", gate.unit_linkage_excess_max)
+        holds = holds and valid_under("leak_unit_linkage_excess", gate.unit_linkage_excess_max)
+    if gate.threat_model == "released_text_and_adapter" and trained:
+        holds = holds and valid_under("mia_loss_auc", gate.adapter_membership_auc_max)
     if "epsilon" in gate.criteria:
-        canary = evidence(row.get("canary_epsilon"))
+        claimed, canary = number("dp_epsilon"), number("canary_epsilon")
+        delta, units = number("dp_delta"), number("dp_units")
         holds = (
             holds
-            and at_most("dp_epsilon", gate.epsilon_max)
-            and (canary is None or canary <= gate.epsilon_max)
+            and claimed is not None
+            and claimed <= gate.epsilon_max
+            and (canary is None or canary <= min(claimed, gate.epsilon_max))
+            and row.get("dp_unit") == gate.privacy_unit
+            and delta is not None
+            and units is not None
+            and delta * units <= gate.delta_units_max
         )
     return holds
 
 
-@pytest.mark.parametrize("gate", [Gate(), EMPIRICAL_GATE], ids=["formal", "empirical"])
-def test_no_evidence_passes_without_every_upper_bound_under_its_threshold(gate):
+@pytest.mark.parametrize("criteria", [Gate().criteria, EMPIRICAL_GATE.criteria], ids=["formal", "empirical"])
+def test_no_evidence_passes_without_every_upper_bound_under_its_threshold(criteria):
     rng = random.Random(20261127)
     passes = 0
     for _ in range(4000):
+        gate = Gate(criteria=criteria) if rng.random() < 0.5 else _random_gate(rng, criteria)
+        trained = rng.random() < 0.5
         seeds = [(seed, _random_row(rng)) for seed in range(1, rng.randint(1, 3) + 1)]
-        if rng.random() < 0.3:  # bounds drawn near the thresholds, where a wrong PASS would hide
+        if rng.random() < 0.5:  # bounds drawn near the thresholds, where a wrong PASS would hide
             seeds = [
-                (seed, {**CLEAN, **{k: v for k, v in row.items() if rng.random() < 0.3}})
+                (seed, {**CLEAN, **EXTRA, **{k: v for k, v in row.items() if rng.random() < 0.1}})
                 for seed, row in seeds
             ]
-        result = seeds_verdict(seeds, gate, trained=False)
+        result = seeds_verdict(seeds, gate, trained=trained)
         if result["verdict"] == PASS:
             passes += 1
-            assert all(_upper_bounds_hold(row, gate) for _, row in seeds), seeds
+            assert all(_upper_bounds_hold(row, gate, trained) for _, row in seeds), (gate, seeds)
     assert passes > 50  # the property was exercised, not vacuous
+
+
+def test_the_canaries_refute_the_claim_itself_not_only_the_maximum():
+    # a claim of 0.5 with an audited lower bound of 0.9 is refuted, although 0.9 is under the maximum of 1
+    refuted = verdict({**CLEAN, "canary_epsilon": 0.9}, Gate(), trained=False)
+    assert refuted["verdict"] == FAIL
+    assert (
+        "the canary audit shows epsilon >= 0.90 per unit, above the claimed 0.50 (max 1.00)"
+        in (refuted["verdict_reasons"])
+    )
+    assert verdict({**CLEAN, "canary_epsilon": 0.49}, Gate(), trained=False)["verdict"] == PASS
+
+
+def test_a_guarantee_passes_only_over_the_releases_unit_and_with_a_small_delta():
+    per_sequence = verdict({**CLEAN, "dp_unit": "sequence"}, Gate(), trained=True)
+    assert per_sequence["verdict"] == INCONCLUSIVE
+    assert "privacy unit 'sequence'; the release protects one 'unit'" in per_sequence["verdict_reasons"]
+    # 1 / (N ln N) at 64 units: delta x N = 1 / ln 64 = 0.24, above 0.1
+    loose_delta = {**CLEAN, "dp_delta": 1 / (64 * math.log(64)), "dp_units": 64}
+    judged = verdict(loose_delta, Gate(), trained=True)
+    assert (
+        judged["verdict"] == INCONCLUSIVE and "delta x units 0.24 is above 0.1" in judged["verdict_reasons"]
+    )
+    # the default delta min(1e-5, 1 / (10 N)) passes at any N
+    for units in (10, 64, 20_000):
+        row = {**CLEAN, "dp_delta": min(1e-5, 1 / (10 * units)), "dp_units": units}
+        assert verdict(row, Gate(), trained=True)["verdict"] == PASS
+    unstated = {k: v for k, v in CLEAN.items() if k not in ("dp_delta", "dp_units")}
+    assert verdict(unstated, Gate(), trained=True)["verdict"] == INCONCLUSIVE
+
+
+def test_inverted_bounds_never_pass():
+    inverted = {**CLEAN, "leak_near_excess_low": 0.04, "leak_near_excess_high": -0.01}
+    judged = verdict(inverted, Gate(), trained=False)
+    assert judged["verdict"] == INCONCLUSIVE and "inverted bounds [0.04, -0.01]" in judged["verdict_reasons"]
 
 
 def test_bad_gate_settings_stop_with_one_line():

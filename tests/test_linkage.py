@@ -10,8 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from plainsight.audit.criteria import Gate, criterion_outcomes
 from plainsight.audit.evidence import excess_of
-from plainsight.audit.gate import FAIL, PASS, Gate, criterion_outcomes
+from plainsight.audit.outcomes import FAIL, PASS
 from plainsight.data.ingest import ingest_dataset
 from plainsight.evaluation.held_out import (
     corpus_hits,

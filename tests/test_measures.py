@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from plainsight.audit import nearest
-from plainsight.audit.gate import FAIL, Gate, criterion_outcomes
+from plainsight.audit.criteria import Gate, criterion_outcomes
+from plainsight.audit.outcomes import FAIL
 from plainsight.audit.privacy_audit_table import verdict_markdown, with_verdicts, write_privacy_audit
 from plainsight.evaluation import measures
 from plainsight.evaluation.held_out import trained_value_counts

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from plainsight.audit.gate import Gate
+from plainsight.audit.criteria import Gate
 from plainsight.errors import InputError
 from plainsight.report.audit_verdict import AuditVerdict
 from plainsight.report.methods_table import (

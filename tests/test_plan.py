@@ -310,8 +310,8 @@ def test_the_membership_scores_are_planned_per_model_and_text():
 
 
 def test_the_plan_shows_the_evidence_plan_beside_the_hours():
+    from plainsight.audit.criteria import Gate
     from plainsight.audit.evidence_plan import evidence_plan
-    from plainsight.audit.gate import Gate
     from plainsight.report.plan import render_evidence_plan
 
     cfg = config()

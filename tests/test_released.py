@@ -9,8 +9,10 @@ import pandas as pd
 import pytest
 
 from plainsight.audit import NEGATIVE_CONTROL, nearest
-from plainsight.audit.gate import FAIL, PASS, Gate, verdict
+from plainsight.audit.criteria import Gate
+from plainsight.audit.gate import verdict
 from plainsight.audit.nearest import embed, words
+from plainsight.audit.outcomes import FAIL, PASS
 from plainsight.audit.reidentification import RealUnits, reidentification
 from plainsight.audit.released import (
     TextAuditSettings,

@@ -9,7 +9,8 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from plainsight.audit.gate import Gate, seeds_verdict, verdict
+from plainsight.audit.criteria import Gate
+from plainsight.audit.gate import seeds_verdict, verdict
 from plainsight.report.audit_verdict import AuditVerdict, row_verdict
 from plainsight.report.release import KNOWN_LIMITS, BundleSettings, ReleaseRun, SignOff, bundle_summary
 from plainsight.report.summary import (

@@ -1,7 +1,7 @@
 """Rule `methods_table`: every method of the Table 1 run side by side -> methods.{csv,md} in
 results/tables/{dataset} of that run."""
 
-from plainsight.audit.gate import Gate
+from plainsight.audit.criteria import Gate
 from plainsight.report.methods_table import MethodsTableFiles, write_methods_table
 from plainsight.report.table_format import load_table_specs
 from plainsight.snakemake_job import RuleJob, run_rule

@@ -4,7 +4,7 @@ the run's controls, judged by the release gate."""
 import pandas as pd
 import torch
 
-from plainsight.audit.gate import Gate
+from plainsight.audit.criteria import Gate
 from plainsight.audit.released import TextAuditSettings
 from plainsight.audit.released_text_job import Judging, RunInputs
 from plainsight.evaluation.features import FeatureSettings

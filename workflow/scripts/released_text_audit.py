@@ -5,7 +5,7 @@ audited from the released text alone, the text attacks against the run's negativ
 import pandas as pd
 import torch
 
-from plainsight.audit.gate import Gate
+from plainsight.audit.criteria import Gate
 from plainsight.audit.released import TextAuditSettings
 from plainsight.audit.released_text_job import AuditOutputs, CorpusFiles, Judging, RunInputs, write_run_audit
 from plainsight.evaluation.features import FeatureSettings

@@ -14,10 +14,22 @@ from plainsight.io import read_json
 
 @dataclass(frozen=True)
 class Guarantee:
-    """The formal (epsilon, delta) claim that bounds a method's released corpus."""
+    """The formal (epsilon, delta) claim that bounds a method's released corpus, over `units` records of
+    what it protects (`unit`: `unit`, one privacy unit; `segment`; `sequence`)."""
 
     epsilon: float
     delta: float
+    unit: str | None = None
+    units: int | None = None
+
+    def claim_columns(self) -> dict[str, Any]:
+        """The claim as the gate reads it from an audit row (`plainsight.audit.criteria`)."""
+        return {
+            "dp_epsilon": self.epsilon,
+            "dp_delta": self.delta,
+            "dp_unit": self.unit,
+            "dp_units": self.units,
+        }
 
 
 def read_guarantee_record(path: str | Path) -> dict[str, Any]:
@@ -27,12 +39,22 @@ def read_guarantee_record(path: str | Path) -> dict[str, Any]:
     return read_json(path / "training.json" if path.is_dir() else path)
 
 
-def release_guarantee(path: str | Path) -> Guarantee | None:
-    """The claim that bounds the released corpus: DP-SGD's epsilon, or a private-selection record's
-    `release_epsilon`; None where the guarantee bounds only a step of the method (RPSG's selection)."""
-    record = read_guarantee_record(path)
+def record_guarantee(record: Mapping[str, Any]) -> Guarantee | None:
+    """The claim of a guarantee record that bounds the released corpus: DP-SGD's epsilon, or a
+    private-selection record's `release_epsilon`, with what it protects (`protects`) over how many
+    (`units`); None where the guarantee bounds only a step of the method (RPSG's selection)."""
     epsilon = record.get("release_epsilon", record["epsilon"])
-    return None if epsilon is None else Guarantee(float(epsilon), float(record["delta"]))
+    if epsilon is None:
+        return None
+    units = record.get("units")
+    return Guarantee(
+        float(epsilon), float(record["delta"]), record.get("protects"), None if units is None else int(units)
+    )
+
+
+def release_guarantee(path: str | Path) -> Guarantee | None:
+    """The claim of the guarantee record at `path` (`record_guarantee`)."""
+    return record_guarantee(read_guarantee_record(path))
 
 
 def guarantee_record(counts: Mapping[str, Any], guarantee: Guarantee) -> dict[str, Any]:
@@ -52,8 +74,7 @@ def guarantee_record(counts: Mapping[str, Any], guarantee: Guarantee) -> dict[st
     )
     needed = dp_null_controls_needed(leaked["members"], guarantee.epsilon, guarantee.delta)
     return {
-        "dp_epsilon": guarantee.epsilon,
-        "dp_delta": guarantee.delta,
+        **guarantee.claim_columns(),
         "dp_null_p_value": p_value,
         "dp_claim_rejected": p_value < ALPHA,
         "dp_null_testable": dp_null_testable(

@@ -21,9 +21,10 @@ import numpy as np
 import pandas as pd
 
 from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL
+from plainsight.audit.criteria import Gate
 from plainsight.audit.evidence import conclusion, detectable_auc, row_rate_unit
 from plainsight.audit.fitness import documents_share, fit_as_text, utility_evidence
-from plainsight.audit.gate import Gate, seeds_verdict
+from plainsight.audit.gate import seeds_verdict
 from plainsight.audit.roc import ATTACKS, CONTROL_MODEL, attack_scores, roc_summary
 from plainsight.evaluation.measures import LeakMeasure, leak_measures
 from plainsight.io import atomic_path

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL
+from plainsight.audit.criteria import Gate
 from plainsight.audit.evidence import (
     conclusion,
     detectable_auc,
@@ -36,7 +37,6 @@ from plainsight.audit.evidence import (
     excess_record,
     released_text_epsilon,
 )
-from plainsight.audit.gate import Gate
 from plainsight.audit.guarantee import guarantee_evidence
 from plainsight.audit.nearest import NEAREST_RANKS, embed, nearest_rows, top_cosines, training_segments
 from plainsight.audit.reidentification import RealUnits, reidentification

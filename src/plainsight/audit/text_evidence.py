@@ -1,8 +1,10 @@
 """The evidence of a text membership attack that the release gate judges, torch-free for the table jobs.
 
-The `text_membership` criterion judges every attack of `TEXT_MEMBERSHIP_ATTACKS`: the nearest synthetic
-document's cosine and shared n-gram of each real segment (`plainsight.audit.released`), and the rare
-evidence a unit shares with its best-matching generation (`plainsight.audit.reidentification`).
+The `text_membership` criterion judges every attack of `TEXT_ATTACKS`, each declared once with the
+columns that name it: the nearest synthetic document's cosine and shared n-gram of each real segment
+(`plainsight.audit.released`), and the rare evidence a unit shares with its best-matching generation
+(`plainsight.audit.reidentification`). A new attack is one `TextAttack` here and the job that writes its
+columns.
 
 Members and held-out segments differ by construction (splits, lengths, storylines), so a corpus written
 without private data already scores an AUC away from 0.5 on them. Where the run has that negative control
@@ -15,11 +17,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
 REIDENTIFICATION = "reidentification"
-TEXT_MEMBERSHIP_ATTACKS = ("cosine", "ngram", REIDENTIFICATION)
+
+
+@dataclass(frozen=True)
+class TextAttack:
+    """A membership attack on the released text: its AUC is `text_mia_auc_<name>` (with `_low`, `_high`
+    and, beside a negative control, `_negative`), its excess over that control `text_mia_excess_<name>`."""
+
+    name: str
+
+    def auc_column(self, suffix: str = "") -> str:
+        return f"text_mia_auc_{self.name}{suffix}"
+
+    def excess_column(self, suffix: str = "") -> str:
+        return f"text_mia_excess_{self.name}{suffix}"
+
+
+TEXT_ATTACKS = (TextAttack("cosine"), TextAttack("ngram"), TextAttack(REIDENTIFICATION))
+TEXT_MEMBERSHIP_ATTACKS = tuple(attack.name for attack in TEXT_ATTACKS)
 
 
 def _number(value: Any) -> bool:
@@ -28,20 +48,21 @@ def _number(value: Any) -> bool:
 
 def has_negative_control(row: Mapping[str, Any], attack: str) -> bool:
     """Whether the row holds the attack's excess over the negative control (a bound that is a number)."""
-    return any(_number(row.get(f"text_mia_excess_{attack}_{side}")) for side in ("low", "high"))
+    return any(_number(row.get(TextAttack(attack).excess_column(f"_{side}"))) for side in ("low", "high"))
 
 
 def text_membership_bounds(row: Mapping[str, Any], attack: str) -> tuple[Any, Any, str]:
     """(low, high, what) of a text attack's AUC as the gate judges it: 0.5 plus the bounds of its excess
     over the negative control where the row has one, else the raw AUC's bounds. A missing or non-numeric
     bound is passed on as it is, for the gate to take as no evidence."""
+    columns = TextAttack(attack)
     if not has_negative_control(row, attack):
         return (
-            row.get(f"text_mia_auc_{attack}_low"),
-            row.get(f"text_mia_auc_{attack}_high"),
+            row.get(columns.auc_column("_low")),
+            row.get(columns.auc_column("_high")),
             f"text membership AUC ({attack})",
         )
-    low, high = (row.get(f"text_mia_excess_{attack}_{side}") for side in ("low", "high"))
+    low, high = (row.get(columns.excess_column(f"_{side}")) for side in ("low", "high"))
     return (
         0.5 + low if _number(low) else None,
         0.5 + high if _number(high) else None,

@@ -88,6 +88,7 @@ def guarantee(run: EvolutionRun, private: PrivateSegments, delta: float, noise: 
         "epsilon_spent": spent,
         "accountant": "opacus prv, sample rate 1",
         "privacy_unit": f"one {PROTECTED[method(run.method).protects]}",
+        "protects": method(run.method).protects,
         "covers": "the released corpus: private text enters only through the T noisy histograms; the "
         "texts, their variations and the survivors are post-processing",
         "not_covered": "what the model, the embedder and the prompts hold of their own (public) training "

@@ -29,8 +29,9 @@ from typing import Any
 import pandas as pd
 
 from plainsight.audit.canary_table import canary_table, read_claim
-from plainsight.audit.gate import INCONCLUSIVE, THREAT_MODELS, Gate, criterion_outcomes
+from plainsight.audit.criteria import THREAT_MODELS, Gate, criterion_outcomes
 from plainsight.audit.guarantee import guarantee_evidence
+from plainsight.audit.outcomes import INCONCLUSIVE
 from plainsight.audit.privacy_audit_table import (
     RUN_KEYS,
     audit_seed_rows,

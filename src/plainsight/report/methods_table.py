@@ -21,9 +21,10 @@ import pandas as pd
 
 from plainsight.audit.canary_table import RUN_KEYS as CANARY_KEYS
 from plainsight.audit.canary_table import canary_evidence
+from plainsight.audit.criteria import Gate
 from plainsight.audit.evidence import excess_of, rate_unit
-from plainsight.audit.gate import Gate, seeds_verdict
-from plainsight.audit.guarantee import read_guarantee_record
+from plainsight.audit.gate import seeds_verdict
+from plainsight.audit.guarantee import read_guarantee_record, record_guarantee
 from plainsight.audit.privacy_audit_table import claim_checks, excess_cell, run_pipp
 from plainsight.audit.protection import (
     UNIT_COLUMNS,
@@ -240,10 +241,10 @@ def verdict_columns(records: MethodRecords, verdicts: Mapping[str, Any] | None, 
 
 
 def release_claim(guarantee: Mapping[str, Any]) -> dict[str, Any]:
-    """The epsilon that bounds one seed's released corpus, as the gate reads it (`dp_epsilon`); none where
-    the guarantee bounds only a step of the method (RPSG's per-seed selection)."""
-    epsilon = guarantee.get("release_epsilon", guarantee.get("epsilon"))
-    return {} if epsilon is None else {"dp_epsilon": float(epsilon)}
+    """The claim that bounds one seed's released corpus, as the gate reads it; none where the guarantee
+    bounds only a step of the method (RPSG's per-seed selection)."""
+    claim = record_guarantee(guarantee)
+    return {} if claim is None else claim.claim_columns()
 
 
 def cost_columns(cost: Cost) -> dict[str, Any]:

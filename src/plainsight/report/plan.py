@@ -28,8 +28,8 @@ import pandas as pd
 import yaml
 
 from plainsight import scheduling
-from plainsight.audit.evidence_plan import CriterionPlan, evidence_plan
-from plainsight.audit.gate import Gate
+from plainsight.audit.criteria import CriterionPlan, Gate
+from plainsight.audit.evidence_plan import evidence_plan
 from plainsight.errors import InputError
 from plainsight.io import write_text
 from plainsight.methods import registry

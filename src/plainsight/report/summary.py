@@ -22,7 +22,8 @@ from typing import Any
 
 import pandas as pd
 
-from plainsight.audit.gate import EMPIRICAL, FAIL, FORMAL, INCONCLUSIVE, PASS
+from plainsight.audit.gate import EMPIRICAL, FORMAL
+from plainsight.audit.outcomes import FAIL, INCONCLUSIVE, PASS
 from plainsight.codes.control_code import select_spans
 from plainsight.entities import ENTITY_TYPES
 from plainsight.evaluation.downstream import CHANCE, REAL, REAL_SAMPLE

@@ -375,6 +375,8 @@ class PrivateSteps:
             )
         return {
             "privacy_unit": self.settings.privacy_unit,
+            # what the guarantee protects, in the release gate's terms: a document unit is the docs' unit_id
+            "protects": "unit" if self.settings.privacy_unit == "document" else "sequence",
             "units": len(self.groups),
             "sequences": self.sequences,
             "epsilon": float(epsilon),

@@ -1,0 +1,50 @@
+"""A release criterion's outcome: `PASS`, `FAIL` or `INCONCLUSIVE`, from bounds of its evidence against a
+threshold. Shared by the criteria (`plainsight.audit.criteria`) and the verdict (`plainsight.audit.gate`).
+
+The invariant every criterion keeps: PASS only when a valid upper bound lies at or below the threshold.
+Evidence that is absent, NA, NaN or not a number is no evidence, and bounds whose lower end lies above
+their upper end are not valid bounds: neither ever passes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from numbers import Real
+from typing import Any
+
+PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
+OUTCOMES = (FAIL, INCONCLUSIVE, PASS)  # worst first
+Outcome = tuple[str, str]  # (outcome, reason)
+
+
+def evidence(value: Any) -> float | None:
+    """A piece of evidence as a number; None where there is none (absent, NA, NaN, a string, a flag)."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return None
+    number = float(value)
+    return None if math.isnan(number) else number
+
+
+def bounded(low: Any, high: Any, threshold: float, what: str) -> Outcome:
+    """(outcome, reason) of evidence with bounds [low, high] against a maximum."""
+    low, high = evidence(low), evidence(high)
+    if low is None or high is None:
+        return INCONCLUSIVE, f"{what}: no evidence in this run"
+    if low > high:
+        return INCONCLUSIVE, f"{what}: inverted bounds [{low:.2f}, {high:.2f}] are no evidence"
+    if high <= threshold:
+        return PASS, f"{what} <= {high:.2f} (max {threshold:.2f})"
+    if low > threshold:
+        return FAIL, f"{what} >= {low:.2f} (max {threshold:.2f})"
+    return INCONCLUSIVE, f"{what} in [{low:.2f}, {high:.2f}] straddles {threshold:.2f}"
+
+
+def worst(outcomes: Iterable[Outcome]) -> Outcome:
+    """The worst outcome of several, with the reasons of every part that has it."""
+    outcomes = list(outcomes)
+    for outcome in OUTCOMES:
+        chosen = [reason for result, reason in outcomes if result == outcome]
+        if chosen:
+            return outcome, ", ".join(chosen)  # "; " separates the criteria
+    raise ValueError("no outcomes")
