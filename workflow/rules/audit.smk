@@ -39,8 +39,8 @@ SELECTION_AUDIT = (
 rule membership_scores:
     """Token statistics of balanced member (fine-tuning) and held-out segments under the base model and each trained adapter."""
     input:
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-        docs="results/{dataset}/docs.parquet",
+        codes=CODES,
+        docs=DOCS,
         adapters=audited_adapters,
         model=model_input(config["model"]["name_or_path"]),
     output:
@@ -72,18 +72,16 @@ rule membership_scores:
 rule released_text_audit:
     """Every corpus of one run and seed, and the run's positive and negative controls: the nearest real training segments of each generation, what the released text alone gives away, and each leak measure against its held-out control (one embedder load, the real segments embedded once)."""
     input:
-        corpora=run_corpora(
-            "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet"
-        ),
+        corpora=run_corpora(CORPUS),
         metrics=run_corpora(
             "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet"
         ),
         controls=run_corpora(
             "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_control.json"
         ),
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-        docs="results/{dataset}/docs.parquet",
-        spans="results/{dataset}/spans.parquet",
+        codes=CODES,
+        docs=DOCS,
+        spans=SPANS,
         guarantees=audited_guarantees,
         negative_control=NEGATIVE_CONTROL_CORPUS,
     output:
@@ -139,9 +137,9 @@ if AUDITED_PRIVATE_SELECTION:
                 method=AUDITED_PRIVATE_SELECTION,
                 allow_missing=True,
             ),
-            codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-            docs="results/{dataset}/docs.parquet",
-            spans="results/{dataset}/spans.parquet",
+            codes=CODES,
+            docs=DOCS,
+            spans=SPANS,
             guarantees=[
                 expand(guarantee_record_pattern(m), method=m, allow_missing=True)[0]
                 for m in AUDITED_PRIVATE_SELECTION

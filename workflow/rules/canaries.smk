@@ -18,19 +18,22 @@ include: "functions/canaries.smk"
 CANARIES = AUDIT["canaries"]
 # the canaried set of one audited run and seed, with each method's adapter, corpus and attack scores
 CANARY_RUN = "results/{dataset}/{setting}/{idset}/canaries/seed{seed}"
+# the run's docs and codes with the canaries in
+CANARY_DOCS = f"{CANARY_RUN}/docs.parquet"
+CANARY_CODES = f"{CANARY_RUN}/codes.parquet"
 CANARY_RUNS = AUDIT_RUNS
 
 
 rule canary_docs:
     """Canaries, each a training sentence and a suffix at the target perplexity under the base model, each included by a fair coin: a single-insertion one as a training document (and privacy unit) of its own, added to the docs and codes; a multi-insertion one into `repeats` training segments of distinct documents; and the canary persons, each included by a fair coin as the documents of one privacy unit of its own."""
     input:
-        docs="results/{dataset}/docs.parquet",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        docs=DOCS,
+        codes=CODES,
         design=CANARIES["file"],
         model=model_input(config["model"]["name_or_path"]),
     output:
-        docs=f"{CANARY_RUN}/docs.parquet",
-        codes=f"{CANARY_RUN}/codes.parquet",
+        docs=CANARY_DOCS,
+        codes=CANARY_CODES,
         canaries=f"{CANARY_RUN}/canaries.json",
     log:
         "results/logs/canary_docs/{dataset}_{setting}_{idset}_{seed}.log",
@@ -58,9 +61,9 @@ rule canary_docs:
 rule canary_adapter:
     """A trained method's adapter, trained as rule train_adapter trains it, on the canaried set."""
     input:
-        docs=f"{CANARY_RUN}/docs.parquet",
-        spans="results/{dataset}/spans.parquet",
-        codes=f"{CANARY_RUN}/codes.parquet",
+        docs=CANARY_DOCS,
+        spans=SPANS,
+        codes=CANARY_CODES,
         pools=config["codes"]["fictional_pools"],
         model=model_input(config["model"]["name_or_path"]),
     output:
@@ -94,7 +97,7 @@ rule canary_generations:
     """The canary adapter's corpus, written as rule generate_trained writes a trained method's."""
     input:
         adapter=f"{CANARY_RUN}/models/{{method}}",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        codes=CODES,
         fictional="results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",
         model=model_input(config["model"]["name_or_path"]),
     output:
@@ -128,9 +131,9 @@ rule canary_generations:
 rule canary_generations_in_context:
     """An in-context method's corpus on the canaried set, written as rule generate_icl writes it: its prompts show the member canaries of their context documents."""
     input:
-        docs=f"{CANARY_RUN}/docs.parquet",
-        spans="results/{dataset}/spans.parquet",
-        codes=f"{CANARY_RUN}/codes.parquet",
+        docs=CANARY_DOCS,
+        spans=SPANS,
+        codes=CANARY_CODES,
         pools=config["codes"]["fictional_pools"],
         lists=SURROGATE_LISTS,
         model=lambda wildcards: model_input(variant_model(wildcards)),

@@ -119,7 +119,7 @@ rule methods_table:
         utility=f"{ALL_METHODS_UTILITY}.csv",
         canaries=methods_table_canaries(),
         audit=run_audit_table(SimpleNamespace(**METHODS_TABLE_RUN)),
-        docs="results/{dataset}/docs.parquet".format(**METHODS_TABLE_RUN),
+        docs=DOCS.format(**METHODS_TABLE_RUN),
         paper=config["tables"]["paper"],
     output:
         csv=report(
@@ -191,7 +191,7 @@ rule privacy_utility_plot:
 rule corpus_examples:
     """Three generations of one synthetic corpus with their fictional codes and context documents, as Markdown."""
     input:
-        "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet",
+        CORPUS,
     output:
         "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_examples.md",
     log:
