@@ -1,19 +1,12 @@
-# Canaries in the released text (plainsight.audit.canaries, canary_attacks, canary_table): a corpus
-# sentence with a suffix at a target perplexity, each candidate included by a fair coin (a
-# single-insertion one as a training document of its own, a multi-insertion one in training segments);
-# each method writes its own canary corpus (its adapter trained, its prompts filled, on that set),
-# never Table 1's. The canary table of each audited dataset (CANARY_TABLE, common.smk), built by
-# results/tables/all, and by rule all only where the verdict reads it (`audit.canaries.in_verdict`).
-
-from pathlib import Path
+# Canaries in the released text (plainsight.audit.canaries): a corpus sentence with a suffix at a
+# target perplexity, each candidate included by a fair coin (a single-insertion one as a training
+# document of its own, a multi-insertion one in training segments); each method writes its own canary
+# corpus (its adapter trained, its prompts filled, on that set), never Table 1's. The attacks on those
+# corpora and the canary table are in canary_attacks.smk.
 
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
 from plainsight.generation.params import generation_params
 from plainsight.training.params import training_params
-
-
-include: "functions/canaries.smk"
-
 
 CANARIES = AUDIT["canaries"]
 # the canaried set of one audited run and seed, with each method's adapter, corpus and attack scores
@@ -163,84 +156,3 @@ rule canary_generations_in_context:
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/generate_corpus.py"
-
-
-rule canary_attacks:
-    """Each canary's scores under the attacks on one method's canary corpus: an n-gram model of the corpus and the longest shared word run; for a trained method also the adapter's likelihood ratio against the base model; and each canary person's most details in one generation."""
-    input:
-        unpack(canary_adapter_input),
-        canaries=f"{CANARY_RUN}/canaries.json",
-        corpus=f"{CANARY_RUN}/synthetic/{{method}}.parquet",
-    output:
-        canaries=f"{CANARY_RUN}/{{method}}_attacks.parquet",
-        persons=f"{CANARY_RUN}/{{method}}_person_attacks.parquet",
-    log:
-        "results/logs/canary_attacks/{dataset}_{setting}_{idset}_{method}_{seed}.log",
-    benchmark:
-        "results/benchmarks/canary_attacks/{dataset}_{setting}_{idset}_{method}_{seed}.tsv"
-    wildcard_constraints:
-        method=registry.wildcard_pattern(),
-    conda:
-        "../envs/generation.yaml"
-    threads: AUDIT["threads"]
-    resources:
-        mem_mb=mem_mb("canary_attacks"),
-        runtime=runtime("canary_attacks"),
-        gpu=lambda wildcards: (
-            GPUS_PER_JOB if registry.method(wildcards.method).trained else 0
-        ),
-        gpu_memory_mb=gpu_memory_mb("canary_attacks"),
-    params:
-        ngram={"order": CANARIES["ngram_order"], "add_k": CANARIES["ngram_add_k"]},
-        batch_size=AUDIT["batch_size"],
-        model=lambda wildcards: model_source(MODEL_ID),
-        placement=MODEL_PLACEMENT,
-    script:
-        "../scripts/canary_attacks.py"
-
-
-rule canary_table:
-    """Per audited run of one dataset, method, attack and insertion count: the one-run epsilon lower bound (per unit for single-insertion canaries, per group for the others) from guesses fixed in advance, beside the most they could show and DP-SGD's claim; AUC and TPR at 1% and 10% FPR; the plot of AUC against insertions; per method, the canary persons' per-person bound."""
-    input:
-        attacks=dataset_audit_files(
-            f"{CANARY_RUN}/{{method}}_attacks.parquet", CANARY_RUNS
-        ),
-        persons=dataset_audit_files(
-            f"{CANARY_RUN}/{{method}}_person_attacks.parquet", CANARY_RUNS
-        ),
-        canaries=dataset_audit_files(f"{CANARY_RUN}/canaries.json", CANARY_RUNS),
-        adapters=lambda wildcards: [
-            str(Path(canary_dp_record(run)).parent)
-            for run in dataset_runs(CANARY_RUNS, wildcards)
-            if canary_dp_record(run)
-        ],
-    output:
-        csv=report(
-            f"{CANARY_TABLE}.csv",
-            caption="../report/canaries.rst",
-            category="Tables",
-            labels={"table": "canaries", "content": "ours", "dataset": "{dataset}"},
-        ),
-        markdown=f"{CANARY_TABLE}.md",
-        plot=report(
-            f"{PLOTS}/canaries_auc.png",
-            caption="../report/canaries_auc.rst",
-            category="Privacy audit",
-            labels={"plot": "canary AUC", "run": "every audited run of {dataset}"},
-        ),
-    log:
-        "results/logs/canary_table/{dataset}.log",
-    wildcard_constraints:
-        dataset="|".join(AUDIT["datasets"]),
-    conda:
-        "../envs/metrics.yaml"
-    params:
-        runs=lambda wildcards: dataset_runs(CANARY_RUNS, wildcards),
-        dp_records=lambda wildcards: [
-            canary_dp_record(run) or None
-            for run in dataset_runs(CANARY_RUNS, wildcards)
-        ],
-        bootstrap=AUDIT["bootstrap"],
-        guesses=CANARIES["guesses"],
-    script:
-        "../scripts/canary_table.py"
