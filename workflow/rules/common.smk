@@ -19,6 +19,8 @@ SETTINGS = config["settings"]
 IDENTIFIER_SETS = config["identifier_sets"]
 SEEDS = config["seeds"]
 AUDIT = config["audit"]
+# the privacy metrics' settings as every job that counts leaks reads them
+PRIVACY_METRICS = {**config["metrics"], "verbatim_ngram": AUDIT["verbatim_ngram"]}
 
 
 wildcard_constraints:

@@ -24,10 +24,7 @@ rule privacy_metrics:
     conda:
         "../envs/metrics.yaml"
     params:
-        metrics={
-            **config["metrics"],
-            "verbatim_ngram": config["audit"]["verbatim_ngram"],
-        },
+        metrics=PRIVACY_METRICS,
     script:
         "../scripts/privacy_metrics.py"
 

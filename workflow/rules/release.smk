@@ -69,7 +69,7 @@ rule release_audit:
         gpu_memory_mb=gpu_memory_mb("mauve"),
     params:
         seeds=lambda wildcards: release_seeds(wildcards.method),
-        metrics={**config["metrics"], "verbatim_ngram": AUDIT["verbatim_ngram"]},
+        metrics=PRIVACY_METRICS,
         verbatim_ngram=AUDIT["verbatim_ngram"],
         bootstrap=AUDIT["bootstrap"],
         gate=config["release"]["gate"],

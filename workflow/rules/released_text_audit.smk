@@ -65,7 +65,7 @@ rule released_text_audit:
     params:
         methods=config["methods"],
         guaranteed=AUDITED_GUARANTEED,
-        metrics={**config["metrics"], "verbatim_ngram": AUDIT["verbatim_ngram"]},
+        metrics=PRIVACY_METRICS,
         verbatim_ngram=AUDIT["verbatim_ngram"],
         bootstrap=AUDIT["bootstrap"],
         gate=config["release"]["gate"],
@@ -124,10 +124,7 @@ if AUDITED_PRIVATE_SELECTION:
         params:
             methods=AUDITED_PRIVATE_SELECTION,
             guaranteed=AUDITED_PRIVATE_SELECTION,
-            metrics={
-                **config["metrics"],
-                "verbatim_ngram": AUDIT["verbatim_ngram"],
-            },
+            metrics=PRIVACY_METRICS,
             verbatim_ngram=AUDIT["verbatim_ngram"],
             bootstrap=AUDIT["bootstrap"],
             gate=config["release"]["gate"],

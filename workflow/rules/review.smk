@@ -36,10 +36,7 @@ rule review_page:
     params:
         runs=review_runs,
         # the person view links units as rule privacy_metrics does
-        metrics={
-            **config["metrics"],
-            "verbatim_ngram": config["audit"]["verbatim_ngram"],
-        },
+        metrics=PRIVACY_METRICS,
         sign_off=config["release"]["sign_off"],
     script:
         "../scripts/review_page.py"
