@@ -1,7 +1,7 @@
-# What several stages read: the config's lists, wildcard constraints, the method registry's patterns,
-# the per-dataset files, the model and corpus paths, the paper's tables and where every result table
-# and plot goes. The config's checks and rule all's targets are in the Snakefile; a stage's own names
-# are in its rule file, and its functions in functions/ under the same name.
+# What several stages read: the method registry's patterns, the config's lists, the privacy metrics'
+# settings, wildcard constraints, the per-dataset files, the model and corpus paths, the paper's tables
+# and where every result table and plot goes. The config's checks and rule all's targets are in the
+# Snakefile; a stage's own names are in its rule file, its functions in functions/ under its name.
 
 import yaml
 
