@@ -1,7 +1,8 @@
-# Privacy audit of the synthetic corpora beyond the leak counts (plainsight.audit: released_text_job,
-# nearest, released, evidence, membership, gate, privacy_audit_table): the privacy audit table of each
-# audited dataset (PRIVACY_AUDIT_TABLE, common.smk) and its plots. The canaries, which can feed its
-# verdict, are in canaries.smk.
+# Privacy audit of the synthetic corpora beyond the leak counts (plainsight.audit: membership, evidence,
+# gate, privacy_audit_table): the membership scores of the trained adapters, the privacy audit table of
+# each audited dataset (PRIVACY_AUDIT_TABLE, common.smk) and its plots. The released-text audit that
+# the table reads is in released_text_audit.smk; the canaries, which can feed its verdict, are in
+# canaries.smk and canary_attacks.smk.
 
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
 from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL
@@ -10,8 +11,8 @@ from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL
 include: "functions/audit.smk"
 
 
-# The audited runs (config `audit`): every configured method of each run and seed; AUDIT and
-# AUDIT_SCORE_RUNS are in common.smk.
+# The audited runs (config `audit`): every configured method of each run and seed. AUDIT is in
+# common.smk; AUDIT_SCORE_RUNS, the runs without their methods, is among rule all's targets.
 AUDIT_RUNS = [
     {"dataset": d, "setting": s, "idset": i, "method": m, "seed": seed}
     for d in AUDIT["datasets"]
@@ -22,25 +23,13 @@ AUDIT_RUNS = [
 ]
 AUDIT_RUN = "results/{dataset}/{setting}/{idset}"
 AUDITED_TRAINED = [m for m in config["methods"] if registry.method(m).trained]
-# Every corpus of an audited run, the positive control the audit builds beside them, and the negative
-# control (rule generate_zero_learning) that their text attacks are judged against.
-AUDITED_CORPORA = [*config["methods"], POSITIVE_CONTROL, NEGATIVE_CONTROL]
-# The audited methods with a formal (epsilon, delta) claim: the audit tests their leaks against it.
-AUDITED_GUARANTEED = [
-    m for m in config["methods"] if registry.method(m).differentially_private
-]
-# The audit records of the private-selection corpora (AUDITED_PRIVATE_SELECTION, common.smk):
-# their own job per run and seed, with no positive control.
-SELECTION_AUDIT = (
-    "results/{{dataset}}/{{setting}}/{{idset}}/audit/{method}/seed{{seed}}"
-)
 
 
 rule membership_scores:
     """Token statistics of balanced member (fine-tuning) and held-out segments under the base model and each trained adapter."""
     input:
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-        docs="results/{dataset}/docs.parquet",
+        codes=CODES,
+        docs=DOCS,
         adapters=audited_adapters,
         model=model_input(config["model"]["name_or_path"]),
     output:
@@ -67,122 +56,6 @@ rule membership_scores:
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/membership_scores.py"
-
-
-rule released_text_audit:
-    """Every corpus of one run and seed, and the run's positive and negative controls: the nearest real training segments of each generation, what the released text alone gives away, and each leak measure against its held-out control (one embedder load, the real segments embedded once)."""
-    input:
-        corpora=run_corpora(
-            "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet"
-        ),
-        metrics=run_corpora(
-            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet"
-        ),
-        controls=run_corpora(
-            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_control.json"
-        ),
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-        docs="results/{dataset}/docs.parquet",
-        spans="results/{dataset}/spans.parquet",
-        guarantees=audited_guarantees,
-        negative_control=NEGATIVE_CONTROL_CORPUS,
-    output:
-        nearest=expand(
-            "results/{{dataset}}/{{setting}}/{{idset}}/audit/{method}/seed{{seed}}_nearest.parquet",
-            method=AUDITED_CORPORA,
-        ),
-        records=expand(
-            "results/{{dataset}}/{{setting}}/{{idset}}/audit/{method}/seed{{seed}}_released.json",
-            method=AUDITED_CORPORA,
-        ),
-        distances=expand(
-            "results/{{dataset}}/{{setting}}/{{idset}}/audit/{method}/seed{{seed}}_distances.parquet",
-            method=AUDITED_CORPORA,
-        ),
-    log:
-        "results/logs/released_text_audit/{dataset}_{setting}_{idset}_{seed}.log",
-    benchmark:
-        "results/benchmarks/released_text_audit/{dataset}_{setting}_{idset}_{seed}.tsv"
-    conda:
-        "../envs/mauve.yaml"
-    threads: AUDIT["threads"]
-    resources:
-        gpu=GPUS_PER_JOB,
-        gpu_memory_mb=gpu_memory_mb("mauve"),
-    params:
-        methods=config["methods"],
-        guaranteed=AUDITED_GUARANTEED,
-        metrics={**config["metrics"], "verbatim_ngram": AUDIT["verbatim_ngram"]},
-        verbatim_ngram=AUDIT["verbatim_ngram"],
-        bootstrap=AUDIT["bootstrap"],
-        gate=config["release"]["gate"],
-        delta=config["dpsgd"]["delta"],
-        placement=MODEL_PLACEMENT,
-        control_rows=True,
-    script:
-        "../scripts/released_text_audit.py"
-
-
-if AUDITED_PRIVATE_SELECTION:
-
-    rule released_text_audit_private_selection:
-        """The private-selection corpora of one run and seed, audited as rule released_text_audit audits the configured methods' (against the same negative control, without the controls' rows)."""
-        input:
-            corpora=expand(CORPUS, method=AUDITED_PRIVATE_SELECTION, allow_missing=True),
-            metrics=expand(
-                "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet",
-                method=AUDITED_PRIVATE_SELECTION,
-                allow_missing=True,
-            ),
-            controls=expand(
-                "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_control.json",
-                method=AUDITED_PRIVATE_SELECTION,
-                allow_missing=True,
-            ),
-            codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-            docs="results/{dataset}/docs.parquet",
-            spans="results/{dataset}/spans.parquet",
-            guarantees=[
-                expand(guarantee_record_pattern(m), method=m, allow_missing=True)[0]
-                for m in AUDITED_PRIVATE_SELECTION
-            ],
-            negative_control=NEGATIVE_CONTROL_CORPUS,
-        output:
-            nearest=expand(
-                f"{SELECTION_AUDIT}_nearest.parquet", method=AUDITED_PRIVATE_SELECTION
-            ),
-            records=expand(
-                f"{SELECTION_AUDIT}_released.json", method=AUDITED_PRIVATE_SELECTION
-            ),
-            distances=expand(
-                f"{SELECTION_AUDIT}_distances.parquet",
-                method=AUDITED_PRIVATE_SELECTION,
-            ),
-        log:
-            "results/logs/released_text_audit_private_selection/{dataset}_{setting}_{idset}_{seed}.log",
-        benchmark:
-            "results/benchmarks/released_text_audit_private_selection/{dataset}_{setting}_{idset}_{seed}.tsv"
-        conda:
-            "../envs/mauve.yaml"
-        threads: AUDIT["threads"]
-        resources:
-            gpu=GPUS_PER_JOB,
-            gpu_memory_mb=gpu_memory_mb("mauve"),
-        params:
-            methods=AUDITED_PRIVATE_SELECTION,
-            guaranteed=AUDITED_PRIVATE_SELECTION,
-            metrics={
-                **config["metrics"],
-                "verbatim_ngram": AUDIT["verbatim_ngram"],
-            },
-            verbatim_ngram=AUDIT["verbatim_ngram"],
-            bootstrap=AUDIT["bootstrap"],
-            gate=config["release"]["gate"],
-            delta=config["dpsgd"]["delta"],
-            placement=MODEL_PLACEMENT,
-            control_rows=False,
-        script:
-            "../scripts/released_text_audit.py"
 
 
 rule privacy_audit_table:

@@ -7,7 +7,7 @@ include: "functions/codes.smk"
 rule detect_presidio:
     """Unknown setting: every value Presidio finds, mapped to the TAB categories."""
     input:
-        docs="results/{dataset}/docs.parquet",
+        docs=DOCS,
         entity_map=config["codes"]["presidio"]["entity_map"],
     output:
         "results/{dataset}/unknown/detected.parquet",
@@ -24,10 +24,10 @@ rule detect_presidio:
 rule control_codes:
     """One real control code per segment for a setting and an identifier set."""
     input:
-        docs="results/{dataset}/docs.parquet",
+        docs=DOCS,
         values=code_sources,
     output:
-        "results/{dataset}/{setting}/{idset}/codes.parquet",
+        CODES,
     log:
         "results/logs/control_codes/{dataset}_{setting}_{idset}.log",
     conda:
@@ -40,8 +40,8 @@ rule fictional_codes:
     """A fictional code per segment: same types and counts, values that look like no real value (paper pools, or
     format-preserving surrogates)."""
     input:
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-        spans="results/{dataset}/spans.parquet",
+        codes=CODES,
+        spans=SPANS,
         pools=config["codes"]["fictional_pools"],
         lists=config["codes"]["surrogate_lists"],
     output:

@@ -1,19 +1,13 @@
-# What several stages read: the config's lists, wildcard constraints, the method registry's patterns,
-# the model and corpus paths, the paper's tables, where every result table and plot goes, and the runs
-# of rule all's tables and plots. A stage's own names are in its rule file, and its functions in
-# functions/ under the same name.
+# What several stages read: the method registry's patterns, the config's lists, the privacy metrics'
+# settings, wildcard constraints, the per-dataset files, the model and corpus paths, the paper's tables
+# and where every result table and plot goes. The config's checks and rule all's targets are in the
+# Snakefile; a stage's own names are in its rule file, its functions in functions/ under its name.
 
 import yaml
 
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
-from plainsight.data.generic import check_known_setting
 from plainsight.methods import registry
-from plainsight.model_settings import check_placement, is_embedded
-
-for method_name in config["methods"]:
-    registry.method(
-        method_name
-    )  # an unknown name stops here, with the known ones listed
+from plainsight.model_settings import is_embedded
 
 IN_CONTEXT_METHOD = registry.wildcard_pattern("in_context")
 TRAINED_METHOD = registry.wildcard_pattern("trained", variants=False)
@@ -24,9 +18,9 @@ DATASETS = list(config["datasets"])
 SETTINGS = config["settings"]
 IDENTIFIER_SETS = config["identifier_sets"]
 SEEDS = config["seeds"]
-
-# a generic corpus without spans has no known private values: `known` on it stops here
-check_known_setting(config["datasets"], SETTINGS)
+AUDIT = config["audit"]
+# the privacy metrics' settings as every job that counts leaks reads them
+PRIVACY_METRICS = {**config["metrics"], "verbatim_ngram": AUDIT["verbatim_ngram"]}
 
 
 wildcard_constraints:
@@ -38,8 +32,11 @@ wildcard_constraints:
     split="train|dev|test",
 
 
-def dataset_config(wildcards):
-    return config["datasets"][wildcards.dataset]
+# A dataset's real documents and gold spans (rule ingest), and a run's real control codes (rule
+# control_codes): every rule that reads them names them so.
+DOCS = "results/{dataset}/docs.parquet"
+SPANS = "results/{dataset}/spans.parquet"
+CODES = "results/{dataset}/{setting}/{idset}/codes.parquet"
 
 
 def release_run(wildcards):
@@ -49,9 +46,6 @@ def release_run(wildcards):
         "setting": wildcards.setting,
         "idset": wildcards.idset,
     }
-
-
-# Models
 
 
 def model_source(name_or_path):
@@ -74,18 +68,12 @@ def variant_model(wildcards):
 # Where every model job runs, as configured: each job resolves `auto` on its own machine, so a job
 # reruns when the setting changes, not when it runs on another machine.
 MODEL_PLACEMENT = {key: config["model"][key] for key in ("device", "dtype")}
-if check_placement(MODEL_PLACEMENT) and config["resources"]["gpus_per_job"] == 0:
-    # the jobs run here on a named CUDA device: one that is not visible stops the run now
-    from plainsight.models import resolve_placement
-
-    resolve_placement(MODEL_PLACEMENT)
 
 
 # Synthetic corpora and their shards. With one shard the generate rules write the corpus itself;
 # with more, each job writes one shard and concat_shards joins them. Shard files are kept (not
 # temp): a lost corpus is joined again without generating again. The shard count is in their
 # name, so shards written with another count are never mixed in.
-
 CORPUS = "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet"
 GENERATION_SHARDS = config["generation"]["shards"]
 SHARD = (
@@ -101,11 +89,7 @@ SHARD_SUFFIX = (
 # Training-free private generators (`private_selection`): their corpora, guarantees and privacy
 # metrics on the Table 1 run are in results/tables/all, not in rule all. Each method's settings are
 # the config block of its name.
-
 PRIVATE_SELECTION = config["private_selection"]
-registry.check_family(
-    PRIVATE_SELECTION["methods"], "private_selection", "private_selection.methods"
-)
 # The private-selection corpora that the released_text_audit rule leaves out (it audits config `methods`);
 # their own job per run and seed, with no positive control (it copies an in-context corpus).
 AUDITED_PRIVATE_SELECTION = registry.audited_private_selection(config)
@@ -114,7 +98,6 @@ AUDITED_PRIVATE_SELECTION = registry.audited_private_selection(config)
 # Result tables and plots: one folder per dataset, so that the tables of one corpus never overwrite
 # another's. Each table is named once here ({dataset} filled by a rule's wildcard or by the run it
 # reads); `.csv` and `.md` are added where used.
-
 TABLES = "results/tables/{dataset}"
 PLOTS = "results/plots/{dataset}"
 PRIVACY_AUDIT_TABLE = f"{TABLES}/privacy_audit"
@@ -138,7 +121,6 @@ def audit_plot(kind):
 
 
 # The paper's tables (config `tables.paper`; the runs each one reads are in report.smk)
-
 PAPER_TABLES = yaml.safe_load(open(config["tables"]["paper"], encoding="utf-8"))[
     "tables"
 ]
@@ -165,43 +147,3 @@ ALL_METHODS_SELECTION_RUNS = [
     for seed in PRIVATE_SELECTION["seeds"]
 ]
 ALL_METHODS_UTILITY = f"{TABLES}/utility_all_methods".format(**METHODS_TABLE_RUN)
-
-
-# The release bundles that `release.in_all` adds to rule all, one per configured method on Table 1's run.
-TABLE1_BUNDLES = expand(
-    "results/release/{dataset}/{setting}/{idset}/{method}/README.md",
-    method=config["methods"] if config["release"]["in_all"] else [],
-    dataset=METHODS_TABLE_RUN["dataset"],
-    setting=METHODS_TABLE_RUN["setting"],
-    idset=METHODS_TABLE_RUN["idset"],
-)
-
-
-# The runs of rule all's utility and privacy-audit tables and plots, one table per dataset holding
-# that dataset's runs
-
-UTILITY_RUNS = config["utility"]["runs"]
-UTILITY_DATASETS = list(dict.fromkeys(run["dataset"] for run in UTILITY_RUNS))
-UTILITY_TABLES = [f"{UTILITY_TABLE}.csv".format(dataset=d) for d in UTILITY_DATASETS]
-UTILITY_PLOTS = [
-    utility_plot(plot).format(**run)
-    for run in UTILITY_RUNS
-    for plot in ("utility_lengths", "downstream_f1")
-]
-
-AUDIT = config["audit"]
-AUDIT_SCORE_RUNS = [
-    {"dataset": d, "setting": s, "idset": i, "seed": seed}
-    for d in AUDIT["datasets"]
-    for s in AUDIT["settings"]
-    for i in AUDIT["identifier_sets"]
-    for seed in AUDIT["seeds"]
-]
-AUDIT_TABLES = [
-    f"{PRIVACY_AUDIT_TABLE}.csv".format(dataset=d) for d in AUDIT["datasets"]
-]
-AUDIT_PLOTS = [
-    audit_plot(kind).format(**run)
-    for run in AUDIT_SCORE_RUNS
-    for kind in ("roc", "distances")
-]

@@ -42,8 +42,8 @@ rule ingest:
     input:
         raw_inputs,
     output:
-        docs="results/{dataset}/docs.parquet",
-        spans="results/{dataset}/spans.parquet",
+        docs=DOCS,
+        spans=SPANS,
     log:
         "results/logs/ingest/{dataset}.log",
     conda:

@@ -11,10 +11,10 @@ include: "functions/evaluation.smk"
 rule privacy_metrics:
     """PIPP, ELP, partial leaks and ROUGE of one synthetic corpus (in-context or fine-tuning definitions), each leak measure beside its held-out control."""
     input:
-        corpus="results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-        docs="results/{dataset}/docs.parquet",
-        spans="results/{dataset}/spans.parquet",
+        corpus=CORPUS,
+        codes=CODES,
+        docs=DOCS,
+        spans=SPANS,
     output:
         generations="results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet",
         summary="results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet",
@@ -24,10 +24,7 @@ rule privacy_metrics:
     conda:
         "../envs/metrics.yaml"
     params:
-        metrics={
-            **config["metrics"],
-            "verbatim_ngram": config["audit"]["verbatim_ngram"],
-        },
+        metrics=PRIVACY_METRICS,
     script:
         "../scripts/privacy_metrics.py"
 
@@ -35,8 +32,8 @@ rule privacy_metrics:
 rule perplexity:
     """Fine-tune a fresh copy of the configured model on one synthetic corpus; perplexity on the real test split."""
     input:
-        corpus="results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet",
-        docs="results/{dataset}/docs.parquet",
+        corpus=CORPUS,
+        docs=DOCS,
         model=model_input(config["model"]["name_or_path"]),
     output:
         "results/{dataset}/{setting}/{idset}/utility/{method}/seed{seed}_perplexity.json",
@@ -63,7 +60,7 @@ rule perplexity:
 rule base_perplexity:
     """The configured model's own perplexity on the real test split: the reference row of the utility table."""
     input:
-        docs="results/{dataset}/docs.parquet",
+        docs=DOCS,
         model=model_input(config["model"]["name_or_path"]),
     output:
         "results/{dataset}/utility/base_model_perplexity.json",
@@ -88,8 +85,8 @@ rule base_perplexity:
 rule mauve_texts:
     """One text per real test segment, written by the method from that segment's real control code."""
     input:
-        docs="results/{dataset}/docs.parquet",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        docs=DOCS,
+        codes=CODES,
         adapter=trained_adapter,
         corpus=selection_corpus,
         model=lambda wildcards: model_input(variant_model(wildcards)),
@@ -122,7 +119,7 @@ rule mauve:
     """MAUVE between the method's texts and the real test segments they were written for."""
     input:
         texts="results/{dataset}/{setting}/{idset}/utility/{method}/seed{seed}_mauve_texts.parquet",
-        docs="results/{dataset}/docs.parquet",
+        docs=DOCS,
     output:
         "results/{dataset}/{setting}/{idset}/utility/{method}/seed{seed}_mauve.json",
     log:
@@ -160,8 +157,8 @@ rule utility_measures:
     of every synthetic corpus of one run, beside the real corpus."""
     input:
         corpora=utility_corpora,
-        docs="results/{dataset}/docs.parquet",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        docs=DOCS,
+        codes=CODES,
     output:
         "results/{dataset}/{setting}/{idset}/utility/measures.parquet",
     log:
@@ -190,8 +187,8 @@ rule utility_measures:
 use rule utility_measures as utility_measures_all_methods with:
     input:
         corpora=all_methods_utility_corpora,
-        docs="results/{dataset}/docs.parquet",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        docs=DOCS,
+        codes=CODES,
     output:
         "results/{dataset}/{setting}/{idset}/utility/all_methods_measures.parquet",
     log:

@@ -26,9 +26,9 @@ NEGATIVE_CONTROL_CORPUS = (
 rule generate_icl:
     """A corpus of an in-context method for one seed (a `.large` method runs with `model_large`)."""
     input:
-        docs="results/{dataset}/docs.parquet",
-        spans="results/{dataset}/spans.parquet",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        docs=DOCS,
+        spans=SPANS,
+        codes=CODES,
         pools=config["codes"]["fictional_pools"],
         lists=SURROGATE_LISTS,
         model=lambda wildcards: model_input(variant_model(wildcards)),
@@ -64,7 +64,7 @@ rule generate_trained:
     """A synthetic corpus from a trained adapter, one fictional code per prompt."""
     input:
         adapter="results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        codes=CODES,
         fictional="results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",
         model=model_input(config["model"]["name_or_path"]),
     output:
@@ -99,7 +99,7 @@ rule generate_trained:
 rule generate_zero_learning:
     """The audit's negative control for one seed: the base model, with no adapter and no real text in its prompts, writing one text per fictional code of the trained plan (as many as a trained method's corpus)."""
     input:
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        codes=CODES,
         fictional="results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",
         model=model_input(config["model"]["name_or_path"]),
     output:
@@ -133,8 +133,8 @@ rule generate_private_selection:
     `model_large`), and the record of its privacy guarantee: what it covers and what it does not.
     """
     input:
-        docs="results/{dataset}/docs.parquet",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        docs=DOCS,
+        codes=CODES,
         prompts=config["private_selection"]["prompts"],
         pii=selection_pii,
         model=lambda wildcards: model_input(variant_model(wildcards)),

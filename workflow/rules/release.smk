@@ -26,8 +26,8 @@ rule release_filter:
     input:
         corpus=CORPUS,
         metrics="results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet",
-        spans="results/{dataset}/spans.parquet",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        spans=SPANS,
+        codes=CODES,
         guarantees=release_seed_guarantee,
     output:
         kept=RELEASE_KEPT,
@@ -51,9 +51,9 @@ rule release_audit:
         guarantees=release_guarantees,
         scores=release_scores,
         utility=release_utility_measures,
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
-        docs="results/{dataset}/docs.parquet",
-        spans="results/{dataset}/spans.parquet",
+        codes=CODES,
+        docs=DOCS,
+        spans=SPANS,
         paper=config["tables"]["paper"],
     output:
         RELEASE_AUDIT,
@@ -69,7 +69,7 @@ rule release_audit:
         gpu_memory_mb=gpu_memory_mb("mauve"),
     params:
         seeds=lambda wildcards: release_seeds(wildcards.method),
-        metrics={**config["metrics"], "verbatim_ngram": AUDIT["verbatim_ngram"]},
+        metrics=PRIVACY_METRICS,
         verbatim_ngram=AUDIT["verbatim_ngram"],
         bootstrap=AUDIT["bootstrap"],
         gate=config["release"]["gate"],
@@ -93,14 +93,14 @@ rule release_bundle:
         metrics=release_runs(
             "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet"
         ),
-        spans="results/{dataset}/spans.parquet",
+        spans=SPANS,
         guarantees=release_guarantees,
         audit=RELEASE_AUDIT,
         run_audit=release_audit_tables,
         utility=release_utility_measures,
         paper=config["tables"]["paper"],
         comments=release_comments,
-        docs="results/{dataset}/docs.parquet",
+        docs=DOCS,
     output:
         bundle="results/release/{dataset}/{setting}/{idset}/{method}/synthetic.jsonl",
         card="results/release/{dataset}/{setting}/{idset}/{method}/README.md",

@@ -1,21 +1,14 @@
 # Paper-style result tables: results/tables/{dataset}/{table}.csv, .md and _vs_paper.csv under the
-# dataset each table reads; the methods table, the privacy-utility plot, readable corpus samples, the
-# cost plan of a target, and results/tables/all, which builds every table, plot and review page.
+# dataset each table reads; the privacy-utility plot, readable corpus samples, the cost plan of a
+# target, and results/tables/all, which builds every table, plot and review page. The methods table
+# is in methods_table.smk.
 
 import sys
-from types import SimpleNamespace
 
 
 include: "functions/report.smk"
 
 
-# Every method side by side (plainsight.report.methods_table): the configured methods and the
-# private-selection ones on the Table 1 run (METHODS_TABLE_RUN) at the audit seeds.
-METHODS_TABLE_RUNS = [
-    {"method": m, "seed": seed}
-    for m in [*config["methods"], *AUDITED_PRIVATE_SELECTION]
-    for seed in AUDIT["seeds"]
-]
 PRIVACY_UTILITY_PLOT = f"{PLOTS}/privacy_utility.png"
 
 
@@ -97,52 +90,6 @@ rule all_tables:
         "../scripts/list_outputs.py"
 
 
-rule methods_table:
-    """Every method of the Table 1 run side by side: leak against its control, PIPP, the released-text
-    audit, utility, formal and empirical epsilon, verdict and cost."""
-    input:
-        controls=methods_table_files(
-            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_control.json"
-        ),
-        released=methods_table_files(
-            "results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_released.json"
-        ),
-        summaries=methods_table_files(
-            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet"
-        ),
-        mauves=methods_table_files(
-            "results/{dataset}/{setting}/{idset}/utility/{method}/seed{seed}_mauve.json"
-        ),
-        corpora=methods_table_files(CORPUS),
-        guarantees=[path for _, path in methods_table_guarantees()],
-        benchmarks=[path for _, path in methods_table_benchmarks()],
-        utility=f"{ALL_METHODS_UTILITY}.csv",
-        canaries=methods_table_canaries(),
-        audit=run_audit_table(SimpleNamespace(**METHODS_TABLE_RUN)),
-        docs="results/{dataset}/docs.parquet".format(**METHODS_TABLE_RUN),
-        paper=config["tables"]["paper"],
-    output:
-        csv=report(
-            f"{METHODS_TABLE}.csv",
-            caption="../report/methods_table.rst",
-            category="Tables",
-            labels={"table": "methods", "content": "ours"},
-        ),
-        markdown=f"{METHODS_TABLE}.md",
-    log:
-        "results/logs/methods_table.log",
-    conda:
-        "../envs/metrics.yaml"
-    params:
-        run=METHODS_TABLE_RUN,
-        runs=METHODS_TABLE_RUNS,
-        guaranteed=[method for method, _ in methods_table_guarantees()],
-        benchmarked=[method for method, _ in methods_table_benchmarks()],
-        gate=config["release"]["gate"],
-    script:
-        "../scripts/methods_table.py"
-
-
 rule privacy_utility_plot:
     """PIPP against MAUVE and ROUGE-L against perplexity, per method, beside the paper's points."""
     input:
@@ -191,7 +138,7 @@ rule privacy_utility_plot:
 rule corpus_examples:
     """Three generations of one synthetic corpus with their fictional codes and context documents, as Markdown."""
     input:
-        "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}.parquet",
+        CORPUS,
     output:
         "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_examples.md",
     log:

@@ -18,8 +18,8 @@ rule review_page:
         nearest=review_files(
             "results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_nearest.parquet"
         ),
-        docs="results/{dataset}/docs.parquet",
-        spans="results/{dataset}/spans.parquet",
+        docs=DOCS,
+        spans=SPANS,
         paper=config["tables"]["paper"],
         audit=run_audit_table,
         utility=review_utility,
@@ -36,10 +36,7 @@ rule review_page:
     params:
         runs=review_runs,
         # the person view links units as rule privacy_metrics does
-        metrics={
-            **config["metrics"],
-            "verbatim_ngram": config["audit"]["verbatim_ngram"],
-        },
+        metrics=PRIVACY_METRICS,
         sign_off=config["release"]["sign_off"],
     script:
         "../scripts/review_page.py"
@@ -56,8 +53,8 @@ use rule review_page as review_page_all_methods with:
             "results/{dataset}/{setting}/{idset}/audit/{method}/seed{seed}_nearest.parquet",
             review_runs_all_methods,
         ),
-        docs="results/{dataset}/docs.parquet",
-        spans="results/{dataset}/spans.parquet",
+        docs=DOCS,
+        spans=SPANS,
         paper=config["tables"]["paper"],
         # the methods table's verdicts first: the audit table's override them where it has the method
         audit=lambda wildcards: [f"{METHODS_TABLE}.csv", *run_audit_table(wildcards)],

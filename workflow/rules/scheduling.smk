@@ -57,7 +57,7 @@ def job_segments(input):
         codes = (
             [input.codes]
             if "codes" in input.keys()
-            else glob.glob(f"results/{dataset}/*/*/codes.parquet")
+            else glob.glob(CODES.format(dataset=dataset, setting="*", idset="*"))
         )
         if codes:
             largest = max(os.path.getsize(path) for path in codes)

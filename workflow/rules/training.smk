@@ -7,9 +7,9 @@ from plainsight.training.params import training_params
 rule train_adapter:
     """The adapter of a trained method: prefix tuning, with or without the privacy mask, or DP-SGD."""
     input:
-        docs="results/{dataset}/docs.parquet",
-        spans="results/{dataset}/spans.parquet",
-        codes="results/{dataset}/{setting}/{idset}/codes.parquet",
+        docs=DOCS,
+        spans=SPANS,
+        codes=CODES,
         pools=config["codes"]["fictional_pools"],
         model=model_input(config["model"]["name_or_path"]),
     output:

@@ -73,7 +73,7 @@ rule utility_plots:
     input:
         measures=UTILITY_MEASURES,
         corpora=utility_corpora,
-        docs="results/{dataset}/docs.parquet",
+        docs=DOCS,
         paper=config["tables"]["paper"],
     output:
         lengths=report(

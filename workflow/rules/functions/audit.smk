@@ -1,6 +1,6 @@
-# The adapters, corpora, guarantees and distances of an audited run (audit.smk), the files of one
-# dataset's privacy audit table, and that table where a run is audited, which the methods table, review
-# pages and release bundles read.
+# The adapters and distances of an audited run (audit.smk), the files of one dataset's privacy audit
+# table, and that table where a run is audited, which the methods table, review pages and release
+# bundles read.
 
 
 def audited_adapters(wildcards):
@@ -10,36 +10,6 @@ def audited_adapters(wildcards):
         method=AUDITED_TRAINED,
         **wildcards,
     )
-
-
-def run_corpora(pattern):
-    """An input function: `pattern` (with {method}) for every configured method of one run and seed."""
-
-    def files(wildcards):
-        return expand(pattern, method=config["methods"], **wildcards)
-
-    return files
-
-
-def audited_guarantees(wildcards):
-    """The adapters of one run's DP methods: their training.json holds the claim."""
-    return expand(
-        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
-        method=AUDITED_GUARANTEED,
-        **wildcards,
-    )
-
-
-def guarantee_record_pattern(method):
-    """Where a method's seeds state their formal guarantee: a DP-SGD adapter (its training.json holds
-    it) or a private-selection corpus's guarantee record; None for a method without one.
-    """
-    spec = registry.method(method)
-    if spec.differentially_private:
-        return "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}"
-    if spec.private_selection:
-        return "results/{dataset}/{setting}/{idset}/synthetic/{method}/seed{seed}_privacy.json"
-    return None
 
 
 def audited_distances(wildcards):

@@ -4,5 +4,5 @@
 def code_sources(wildcards):
     """Where a setting's private values come from: gold spans (known) or Presidio (unknown)."""
     if wildcards.setting == "known":
-        return f"results/{wildcards.dataset}/spans.parquet"
+        return SPANS.format(dataset=wildcards.dataset)
     return f"results/{wildcards.dataset}/unknown/detected.parquet"

@@ -1,4 +1,4 @@
-# The source files of a dataset, for rule ingest (data.smk).
+# A dataset's config block and its source files, for rule ingest (data.smk).
 
 import os
 
@@ -7,6 +7,11 @@ from plainsight.data.sources import GENERATED_TAB_FOLDER, TAB_SPLITS, source_fil
 # Set for the dry run of a cost plan (plainsight.report.plan): a user's source file that is not on
 # this machine yet is left out of the DAG's inputs, so a target can be planned before the data arrives.
 PLANNING = os.environ.get("PLAINSIGHT_PLANNING") == "1"
+
+
+def dataset_config(wildcards):
+    """The config block (`datasets.<name>`) of a job's dataset."""
+    return config["datasets"][wildcards.dataset]
 
 
 def raw_inputs(wildcards):

@@ -1,4 +1,4 @@
-# The canary adapter an attack scores with, and the DP-SGD claim of a canary run (canaries.smk).
+# The canary adapter an attack scores with, and the DP-SGD claim of a canary run (canary_attacks.smk).
 
 
 def canary_adapter_input(wildcards):
