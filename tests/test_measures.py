@@ -9,12 +9,13 @@ import pytest
 
 from plainsight.audit import nearest
 from plainsight.audit.gate import FAIL, Gate, criterion_outcomes
-from plainsight.audit.privacy_audit_table import verdict_markdown, with_verdicts, write_privacy_audit
+from plainsight.audit.privacy_audit_table import with_verdicts
 from plainsight.evaluation import measures
 from plainsight.evaluation.held_out import trained_value_counts
 from plainsight.evaluation.measures import LeakMeasure, judged_by, leak_measure, leak_measures
 from plainsight.evaluation.privacy import real_values
 from plainsight.methods.trained import training_keys
+from plainsight.report.privacy_audit_markdown import verdict_markdown, write_privacy_audit
 from plainsight.report.release import (
     ReleaseRun,
     build_release,

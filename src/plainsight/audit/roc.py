@@ -18,7 +18,8 @@ import pandas as pd
 
 from plainsight.rng import stable_rng
 
-ATTACKS = ("loss", "zlib", "min_k", "reference")
+MEMBERSHIP_ATTACKS = ("loss", "zlib", "min_k", "reference")
+MEMBERSHIP_ATTACK_NAMES = {"loss": "loss", "zlib": "zlib", "min_k": "min-k%", "reference": "reference"}
 CONTROL_MODEL = "base"  # the model name of the control rows: the base model without an adapter
 Item = TypeVar("Item")  # a text or a privacy unit a membership attack scores
 

@@ -24,7 +24,7 @@ from plainsight.audit.canary_table import canary_evidence
 from plainsight.audit.evidence import excess_of, rate_unit
 from plainsight.audit.gate import Gate, seeds_verdict
 from plainsight.audit.guarantee import read_guarantee_record
-from plainsight.audit.privacy_audit_table import claim_checks, excess_cell, run_pipp
+from plainsight.audit.privacy_audit_table import run_pipp
 from plainsight.audit.protection import (
     UNIT_COLUMNS,
     PersonClaim,
@@ -41,6 +41,7 @@ from plainsight.io import atomic_path, read_benchmark, read_json, write_text
 from plainsight.methods import registry
 from plainsight.methods.registry import PROTECTED
 from plainsight.report.audit_verdict import audit_verdicts, run_rows
+from plainsight.report.privacy_audit_markdown import claim_checks, excess_cell
 
 LEAK = "any_identifier"
 RUN_KEYS = ("dataset", "setting", "idset")
