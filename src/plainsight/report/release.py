@@ -55,10 +55,11 @@ from plainsight.report.summary import (
     NOT_FOR_RELEASE,
     ReleaseSummary,
     SignOff,
+    SummaryFrames,
     build_summary,
     not_for_release,
-    summary_markdown,
 )
+from plainsight.report.summary_render import summary_markdown
 from plainsight.report.table_format import dp_notes
 from plainsight.report.utility_table import REAL_ROWS
 
@@ -696,16 +697,18 @@ def bundle_summary(
         run.method,
         run.verdict,
         run.sign_off,
-        frames["metrics"],
-        frames["spans"],
-        frames.get("utility"),
-        frames.get("comments"),
+        SummaryFrames(
+            frames["metrics"],
+            frames["spans"],
+            frames.get("utility"),
+            frames.get("comments"),
+            frames["kept"],
+            bundle_drop(run.settings, dp_records),
+        ),
         run.keys,
         KNOWN_LIMITS,
         (
             ("the dataset card, with all the evidence", Path(paths["card"]).name),
             ("the verdict for machines", Path(paths["verdict"]).name),
         ),
-        frames["kept"],
-        bundle_drop(run.settings, dp_records),
     )

@@ -33,7 +33,9 @@ from plainsight.report.review_data import (
     leak_flag_columns,
     real_corpus,
 )
-from plainsight.report.summary import ReleaseSummary, build_summary, overview, summary_html, value_types
+from plainsight.report.summary import ReleaseSummary, SummaryFrames, build_summary, value_types
+from plainsight.report.summary_page import overview
+from plainsight.report.summary_render import summary_html
 from plainsight.report.units_at_risk import PersonView
 
 VERDICTS: tuple[str, ...] = ("fine", "leaks", "copies", "not a document", "other")
@@ -280,10 +282,7 @@ def build_review_site(
             method,
             None if verdicts is None else verdicts.get(method, AuditVerdict(NO_AUDIT, (), "")),
             sign_off,
-            pd.concat(metrics[method], ignore_index=True),
-            spans,
-            utility,
-            comments,
+            SummaryFrames(pd.concat(metrics[method], ignore_index=True), spans, utility, comments),
             subject.keys,
             KNOWN_LIMITS,
         )
