@@ -11,10 +11,12 @@ import pytest
 
 from plainsight.audit.gate import Gate, seeds_verdict, verdict
 from plainsight.report.audit_verdict import AuditVerdict, row_verdict
-from plainsight.report.release import KNOWN_LIMITS, BundleSettings, ReleaseRun, SignOff, bundle_summary
+from plainsight.report.release import bundle_summary
+from plainsight.report.release_run import KNOWN_LIMITS, BundleSettings, ReleaseRun
 from plainsight.report.summary import (
     NOT_FOR_RELEASE,
     ReleaseSummary,
+    SignOff,
     SummaryFrames,
     build_summary,
     criteria,

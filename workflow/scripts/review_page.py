@@ -5,9 +5,9 @@ from pathlib import Path
 import pandas as pd
 
 from plainsight.report.audit_verdict import audit_verdicts
-from plainsight.report.release import SignOff
 from plainsight.report.review_comments import read_comments
 from plainsight.report.review_site import ReviewRun, ReviewSubject, build_review_site
+from plainsight.report.summary import SignOff
 from plainsight.report.table_format import load_table_specs
 from plainsight.report.utility_table import run_utility_table
 from plainsight.snakemake_job import RuleJob, run_rule

@@ -46,7 +46,8 @@ from plainsight.audit.roc import CONTROL_MODEL
 from plainsight.evaluation.privacy import run_privacy_metrics
 from plainsight.io import write_json
 from plainsight.methods import registry
-from plainsight.report.release import data_sha256, read_seeds
+from plainsight.report.release import data_sha256
+from plainsight.report.release_filter import read_seeds
 from plainsight.report.table_format import load_table_specs
 from plainsight.report.utility_table import run_utility_table
 

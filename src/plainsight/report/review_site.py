@@ -24,7 +24,7 @@ from plainsight.evaluation.privacy import configured_real_values
 from plainsight.io import atomic_directory, write_text
 from plainsight.methods import registry
 from plainsight.report.audit_verdict import NO_AUDIT, AuditVerdict
-from plainsight.report.release import KNOWN_LIMITS, SignOff
+from plainsight.report.release_run import KNOWN_LIMITS
 from plainsight.report.review_data import (
     RealCorpus,
     corpus_fingerprint,
@@ -33,7 +33,7 @@ from plainsight.report.review_data import (
     leak_flag_columns,
     real_corpus,
 )
-from plainsight.report.summary import ReleaseSummary, SummaryFrames, build_summary, value_types
+from plainsight.report.summary import ReleaseSummary, SignOff, SummaryFrames, build_summary, value_types
 from plainsight.report.summary_page import overview
 from plainsight.report.summary_render import summary_html
 from plainsight.report.units_at_risk import PersonView
@@ -120,7 +120,7 @@ def real_payload(real: RealCorpus, refs: Iterable[str]) -> dict[str, Any]:
 def corpus_summary(
     run: ReviewRun, records: Sequence[Mapping[str, Any]], display: str, units_at_risk: int
 ) -> dict[str, Any]:
-    leaking = sum(any(r["flags"].get(key) for key in leak_flags()) for r in records)
+    leaking = sum(any(r["flags"].get(key) for key in leak_flag_keys()) for r in records)
     return {
         "key": run.key,
         "method": run.method,
@@ -134,13 +134,13 @@ def corpus_summary(
     }
 
 
-def leak_flags() -> tuple[str, ...]:
+def leak_flag_keys() -> tuple[str, ...]:
     """The page's leak flags: "only leaking" shows the generations with any of them."""
     return tuple(key for key, _ in leak_flag_columns())
 
 
 def page_flags() -> tuple[str, ...]:
-    return (*leak_flags(), "not_document", "regenerated")
+    return (*leak_flag_keys(), "not_document", "regenerated")
 
 
 def audit_summary(methods: Mapping[str, str], verdicts: Mapping[str, AuditVerdict] | None) -> dict[str, Any]:
@@ -181,7 +181,7 @@ def manifest(
         "audit": audit,
         "verdicts": list(VERDICTS),
         "flags": [flag for flag in page_flags() if flag in flags],
-        "leak_flags": list(leak_flags()),
+        "leak_flags": list(leak_flag_keys()),
         "format": COMMENTS_FORMAT,
         "data_global": DATA_GLOBAL,
     }
