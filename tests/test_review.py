@@ -23,7 +23,14 @@ from plainsight.report.review_data import (
     real_corpus,
     shared_ngram_spans,
 )
-from plainsight.report.review_site import ReviewRun, ReviewSubject, build_review_site, data_script
+from plainsight.report.review_site import (
+    ReviewEvidence,
+    ReviewRun,
+    ReviewSubject,
+    SitePaths,
+    build_review_site,
+    data_script,
+)
 from plainsight.report.summary import SignOff, value_types
 from plainsight.report.units_at_risk import Link, PersonView, UnitAtRisk, units_at_risk
 
@@ -383,12 +390,13 @@ def build_fixture_site(
         spans,
         {"icl": "ICL", "ft": "Fine-tuning"},
         METRICS,
-        site / "index.html",
-        site / "data",
-        verdicts or None,
-        utility,
-        pd.DataFrame({"method": ["icl"], "seed": [1], "verdict": ["leaks"]}),
-        sign_off,
+        SitePaths(site / "index.html", site / "data"),
+        ReviewEvidence(
+            verdicts or None,
+            utility,
+            pd.DataFrame({"method": ["icl"], "seed": [1], "verdict": ["leaks"]}),
+            sign_off,
+        ),
     )
     return site
 

@@ -224,6 +224,26 @@ def write_site(index_html: str, data_files: Mapping[str, str], index_path: Path,
     write_text(index_html, index_path)
 
 
+@dataclass(frozen=True)
+class ReviewEvidence:
+    """What the page's release summaries read beside the corpora: the audit's verdict per method
+    (`plainsight.report.audit_verdict`; None where the run is not audited), the run's utility table and
+    the reviewers' comments brought into the results (None: none), and `release.sign_off`."""
+
+    verdicts: Mapping[str, AuditVerdict] | None = None
+    utility: pd.DataFrame | None = None
+    comments: pd.DataFrame | None = None
+    sign_off: SignOff | None = None
+
+
+@dataclass(frozen=True)
+class SitePaths:
+    """Where the page goes: index.html and the folder of its data files."""
+
+    index: Path
+    data: Path
+
+
 def build_review_site(
     subject: ReviewSubject,
     runs: Sequence[ReviewRun],
@@ -231,19 +251,14 @@ def build_review_site(
     spans: pd.DataFrame,
     display_names: Mapping[str, str],
     metrics_settings: Mapping[str, Any],
-    index_path: Path,
-    data_dir: Path,
-    verdicts: Mapping[str, AuditVerdict] | None = None,
-    utility: pd.DataFrame | None = None,
-    comments: pd.DataFrame | None = None,
-    sign_off: SignOff | None = None,
+    paths: SitePaths,
+    evidence: ReviewEvidence,
 ) -> None:
-    """The review page of `runs` (ordered as the page lists them) and its data files; `verdicts`: the
-    audit's verdict per method (`plainsight.report.audit_verdict`), None where the run is not audited.
-    At the top, each method's release summary (`plainsight.report.summary`) from its corpora's metrics,
-    the run's utility table and the reviewers' comments brought into the results (None: none), and
-    `release.sign_off`. `metrics_settings`: config `metrics` with `verbatim_ngram`, as rule
-    `privacy_metrics` reads them, so that the person view links the units the metrics link."""
+    """The review page of `runs` (ordered as the page lists them) and its data files. At the top, each
+    method's release summary (`plainsight.report.summary`) from its corpora's metrics and `evidence`.
+    `metrics_settings`: config `metrics` with `verbatim_ngram`, as rule `privacy_metrics` reads them,
+    so that the person view links the units the metrics link."""
+    verdicts = evidence.verdicts
     min_letters = metrics_settings["partial_leak_min_letters"]
     real = real_corpus(docs, spans, subject.idset, min_letters)
     persons = PersonView(
@@ -281,11 +296,13 @@ def build_review_site(
             display,
             method,
             None if verdicts is None else verdicts.get(method, AuditVerdict(NO_AUDIT, (), "")),
-            sign_off,
-            SummaryFrames(pd.concat(metrics[method], ignore_index=True), spans, utility, comments),
+            evidence.sign_off,
+            SummaryFrames(
+                pd.concat(metrics[method], ignore_index=True), spans, evidence.utility, evidence.comments
+            ),
             subject.keys,
             KNOWN_LIMITS,
         )
         for method, display in methods.items()
     ]
-    write_site(render_page(page, method_summaries(release, methods)), data_files, index_path, data_dir)
+    write_site(render_page(page, method_summaries(release, methods)), data_files, paths.index, paths.data)
