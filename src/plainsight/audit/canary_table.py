@@ -30,11 +30,10 @@ import pandas as pd
 
 from plainsight.audit.canary_attacks import ATTACKS, PERSON_ATTACK
 from plainsight.audit.epsilon import one_run_epsilon, one_run_max_epsilon
-from plainsight.audit.roc import roc_summary
+from plainsight.audit.roc import FPR_BOUNDS, roc_summary
 
-FPR_BOUNDS = (0.01, 0.1)
 CONFIDENCE = 0.95  # of all the bounds of one method's attacks together
-RUN_KEYS = ["dataset", "setting", "idset", "method", "seed"]
+CANARY_KEYS = ["dataset", "setting", "idset", "method", "seed"]
 RELEASED_TEXT_ATTACKS = ("ngram", "shared_run")  # the attacks of an adversary without the adapter
 ADAPTER_ATTACKS = ("likelihood_ratio",)  # those that need the adapter too
 PER_PERSON = "person"  # `bound_per` of the canary persons' rows
@@ -242,12 +241,12 @@ def canary_table(
         found = method_rows(pd.read_parquet(path), delta, claim, resamples, guesses)
         if person_attacks:
             found += person_rows(pd.read_parquet(person_attacks[number]), delta, claim, resamples, guesses)
-        rows += [{**{key: run[key] for key in RUN_KEYS}, **row} for row in found]
+        rows += [{**{key: run[key] for key in CANARY_KEYS}, **row} for row in found]
     return pd.DataFrame(rows)
 
 
 def _largest(rows: pd.DataFrame, column: str) -> pd.Series:
-    return rows.groupby(RUN_KEYS, sort=False)[column].max()
+    return rows.groupby(CANARY_KEYS, sort=False)[column].max()
 
 
 def canary_evidence(table: pd.DataFrame, attacks: Sequence[str] = RELEASED_TEXT_ATTACKS) -> pd.DataFrame:

@@ -24,21 +24,13 @@ from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL
 from plainsight.audit.evidence import conclusion, detectable_auc
 from plainsight.audit.fitness import documents_share, fit_as_text, utility_evidence
 from plainsight.audit.gate import Gate, seeds_verdict
-from plainsight.audit.roc import CONTROL_MODEL, MEMBERSHIP_ATTACKS, attack_scores, roc_summary
+from plainsight.audit.roc import CONTROL_MODEL, FPR_BOUNDS, MEMBERSHIP_ATTACKS, attack_scores, roc_summary
 from plainsight.methods import registry
 
-FPR_BOUNDS = (0.01, 0.1)
-RUN_KEYS = ["dataset", "setting", "idset", "method"]
+RUN_METHOD_KEYS = ["dataset", "setting", "idset", "method"]
 BASE_DISPLAY = "Base model (control)"
-VERDICT_COLUMNS = (
-    "verdict",
-    "verdict_reasons",
-    "threat_model",
-    "verdict_kind",
-    "seed_verdicts",
-    "fit_as_text",
-    "fit_reasons",
-)
+VERDICT_COLUMNS = ("verdict", "verdict_reasons", "threat_model", "verdict_kind", "seed_verdicts")
+FIT_COLUMNS = ("fit_as_text", "fit_reasons")  # whether a corpus is fit to release as text, beside its verdict
 POSITIVE_DISPLAY = "Positive control (copies its context)"
 NEGATIVE_DISPLAY = "Negative control (writes without private data)"
 # the rows that released nothing a custodian would judge: they get no verdict
@@ -92,7 +84,7 @@ def seed_rows(released: pd.DataFrame, membership: pd.DataFrame) -> pd.DataFrame:
     for flag in ("dcr_closer_than_held_out", "dp_claim_rejected", "dp_null_testable"):  # seeds: a share
         if flag in released:
             released[flag] = released[flag].astype(float)
-    return released.merge(membership, on=[*RUN_KEYS, "seed"], how="outer")
+    return released.merge(membership, on=[*RUN_METHOD_KEYS, "seed"], how="outer")
 
 
 def audit_table(released: pd.DataFrame, membership: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
@@ -103,10 +95,12 @@ def audit_table(released: pd.DataFrame, membership: pd.DataFrame, methods: Mappi
 def seeds_averaged(joined: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
     """One row per run and method from `seed_rows`: numbers averaged over seeds, labels joined."""
     numeric = [
-        c for c in joined.columns if c not in (*RUN_KEYS, "seed") and pd.api.types.is_numeric_dtype(joined[c])
+        c
+        for c in joined.columns
+        if c not in (*RUN_METHOD_KEYS, "seed") and pd.api.types.is_numeric_dtype(joined[c])
     ]
-    labels = [c for c in joined.columns if c not in (*RUN_KEYS, "seed", *numeric)]
-    grouped = joined.groupby(RUN_KEYS, sort=False, dropna=False)
+    labels = [c for c in joined.columns if c not in (*RUN_METHOD_KEYS, "seed", *numeric)]
+    grouped = joined.groupby(RUN_METHOD_KEYS, sort=False, dropna=False)
     table = grouped[numeric].mean().reset_index()
     for column in labels:  # conclusions and designs: the seeds' distinct ones
         table[column] = (
@@ -142,14 +136,16 @@ def with_verdicts(table: pd.DataFrame, per_seed: pd.DataFrame, gate: Gate) -> pd
     rows = []
     for row in table.to_dict("records"):
         if row["method"] in UNJUDGED:
-            rows.append(dict.fromkeys(VERDICT_COLUMNS))
+            rows.append(dict.fromkeys((*VERDICT_COLUMNS, *FIT_COLUMNS)))
             continue
-        keys = {key: row[key] for key in RUN_KEYS}
-        seeds = per_seed[(per_seed[RUN_KEYS] == pd.Series(keys)).all(axis=1)]
+        keys = {key: row[key] for key in RUN_METHOD_KEYS}
+        seeds = per_seed[(per_seed[RUN_METHOD_KEYS] == pd.Series(keys)).all(axis=1)]
         trained = row["method"] != POSITIVE_CONTROL and registry.method(row["method"]).trained
         judged = [(int(seed["seed"]), seed) for seed in seeds.to_dict("records")]
         rows.append({**seeds_verdict(judged, gate, trained), **fit_as_text(row, gate.documents_min)})
-    return pd.concat([table, pd.DataFrame(rows, index=table.index, columns=list(VERDICT_COLUMNS))], axis=1)
+    return pd.concat(
+        [table, pd.DataFrame(rows, index=table.index, columns=[*VERDICT_COLUMNS, *FIT_COLUMNS])], axis=1
+    )
 
 
 def released_rows(
@@ -210,8 +206,7 @@ def with_canary_evidence(released: pd.DataFrame, canaries: pd.DataFrame | None) 
     (`plainsight.audit.canary_table.canary_evidence`), where canary table rows are given."""
     if canaries is None:
         return released
-    from plainsight.audit.canary_table import RUN_KEYS as CANARY_KEYS
-    from plainsight.audit.canary_table import canary_evidence
+    from plainsight.audit.canary_table import CANARY_KEYS, canary_evidence
 
     evidence = canary_evidence(canaries).astype({"seed": released["seed"].dtype})
     return released.merge(evidence, on=CANARY_KEYS, how="left")

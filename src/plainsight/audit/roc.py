@@ -20,6 +20,7 @@ from plainsight.rng import stable_rng
 
 MEMBERSHIP_ATTACKS = ("loss", "zlib", "min_k", "reference")
 MEMBERSHIP_ATTACK_NAMES = {"loss": "loss", "zlib": "zlib", "min_k": "min-k%", "reference": "reference"}
+FPR_BOUNDS = (0.01, 0.1)  # the false-positive rates the tables give the TPR at
 CONTROL_MODEL = "base"  # the model name of the control rows: the base model without an adapter
 Item = TypeVar("Item")  # a text or a privacy unit a membership attack scores
 

@@ -32,7 +32,7 @@ from plainsight.audit.canary_table import canary_table, read_claim
 from plainsight.audit.gate import INCONCLUSIVE, THREAT_MODELS, Gate, criterion_outcomes
 from plainsight.audit.guarantee import guarantee_evidence
 from plainsight.audit.privacy_audit_table import (
-    RUN_KEYS,
+    RUN_METHOD_KEYS,
     audit_seed_rows,
     membership_rows,
     released_rows,
@@ -144,7 +144,9 @@ def judged_rows(
         if seed.scores is not None
     ]
     membership = (
-        pd.concat(adapters, ignore_index=True) if adapters else pd.DataFrame(columns=[*RUN_KEYS, "seed"])
+        pd.concat(adapters, ignore_index=True)
+        if adapters
+        else pd.DataFrame(columns=[*RUN_METHOD_KEYS, "seed"])
     )
     per_seed = audit_seed_rows(released, membership, evidence.canaries, evidence.utility)
     return with_verdicts(seeds_averaged(per_seed, evidence.names), per_seed, judging.gate), per_seed

@@ -18,7 +18,8 @@ from plainsight.evaluation.measures import LeakMeasure, leak_measures
 from plainsight.io import atomic_path
 
 
-def _interval(row: pd.Series, name: str, decimals: int = 2) -> str:
+def row_interval(row: Mapping[str, Any], name: str, decimals: int = 2) -> str:
+    """The row's `name` and its `_low`, `_high` interval where it has one; "-" without the value."""
     value = row.get(name, math.nan)
     if pd.isna(value):
         return "-"
@@ -29,7 +30,7 @@ def _interval(row: pd.Series, name: str, decimals: int = 2) -> str:
 
 def _text_attack(row: pd.Series, attack: str) -> str:
     """A text attack's AUC, and its excess over the negative control where the row has one."""
-    cell = _interval(row, f"text_mia_auc_{attack}")
+    cell = row_interval(row, f"text_mia_auc_{attack}")
     excess = row.get(f"text_mia_excess_{attack}", math.nan)
     if pd.isna(excess):
         return cell
@@ -37,7 +38,7 @@ def _text_attack(row: pd.Series, attack: str) -> str:
     return f"{cell}; beyond control {excess:+.2f} [{low:+.2f}, {high:+.2f}]"
 
 
-def _percent(value: Any) -> str:
+def _percent_cell(value: Any) -> str:
     return "-" if pd.isna(value) else f"{100 * value:.1f}"
 
 
@@ -72,7 +73,7 @@ def audit_row_cells(row: pd.Series) -> list[str]:
     return [
         f"{row['dataset']} {row['setting']} {row['idset']}",
         row["Method"],
-        *[_interval(row, f"mia_{attack}_auc") for attack in MEMBERSHIP_ATTACKS],
+        *[row_interval(row, f"mia_{attack}_auc") for attack in MEMBERSHIP_ATTACKS],
         tprs,
         str(row.get("mia_loss_conclusion") or "-").replace("nan", "-"),
         _text_attack(row, "cosine"),
@@ -80,9 +81,9 @@ def audit_row_cells(row: pd.Series) -> list[str]:
         _text_attack(row, "reidentification"),
         _reidentification_ranks(row),
         closest,
-        _percent(row.get("verbatim_share")),
+        _percent_cell(row.get("verbatim_share")),
         longest,
-        _percent(row.get("any_identifier_leak_share")),
+        _percent_cell(row.get("any_identifier_leak_share")),
         "-" if pd.isna(row.get("pipp", math.nan)) else f"{row['pipp']:.1f}",
     ]
 

@@ -21,10 +21,10 @@ from typing import Any
 
 import pandas as pd
 
+from plainsight.audit.privacy_audit_table import VERDICT_COLUMNS
 from plainsight.io import write_json, write_text
 from plainsight.methods import registry
 from plainsight.report.audit_verdict import (
-    VERDICT_COLUMNS,
     AuditVerdict,
     audit_verdicts,
     row_verdict,

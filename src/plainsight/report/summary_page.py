@@ -62,7 +62,7 @@ def _plain(*texts: str) -> tuple[Run, ...]:
     return tuple(Run(text) for text in texts)
 
 
-def _count(number: float, unit: str) -> str:
+def _counted(number: float, unit: str) -> str:
     return f"{number:,} {unit}{'' if number == 1 else 's'}"
 
 
@@ -207,7 +207,7 @@ def leak_blocks(summary: ReleaseSummary) -> list[Block]:
     seeds = f"seed{'s' if len(summary.seeds) != 1 else ''} {', '.join(map(str, summary.seeds))}"
     scope = (
         f"Real direct or quasi identifiers of each generation's source found whole in its text, over "
-        f"{_count(summary.generations, 'generation')} ({seeds}), before any is left out. "
+        f"{_counted(summary.generations, 'generation')} ({seeds}), before any is left out. "
         "Source-specific: no real document outside the generation's source holds the value; common: one "
         "does. A generation counts once per column; a value once per class."
     )
@@ -314,13 +314,13 @@ def _against_chance(row: UtilityRow) -> str:
 def review_blocks(summary: ReleaseSummary) -> list[Block]:
     review = summary.review
     if not review.reviewed:
-        text = f"None of the {_count(review.generations, 'generation')} reviewed on the review page yet."
+        text = f"None of the {_counted(review.generations, 'generation')} reviewed on the review page yet."
     else:
         share = 100 * review.reviewed / review.generations if review.generations else math.nan
         verdicts = ", ".join(f"{verdict} {count}" for verdict, count in review.verdicts)
         text = (
-            f"{review.reviewed:,} of {_count(review.generations, 'generation')} ({share:.1f}%) reviewed on "
-            f"the review page; their verdicts: {verdicts}."
+            f"{review.reviewed:,} of {_counted(review.generations, 'generation')} ({share:.1f}%) reviewed "
+            f"on the review page; their verdicts: {verdicts}."
         )
     return [Heading(2, "Review"), Paragraph(_plain(text), "review")]
 
