@@ -15,14 +15,7 @@ from plainsight.audit.canary_attacks import CANARY_ATTACK_NAMES
 from plainsight.audit.canary_table import PER_PERSON, canary_table, read_claim
 from plainsight.io import atomic_path, write_text
 from plainsight.report.audit_plots import plot_auc
-
-
-def interval_cell(value: float, low: float, high: float, scale: float = 1.0) -> str:
-    if math.isnan(value):
-        return "-"
-    if math.isnan(low):
-        return f"{scale * value:.2f}"
-    return f"{scale * value:.2f} [{scale * low:.2f}, {scale * high:.2f}]"
+from plainsight.report.privacy_audit_markdown import row_interval
 
 
 def canary_row_line(row) -> str:
@@ -40,7 +33,7 @@ def canary_row_line(row) -> str:
     return (
         f"| {row.dataset} {row.setting} {row.idset} | {row.method} | {row.seed} | "
         f"{CANARY_ATTACK_NAMES[row.attack]} | {inserted} | {row.members} / {row.candidates} | {shown} | "
-        f"{interval_cell(row.auc, row.auc_low, row.auc_high)} | {row.correct} / {row.guesses} | "
+        f"{row_interval(row._asdict(), 'auc')} | {row.correct} / {row.guesses} | "
         f"{row.epsilon_lower_bound:.2f} | {row.max_certifiable_epsilon:.2f} | {row.bound_per} | "
         f"{100 * row.confidence:.1f}% | {claim} |"
     )
