@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plainsight.audit.privacy_audit_table import BASE_DISPLAY, audit_table, markdown, membership_rows
+from plainsight.audit.privacy_audit_table import BASE_DISPLAY, audit_table, membership_rows
+from plainsight.report.privacy_audit_markdown import privacy_audit_markdown
 
 METHODS = {"baseline": "Baseline", "dpsgd": "DP-SGD", "ft": "Fine-tuning"}
 
@@ -70,7 +71,7 @@ def test_table_has_a_control_row_first_and_means_over_seeds():
     assert table.loc[table["method"] == "ft", "verbatim_share"].item() == pytest.approx(0.25)
     assert (table["seeds"] == "1,2").all()
     assert table.loc[table["method"] == "baseline", "mia_loss_auc"].isna().all()
-    text = markdown(table, 10)
+    text = privacy_audit_markdown(table, 10)
     assert "| tab known direct | Base model (control) |" in text and "**closer**" in text
     assert "Verbatim >= 10 words (% of generations)" in text
     assert "| Any-identifier leak (% of generations) | PIPP (% of generations) |" in text
@@ -79,8 +80,8 @@ def test_table_has_a_control_row_first_and_means_over_seeds():
 def test_a_verdict_cell_names_what_its_rates_are_shares_of():
     """A fine-tuning row whose generations mostly hold an identifier, while few distinct values leak: the
     verdict's cell counts distinct values and says so, as verbatim copying counts segments copied."""
-    from plainsight.audit.privacy_audit_table import _excess
     from plainsight.evaluation.measures import leak_measure
+    from plainsight.report.privacy_audit_markdown import _excess
 
     def rates(measure: str, member: float, control: float, design: str) -> dict:
         prefix = f"leak_{measure}"
@@ -147,7 +148,7 @@ def test_the_canary_table_feeds_the_released_rows_its_epsilon_bound(tmp_path):
 
 
 def test_a_claim_too_loose_to_test_says_how_many_controls_it_needs():
-    from plainsight.audit.privacy_audit_table import claim_check
+    from plainsight.report.privacy_audit_markdown import claim_check
 
     loose = {"dp_null_testable": 0.0, "dp_null_controls_needed": 12457, "dp_claim_rejected": 0.0}
     assert claim_check(loose) == "not testable at this size (needs 12,457 controls)"
@@ -156,7 +157,8 @@ def test_a_claim_too_loose_to_test_says_how_many_controls_it_needs():
 
 
 def test_the_dp_null_flag_is_a_share_over_seeds_as_the_claim_check_reads_it():
-    from plainsight.audit.privacy_audit_table import claim_check, seed_rows
+    from plainsight.audit.privacy_audit_table import seed_rows
+    from plainsight.report.privacy_audit_markdown import claim_check
 
     keys = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": 1}
     released = pd.DataFrame(
@@ -200,7 +202,7 @@ def test_the_re_identification_attack_has_its_columns_with_their_units():
         ]
     )
     table = audit_table(released, membership_rows(scores_frame(), 0, 1).assign(**run, seed=1), METHODS)
-    text = markdown(table, 10)
+    text = privacy_audit_markdown(table, 10)
     assert "Re-identification AUC (units)" in text
     assert "Re-identification top-1 / top-5 (% of generations): sources vs controls" in text
     baseline = next(line for line in text.splitlines() if "| Baseline |" in line)

@@ -28,18 +28,10 @@ from plainsight.report.bundle_audit import (
     bundle_audit,
     write_bundle_audit,
 )
-from plainsight.report.release import (
-    NOT_FOR_RELEASE,
-    BundleSettings,
-    ReleaseRun,
-    build_release,
-    kept_rows,
-    read_seeds,
-    release_filter,
-    shipped_verdict,
-    verdict_record,
-    write_kept,
-)
+from plainsight.report.release import build_release, shipped_verdict, verdict_record
+from plainsight.report.release_filter import kept_rows, read_seeds, release_filter, write_kept
+from plainsight.report.release_run import BundleSettings, ReleaseRun
+from plainsight.report.summary import NOT_FOR_RELEASE
 from test_audit_table import scores_frame
 from test_released import METRICS, bag_of_words, corpus_tables, icl_corpus
 

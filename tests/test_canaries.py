@@ -33,7 +33,6 @@ from plainsight.audit.canaries import (
 from plainsight.audit.canary_attacks import NgramSettings, attack_frame, likelihood_ratios
 from plainsight.audit.canary_table import (
     DpClaim,
-    canary_markdown,
     claim_steps,
     family_confidence,
     guesses_per_side,
@@ -43,6 +42,7 @@ from plainsight.audit.canary_table import (
 from plainsight.audit.epsilon import one_run_epsilon, one_run_max_epsilon
 from plainsight.audit.ngram import continuation_log_prob, fit_ngram
 from plainsight.errors import InputError
+from plainsight.report.canary_markdown import canary_markdown
 from test_membership import court_document
 
 

@@ -34,16 +34,16 @@ from plainsight.audit.canary_table import (
     PER_PERSON,
     DpClaim,
     canary_evidence,
-    canary_markdown,
     canary_table,
     person_rows,
-    plot_auc,
     read_claim,
 )
 from plainsight.audit.epsilon import one_run_max_epsilon
 from plainsight.errors import InputError
 from plainsight.io import write_json
 from plainsight.matching import leaked_values
+from plainsight.report.audit_plots import plot_auc
+from plainsight.report.canary_markdown import canary_markdown
 from test_membership import court_document
 
 SHIPPED = str(RESOURCES / "canaries.yaml")

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
-from plainsight.evaluation.intervals import bootstrap_interval, mcnemar_exact, paired_leaks, wilson_interval
+from plainsight.evaluation.intervals import (
+    bootstrap_interval,
+    mcnemar_exact,
+    paired_leaks,
+    percentile_interval,
+    wilson_interval,
+)
 
 
 def test_wilson_interval_hand_computed():
@@ -89,3 +96,13 @@ def test_paired_leaks_match_on_seed_and_generation():
     # pairs: (1,0) T/F, (1,2) F/T, (2,0) T/F, (2,1) F/F; (1,1) has no partner
     assert (result.pairs, result.only_first, result.only_second) == (4, 2, 1)
     assert result.p_value == pytest.approx(1.0)
+
+
+def test_the_percentile_interval_takes_its_tails_at_exactly_half_the_missing_level():
+    # 0, 1, ..., 100: the p-th percentile is p itself, so the tails show as they are asked for
+    draws = np.arange(101, dtype=float)
+    assert percentile_interval(draws) == (2.5, 97.5)
+    assert percentile_interval(draws, level=0.9) == (5.0, 95.0)
+    # 0 and 10 alone: linear between them, 2.5% of the way and 97.5% of the way
+    assert percentile_interval(np.array([10.0, 0.0])) == pytest.approx((0.25, 9.75), abs=1e-12)
+    assert all(math.isnan(bound) for bound in percentile_interval(np.array([])))

@@ -63,6 +63,8 @@ def test_the_blocker_blocks(without_torch):
         # the table jobs run in the metrics environment, which has no torch
         "plainsight.audit.privacy_audit_table",
         "plainsight.audit.canary_table",
+        "plainsight.report.privacy_audit_markdown",
+        "plainsight.report.canary_markdown",
         "plainsight.report.methods_table",
     ],
 )

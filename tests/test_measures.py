@@ -10,20 +10,16 @@ import pytest
 from plainsight.audit import nearest
 from plainsight.audit.criteria import Gate, criterion_outcomes
 from plainsight.audit.outcomes import FAIL
-from plainsight.audit.privacy_audit_table import verdict_markdown, with_verdicts, write_privacy_audit
+from plainsight.audit.privacy_audit_table import with_verdicts
 from plainsight.evaluation import measures
 from plainsight.evaluation.held_out import trained_value_counts
 from plainsight.evaluation.measures import LeakMeasure, judged_by, leak_measure, leak_measures
 from plainsight.evaluation.privacy import real_values
 from plainsight.methods.trained import training_keys
-from plainsight.report.release import (
-    ReleaseRun,
-    build_release,
-    evidence_tables,
-    kept_rows,
-    method_verdict,
-    release_filter,
-)
+from plainsight.report.privacy_audit_markdown import verdict_markdown, write_privacy_audit
+from plainsight.report.release import build_release, evidence_tables, method_verdict
+from plainsight.report.release_filter import kept_rows, release_filter
+from plainsight.report.release_run import ReleaseRun
 from plainsight.report.review_data import flags
 from test_released import audit_alone, bag_of_words, corpus_tables, icl_corpus, measured
 

@@ -12,10 +12,10 @@ from plainsight.methods import registry
 from plainsight.report.plan import (
     DryRunJob,
     parse_dry_run,
+    plan_markdown,
     plan_table,
     plan_target,
     plan_tsv,
-    render,
     segment_counter,
 )
 from plainsight.report.plan_check import read_plan
@@ -211,7 +211,7 @@ def test_the_plan_table_sums_gpu_hours_and_flags_jobs_over_the_gpu():
     assert table.loc["train_adapter", "device_hours"] == pytest.approx(one + two)
     assert table.loc["train_adapter", "host_memory_gb"] == 7.0
     assert table.loc["ingest", "device_hours"] == 0
-    text = render(table.reset_index(), "results/tables/tab/table1.csv", planner, {"tab": "planned"})
+    text = plan_markdown(table.reset_index(), "results/tables/tab/table1.csv", planner, {"tab": "planned"})
     assert "**Over the GPU's memory (16 GB):** train_adapter" in text
 
 

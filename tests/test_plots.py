@@ -9,7 +9,7 @@ import pytest
 
 from conftest import RESOURCES
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
-from plainsight.report.plots import method_points, paper_points, plot_privacy_utility, run_rows
+from plainsight.report.plots import method_points, paper_points, plot_privacy_utility, seed_privacy_utility
 from plainsight.report.samples import examples_markdown
 from plainsight.report.table_format import load_table_specs
 
@@ -29,7 +29,7 @@ def runs() -> pd.DataFrame:
     utility = pd.DataFrame(
         {"method": ["icl", "ft"], "seed": [1, 1], "mauve": [0.8, 0.6], "perplexity": [12.0, 11.0]}
     )
-    return run_rows(privacy, utility)
+    return seed_privacy_utility(privacy, utility)
 
 
 def test_points_are_means_over_seeds_of_the_averaged_rows():
@@ -123,7 +123,7 @@ def test_downstream_f1_axis_joins_the_utility_measures(tmp_path):
         {"method": ["icl", "ft"], "seed": [1, 1], "mauve": [0.8, 0.6], "perplexity": [12.0, 11.0]}
     )
     measures = pd.DataFrame({"method": ["real", "icl", "ft"], "seed": [0, 1, 1], "macro_f1": [0.9, 0.5, 0.2]})
-    points = method_points(run_rows(privacy, utility, measures), METHODS).set_index("method")
+    points = method_points(seed_privacy_utility(privacy, utility, measures), METHODS).set_index("method")
     assert points.loc["ICL", "downstream_f1"] == 0.5 and points.loc["Fine-tuning", "downstream_f1"] == 0.2
     assert panels("downstream_f1")[0] == DOWNSTREAM_PANEL and panels("mauve")[0][1] == "mauve"
     with pytest.raises(ValueError, match="utility_axis"):

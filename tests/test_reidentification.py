@@ -16,9 +16,10 @@ from plainsight.audit.reidentification import (
     reidentification,
 )
 from plainsight.audit.released_text_job import copying_corpus
-from plainsight.audit.roc import auc_resamples, draw_counts, percentile_interval
+from plainsight.audit.roc import auc_resamples, draw_counts
 from plainsight.data.segments import segment_texts
 from plainsight.errors import InputError
+from plainsight.evaluation.intervals import percentile_interval
 
 SPAN_COLUMNS = ["doc_id", "segment", "start", "end", "text", "entity_type", "identifier_type"]
 NO_SPANS = pd.DataFrame(columns=SPAN_COLUMNS)

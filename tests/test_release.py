@@ -12,22 +12,11 @@ import yaml
 
 from plainsight.audit.protection import UnitSizes
 from plainsight.report.audit_verdict import AuditVerdict
-from plainsight.report.release import (
-    NOT_FOR_RELEASE,
-    BundleSettings,
-    EvidenceTable,
-    ReleaseRun,
-    SignOff,
-    build_release,
-    bundle_drop,
-    evidence_tables,
-    kept_rows,
-    method_verdict,
-    person_notes,
-    release_filter,
-    size_category,
-    write_release,
-)
+from plainsight.report.release import build_release, evidence_tables, method_verdict, write_release
+from plainsight.report.release_card import person_notes, size_category
+from plainsight.report.release_filter import kept_rows, release_filter
+from plainsight.report.release_run import BundleSettings, EvidenceTable, ReleaseRun, bundle_drop
+from plainsight.report.summary import NOT_FOR_RELEASE, SignOff
 
 SPANS = pd.DataFrame(
     {
@@ -315,7 +304,7 @@ def test_evidence_and_verdict_take_the_methods_row_of_its_run_and_its_review_sta
 def test_a_private_selection_card_states_what_its_guarantee_covers_and_what_not(tmp_path):
     from plainsight.audit.guarantee import read_guarantee_record
     from plainsight.io import write_json
-    from plainsight.report.release import selection_notes
+    from plainsight.report.release_card import selection_notes
 
     record = {
         "method": "rpsg",

@@ -15,7 +15,6 @@ from plainsight.errors import InputError
 from plainsight.evaluation.privacy import real_values
 from plainsight.matching import near_spans, value_spans
 from plainsight.report.audit_verdict import AuditVerdict, audit_verdicts
-from plainsight.report.release import SignOff
 from plainsight.report.review_comments import comments_table, read_comment_file, review_notes
 from plainsight.report.review_data import (
     corpus_fingerprint,
@@ -24,8 +23,15 @@ from plainsight.report.review_data import (
     real_corpus,
     shared_ngram_spans,
 )
-from plainsight.report.review_site import ReviewRun, ReviewSubject, build_review_site, data_script
-from plainsight.report.summary import value_types
+from plainsight.report.review_site import (
+    ReviewEvidence,
+    ReviewRun,
+    ReviewSubject,
+    SitePaths,
+    build_review_site,
+    data_script,
+)
+from plainsight.report.summary import SignOff, value_types
 from plainsight.report.units_at_risk import Link, PersonView, UnitAtRisk, units_at_risk
 
 SUBJECT = ReviewSubject("tab", "known", "direct")
@@ -384,12 +390,13 @@ def build_fixture_site(
         spans,
         {"icl": "ICL", "ft": "Fine-tuning"},
         METRICS,
-        site / "index.html",
-        site / "data",
-        verdicts or None,
-        utility,
-        pd.DataFrame({"method": ["icl"], "seed": [1], "verdict": ["leaks"]}),
-        sign_off,
+        SitePaths(site / "index.html", site / "data"),
+        ReviewEvidence(
+            verdicts or None,
+            utility,
+            pd.DataFrame({"method": ["icl"], "seed": [1], "verdict": ["leaks"]}),
+            sign_off,
+        ),
     )
     return site
 

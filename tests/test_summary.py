@@ -12,16 +12,18 @@ import pytest
 from plainsight.audit.criteria import Gate
 from plainsight.audit.gate import seeds_verdict, verdict
 from plainsight.report.audit_verdict import AuditVerdict, row_verdict
-from plainsight.report.release import KNOWN_LIMITS, BundleSettings, ReleaseRun, SignOff, bundle_summary
+from plainsight.report.release import bundle_summary
+from plainsight.report.release_run import KNOWN_LIMITS, BundleSettings, ReleaseRun
 from plainsight.report.summary import (
     NOT_FOR_RELEASE,
     ReleaseSummary,
+    SignOff,
+    SummaryFrames,
     build_summary,
     criteria,
     leak_counts,
-    summary_html,
-    summary_markdown,
 )
+from plainsight.report.summary_render import summary_html, summary_markdown
 
 RUN = {"dataset": "tab", "setting": "known", "idset": "direct"}
 THREAT = "the adversary holds the released text and knows the rest of the corpus"
@@ -97,10 +99,7 @@ def summary(
         "icl",
         verdict_,
         sign_off,
-        METRICS,
-        SPANS,
-        utility,
-        comments,
+        SummaryFrames(METRICS, SPANS, utility, comments),
         RUN,
         KNOWN_LIMITS[:1],
     )
@@ -191,12 +190,12 @@ def test_real_values_are_counted_by_entity_type_and_class_in_generations_and_dis
         "| Distinct source-specific values | Distinct common values |"
     )
     assert "over 3 generations (seeds 1, 2), before any is left out." in page
-    clean = build_summary("t", "icl", None, None, METRICS.iloc[[1]], SPANS, None, None, RUN, ())
+    clean = build_summary("t", "icl", None, None, SummaryFrames(METRICS.iloc[[1]], SPANS), RUN, ())
     assert "over 1 generation (seed 1), before any is left out." in summary_markdown(clean)
     assert "No generation holds one." in lines(summary_markdown(clean))
     # metrics without classes say so; a class the metrics do not know stops
     assert leak_counts(METRICS.drop(columns="leaked_value_classes"), SPANS) is None
-    old = build_summary("t", "icl", None, None, METRICS[["seed"]], SPANS, None, None, RUN, ())
+    old = build_summary("t", "icl", None, None, SummaryFrames(METRICS[["seed"]], SPANS), RUN, ())
     assert "The per-generation metrics do not class the values they found." in lines(summary_markdown(old))
     with pytest.raises(ValueError, match="'rare'"):
         leak_counts(

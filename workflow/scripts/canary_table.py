@@ -1,6 +1,6 @@
 """Rule `canary_table`: results/tables/{dataset}/canaries.{csv,md} and the plot of AUC against insertions."""
 
-from plainsight.audit.canary_table import write_canary_table
+from plainsight.report.canary_markdown import write_canary_table
 from plainsight.snakemake_job import RuleJob, run_rule
 
 

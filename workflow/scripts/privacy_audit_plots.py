@@ -3,7 +3,7 @@ distances of one run."""
 
 import pandas as pd
 
-from plainsight.audit.privacy_audit_table import plot_distances, plot_roc
+from plainsight.report.audit_plots import plot_distances, plot_roc
 from plainsight.snakemake_job import RuleJob, run_rule
 
 

@@ -1,7 +1,8 @@
 """Rule `privacy_audit_table`: results/tables/{dataset}/privacy_audit.{csv,md}, one row per run and method."""
 
 from plainsight.audit.criteria import Gate
-from plainsight.audit.privacy_audit_table import AuditTableFiles, build_privacy_audit, write_privacy_audit
+from plainsight.audit.privacy_audit_table import AuditTableFiles, build_privacy_audit
+from plainsight.report.privacy_audit_markdown import write_privacy_audit
 from plainsight.report.table_format import load_table_specs
 from plainsight.snakemake_job import RuleJob, run_rule
 

@@ -9,16 +9,15 @@ from plainsight.audit.guarantee import read_guarantee_record
 from plainsight.audit.protection import UNIT_COLUMNS, unit_sizes
 from plainsight.io import read_json
 from plainsight.report.release import (
-    BundleSettings,
-    ReleaseRun,
-    SignOff,
     bundle_frames,
     evidence_tables,
     method_verdict,
     shipped_verdict,
     write_release,
 )
+from plainsight.report.release_run import BundleSettings, ReleaseRun
 from plainsight.report.review_comments import read_comments
+from plainsight.report.summary import SignOff
 from plainsight.report.table_format import load_table_specs
 from plainsight.report.utility_table import run_utility_table
 from plainsight.snakemake_job import RuleJob, run_rule

@@ -4,7 +4,8 @@ record of every generation (its leak flags, the drop rule, whether it is left ou
 import pandas as pd
 
 from plainsight.audit.guarantee import read_guarantee_record
-from plainsight.report.release import BundleSettings, bundle_drop, write_kept
+from plainsight.report.release_filter import write_kept
+from plainsight.report.release_run import BundleSettings, bundle_drop
 from plainsight.snakemake_job import RuleJob, run_rule
 
 

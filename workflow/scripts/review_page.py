@@ -5,9 +5,15 @@ from pathlib import Path
 import pandas as pd
 
 from plainsight.report.audit_verdict import audit_verdicts
-from plainsight.report.release import SignOff
 from plainsight.report.review_comments import read_comments
-from plainsight.report.review_site import ReviewRun, ReviewSubject, build_review_site
+from plainsight.report.review_site import (
+    ReviewEvidence,
+    ReviewRun,
+    ReviewSubject,
+    SitePaths,
+    build_review_site,
+)
+from plainsight.report.summary import SignOff
 from plainsight.report.table_format import load_table_specs
 from plainsight.report.utility_table import run_utility_table
 from plainsight.snakemake_job import RuleJob, run_rule
@@ -30,12 +36,13 @@ def main(job: RuleJob) -> None:
         pd.read_parquet(job.input.spans),
         names,
         job.params.metrics,
-        Path(job.output.index),
-        Path(job.output.data),
-        audit_verdicts(job.input.audit, subject.keys),
-        run_utility_table(job.input.utility, names),
-        read_comments(job.input.comments),
-        SignOff.from_config(job.params.sign_off),
+        SitePaths(Path(job.output.index), Path(job.output.data)),
+        ReviewEvidence(
+            audit_verdicts(job.input.audit, subject.keys),
+            run_utility_table(job.input.utility, names),
+            read_comments(job.input.comments),
+            SignOff.from_config(job.params.sign_off),
+        ),
     )
 
 

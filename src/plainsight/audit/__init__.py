@@ -16,7 +16,8 @@ release verdict it supports.
 - `canaries`: canaries for released text (a corpus sentence and a suffix at a target perplexity),
   inserted into a method's training set; `canary_attacks`: the attacks on them (`ngram`: the
   attacker's n-gram model of the corpus); `epsilon`: the empirical epsilon lower bound;
-- `privacy_audit_table`, `canary_table`: the privacy-audit and canary tables and their plots.
+- `privacy_audit_table`, `canary_table`: the privacy-audit and canary tables' rows (`plainsight.report`
+  renders them).
 """
 
 # The method key of the audit's positive control (plainsight.audit.released_text_job): its outputs sit

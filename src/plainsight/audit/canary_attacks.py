@@ -36,7 +36,7 @@ from plainsight.matching import leaked_values, words
 
 ATTACKS = ("ngram", "shared_run", "likelihood_ratio")
 PERSON_ATTACK = "linked_details"  # the canary persons' attack
-ATTACK_NAMES = {
+CANARY_ATTACK_NAMES = {
     "ngram": "n-gram model of the corpus",
     "shared_run": "longest shared word run",
     "likelihood_ratio": "adapter / base likelihood ratio",

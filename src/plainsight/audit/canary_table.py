@@ -1,4 +1,5 @@
-"""The canary table (results/tables/{dataset}/canaries.{csv,md}) and its plot: per run, method, attack
+"""The canary table's rows (results/tables/{dataset}/canaries.{csv,md}; `plainsight.report.canary_markdown`
+renders them): per run, method, attack
 and kind of canary (its insertion count), the one-run audit (Steinke, Nasr and Jagielski 2023;
 `plainsight.audit.epsilon.one_run_epsilon`) and how well the attack tells included candidates from the
 others (AUC, TPR at 1% and 10% FPR, bootstrap intervals).
@@ -22,20 +23,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from plainsight.audit.canary_attacks import ATTACK_NAMES, ATTACKS, PERSON_ATTACK
+from plainsight.audit.canary_attacks import ATTACKS, PERSON_ATTACK
 from plainsight.audit.epsilon import one_run_epsilon, one_run_max_epsilon
-from plainsight.audit.roc import roc_summary
-from plainsight.io import atomic_path, write_text
+from plainsight.audit.roc import FPR_BOUNDS, roc_summary
 
-FPR_BOUNDS = (0.01, 0.1)
 CONFIDENCE = 0.95  # of all the bounds of one method's attacks together
-RUN_KEYS = ["dataset", "setting", "idset", "method", "seed"]
+CANARY_KEYS = ["dataset", "setting", "idset", "method", "seed"]
 RELEASED_TEXT_ATTACKS = ("ngram", "shared_run")  # the attacks of an adversary without the adapter
 ADAPTER_ATTACKS = ("likelihood_ratio",)  # those that need the adapter too
 PER_PERSON = "person"  # `bound_per` of the canary persons' rows
@@ -243,12 +241,12 @@ def canary_table(
         found = method_rows(pd.read_parquet(path), delta, claim, resamples, guesses)
         if person_attacks:
             found += person_rows(pd.read_parquet(person_attacks[number]), delta, claim, resamples, guesses)
-        rows += [{**{key: run[key] for key in RUN_KEYS}, **row} for row in found]
+        rows += [{**{key: run[key] for key in CANARY_KEYS}, **row} for row in found]
     return pd.DataFrame(rows)
 
 
 def _largest(rows: pd.DataFrame, column: str) -> pd.Series:
-    return rows.groupby(RUN_KEYS, sort=False)[column].max()
+    return rows.groupby(CANARY_KEYS, sort=False)[column].max()
 
 
 def canary_evidence(table: pd.DataFrame, attacks: Sequence[str] = RELEASED_TEXT_ATTACKS) -> pd.DataFrame:
@@ -279,151 +277,3 @@ def read_claim(training_json: str | None) -> DpClaim | None:
         return None
     record = read_json(training_json)
     return DpClaim(float(record["epsilon"]), float(record["delta"]), str(record["privacy_unit"]))
-
-
-def interval(value: float, low: float, high: float, scale: float = 1.0) -> str:
-    if math.isnan(value):
-        return "-"
-    if math.isnan(low):
-        return f"{scale * value:.2f}"
-    return f"{scale * value:.2f} [{scale * low:.2f}, {scale * high:.2f}]"
-
-
-def markdown_row(row) -> str:
-    shown = "-" if math.isnan(row.mean_prompts_showing) else f"{row.mean_prompts_showing:.1f}"
-    claim = "-" if math.isnan(row.dp_epsilon) else f"{row.dp_epsilon:.2f}"
-    person = row.bound_per == PER_PERSON
-    if not math.isnan(row.claimed_epsilon) and row.claimed_epsilon != row.dp_epsilon:
-        claim += f" ({row.claimed_epsilon:.2f} for the {'person' if person else 'group'})"
-    if row.exceeds_claim is True:
-        claim += " **exceeded**"
-    if person:
-        inserted = f"{row.repeats} documents, one unit"
-    else:
-        inserted = "1 (own document)" if row.repeats == 1 else f"{row.repeats} segments"
-    return (
-        f"| {row.dataset} {row.setting} {row.idset} | {row.method} | {row.seed} | "
-        f"{ATTACK_NAMES[row.attack]} | {inserted} | {row.members} / {row.candidates} | {shown} | "
-        f"{interval(row.auc, row.auc_low, row.auc_high)} | {row.correct} / {row.guesses} | "
-        f"{row.epsilon_lower_bound:.2f} | {row.max_certifiable_epsilon:.2f} | {row.bound_per} | "
-        f"{100 * row.confidence:.1f}% | {claim} |"
-    )
-
-
-def canary_markdown(table: pd.DataFrame) -> str:
-    lines = [
-        "### Canaries in the released text",
-        "",
-        "| Run | Method | Seed | Attack | Inserted into | Included / candidates | Prompts showing one "
-        "| AUC [95%] | Right / guesses | Epsilon >= | Most it could show | Per | Confidence "
-        "| DP-SGD epsilon |",
-        "| :--- | :--- | ---: | :--- | :--- | ---: | ---: | :--- | ---: | ---: | ---: | :--- | ---: | :--- |",
-        *(markdown_row(row) for row in table.itertuples(index=False)),
-    ]
-    exceeded = table[table["exceeds_claim"].fillna(False).astype(bool)] if len(table) else table
-    delta = table["delta"].iloc[0] if len(table) else math.nan
-    notes = [
-        "",
-        "One training run per method and seed audits every candidate canary of a row: each was included "
-        "in training by a fair coin of its own. The attack guesses on a share of the candidates fixed "
-        'before any score is seen ("included" for the highest scores, "not included" for as many '
-        "of the lowest) and abstains on the rest; 'Epsilon >=' is the one-run lower bound (Steinke, "
-        f"Nasr and Jagielski 2023) that those right guesses prove at delta {delta:.1e}, at the stated "
-        "confidence: a method's attacks are corrected together, so its largest bound holds at 95%. "
-        "'Most it could show' is the bound had every guess been right. A lower bound refutes a claim, "
-        'never certifies one: a bound of 0 means "not shown at this size". A single-insertion '
-        "canary is a training document and privacy unit of its own, so its row bounds epsilon per "
-        "unit (the release gate reads the released-text attacks' largest); a canary in k segments of "
-        "k documents changes a group of k units, evidence of memorisation, not a per-unit bound. AUC "
-        "(included against the other candidates of the row) with a 95% bootstrap interval; 0.5 is "
-        "chance. DP-SGD: the accountant's epsilon per unit and, by group privacy, its claim for the "
-        "change a canary makes (2k units added or removed for a canary in k segments) where that "
-        "claim's delta stays below 1.",
-    ]
-    if len(table) and (table["bound_per"] == PER_PERSON).any():
-        notes += [
-            "",
-            "Per person: the canary persons, fictional persons whose name, date of birth, place and "
-            "record number are spread over the documents of one privacy unit (each document names the "
-            "person and one other detail), each person in or out of training, all its documents "
-            "together, by a fair coin of its own. The attack asks whether one generation links two or "
-            "more of a person's details; its guesses and bound are those above with the persons as the "
-            "candidates, at 95% on their own. A person is one unit, so the bound is per unit in the "
-            "sense of a guarantee per `unit_id`, tested on the whole of a person's documents rather "
-            "than one string.",
-        ]
-    if len(exceeded):
-        notes += [
-            "",
-            f"**Check failed: {len(exceeded)} DP-SGD row(s) prove more than the accountant's claim** "
-            "(the bound at the claim's delta above its epsilon): "
-            + ", ".join(
-                f"{r.method} {r.attack} x{r.repeats} ({r.claim_bound:.2f} > {r.claimed_epsilon:.2f})"
-                for r in exceeded.itertuples(index=False)
-            ),
-        ]
-    return "\n".join(lines + notes) + "\n"
-
-
-def plot_auc(table: pd.DataFrame, path: str | Path) -> None:
-    """AUC against the insertion count, one line per method and panel per attack, with intervals."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    table = table[table["bound_per"] != PER_PERSON]  # its x axis counts insertions, not documents
-    attacks = [attack for attack in ATTACKS if attack in set(table["attack"])]
-    methods = list(dict.fromkeys(table["method"]))
-    repeats = sorted(set(table["repeats"]))
-    figure, axes = plt.subplots(1, len(attacks), figsize=(3.8 * len(attacks), 3.6), squeeze=False)
-    for axis, attack in zip(axes[0], attacks):
-        for method, rows in table[table["attack"] == attack].groupby("method", sort=False):
-            mean = rows.groupby("repeats")[["auc", "auc_low", "auc_high"]].mean()
-            errors = [mean["auc"] - mean["auc_low"], mean["auc_high"] - mean["auc"]]
-            # side by side on the log axis, so the intervals do not hide each other
-            number = methods.index(method)
-            shift = 2 ** (0.05 * (number - (len(methods) - 1) / 2))
-            axis.errorbar(
-                mean.index * shift,
-                mean["auc"],
-                yerr=errors,
-                marker="o",
-                capsize=3,
-                label=method,
-                color=f"C{number}",
-            )
-        axis.axhline(0.5, color="grey", linestyle=":", linewidth=1)
-        axis.set_xscale("log", base=2)
-        axis.set_xticks(repeats, [str(count) for count in repeats])
-        axis.minorticks_off()
-        axis.set(title=ATTACK_NAMES[attack], xlabel="insertions per canary", ylabel="AUC", ylim=(0, 1.05))
-        axis.legend(fontsize=7, loc="lower right")
-    figure.tight_layout()
-    with atomic_path(path) as staged:
-        figure.savefig(staged, dpi=110, format="png")
-    plt.close(figure)
-
-
-def write_canary_table(
-    attacks: Sequence[str],
-    person_attacks: Sequence[str],
-    canaries: Sequence[str],
-    runs: Sequence[Mapping[str, Any]],
-    dp_records: Sequence[str | None],
-    resamples: int,
-    guesses: float,
-    outputs: Mapping[str, str],
-) -> None:
-    """Rule `canary_table`: `outputs` names the csv, markdown and plot paths."""
-    import logging
-
-    claims = [read_claim(r) for r in dp_records]
-    table = canary_table(attacks, canaries, runs, claims, resamples, guesses, person_attacks)
-    exceeded = table["exceeds_claim"].fillna(False).astype(bool).sum()
-    if exceeded:
-        logging.getLogger(__name__).warning("%d DP-SGD rows prove more than the accountant claims", exceeded)
-    with atomic_path(outputs["csv"]) as staged:
-        table.to_csv(staged, index=False)
-    write_text(canary_markdown(table), outputs["markdown"])
-    plot_auc(table, outputs["plot"])

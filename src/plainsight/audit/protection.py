@@ -54,7 +54,7 @@ def unit_sizes(docs: pd.DataFrame) -> UnitSizes:
     )
 
 
-def _count(number: int, noun: str) -> str:
+def _noun_count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
@@ -63,8 +63,8 @@ def units_line(sizes: UnitSizes) -> str:
     own = "; the corpus names no units, so each document is its own" if sizes.own else ""
     return (
         f"Privacy units (the docs' `unit_id`) of the training split: {sizes.units}, with more than one "
-        f"document: {sizes.several}, largest: {_count(sizes.largest, 'document')} (most training segments "
-        f"of one unit: {sizes.most_segments}){own}."
+        f"document: {sizes.several}, largest: {_noun_count(sizes.largest, 'document')} (most training "
+        f"segments of one unit: {sizes.most_segments}){own}."
     )
 
 

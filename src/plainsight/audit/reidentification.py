@@ -45,11 +45,12 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from plainsight.audit.roc import auc_resamples, balanced_sets, percentile_interval
+from plainsight.audit.roc import auc_resamples, balanced_sets
 from plainsight.audit.text_evidence import REIDENTIFICATION as ATTACK
 from plainsight.entities import IDENTIFIER_SETS, SegmentKey
 from plainsight.errors import InputError
 from plainsight.evaluation.held_out import ANY_IDENTIFIER_SET
+from plainsight.evaluation.intervals import percentile_interval
 from plainsight.matching import words
 
 NGRAM = 3
@@ -102,7 +103,7 @@ def incidence(rows: Sequence[Sequence[int]], columns: int) -> sparse.csr_matrix:
 
 
 @dataclass(frozen=True)
-class UnitIndex:
+class RareEvidenceIndex:
     """The rare evidence of every ranked unit: its weights and the inverted index evidence -> units."""
 
     units: tuple[str, ...]
@@ -120,7 +121,7 @@ class UnitIndex:
         values: Iterable[str],
         ngram: int = NGRAM,
         max_holders: int = MAX_HOLDERS,
-    ) -> UnitIndex:
+    ) -> RareEvidenceIndex:
         """The index of units (`unit_texts`: each unit's segment texts) over their n-grams and the
         identifier `values` they hold, the evidence that more than `max_holders` units hold left out."""
         identifiers = IdentifierValues.of(values)
@@ -174,7 +175,7 @@ class RealUnits:
     """The real corpus as the adversary ranks it: its units' index, each document's unit, and the units
     of held-out segments that no training segment shares."""
 
-    index: UnitIndex
+    index: RareEvidenceIndex
     unit_of: Mapping[str, str]  # doc_id -> unit_id
     held_out: tuple[str, ...]
 
@@ -206,7 +207,7 @@ class RealUnits:
                 docs_file, None, "no held-out unit: every unit with held-out segments has training ones"
             )
         identifiers = spans[spans["identifier_type"].isin(IDENTIFIER_SETS[ANY_IDENTIFIER_SET])]["text"]
-        return cls(UnitIndex.build(unit_texts, identifiers.astype(str)), unit_of, unseen)
+        return cls(RareEvidenceIndex.build(unit_texts, identifiers.astype(str)), unit_of, unseen)
 
     def rows(self, doc_ids: Iterable[str]) -> list[int]:
         """The index rows of the units of `doc_ids`, each once."""
@@ -263,7 +264,8 @@ def reidentification(
     """The re-identification attack on a corpus: per generation the doc ids it was written from
     (`sources`, empty where the method shows none) and of its matched control (`controls`, empty where
     it has none); `members`, the doc ids the method saw. `negative_control`: the best score of each unit
-    over a corpus written without private data (`UnitIndex.best_scores`), which the AUC is judged against.
+    over a corpus written without private data (`RareEvidenceIndex.best_scores`), which the AUC is judged
+    against.
     Columns: `reidentification_top{k}` and `_control` (shares of generations), `reidentification_units`,
     and as a text membership attack `text_mia_auc_reidentification` (+ `_low`, `_high`; with the
     negative control `_negative` and `text_mia_excess_reidentification` + `_low`, `_high`) with its

@@ -8,7 +8,6 @@ The token statistics behind the scores come from `plainsight.audit.membership`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -16,9 +15,12 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 
+from plainsight.evaluation.intervals import percentile_interval
 from plainsight.rng import stable_rng
 
-ATTACKS = ("loss", "zlib", "min_k", "reference")
+MEMBERSHIP_ATTACKS = ("loss", "zlib", "min_k", "reference")
+MEMBERSHIP_ATTACK_NAMES = {"loss": "loss", "zlib": "zlib", "min_k": "min-k%", "reference": "reference"}
+FPR_BOUNDS = (0.01, 0.1)  # the false-positive rates the tables give the TPR at
 CONTROL_MODEL = "base"  # the model name of the control rows: the base model without an adapter
 Item = TypeVar("Item")  # a text or a privacy unit a membership attack scores
 
@@ -193,14 +195,6 @@ def weighted_tprs(
         last_within = (fpr <= bound + 1e-12).sum(axis=1) - 1
         at_bounds[:, column] = tpr[rows, last_within]
     return at_bounds
-
-
-def percentile_interval(draws: np.ndarray) -> tuple[float, float]:
-    """The 95% percentile interval of bootstrap draws (each bound one-sided 97.5%); NaN without draws."""
-    if len(draws) == 0:
-        return math.nan, math.nan
-    low, high = np.percentile(draws, [2.5, 97.5])
-    return float(low), float(high)
 
 
 # --- which texts -------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ import pandas as pd
 
 from plainsight.errors import InputError
 from plainsight.evaluation.encoder_settings import EncoderSettings
+from plainsight.evaluation.intervals import percentile_interval
 from plainsight.rng import stable_rng
 
 log = logging.getLogger(__name__)
@@ -321,12 +322,6 @@ def document_resamples(doc_ids: np.ndarray, resamples: int, seed: int) -> list[n
     groups = [np.flatnonzero(doc_ids == doc_id) for doc_id in dict.fromkeys(doc_ids)]
     draws = np.random.default_rng(seed).integers(0, len(groups), size=(resamples, len(groups)))
     return [np.concatenate([groups[g] for g in draw]) for draw in draws]
-
-
-def percentile_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return float(low), float(high)
 
 
 def equalised_odds_gap(targets: np.ndarray, predicted: np.ndarray, groups: np.ndarray) -> float:

@@ -33,6 +33,15 @@ def wilson_interval(events: int, trials: int, level: float = 0.95) -> tuple[floa
     return float(interval.low), float(interval.high)
 
 
+def percentile_interval(draws: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """The percentile interval of bootstrap draws at `level` (each bound one-sided (1 + level) / 2);
+    NaN without draws. The tails are 50 -/+ 50 `level` percent: exactly 2.5 and 97.5 at 95%."""
+    if len(draws) == 0:
+        return math.nan, math.nan
+    low, high = np.percentile(draws, [50 - 50 * level, 50 + 50 * level])
+    return float(low), float(high)
+
+
 def bootstrap_interval(
     generations: pd.DataFrame,
     statistic: Callable[[pd.DataFrame], float],

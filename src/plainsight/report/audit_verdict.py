@@ -10,7 +10,6 @@ from typing import Any
 import pandas as pd
 
 RUN_COLUMNS = ("dataset", "setting", "idset")
-VERDICT_COLUMNS = ("verdict", "verdict_reasons", "threat_model", "verdict_kind", "seed_verdicts")
 NO_AUDIT = "no audit"
 # An audit row without a verdict: a table written before verdicts, or the base model's control row.
 NO_VERDICT = "no verdict"

@@ -33,7 +33,7 @@ from plainsight.audit.criteria import THREAT_MODELS, Gate, criterion_outcomes
 from plainsight.audit.guarantee import guarantee_evidence
 from plainsight.audit.outcomes import INCONCLUSIVE
 from plainsight.audit.privacy_audit_table import (
-    RUN_KEYS,
+    RUN_METHOD_KEYS,
     audit_seed_rows,
     membership_rows,
     released_rows,
@@ -47,7 +47,8 @@ from plainsight.audit.roc import CONTROL_MODEL
 from plainsight.evaluation.privacy import run_privacy_metrics
 from plainsight.io import write_json
 from plainsight.methods import registry
-from plainsight.report.release import data_sha256, read_seeds
+from plainsight.report.release import data_sha256
+from plainsight.report.release_filter import read_seeds
 from plainsight.report.table_format import load_table_specs
 from plainsight.report.utility_table import run_utility_table
 
@@ -144,7 +145,9 @@ def judged_rows(
         if seed.scores is not None
     ]
     membership = (
-        pd.concat(adapters, ignore_index=True) if adapters else pd.DataFrame(columns=[*RUN_KEYS, "seed"])
+        pd.concat(adapters, ignore_index=True)
+        if adapters
+        else pd.DataFrame(columns=[*RUN_METHOD_KEYS, "seed"])
     )
     per_seed = audit_seed_rows(released, membership, evidence.canaries, evidence.utility)
     return with_verdicts(seeds_averaged(per_seed, evidence.names), per_seed, judging.gate), per_seed

@@ -32,7 +32,7 @@ def _key(value: str) -> str:
     return fold(normalise_value(value))
 
 
-def value_classes(metrics_row: Mapping[str, Any]) -> dict[str, str]:
+def classes_by_value(metrics_row: Mapping[str, Any]) -> dict[str, str]:
     """Folded value -> class, of the identifier values the metrics class."""
     return {
         _key(value): str(cls)
@@ -55,6 +55,6 @@ def value_class(value: str, classes: Mapping[str, str]) -> str | None:
 
 def holds_source_specific(metrics_row: Mapping[str, Any]) -> bool:
     """Whether a generation holds a real value of its source that is not known to be common."""
-    classes = value_classes(metrics_row)
+    classes = classes_by_value(metrics_row)
     held = [value for column in HELD_VALUE_COLUMNS for value in listed(metrics_row.get(column))]
     return any(value_class(value, classes) != COMMON for value in held)

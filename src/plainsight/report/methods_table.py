@@ -19,13 +19,12 @@ from typing import Any
 
 import pandas as pd
 
-from plainsight.audit.canary_table import RUN_KEYS as CANARY_KEYS
-from plainsight.audit.canary_table import canary_evidence
+from plainsight.audit.canary_table import CANARY_KEYS, canary_evidence
 from plainsight.audit.criteria import Gate
 from plainsight.audit.evidence import excess_of, rate_unit
 from plainsight.audit.gate import seeds_verdict
 from plainsight.audit.guarantee import read_guarantee_record, record_guarantee
-from plainsight.audit.privacy_audit_table import claim_checks, excess_cell, run_pipp
+from plainsight.audit.privacy_audit_table import run_pipp
 from plainsight.audit.protection import (
     UNIT_COLUMNS,
     PersonClaim,
@@ -41,10 +40,10 @@ from plainsight.evaluation.measures import leak_measure
 from plainsight.io import atomic_path, read_benchmark, read_json, write_text
 from plainsight.methods import registry
 from plainsight.methods.registry import PROTECTED
-from plainsight.report.audit_verdict import audit_verdicts, run_rows
+from plainsight.report.audit_verdict import RUN_COLUMNS, audit_verdicts, run_rows
+from plainsight.report.privacy_audit_markdown import claim_checks, excess_cell, row_interval
 
 LEAK = "any_identifier"
-RUN_KEYS = ("dataset", "setting", "idset")
 MISSING = "-"
 # the canary table's bounds that its evidence reads
 CANARY_BOUNDS = ("epsilon_lower_bound", "max_certifiable_epsilon")
@@ -140,7 +139,7 @@ def mean_record(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return pd.DataFrame(list(records)).mean(numeric_only=True).to_dict()
 
 
-def _mean(values: Sequence[float]) -> float:
+def _finite_mean(values: Sequence[float]) -> float:
     finite = [float(v) for v in values if v is not None and not math.isnan(float(v))]
     return sum(finite) / len(finite) if finite else math.nan
 
@@ -213,8 +212,8 @@ def canary_columns(
     rows = run_rows(canaries, run)
     rows = rows[(rows["method"] == method) & rows["seed"].astype(int).isin(seeds)]
     return {
-        "canary_epsilon": _mean(rows["canary_epsilon"].tolist()),
-        "canary_max_certifiable_epsilon": _mean(rows["canary_max_certifiable_epsilon"].tolist()),
+        "canary_epsilon": _finite_mean(rows["canary_epsilon"].tolist()),
+        "canary_max_certifiable_epsilon": _finite_mean(rows["canary_max_certifiable_epsilon"].tolist()),
     }
 
 
@@ -269,16 +268,16 @@ def method_row(
     released = mean_record(records.released)
     name = display.get(registry.base_method(records.method), records.method)
     return {
-        **{key: run[key] for key in RUN_KEYS},
+        **{key: run[key] for key in RUN_COLUMNS},
         "method": records.method,
         "Method": name,
         "family": spec.family,
         "seeds": ",".join(map(str, records.seeds)),
         **pooled_leak(records.controls),
-        "pipp": _mean(records.pipps),
+        "pipp": _finite_mean(records.pipps),
         **{column: released.get(column, math.nan) for column in RELEASED_COLUMNS},
         **utility_columns(tables.utility, run, records.method),
-        "mauve": _mean(records.mauves),
+        "mauve": _finite_mean(records.mauves),
         **formal_guarantee(records.guarantees),
         **protection_columns(records.method, name, records.guarantees, tables.units),
         **canary_columns(tables.canaries, run, records.method, records.seeds),
@@ -302,16 +301,8 @@ def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def _number(value: Any, decimals: int, scale: float = 1.0) -> str:
+def _number_cell(value: Any, decimals: int, scale: float = 1.0) -> str:
     return MISSING if _missing(value) else f"{scale * value:.{decimals}f}"
-
-
-def _interval(row: Mapping[str, Any], name: str, decimals: int) -> str:
-    if _missing(row.get(name)):
-        return MISSING
-    low, high = row.get(f"{name}_low"), row.get(f"{name}_high")
-    bounds = "" if _missing(low) else f" [{low:.{decimals}f}, {high:.{decimals}f}]"
-    return f"{row[name]:.{decimals}f}{bounds}"
 
 
 def leak_cell(row: Mapping[str, Any]) -> str:
@@ -334,7 +325,7 @@ def formal_cell(row: Mapping[str, Any]) -> str:
 
 
 def empirical_cell(row: Mapping[str, Any]) -> str:
-    text = f"text >= {_number(row.get('released_text_epsilon'), 2)}"
+    text = f"text >= {_number_cell(row.get('released_text_epsilon'), 2)}"
     if _missing(row.get("canary_epsilon")):
         return f"{text}; canaries {MISSING}"
     return (
@@ -365,16 +356,16 @@ def markdown_cells(row: Mapping[str, Any], cost_column: str) -> list[str]:
         row["Method"],
         str(row["family"]).replace("_", " "),
         leak_cell(row),
-        _number(row.get("pipp"), 2),
-        _interval(row, "text_mia_auc_cosine", 2),
+        _number_cell(row.get("pipp"), 2),
+        row_interval(row, "text_mia_auc_cosine", 2),
         nearest_cell(row),
-        _number(row.get("verbatim_share"), 1, 100),
-        _interval(row, "macro_f1", 3),
-        _number(row.get("mauve"), 3),
+        _number_cell(row.get("verbatim_share"), 1, 100),
+        row_interval(row, "macro_f1", 3),
+        _number_cell(row.get("mauve"), 3),
         formal_cell(row),
         empirical_cell(row),
         f"**{row['verdict']}**{mark}",
-        _number(row.get(cost_column), 0),
+        _number_cell(row.get(cost_column), 0),
     ]
 
 
@@ -389,7 +380,7 @@ def guarantee_notes(table: pd.DataFrame) -> list[str]:
     ]
 
 
-def person_notes(table: pd.DataFrame) -> list[str]:
+def protection_notes(table: pd.DataFrame) -> list[str]:
     """Whom each guarantee protects, per person (`plainsight.audit.protection`): one line per method with a
     formal guarantee, one for all those without, and the corpus's privacy units where they were read."""
     rows = table.to_dict("records")
@@ -459,7 +450,7 @@ def notes(table: pd.DataFrame, cost_header: str) -> list[str]:
         f"{cost_header}: the benchmark seconds of the jobs that wrote the method's corpora (trained methods: "
         "their adapter's training too) per 1,000 documents in them.",
         *guarantee_notes(table),
-        *person_notes(table),
+        *protection_notes(table),
         *(
             [f"Formal claims against the leaks (`plainsight.audit.guarantee`): {'; '.join(claims)}."]
             if (claims := claim_checks(table))

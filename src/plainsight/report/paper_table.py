@@ -12,7 +12,7 @@ import pandas as pd
 from plainsight.evaluation.utility import summary_rows
 from plainsight.io import read_json
 from plainsight.methods.registry import base_method
-from plainsight.report.review_comments import review_notes
+from plainsight.report.review_comments import read_comments, review_notes
 from plainsight.report.table_format import (
     adherence_notes,
     build_table,
@@ -101,15 +101,15 @@ def table_notes(
         *(paired_notes(generations, spec.get("paired", []), methods) if per_generation else []),
         *dp_notes([read_json(Path(adapter) / "training.json") for adapter in runs.dp_adapters]),
         *presidio_note(spec["setting"], settings.presidio_extra_recognizers),
-        *review_notes(read_comments(runs.comments, settings.methods), methods),
+        *review_notes(table_comments(runs.comments, settings.methods), methods),
     ]
 
 
-def read_comments(paths: Sequence[str], methods: Sequence[str]) -> pd.DataFrame:
+def table_comments(paths: Sequence[str], methods: Sequence[str]) -> pd.DataFrame:
     """Reviewers' comments on the table's corpora, a model variant shown as its method."""
-    if not paths:
+    comments = read_comments(paths)
+    if comments is None:
         return pd.DataFrame(columns=["method"])
-    comments = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
     comments = comments[comments["method"].isin(methods)]
     return comments.assign(method=comments["method"].map(base_method))
 

@@ -112,7 +112,9 @@ def plan_table(jobs: list[DryRunJob], costs: scheduling.CostModel) -> pd.DataFra
     return ordered.drop(columns="loads_model").reset_index(drop=True)
 
 
-def render(table: pd.DataFrame, target: str, costs: scheduling.CostModel, sizes: Mapping[str, str]) -> str:
+def plan_markdown(
+    table: pd.DataFrame, target: str, costs: scheduling.CostModel, sizes: Mapping[str, str]
+) -> str:
     """The plan as Markdown: the table, its total, and what it assumes."""
     on_gpu = costs.on_gpu
     hours_label = "GPU-hours" if on_gpu else "CPU job hours"
@@ -305,5 +307,5 @@ def write_plan(
     costs = scheduling.CostModel(config, shapes, count, registry)
     evidence = evidence_plan(Gate.from_config(config["release"]["gate"]), config, count)
     table = plan_table(jobs, costs)
-    write_text(render(table, target, costs, sizes) + "\n" + render_evidence_plan(evidence), path)
+    write_text(plan_markdown(table, target, costs, sizes) + "\n" + render_evidence_plan(evidence), path)
     write_text(plan_tsv(table, costs), tsv_path)

@@ -280,20 +280,20 @@ def growth(
 # --- rendering ---
 
 
-def _number(value: float | None, digits: int) -> str:
+def _fixed(value: float | None, digits: int) -> str:
     return "-" if value is None or math.isnan(value) else f"{value:.{digits}f}"
 
 
 def _hours(value: float | None) -> str:
-    return _number(value, 3)  # a minute is 0.017 h
+    return _fixed(value, 3)  # a minute is 0.017 h
 
 
 def _ratio(value: float | None) -> str:
-    return _number(value, 2)
+    return _fixed(value, 2)
 
 
 def _gb(value: float | None) -> str:
-    return _number(value, 1)
+    return _fixed(value, 1)
 
 
 def _benchmarked(row) -> str:
@@ -370,7 +370,7 @@ def run_span(jobs: pd.DataFrame) -> str:
     return f"{jobs_measured} measured, {_hours(hours)} h from the first start to the last end"
 
 
-def render(
+def check_markdown(
     comparisons: Sequence[tuple[str, str, pd.DataFrame, pd.DataFrame]],
     growth_section: tuple[pd.DataFrame, str, str] | None = None,
 ) -> str:
@@ -444,7 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if other_table is not None:
                 comparisons.append((args.compare, args.compare_plan, other_table, other_jobs))
             growth_section = (growth(jobs, other_jobs, plan, other_plan), args.run, args.compare)
-        write_text(render(comparisons, growth_section), args.out)
+        write_text(check_markdown(comparisons, growth_section), args.out)
     except InputError as err:
         print(err, file=sys.stderr)
         return 1

@@ -10,6 +10,7 @@ the paper.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +95,7 @@ def panels(utility_axis: str = "mauve") -> tuple[tuple[str, str, str, str, bool]
     raise ValueError(f"plots.utility_axis {utility_axis!r} is not mauve or downstream_f1")
 
 
-def run_rows(
+def seed_privacy_utility(
     privacy_summaries: pd.DataFrame, utility: pd.DataFrame, downstream: pd.DataFrame | None = None
 ) -> pd.DataFrame:
     """One row per (method, seed): the segment-averaged privacy summary joined with its utility record
@@ -204,26 +205,36 @@ def _bar(row: Mapping[str, Any], metric: str) -> list[list[float]] | None:
     return [[max(0.0, row[metric] - low)], [max(0.0, high - row[metric])]]
 
 
+@dataclass(frozen=True)
+class PlotFiles:
+    """What the picture of one dataset reads: the paper's table specs, and per run of its methods the
+    privacy summaries, utility records and per-generation metrics; the utility measures where the
+    utility axis is downstream."""
+
+    paper_specs: str | Path
+    summaries: Sequence[str]
+    utility: Sequence[str]
+    generations: Sequence[str]
+    measures: str | Path | None = None
+
+
 def dataset_privacy_utility_plot(
-    paper_specs: str | Path,
-    summaries: Sequence[str],
-    utility: Sequence[str],
-    generations: Sequence[str],
+    files: PlotFiles,
     dataset: str,
     setting: str,
     idset: str,
     path: str | Path,
-    measures: str | Path | None = None,
     utility_axis: str = "perplexity",
 ) -> None:
-    """Rule `privacy_utility_plot`: one dataset's methods (privacy summaries, utility records and
-    per-generation metrics of their runs) beside the paper's points."""
-    specs = load_table_specs(paper_specs)
-    privacy = pd.concat([pd.read_parquet(p) for p in summaries], ignore_index=True)
-    per_generation = pd.concat([pd.read_parquet(p) for p in generations], ignore_index=True)
-    downstream = pd.read_parquet(measures) if measures else None
+    """Rule `privacy_utility_plot`: one dataset's methods beside the paper's points."""
+    specs = load_table_specs(files.paper_specs)
+    privacy = pd.concat([pd.read_parquet(p) for p in files.summaries], ignore_index=True)
+    per_generation = pd.concat([pd.read_parquet(p) for p in files.generations], ignore_index=True)
+    downstream = pd.read_parquet(files.measures) if files.measures else None
     ours = method_points(
-        run_rows(privacy, summary_rows(utility, [setting]), downstream), specs["methods"], per_generation
+        seed_privacy_utility(privacy, summary_rows(files.utility, [setting]), downstream),
+        specs["methods"],
+        per_generation,
     )
     title = f"{dataset.upper()}, private entities {setting}, {idset} identifiers: privacy against utility"
     plot_privacy_utility(ours, paper_points(specs, dataset, setting, idset), title, path, utility_axis)

@@ -35,7 +35,7 @@ from plainsight.matching import (
     value_spans,
     without_overlaps,
 )
-from plainsight.report.leak_classes import listed, value_class, value_classes
+from plainsight.report.leak_classes import classes_by_value, listed, value_class
 
 # Shared word n-grams of this many words or more are highlighted on both sides.
 SHARED_NGRAM_WORDS = 5
@@ -171,7 +171,7 @@ def real_highlights(
     classes: Mapping[str, str],
 ) -> list[list[Any]]:
     """[start, end, "real" or "near", value, source refs, class] of the leaked real values and name words;
-    the class is `source_specific`, `common`, or "" where the metrics give none (`value_classes`)."""
+    the class is `source_specific`, `common`, or "" where the metrics give none (`classes_by_value`)."""
     found: list[list[Any]] = []
     exact = unique_values(exact)
     for value in exact:
@@ -235,7 +235,7 @@ def generation_record(
         listed(metrics_row.get("near_leaked_values")),
         real,
         contexts,
-        value_classes(metrics_row),
+        classes_by_value(metrics_row),
     )
     fictive = fictional_highlights(text, [v for _, v in fictional], [(h[0], h[1]) for h in reals])
     neighbours = [

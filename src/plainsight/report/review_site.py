@@ -24,7 +24,7 @@ from plainsight.evaluation.privacy import configured_real_values
 from plainsight.io import atomic_directory, write_text
 from plainsight.methods import registry
 from plainsight.report.audit_verdict import NO_AUDIT, AuditVerdict
-from plainsight.report.release import KNOWN_LIMITS, SignOff
+from plainsight.report.release_run import KNOWN_LIMITS
 from plainsight.report.review_data import (
     RealCorpus,
     corpus_fingerprint,
@@ -33,7 +33,9 @@ from plainsight.report.review_data import (
     leak_flag_columns,
     real_corpus,
 )
-from plainsight.report.summary import ReleaseSummary, build_summary, overview, summary_html, value_types
+from plainsight.report.summary import ReleaseSummary, SignOff, SummaryFrames, build_summary, value_types
+from plainsight.report.summary_page import overview
+from plainsight.report.summary_render import summary_html
 from plainsight.report.units_at_risk import PersonView
 
 VERDICTS: tuple[str, ...] = ("fine", "leaks", "copies", "not a document", "other")
@@ -118,7 +120,7 @@ def real_payload(real: RealCorpus, refs: Iterable[str]) -> dict[str, Any]:
 def corpus_summary(
     run: ReviewRun, records: Sequence[Mapping[str, Any]], display: str, units_at_risk: int
 ) -> dict[str, Any]:
-    leaking = sum(any(r["flags"].get(key) for key in leak_flags()) for r in records)
+    leaking = sum(any(r["flags"].get(key) for key in leak_flag_keys()) for r in records)
     return {
         "key": run.key,
         "method": run.method,
@@ -132,13 +134,13 @@ def corpus_summary(
     }
 
 
-def leak_flags() -> tuple[str, ...]:
+def leak_flag_keys() -> tuple[str, ...]:
     """The page's leak flags: "only leaking" shows the generations with any of them."""
     return tuple(key for key, _ in leak_flag_columns())
 
 
 def page_flags() -> tuple[str, ...]:
-    return (*leak_flags(), "not_document", "regenerated")
+    return (*leak_flag_keys(), "not_document", "regenerated")
 
 
 def audit_summary(methods: Mapping[str, str], verdicts: Mapping[str, AuditVerdict] | None) -> dict[str, Any]:
@@ -179,7 +181,7 @@ def manifest(
         "audit": audit,
         "verdicts": list(VERDICTS),
         "flags": [flag for flag in page_flags() if flag in flags],
-        "leak_flags": list(leak_flags()),
+        "leak_flags": list(leak_flag_keys()),
         "format": COMMENTS_FORMAT,
         "data_global": DATA_GLOBAL,
     }
@@ -222,6 +224,26 @@ def write_site(index_html: str, data_files: Mapping[str, str], index_path: Path,
     write_text(index_html, index_path)
 
 
+@dataclass(frozen=True)
+class ReviewEvidence:
+    """What the page's release summaries read beside the corpora: the audit's verdict per method
+    (`plainsight.report.audit_verdict`; None where the run is not audited), the run's utility table and
+    the reviewers' comments brought into the results (None: none), and `release.sign_off`."""
+
+    verdicts: Mapping[str, AuditVerdict] | None = None
+    utility: pd.DataFrame | None = None
+    comments: pd.DataFrame | None = None
+    sign_off: SignOff | None = None
+
+
+@dataclass(frozen=True)
+class SitePaths:
+    """Where the page goes: index.html and the folder of its data files."""
+
+    index: Path
+    data: Path
+
+
 def build_review_site(
     subject: ReviewSubject,
     runs: Sequence[ReviewRun],
@@ -229,19 +251,14 @@ def build_review_site(
     spans: pd.DataFrame,
     display_names: Mapping[str, str],
     metrics_settings: Mapping[str, Any],
-    index_path: Path,
-    data_dir: Path,
-    verdicts: Mapping[str, AuditVerdict] | None = None,
-    utility: pd.DataFrame | None = None,
-    comments: pd.DataFrame | None = None,
-    sign_off: SignOff | None = None,
+    paths: SitePaths,
+    evidence: ReviewEvidence,
 ) -> None:
-    """The review page of `runs` (ordered as the page lists them) and its data files; `verdicts`: the
-    audit's verdict per method (`plainsight.report.audit_verdict`), None where the run is not audited.
-    At the top, each method's release summary (`plainsight.report.summary`) from its corpora's metrics,
-    the run's utility table and the reviewers' comments brought into the results (None: none), and
-    `release.sign_off`. `metrics_settings`: config `metrics` with `verbatim_ngram`, as rule
-    `privacy_metrics` reads them, so that the person view links the units the metrics link."""
+    """The review page of `runs` (ordered as the page lists them) and its data files. At the top, each
+    method's release summary (`plainsight.report.summary`) from its corpora's metrics and `evidence`.
+    `metrics_settings`: config `metrics` with `verbatim_ngram`, as rule `privacy_metrics` reads them,
+    so that the person view links the units the metrics link."""
+    verdicts = evidence.verdicts
     min_letters = metrics_settings["partial_leak_min_letters"]
     real = real_corpus(docs, spans, subject.idset, min_letters)
     persons = PersonView(
@@ -279,14 +296,13 @@ def build_review_site(
             display,
             method,
             None if verdicts is None else verdicts.get(method, AuditVerdict(NO_AUDIT, (), "")),
-            sign_off,
-            pd.concat(metrics[method], ignore_index=True),
-            spans,
-            utility,
-            comments,
+            evidence.sign_off,
+            SummaryFrames(
+                pd.concat(metrics[method], ignore_index=True), spans, evidence.utility, evidence.comments
+            ),
             subject.keys,
             KNOWN_LIMITS,
         )
         for method, display in methods.items()
     ]
-    write_site(render_page(page, method_summaries(release, methods)), data_files, index_path, data_dir)
+    write_site(render_page(page, method_summaries(release, methods)), data_files, paths.index, paths.data)

@@ -18,12 +18,12 @@ from plainsight.evaluation.diversity import words
 from plainsight.evaluation.downstream import CHANCE, REAL, REAL_SAMPLE
 from plainsight.io import atomic_path, write_text
 from plainsight.methods.registry import base_method
+from plainsight.report.audit_verdict import RUN_COLUMNS
 
 REAL_DISPLAY = "Real training data (ceiling)"
 REAL_SAMPLE_DISPLAY = "Real training data, as many texts as a corpus"
 CHANCE_DISPLAY = "Chance (labels drawn at the real shares)"
 REAL_ROWS = (REAL, CHANCE, REAL_SAMPLE)
-RUN_KEYS: tuple[str, ...] = ("dataset", "setting", "idset")
 # (column, Markdown label, decimals, percent); a column with `_low`/`_high` shows its interval.
 COLUMNS: tuple[tuple[str, str, int, bool], ...] = (
     ("macro_f1", "Downstream macro-F1", 3, False),
@@ -53,13 +53,13 @@ def utility_table(measures: pd.DataFrame, methods: Mapping[str, str]) -> pd.Data
     unknown = sorted(set(measures["method"]) - set(order))
     if unknown:
         raise ValueError(f"utility measures for methods without a display name: {', '.join(unknown)}")
-    numeric = [c for c in measures.columns if c not in (*RUN_KEYS, "method", "seed", *TEXT_COLUMNS)]
-    grouped = measures.groupby([*RUN_KEYS, "method"], sort=False)
+    numeric = [c for c in measures.columns if c not in (*RUN_COLUMNS, "method", "seed", *TEXT_COLUMNS)]
+    grouped = measures.groupby([*RUN_COLUMNS, "method"], sort=False)
     table = grouped[numeric].mean().join(grouped["seed"].nunique().rename("seeds"))
     table = table.join(grouped[list(TEXT_COLUMNS)].first()).reset_index()
     table["seeds"] = table["seeds"].where(~table["method"].isin(REAL_ROWS), 0)
     table["order"] = table["method"].map(order)
-    table = table.sort_values([*RUN_KEYS, "order"], kind="stable").drop(columns="order")
+    table = table.sort_values([*RUN_COLUMNS, "order"], kind="stable").drop(columns="order")
     table.insert(
         3,
         "display",
@@ -101,7 +101,7 @@ def _synthetic_label_source(run: pd.DataFrame) -> str:
 def markdown_utility_table(table: pd.DataFrame, notes: Sequence[str]) -> str:
     """One Markdown table per run, then the notes."""
     lines = ["# Utility of the synthetic corpora", ""]
-    for (dataset, setting, idset), run in table.groupby(list(RUN_KEYS), sort=False):
+    for (dataset, setting, idset), run in table.groupby(list(RUN_COLUMNS), sort=False):
         lines += [
             f"## {dataset.upper()}, private entities {setting}, {idset} identifiers",
             "",
