@@ -14,7 +14,7 @@ import pytest
 from conftest import REPO_ROOT
 from plainsight.audit import nearest
 from plainsight.audit.criteria import Gate
-from plainsight.audit.outcomes import FAIL, INCONCLUSIVE, PASS
+from plainsight.audit.outcomes import BY_CONSTRUCTION, FAIL, INCONCLUSIVE, PASS
 from plainsight.audit.released import TextAuditSettings
 from plainsight.audit.released_text_job import Judging, RunInputs, copying_corpus
 from plainsight.data.segments import segment_texts
@@ -136,7 +136,11 @@ def test_a_bundle_of_copied_training_documents_fails_and_its_card_says_why():
     # the filter leaves out the copy of t0, which holds the real name; the seven other copies hold no
     # identifier and ship
     assert filtered["left_out"].tolist() == [True] + [False] * 7 and len(kept) == 7
-    record = audit(kept, tables)
+    # judged as rule release_audit judges a filtered bundle, under a policy that accepts empirical evidence
+    record = audit(kept, tables, Gate(policy="empirical_evidence"), drop="any_identifier")
+    # the filter dropped what the leak detectors find: those criteria hold by construction, no evidence
+    leak = next(c for c in record["criteria_by_seed"] if c["criterion"] == "leak_excess")
+    assert leak["outcome"] == BY_CONSTRUCTION and "release filter (any_identifier)" in leak["reason"]
     # seven copies of their own context, no control hit: the verbatim excess is 1 with the paired lower
     # bound CP_low(7 of 7) - CP_high(0 of 7) = 2 x 0.025^(1/7) - 1 = 0.181 > 0.05 (one-sided 97.5% each)
     verbatim = next(c for c in record["criteria_by_seed"] if c["criterion"] == "verbatim")

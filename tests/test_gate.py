@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from plainsight.audit.criteria import Gate
-from plainsight.audit.gate import EMPIRICAL, FORMAL, seeds_verdict, verdict
+from plainsight.audit.gate import EMPIRICAL, FORMAL, POLICY, seeds_verdict, verdict
 from plainsight.audit.outcomes import FAIL, INCONCLUSIVE, PASS, evidence
 from plainsight.audit.text_evidence import TEXT_MEMBERSHIP_ATTACKS
 
@@ -86,23 +86,38 @@ def test_a_bound_straddling_the_threshold_is_inconclusive():
 def test_without_a_formal_guarantee_the_epsilon_criterion_never_passes():
     row = {k: v for k, v in CLEAN.items() if k != "dp_epsilon"}
     result = verdict(row, Gate(), trained=False)
-    assert result["verdict"] == INCONCLUSIVE and "no formal guarantee" in result["verdict_reasons"]
-    # the same evidence under a gate without the criterion passes, and says what it rests on
-    empirical = verdict(row, EMPIRICAL_GATE, trained=False)
-    assert empirical["verdict"] == PASS and empirical["verdict_kind"] == EMPIRICAL
+    # no sample decides it: the policy does, with the empirical evidence's outcome beside it
+    assert result["verdict"] == POLICY and "no formal guarantee" in result["verdict_reasons"]
+    assert result["verdict_kind"].endswith("; empirical evidence: PASS")
+    # the same evidence under a gate without the criterion, or whose policy accepts empirical evidence,
+    # passes, and says what it rests on
+    for gate in (EMPIRICAL_GATE, Gate(policy="empirical_evidence")):
+        empirical = verdict(row, gate, trained=False)
+        assert empirical["verdict"] == PASS and empirical["verdict_kind"] == EMPIRICAL
+    assert EMPIRICAL == "empirical evidence only, no formal guarantee"
+
+
+def test_the_empirical_policy_still_judges_a_claim_where_a_method_states_one():
+    empirical = Gate(policy="empirical_evidence")
+    assert verdict(CLEAN, empirical, trained=False)["verdict_kind"] == FORMAL
+    assert verdict({**CLEAN, "canary_epsilon": 0.9}, empirical, trained=False)["verdict"] == FAIL
+    leaking = {**CLEAN, "dp_epsilon": None, "leak_near_excess_low": 0.2, "leak_near_excess_high": 0.3}
+    assert verdict(leaking, empirical, trained=False)["verdict"] == FAIL
+    judged = verdict(leaking, Gate(), trained=False)
+    assert judged["verdict"] == POLICY and judged["verdict_kind"].endswith("empirical evidence: FAIL")
 
 
 def test_a_canary_bound_near_zero_certifies_nothing():
     # the canaries' lower bound is no upper bound: a tiny one with no formal claim is no PASS
     row = {**{k: v for k, v in CLEAN.items() if k != "dp_epsilon"}, "canary_epsilon": 0.0}
-    assert verdict(row, Gate(), trained=False)["verdict"] == INCONCLUSIVE
+    assert verdict(row, Gate(), trained=False)["verdict"] == POLICY
 
 
-def test_the_canaries_refute_a_formal_guarantee_and_a_loose_one_stays_inconclusive():
+def test_the_canaries_refute_a_formal_guarantee_and_a_loose_one_is_not_releasable_by_policy():
     refuted = verdict({**CLEAN, "canary_epsilon": 1.4}, Gate(), trained=False)
     assert refuted["verdict"] == FAIL and "canary audit shows epsilon >= 1.40" in refuted["verdict_reasons"]
     loose = verdict({**CLEAN, "dp_epsilon": 8.0}, Gate(), trained=False)
-    assert loose["verdict"] == INCONCLUSIVE and "formal epsilon 8.00 per unit" in loose["verdict_reasons"]
+    assert loose["verdict"] == POLICY and "formal epsilon 8.00 per unit" in loose["verdict_kind"]
     unaudited = verdict({k: v for k, v in CLEAN.items() if k != "canary_epsilon"}, Gate(), trained=False)
     assert unaudited["verdict"] == PASS and "no canary audit in this run" in unaudited["verdict_reasons"]
 
@@ -134,9 +149,14 @@ def test_the_worst_seed_wins_and_every_seed_is_listed():
         "dp_epsilon": None,
     }
     result = seeds_verdict([(1, CLEAN), (2, failing)], Gate(), trained=False)
-    assert result["verdict"] == FAIL and result["seed_verdicts"] == "1: PASS, 2: FAIL"
+    assert result["verdict"] == POLICY and result["seed_verdicts"] == "1: PASS, 2: NOT RELEASABLE BY POLICY"
     assert result["verdict_reasons"].startswith("seed 2: ")
-    missing = seeds_verdict([(1, CLEAN), (2, {})], Gate(), trained=False)
+    assert result["verdict_kind"].endswith("empirical evidence: FAIL")
+    result = seeds_verdict([(1, CLEAN), (2, {**failing, "dp_epsilon": 0.5})], Gate(), trained=False)
+    assert result["verdict"] == FAIL and result["seed_verdicts"] == "1: PASS, 2: FAIL"
+    missing = seeds_verdict(
+        [(1, CLEAN), (2, {**CLEAN, "leak_near_excess_high": None})], Gate(), trained=False
+    )
     assert missing["verdict"] == INCONCLUSIVE and missing["seed_verdicts"] == "1: PASS, 2: INCONCLUSIVE"
     single = seeds_verdict([(3, CLEAN)], Gate(), trained=False)
     assert single["verdict_reasons"] == verdict(CLEAN, Gate(), trained=False)["verdict_reasons"]
@@ -178,6 +198,7 @@ def _random_gate(rng: random.Random, criteria: tuple[str, ...]) -> Gate:
         epsilon_max=rng.choice([0.6, 1.0, 2.0]),
         delta_units_max=rng.choice([0.01, 0.1, 1.0]),
         adapter_membership_auc_max=rng.choice([0.6, 0.7]),
+        policy=rng.choice(["formal_guarantee", "empirical_evidence"]),
         criteria=criteria,
     )
 
@@ -210,16 +231,19 @@ def _upper_bounds_hold(row: dict, gate: Gate, trained: bool) -> bool:
     if "epsilon" in gate.criteria:
         claimed, canary = number("dp_epsilon"), number("canary_epsilon")
         delta, units = number("dp_delta"), number("dp_units")
-        holds = (
-            holds
-            and claimed is not None
-            and claimed <= gate.epsilon_max
-            and (canary is None or canary <= min(claimed, gate.epsilon_max))
-            and row.get("dp_unit") == gate.privacy_unit
-            and delta is not None
-            and units is not None
-            and delta * units <= gate.delta_units_max
-        )
+        # a canary bound above the claim (or the maximum) refutes it under either policy
+        limit = gate.epsilon_max if claimed is None else min(claimed, gate.epsilon_max)
+        holds = holds and (canary is None or canary <= limit)
+        if gate.policy == "formal_guarantee":
+            holds = (
+                holds
+                and claimed is not None
+                and claimed <= gate.epsilon_max
+                and row.get("dp_unit") == gate.privacy_unit
+                and delta is not None
+                and units is not None
+                and delta * units <= gate.delta_units_max
+            )
     return holds
 
 
@@ -256,20 +280,18 @@ def test_the_canaries_refute_the_claim_itself_not_only_the_maximum():
 
 def test_a_guarantee_passes_only_over_the_releases_unit_and_with_a_small_delta():
     per_sequence = verdict({**CLEAN, "dp_unit": "sequence"}, Gate(), trained=True)
-    assert per_sequence["verdict"] == INCONCLUSIVE
+    assert per_sequence["verdict"] == POLICY
     assert "privacy unit 'sequence'; the release protects one 'unit'" in per_sequence["verdict_reasons"]
     # 1 / (N ln N) at 64 units: delta x N = 1 / ln 64 = 0.24, above 0.1
     loose_delta = {**CLEAN, "dp_delta": 1 / (64 * math.log(64)), "dp_units": 64}
     judged = verdict(loose_delta, Gate(), trained=True)
-    assert (
-        judged["verdict"] == INCONCLUSIVE and "delta x units 0.24 is above 0.1" in judged["verdict_reasons"]
-    )
+    assert judged["verdict"] == POLICY and "delta x units 0.24 is above 0.1" in judged["verdict_reasons"]
     # the default delta min(1e-5, 1 / (10 N)) passes at any N
     for units in (10, 64, 20_000):
         row = {**CLEAN, "dp_delta": min(1e-5, 1 / (10 * units)), "dp_units": units}
         assert verdict(row, Gate(), trained=True)["verdict"] == PASS
     unstated = {k: v for k, v in CLEAN.items() if k not in ("dp_delta", "dp_units")}
-    assert verdict(unstated, Gate(), trained=True)["verdict"] == INCONCLUSIVE
+    assert verdict(unstated, Gate(), trained=True)["verdict"] == POLICY
 
 
 def test_inverted_bounds_never_pass():
@@ -400,3 +422,27 @@ def test_an_inconclusive_re_identification_auc_names_the_units_it_compared():
     }
     reasons = verdict(row, EMPIRICAL_GATE, trained=False)["verdict_reasons"]
     assert "to decide at AUC 0.50, this run has 24 and 24)" in reasons
+
+
+def test_a_filtered_release_has_no_guarantee_and_its_filters_criteria_are_no_evidence():
+    filtered = {**CLEAN, "release_filter": "any_identifier"}
+    # the guarantee does not cover texts a filter chose after the mechanism, whatever the row says
+    formal = verdict(filtered, Gate(), trained=True)
+    assert (
+        formal["verdict"] == POLICY
+        and "the release filter (any_identifier) read private data" in (formal["verdict_kind"])
+    )
+    # under the empirical policy the verdict rests on the criteria independent of the filter alone
+    empirical = verdict(filtered, Gate(policy="empirical_evidence"), trained=True)
+    assert empirical["verdict"] == PASS and empirical["verdict_kind"] == EMPIRICAL
+    assert (
+        "leak_excess: BY CONSTRUCTION (the release filter (any_identifier) dropped"
+        in (empirical["verdict_reasons"])
+    )
+    assert "unit_linkage: BY CONSTRUCTION" in empirical["verdict_reasons"]
+    leaking = {**filtered, "leak_near_excess_low": 0.2, "leak_near_excess_high": 0.3}
+    assert verdict(leaking, Gate(policy="empirical_evidence"), trained=True)["verdict"] == PASS
+    copying = {**filtered, "leak_verbatim_excess_low": 0.2, "leak_verbatim_excess_high": 0.3}
+    assert verdict(copying, Gate(policy="empirical_evidence"), trained=True)["verdict"] == FAIL
+    # `none` is no filter: the corpus as the mechanism wrote it keeps its guarantee
+    assert verdict({**CLEAN, "release_filter": "none"}, Gate(), trained=True)["verdict"] == PASS

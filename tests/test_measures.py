@@ -109,6 +109,8 @@ def test_a_measure_declared_once_reaches_every_output(tagged, monkeypatch, tmp_p
     table = with_verdicts(seeds.drop(columns="seed").assign(Method="ICL"), seeds, Gate())
     section = "\n".join(verdict_markdown(table))
     assert "| Segment tag |" in section and "100 vs 0 (% of generations): +100" in section
+    # joint linkage, which no criterion judges, is shown beside the judged measures
+    assert "| Joint linkage (not judged) |" in section
     csv = tmp_path / "privacy_audit.csv"
     write_privacy_audit(table, 10, csv, tmp_path / "privacy_audit.md")
 

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from plainsight.audit.criteria import Gate
+from plainsight.audit.gate import POLICY
 from plainsight.errors import InputError
 from plainsight.report.audit_verdict import AuditVerdict
 from plainsight.report.methods_table import (
@@ -170,8 +171,10 @@ def test_every_method_has_a_row_with_its_family_and_verdict(table):
     assert list(table["method"]) == ["baseline", "dpsgd", "rpsg", "aug_pe"]
     assert list(table["family"]) == ["in_context", "trained", "private_selection", "private_selection"]
     assert list(table["verdict_source"]) == [FROM_AUDIT_TABLE, FROM_AUDIT_TABLE, FROM_RECORD, FROM_RECORD]
-    # the gate on the private-selection records: the canaries have no evidence, the leak fails aug_pe
-    assert list(table["verdict"]) == ["INCONCLUSIVE", "INCONCLUSIVE", "INCONCLUSIVE", "FAIL"]
+    # the gate on the private-selection records: RPSG states no guarantee for its release, Aug-PE's is above
+    # the maximum, so no sample decides them; Aug-PE's leak fails it on empirical evidence
+    assert list(table["verdict"]) == ["INCONCLUSIVE", "INCONCLUSIVE", POLICY, POLICY]
+    assert table.set_index("method").loc["aug_pe", "verdict_kind"].endswith("empirical evidence: FAIL")
 
 
 def test_utility_epsilons_and_cost_cells(table):
@@ -205,7 +208,7 @@ def test_the_markdown_cells_and_notes(table):
     assert rows["Baseline"][9] == "none"
     assert rows["DP-SGD"][10] == "text >= 0.25; canaries >= 0.10 (could show 1.38)"
     assert rows["RPSG"][10] == "text >= 0.25; canaries -"
-    assert rows["Aug-PE"][11] == "**FAIL** †" and rows["Baseline"][11] == "**INCONCLUSIVE**"
+    assert rows["Aug-PE"][11] == f"**{POLICY}** †" and rows["Baseline"][11] == "**INCONCLUSIVE**"
     assert rows["Baseline"][12] == "5000" and rows["Baseline"][6] == "12.5"
     assert "RPSG: its epsilon 4.00 covers which of its m candidates" in text
     assert "every released text is a rewrite of one private seed" in text
@@ -292,7 +295,7 @@ def test_the_table_from_its_files(tmp_path):
     write_methods_table(write_files(tmp_path), RUN, Gate(), DISPLAY, outputs)
     table = pd.read_csv(outputs["csv"]).set_index("method")
     assert list(table.index) == ["baseline", "dpsgd", "rpsg"]
-    assert list(table["verdict"]) == ["PASS", "PASS", "INCONCLUSIVE"]
+    assert list(table["verdict"]) == ["PASS", "PASS", POLICY]
     assert table.loc["dpsgd", "formal_epsilon"] == 8.0 and table.loc["dpsgd", "canary_epsilon"] == 0.1
     assert table.loc["rpsg", "pipp"] == 2.5 and table.loc["rpsg", "cpu_seconds_per_1000_documents"] == 5000.0
     rows = markdown_rows((tmp_path / "methods.md").read_text(encoding="utf-8"))
@@ -306,7 +309,7 @@ def test_a_dataset_without_canaries_leaves_their_columns_empty(tmp_path):
     write_methods_table(files, RUN, Gate(), DISPLAY, outputs)
     table = pd.read_csv(outputs["csv"]).set_index("method")
     assert table[["canary_epsilon", "canary_max_certifiable_epsilon"]].isna().all().all()
-    assert list(table["verdict"]) == ["PASS", "PASS", "INCONCLUSIVE"]
+    assert list(table["verdict"]) == ["PASS", "PASS", POLICY]
     assert table.loc["dpsgd", "formal_epsilon"] == 8.0
     text = (tmp_path / "methods.md").read_text(encoding="utf-8")
     assert markdown_rows(text)["DP-SGD"][10].endswith("; canaries -")

@@ -42,6 +42,7 @@ UNDECIDED_ROW = {
 }
 FAILING_ROW = {**UNDECIDED_ROW, "leak_near_excess_low": 0.12, "leak_near_excess_high": 0.30}
 GATE = Gate(criteria=("leak_excess", "epsilon"))
+EMPIRICAL_POLICY = Gate(criteria=("leak_excess", "epsilon"), policy="empirical_evidence")
 
 SPANS = pd.DataFrame(
     {
@@ -110,28 +111,40 @@ def lines(text: str) -> list[str]:
 
 
 def test_an_inconclusive_verdict_names_what_would_settle_it_from_the_gates_own_sample():
-    page = summary_markdown(summary(audit({1: UNDECIDED_ROW})))
+    page = summary_markdown(summary(audit({1: UNDECIDED_ROW}, EMPIRICAL_POLICY)))
     assert (
         lines(page)[0] == f"# {NOT_FOR_RELEASE}: release summary: tab, icl, known setting, direct identifiers"
     )
     assert (
         f"**INCONCLUSIVE** under the threat model that {THREAT}: no criterion fails, but the evidence leaves "
-        "leak_excess, epsilon undecided; a PASS here would rest on a formal guarantee, not refuted by the "
-        "audit." in lines(page)
-    )
-    assert "| leak_excess | INCONCLUSIVE | near leak excess in [-0.10, 0.14] straddles 0.05 |" in lines(page)
-    assert (
-        "| epsilon | INCONCLUSIVE | no formal guarantee: only a differentially private release can pass |"
+        "leak_excess undecided; a PASS here would rest on empirical evidence only, no formal guarantee."
         in lines(page)
     )
+    assert "| leak_excess | INCONCLUSIVE | near leak excess in [-0.10, 0.14] straddles 0.05 |" in lines(page)
     settle = page.split("## What would settle it\n\n")[1].split("\n\n")[0]
     assert lines(settle) == [
         "- leak_excess (near leak excess in [-0.10, 0.14] straddles 0.05): needs >= 72 generations to decide "
         "at excess 0.00 and control rate 0.00, this run has 24",
-        "- epsilon (no formal guarantee: only a differentially private release can pass): no larger sample "
-        "decides it",
     ]
     assert "From `results/tables/tab/privacy_audit.csv`." in lines(page)
+
+
+def test_a_method_without_a_formal_guarantee_is_not_releasable_by_policy_with_its_evidence_beside_it():
+    page = summary_markdown(summary(audit({1: UNDECIDED_ROW})))
+    assert (
+        f"**NOT RELEASABLE BY POLICY** under the threat model that {THREAT}: the gate's policy requires a "
+        "formal guarantee that covers the release, and no sample can stand in for one: no formal guarantee: "
+        "only a differentially private release can pass; empirical evidence: INCONCLUSIVE." in lines(page)
+    )
+    assert (
+        f"**{NOT_FOR_RELEASE}.** The verdict is NOT RELEASABLE BY POLICY, not PASS, and nobody has signed it "
+        "off (`release.sign_off`: who accepts it, and why)." in lines(page)
+    )
+    assert (
+        "| epsilon | INCONCLUSIVE | no formal guarantee: only a differentially private release can pass |"
+        in (lines(page))
+    )
+    assert "## What would settle it" not in page  # no sample: a formal guarantee or another policy
 
 
 def test_a_failing_verdict_is_stamped_unless_signed_off_and_a_pass_is_not():
@@ -139,7 +152,7 @@ def test_a_failing_verdict_is_stamped_unless_signed_off_and_a_pass_is_not():
     page = summary_markdown(summary(failing))
     assert (
         f"**FAIL** under the threat model that {THREAT}: it fails leak_excess; a PASS here would rest on "
-        "empirical evidence only." in lines(page)
+        "empirical evidence only, no formal guarantee." in lines(page)
     )
     assert (
         f"**{NOT_FOR_RELEASE}.** The verdict is FAIL, not PASS, and nobody has signed it off "
@@ -163,12 +176,10 @@ def test_a_failing_verdict_is_stamped_unless_signed_off_and_a_pass_is_not():
 
 
 def test_several_seeds_name_each_seeds_criteria():
-    twice = audit({1: FAILING_ROW, 2: FAILING_ROW})
+    twice = audit({1: FAILING_ROW, 2: FAILING_ROW}, Gate(criteria=("leak_excess",)))
     assert [(c.seed, c.name, c.outcome) for c in criteria(twice)] == [
         (1, "leak_excess", "FAIL"),
-        (1, "epsilon", "INCONCLUSIVE"),
         (2, "leak_excess", "FAIL"),
-        (2, "epsilon", "INCONCLUSIVE"),
     ]
     page = lines(summary_markdown(summary(twice)))
     assert "| Seed | Criterion | Outcome | Evidence against its maximum |" in page

@@ -73,6 +73,7 @@ rule release_audit:
         verbatim_ngram=AUDIT["verbatim_ngram"],
         bootstrap=AUDIT["bootstrap"],
         gate=config["release"]["gate"],
+        release=RELEASE_SETTINGS,
         delta=config["dpsgd"]["delta"],
         canary_claims=release_canary_claims,
         canary_guesses=AUDIT["canaries"]["guesses"],

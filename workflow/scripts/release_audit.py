@@ -5,11 +5,13 @@ import pandas as pd
 import torch
 
 from plainsight.audit.criteria import Gate
+from plainsight.audit.guarantee import read_guarantee_record
 from plainsight.audit.released import TextAuditSettings
 from plainsight.audit.released_text_job import Judging, RunInputs
 from plainsight.evaluation.features import FeatureSettings
 from plainsight.models import resolve_placement
 from plainsight.report.bundle_audit import Bundle, BundleAuditFiles, CanaryFiles, write_bundle_audit
+from plainsight.report.release_run import BundleSettings, bundle_drop
 from plainsight.snakemake_job import RuleJob, run_rule
 
 
@@ -37,6 +39,10 @@ def main(job: RuleJob) -> None:
             [files.utility],
             files.paper,
             canaries,
+            bundle_drop(
+                BundleSettings.from_config(params.release),
+                [read_guarantee_record(path) for path in files.guarantees],
+            ),
         ),
         inputs,
         TextAuditSettings(

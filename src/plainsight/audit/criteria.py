@@ -29,7 +29,16 @@ from typing import Any
 from plainsight.audit.canary_attacks import ATTACKS
 from plainsight.audit.canary_table import family_confidence, guesses_per_side
 from plainsight.audit.evidence import row_rate_unit
-from plainsight.audit.outcomes import FAIL, INCONCLUSIVE, PASS, Outcome, bounded, evidence, worst
+from plainsight.audit.outcomes import (
+    BY_CONSTRUCTION,
+    FAIL,
+    INCONCLUSIVE,
+    PASS,
+    Outcome,
+    bounded,
+    evidence,
+    worst,
+)
 from plainsight.audit.sample_sizes import (
     AUC_EFFECT,
     NULL_AUC,
@@ -51,6 +60,10 @@ THREAT_MODELS = {
     ),
 }
 DEFAULT_CRITERIA = ("leak_excess", "text_membership", "unit_linkage", "verbatim", "epsilon")
+# What a PASS may rest on: `formal_guarantee` (the default) passes only a release a formal guarantee
+# covers; `empirical_evidence` lets the empirical criteria alone pass a method without one (a formal
+# claim, where a method states one, is still judged and can be refuted).
+POLICIES = ("formal_guarantee", "empirical_evidence")
 # What a formal guarantee must protect to cover a release: one privacy unit (the docs' `unit_id`, with
 # all its documents). A guarantee per training sequence or per segment lets a unit with several of them
 # leak more than its epsilon.
@@ -72,6 +85,7 @@ class Gate:
     # delta near 1 / N, at which some unit is likely exposed whatever epsilon says.
     delta_units_max: float = 0.1
     privacy_unit: str = "unit"  # what the release protects; a guarantee over another unit never passes
+    policy: str = "formal_guarantee"
     adapter_membership_auc_max: float = 0.6
     criteria: tuple[str, ...] = field(default=DEFAULT_CRITERIA)
     # Not a privacy criterion: the share of documents a corpus needs to be called fit to release as text
@@ -83,6 +97,8 @@ class Gate:
             raise ValueError(
                 f"release.gate.threat_model {self.threat_model!r} is not one of {list(THREAT_MODELS)}"
             )
+        if self.policy not in POLICIES:
+            raise ValueError(f"release.gate.policy {self.policy!r} is not one of {list(POLICIES)}")
         if self.privacy_unit not in PRIVACY_UNITS:
             raise ValueError(
                 f"release.gate.privacy_unit {self.privacy_unit!r} is not one of {list(PRIVACY_UNITS)}"
@@ -105,7 +121,7 @@ class Gate:
         return float(getattr(self, key))
 
     def requires_formal_guarantee(self) -> bool:
-        return "epsilon" in self.criteria
+        return "epsilon" in self.criteria and self.policy == "formal_guarantee"
 
 
 # --- planning -------------------------------------------------------------------------------------
@@ -390,6 +406,38 @@ def gate_criteria(gate: Gate) -> list[Criterion]:
     return [REGISTRY[name] for name in gate.criteria] + adapter
 
 
+RELEASE_FILTER = "release_filter"  # an audit row's column: the drop rule that chose its texts, if any
+
+
+def release_filter(row: Mapping[str, Any]) -> str | None:
+    """The private filter that chose a row's texts (`release.drop`'s rule); None for a corpus as written."""
+    rule = row.get(RELEASE_FILTER)
+    return rule if isinstance(rule, str) and rule != "none" else None
+
+
+def _judge_filtered(criterion: Criterion, row: Mapping[str, Any], gate: Gate, rule: str) -> Outcome:
+    """A criterion on texts a private filter chose: judged as usual where its evidence is independent of
+    the filter; satisfied by construction where the filter's detector is its own; and no formal
+    guarantee covers them, since the filter read private data after the mechanism."""
+    if criterion.filter_independent:
+        return criterion.judge(row, gate)
+    if criterion.name == "epsilon":
+        return INCONCLUSIVE, (
+            f"no formal guarantee: the release filter ({rule}) read private data after the mechanism, "
+            "so no guarantee covers the filtered texts"
+        )
+    return BY_CONSTRUCTION, (
+        f"the release filter ({rule}) dropped what this criterion's detectors find: it holds by "
+        "construction and is no evidence"
+    )
+
+
 def criterion_outcomes(row: Mapping[str, Any], gate: Gate, trained: bool) -> dict[str, Outcome]:
-    """Each criterion's (outcome, reason) for one audit row."""
-    return {c.name: c.judge(row, gate) for c in gate_criteria(gate) if trained or not c.adapter_only}
+    """Each criterion's (outcome, reason) for one audit row; on texts a private release filter chose
+    (`release_filter`), as `_judge_filtered` judges them."""
+    rule = release_filter(row)
+    return {
+        c.name: c.judge(row, gate) if rule is None else _judge_filtered(c, row, gate, rule)
+        for c in gate_criteria(gate)
+        if trained or not c.adapter_only
+    }

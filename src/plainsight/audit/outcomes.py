@@ -15,6 +15,9 @@ from typing import Any
 
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
 OUTCOMES = (FAIL, INCONCLUSIVE, PASS)  # worst first
+# A criterion whose detector a release filter applied to the texts judged: it holds because the filter
+# dropped what the detector finds, which is no evidence; the verdict rests on the other criteria.
+BY_CONSTRUCTION = "BY CONSTRUCTION"
 Outcome = tuple[str, str]  # (outcome, reason)
 
 

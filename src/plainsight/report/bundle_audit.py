@@ -29,7 +29,7 @@ from typing import Any
 import pandas as pd
 
 from plainsight.audit.canary_table import canary_table, read_claim
-from plainsight.audit.criteria import THREAT_MODELS, Gate, criterion_outcomes
+from plainsight.audit.criteria import RELEASE_FILTER, THREAT_MODELS, Gate, criterion_outcomes
 from plainsight.audit.guarantee import guarantee_evidence
 from plainsight.audit.outcomes import INCONCLUSIVE
 from plainsight.audit.privacy_audit_table import (
@@ -79,6 +79,7 @@ class ShippedSeed:
     negative_control: pd.DataFrame
     guarantee: str | None = None
     scores: pd.DataFrame | None = None
+    drop: str = "none"  # the release filter's rule that chose `kept` (`release.drop`)
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,9 @@ def seed_evidence(
         with_control_rows=False,
         negative_control=seed.negative_control,
     )
-    record = {**audits[method].record, **guarantee_evidence(counts, seed.guarantee)}
+    # a filter that read private data after the mechanism leaves no formal guarantee to hand the gate
+    guarantee = guarantee_evidence(counts, seed.guarantee) if seed.drop == "none" else {}
+    record = {**audits[method].record, RELEASE_FILTER: seed.drop, **guarantee}
     return record, summary_evidence(summary)
 
 
@@ -240,6 +243,9 @@ class BundleAuditFiles:
     utility: Sequence[str]
     paper: str
     canaries: CanaryFiles = CanaryFiles()
+    drop: str = (
+        "none"  # the release filter's rule (`release_run.bundle_drop`), as rule release_filter applied it
+    )
 
     def shipped_seeds(self) -> list[ShippedSeed]:
         """Each seed's kept rows (read as the bundle reads them), negative control, guarantee and scores."""
@@ -250,6 +256,7 @@ class BundleAuditFiles:
                 pd.read_parquet(self.negative_controls[number]),
                 self.guarantees[number] if self.guarantees else None,
                 pd.read_parquet(self.scores[number]) if self.scores else None,
+                self.drop,
             )
             for number, seed in enumerate(self.seeds)
         ]

@@ -14,7 +14,7 @@ import pandas as pd
 from plainsight.audit.evidence import detectable_auc, row_rate_unit
 from plainsight.audit.privacy_audit_table import UNJUDGED
 from plainsight.audit.roc import MEMBERSHIP_ATTACK_NAMES, MEMBERSHIP_ATTACKS
-from plainsight.evaluation.measures import LeakMeasure, leak_measures
+from plainsight.evaluation.measures import LeakMeasure, leak_measure, leak_measures
 from plainsight.io import atomic_path
 
 
@@ -120,6 +120,11 @@ def judged_measures() -> tuple[LeakMeasure, ...]:
     return tuple(m for m in leak_measures() if m.criterion)
 
 
+# Evidence the verdict section shows beside the judged measures although no criterion judges it: joint
+# linkage joins generations, so it has no per-generation pair and reads as context for unit linkage.
+SHOWN_UNJUDGED = ("joint_linkage",)
+
+
 def claim_check(row: Mapping[str, Any]) -> str:
     """Whether a method's leaks reject its own formal claim, or that this run is too small to tell."""
     if row.get("dp_null_testable") is False or row.get("dp_null_testable") == 0:
@@ -150,6 +155,7 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
             m.display + ("" if n else ": member vs control (% of what the cell names), excess [95% bounds]")
             for n, m in enumerate(judged_measures())
         ),
+        *(f"{leak_measure(name).display} (not judged)" for name in SHOWN_UNJUDGED),
         "Text MIA (cosine)",
         "Why",
         "Fit as text",
@@ -161,6 +167,7 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
             row["Method"],
             verdict_cell(row),
             *(_excess(row, m) for m in judged_measures()),
+            *(_excess(row, leak_measure(name)) for name in SHOWN_UNJUDGED),
             str(row.get("text_mia_cosine_conclusion", "-")),
             str(row["verdict_reasons"]).replace("|", "/"),
             f"{row.get('fit_as_text')} ({row.get('fit_reasons')})".replace("|", "/"),

@@ -38,7 +38,9 @@ RELEASABLE = "releasable"
 ALL_TYPES = "All types"
 NO_SPAN_TYPE = "no span"  # a value the spans do not hold (none should be: the metrics take them from spans)
 UTILITY_MEASURES = ("macro_f1", "accuracy")  # the utility columns with a chance row and a real ceiling
-_REASON = re.compile(r"(?P<name>\w+): (?P<outcome>PASS|FAIL|INCONCLUSIVE)(?: \((?P<detail>.*)\))?$")
+_REASON = re.compile(
+    r"(?P<name>\w+): (?P<outcome>PASS|FAIL|INCONCLUSIVE|BY CONSTRUCTION)(?: \((?P<detail>.*)\))?$"
+)
 _SEED = re.compile(r"seed (?P<seed>\d+): ")
 # the sample `evidence_plan.deciding_sample` appends to an INCONCLUSIVE reason
 _DECIDING = re.compile(r" \(((?:needs|no sample decides) [^()]*)\)")

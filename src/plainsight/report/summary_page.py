@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from plainsight.audit.gate import EMPIRICAL, FORMAL
+from plainsight.audit.gate import EMPIRICAL, FORMAL, POLICY, VERDICTS
 from plainsight.audit.outcomes import FAIL, INCONCLUSIVE, PASS
 from plainsight.report.summary import (
     NOT_FOR_RELEASE,
@@ -80,7 +80,7 @@ def _title(summary: ReleaseSummary) -> Heading:
 
 
 def _verdict_words(summary: ReleaseSummary) -> str:
-    if summary.outcome in (PASS, FAIL, INCONCLUSIVE):
+    if summary.outcome in VERDICTS:
         return f"the verdict is {summary.outcome}"
     return "there is no verdict"
 
@@ -160,6 +160,11 @@ def verdict_sentence(summary: ReleaseSummary) -> tuple[Run, ...]:
         why = (
             f"no criterion fails, but the evidence leaves {_names(found, INCONCLUSIVE)} undecided; a PASS "
             f"here would rest on {basis}"
+        )
+    elif verdict.verdict == POLICY:
+        why = (
+            "the gate's policy requires a formal guarantee that covers the release, "
+            f"and no sample can stand in for one: {verdict.kind}"
         )
     else:
         why = "the audit table's row gives no verdict"
