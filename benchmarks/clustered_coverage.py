@@ -1,6 +1,6 @@
 """Coverage of the audit's bounds where observations cluster, and the release gate's family-wise error:
 
-    .venv/bin/python benchmarks/clustered_coverage.py      # about 5 minutes on one idle core
+    .venv/bin/python benchmarks/clustered_coverage.py      # about 3 minutes of CPU, one core
 
 Everything is simulated through the functions the audit runs, at the decisive profile's sizes
 (config/decide.yaml) and the paper's (config/paper.yaml), at intraclass correlations (ICC) 0, 0.1,
