@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest, fisher_exact, norm
+from scipy.stats import beta, binomtest, fisher_exact, norm
 
 from plainsight.audit.epsilon import clopper_pearson
 from plainsight.audit.evidence import (
@@ -20,6 +20,7 @@ from plainsight.audit.evidence import (
     MCNEMAR,
     cluster_power,
     conclusion,
+    design_effects,
     detectable_auc,
     detectable_cluster_excess,
     detectable_paired_excess,
@@ -34,6 +35,7 @@ from plainsight.audit.evidence import (
     excess_record,
     fisher_critical,
     fisher_power,
+    intraclass_correlations,
     mcnemar_critical,
     mcnemar_power,
     paired_excess,
@@ -270,6 +272,34 @@ def test_document_bounds_without_hits_count_documents_not_values():
     assert low[0] == pytest.approx(cp_hand(3, 10, "lower") / 4, abs=1e-7)
     # one document bounds nothing
     assert [b[0] for b in document_rate_bounds([3], [8])] == [0.0, 1.0]
+
+
+def test_the_design_effect_takes_the_clustering_at_its_upper_bound():
+    # 10 documents of 4 values, 16 hits (rate 0.4); by hand: between-document mean square
+    # sum (h - 1.6)^2 / 4 / 9 = 31/90, within 6.5 / 30 = 13/60, mean size m0 = 4, so the ANOVA
+    # correlation is (31/90 - 13/60) / (31/90 + 3 * 13/60) = 23/179
+    hits, totals = np.array([2, 2, 2, 2, 2, 0, 0, 1, 1, 4]), np.full(10, 4)
+    assert intraclass_correlations(hits, totals, np.zeros(10))[0] == pytest.approx(23 / 179, abs=1e-12)
+    # at its 97.5% upper bound: times 9 / chi2_0.025(9), chi2_0.025(9) = 2.7004 (tables)
+    upper = 23 / 179 * 9 / 2.7004
+    (effect,) = design_effects(hits, totals, 0.975)
+    assert effect == pytest.approx(1 + 3 * upper, abs=1e-4)  # 2.2847: 40 values count as 17.5
+    low, high = document_rate_bounds(hits, totals)
+    effective = 40 / effect
+    assert high[0] == pytest.approx(beta.ppf(0.975, 0.4 * effective + 1, 0.6 * effective), abs=1e-9)
+    assert low[0] == pytest.approx(beta.ppf(0.025, 0.4 * effective, 0.6 * effective + 1), abs=1e-9)
+    assert high[0] > cp_hand(16, 40, "upper") + 0.05  # wider than the values taken as independent
+
+
+def test_without_clustering_the_document_bound_is_clopper_pearson_over_the_values():
+    # one value per document: nothing can cluster
+    hits = np.array([1] * 9 + [0] * 21)
+    low, high = document_rate_bounds(hits, np.ones(30))
+    assert (low[0], high[0]) == pytest.approx((cp_hand(9, 30, "lower"), cp_hand(9, 30, "upper")), abs=1e-7)
+    # one hit in each document of 4: no spread between documents, a correlation of 0
+    low, high = document_rate_bounds(np.ones(10), np.full(10, 4))
+    assert design_effects(np.ones(10), np.full(10, 4), 0.975)[0] == 1.0
+    assert (low[0], high[0]) == pytest.approx((cp_hand(10, 40, "lower"), cp_hand(10, 40, "upper")), abs=1e-7)
 
 
 def test_document_bounds_cover_where_value_bounds_do_not():

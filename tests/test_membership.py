@@ -145,6 +145,48 @@ def test_the_bootstrap_intervals_are_fixed_by_the_seed():
     assert paired[1] != paired_auc_difference(member, score, control, seed=4)[1]
 
 
+def test_with_one_text_per_unit_the_cluster_bootstrap_draws_as_the_text_bootstrap():
+    rng = np.random.default_rng(5)
+    member, score = rng.random(40) < 0.5, rng.normal(size=40)
+    units = [f"doc-{number}" for number in range(40)]
+    assert np.array_equal(text_counts(member, 50, 2, units), text_counts(member, 50, 2))
+    assert roc_summary(member, score, (0.1,), 50, 2, units) == roc_summary(member, score, (0.1,), 50, 2)
+
+
+def test_a_drawn_unit_brings_all_of_its_texts():
+    member = np.array([True, True, True, False, False, False])
+    units = ["a", "a", "b", "c", "c", "c"]  # member units a (2 texts), b; non-member unit c (3 texts)
+    counts = text_counts(member, 40, 1, units)
+    assert (counts[:, 0] == counts[:, 1]).all() and (counts[:, 3] == counts[:, 4]).all()
+    assert (counts[1:, 3:] == 1).all()  # one non-member unit: every draw holds it once
+    assert set(counts[1:, 0] + counts[1:, 2]) == {2.0}  # two member units drawn per draw
+    assert set(counts[1:, 2]) == {0.0, 1.0, 2.0}
+    with pytest.raises(ValueError, match="5 units for 6 texts"):
+        text_counts(member, 1, 1, units[:5])
+
+
+def test_separated_units_give_one_and_duplicated_texts_in_their_unit_change_nothing():
+    member, score = np.repeat([True, False], 3), np.array([3.0, 4.0, 5.0, 0.0, 1.0, 2.0])
+    units = ["a", "a", "b", "c", "d", "d"]
+    separated = roc_summary(member, score, (), 100, 0, units)
+    assert (separated.auc, separated.auc_low, separated.auc_high) == (1.0, 1.0, 1.0)
+    # every text twice, both copies in its unit: each draw counts the copies together, so the AUCs of
+    # the draws are those of the texts once; taken as texts of their own, the copies narrow the interval
+    rng = np.random.default_rng(8)
+    member, score = np.repeat([True, False], 30), rng.normal(size=60) + np.repeat([0.5, 0.0], 30)
+    units = np.arange(60)
+    once = roc_summary(member, score, (), 400, 3, units)
+    twice = roc_summary(np.repeat(member, 2), np.repeat(score, 2), (), 400, 3, np.repeat(units, 2))
+    assert (twice.auc, twice.auc_low, twice.auc_high) == pytest.approx(
+        (once.auc, once.auc_low, once.auc_high), abs=1e-12
+    )
+    as_texts = roc_summary(np.repeat(member, 2), np.repeat(score, 2), (), 400, 3)
+    assert as_texts.auc_high - as_texts.auc_low < 0.85 * (once.auc_high - once.auc_low)  # about 1/sqrt(2)
+    assert paired_auc_difference(
+        np.repeat(member, 2), np.repeat(score, 2), np.zeros(120), 400, 3, np.repeat(units, 2)
+    ) == pytest.approx(paired_auc_difference(member, score, np.zeros(60), 400, 3, units), abs=1e-12)
+
+
 def test_roc_needs_both_classes_and_a_ranked_score_per_text():
     with pytest.raises(ValueError, match="members and non-members: 2 and 0"):
         roc_summary([True, True], [0.1, 0.2])

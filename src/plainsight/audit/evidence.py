@@ -14,8 +14,9 @@ Each design is judged by one test, and everything it reports comes from that tes
 - unpaired design (trained methods, distinct values), with per-document counts: values cluster within
   documents (a document that the corpus echoes gives many of its values at once), so the **document**
   is the unit. p-value: a permutation test that swaps whole documents of the same size between the sides
-  (`document_permutation_p_value`); bounds: each side's rate bounded by Korn and Graubard's
-  effective-sample-size Clopper-Pearson bound (`document_rate_bounds`, which never certifies more than
+  (`document_permutation_p_value`); bounds: each side's rate bounded by a Clopper-Pearson
+  bound at the effective sample size, the items over their design effect at the upper confidence bound
+  of the observed within-document correlation (`document_rate_bounds`, which never certifies more than
   the documents can without an assumption on the dependence within one), one-sided at 97.5%, combined
   as above.
 - unpaired design without per-document counts (a control record without them, or a measure that does
@@ -44,8 +45,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from scipy.stats import beta, binom, binomtest, fisher_exact, norm
-from scipy.stats import t as student_t
+from scipy.stats import beta, binom, binomtest, chi2, fisher_exact, norm
 
 from plainsight.audit.epsilon import clopper_pearson, epsilon_lower_bound
 from plainsight.evaluation.measures import LeakMeasure
@@ -193,7 +193,7 @@ def detectable_unpaired_excess(control_rate: float, n_members: int, n_controls: 
     )
 
 
-# --- unpaired design with documents: permutation over documents, Korn-Graubard bounds ---------------
+# --- unpaired design with documents: permutation over documents, design-effect bounds ---------------
 
 
 def document_arrays(documents: DocumentCounts) -> tuple[np.ndarray, np.ndarray]:
@@ -289,17 +289,53 @@ def _beta_bounds(
     return low, high
 
 
-def _korn_graubard_bounds(
+def intraclass_correlations(hits: np.ndarray, totals: np.ndarray, sides: np.ndarray) -> np.ndarray:
+    """The ANOVA estimate of the intraclass correlation of hits within documents for each row of
+    per-document `hits` (documents drawn independently, `totals` items each), every document centred on
+    the rate of its side (`sides`: a label per document, so that an excess does not read as
+    correlation), at least 0; 0 where the documents cannot tell (no item beside another, no spread)."""
+    hits, totals = np.atleast_2d(hits).astype(float), np.asarray(totals, dtype=float)
+    labels = np.unique(sides)
+    documents, items = len(totals), totals.sum()
+    if documents - len(labels) < 1 or items - documents < 1:
+        return np.zeros(len(hits))
+    centred = np.zeros_like(hits)
+    for label in labels:
+        on_side = sides == label
+        rate = hits[:, on_side].sum(axis=1, keepdims=True) / totals[on_side].sum()
+        centred[:, on_side] = hits[:, on_side] - rate * totals[on_side]
+    between = np.sum(centred**2 / totals, axis=1) / (documents - len(labels))
+    within = np.sum(hits * (totals - hits) / totals, axis=1) / (items - documents)
+    size = (items - np.sum(totals**2) / items) / (documents - 1)
+    denominator = between + (size - 1) * within
+    with np.errstate(divide="ignore", invalid="ignore"):
+        correlation = np.where(denominator > 0, (between - within) / denominator, 0.0)
+    return np.clip(correlation, 0.0, 1.0)
+
+
+def design_effects(hits: np.ndarray, totals: np.ndarray, confidence: float) -> np.ndarray:
+    """How many times the binomial variance the rate of each row of per-document hits has, at the
+    one-sided `confidence` upper bound of the clustering: 1 + (m - 1) rho (Kish), m the item-weighted
+    mean document size (sum t^2 / sum t) and rho the intraclass correlation
+    (`intraclass_correlations`) scaled by (D - 1) / chi2_{1 - confidence}(D - 1) for the D documents
+    that estimate it, as the between-document variance's upper bound would be. With the estimate itself
+    the bound under-covers where hits cluster in a few documents (a low rate is seen with a low spread);
+    `benchmarks/clustered_coverage.py` measures the coverage. 1 where the documents show no clustering
+    and wherever each document holds one item."""
+    totals = np.asarray(totals, dtype=float)
+    documents, items = len(totals), totals.sum()
+    correlation = intraclass_correlations(hits, totals, np.zeros(documents, dtype=int))
+    upper = np.minimum(1.0, correlation * (documents - 1) / chi2.ppf(1 - confidence, documents - 1))
+    return 1 + (np.sum(totals**2) / items - 1) * upper
+
+
+def _design_effect_bounds(
     hits: np.ndarray, totals: np.ndarray, confidence: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    documents, items = len(totals), totals.sum()
-    rate = hits.sum(axis=1) / items
-    spread = documents / (documents - 1) * np.sum((hits - rate[:, None] * totals) ** 2, axis=1) / items**2
-    binomial = rate * (1 - rate)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        effective = np.where((spread > 0) & (binomial > 0), np.minimum(items, binomial / spread), items)
-    effective = effective * (norm.ppf(confidence) / student_t.ppf(confidence, documents - 1)) ** 2
-    return _beta_bounds(rate * effective, effective, confidence)
+    """Clopper-Pearson bounds at the effective sample size, the items over their design effect."""
+    items = totals.sum()
+    effective = items / design_effects(hits, totals, confidence)
+    return _beta_bounds(hits.sum(axis=1) / items * effective, effective, confidence)
 
 
 def _document_count_bounds(
@@ -319,9 +355,10 @@ def document_rate_bounds(
     """One-sided bounds (lower, upper), each at `confidence`, on a rate whose items cluster in documents,
     for each row of per-document hits (documents drawn independently, every item at the same rate).
 
-    Korn and Graubard's (1998) Clopper-Pearson bound at the effective sample size: the number of items
-    divided by the design effect (the between-document variance of the rate over the binomial one, never
-    below 1), shrunk by (z / t_{documents - 1})^2 for the few documents that estimate it. That variance
+    The Clopper-Pearson bound at the effective sample size (as Korn and Graubard 1998): the number of
+    items divided by their design effect (`design_effects`: the observed within-document correlation at
+    its upper confidence bound, so that the bound covers where values cluster); with no clustering seen
+    it is Clopper-Pearson over the items. The between-document variance
     cannot be estimated from hits (or misses) in fewer than MIN_SPREAD_DOCUMENTS documents (a rare value
     that clusters shows as no hit at all), so there the bound counts documents with a hit instead and
     assumes nothing about the dependence within a document. Nor is any bound tighter than what the
@@ -333,7 +370,7 @@ def document_rate_bounds(
     totals = np.asarray(totals, dtype=float)
     if len(totals) < 2:
         return np.zeros(len(hits)), np.ones(len(hits))
-    low, high = _korn_graubard_bounds(hits, totals, confidence)
+    low, high = _design_effect_bounds(hits, totals, confidence)
     floor = 1 - (1 - confidence) ** (1 / len(totals))
     low, high = np.minimum(low, 1 - floor), np.maximum(high, floor)
     few_hits = (hits > 0).sum(axis=1) < MIN_SPREAD_DOCUMENTS
@@ -348,16 +385,10 @@ def document_rate_bounds(
 def within_document_correlation(sides: Sequence[tuple[np.ndarray, np.ndarray]]) -> float:
     """The ANOVA estimate of the intraclass correlation of hits within documents, each side's documents
     centred on that side's own rate (so that an excess does not read as correlation), at least 0."""
-    hits = np.concatenate([h for h, _ in sides]).astype(float)
-    totals = np.concatenate([n for _, n in sides]).astype(float)
-    documents, items = len(totals), totals.sum()
-    if documents - len(sides) < 1 or items - documents < 1:
-        return 0.0
-    between = sum(np.sum((h - n * h.sum() / n.sum()) ** 2 / n) for h, n in sides) / (documents - len(sides))
-    within = np.sum(hits * (totals - hits) / totals) / (items - documents)
-    size = (items - np.sum(totals**2) / items) / (documents - 1)
-    denominator = between + (size - 1) * within
-    return float(np.clip((between - within) / denominator, 0.0, 1.0)) if denominator > 0 else 0.0
+    hits = np.concatenate([h for h, _ in sides])
+    totals = np.concatenate([n for _, n in sides])
+    labels = np.concatenate([np.full(len(n), number) for number, (_, n) in enumerate(sides)])
+    return float(intraclass_correlations(hits, totals, labels)[0])
 
 
 def _document_hits(
@@ -498,7 +529,8 @@ def unpaired_excess(member_hits: int, members: int, control_hits: int, controls:
 
 def cluster_excess(member: DocumentCounts, control: DocumentCounts) -> Excess:
     """The excess of member over control rate with the document as the unit: [held, total] per document
-    of each side. Permutation p-value over documents, Korn-Graubard bounds on each side's rate."""
+    of each side. Permutation p-value over documents, design-effect bounds on each side's rate
+    (`document_rate_bounds`)."""
     (member_hits, member_totals), (control_hits, control_totals) = (
         document_arrays(member),
         document_arrays(control),

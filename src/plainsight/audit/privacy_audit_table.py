@@ -41,8 +41,9 @@ UNJUDGED = (CONTROL_MODEL, NEGATIVE_CONTROL)
 def membership_rows(
     scores: pd.DataFrame, resamples: int, seed: int, auc_threshold: float = 0.6
 ) -> pd.DataFrame:
-    """Per model of one run's scores (base first): AUC, TPR at each FPR bound and their intervals, per attack.
-    The base model has no reference attack (it would be its own reference)."""
+    """Per model of one run's scores (base first): AUC, TPR at each FPR bound and their intervals (the
+    bootstrap over documents: a document's segments share its side), per attack. The base model has no
+    reference attack (it would be its own reference)."""
     base = scores[scores["model"] == CONTROL_MODEL]
     rows = []
     for model in dict.fromkeys(scores["model"]):
@@ -51,7 +52,9 @@ def membership_rows(
         for attack in MEMBERSHIP_ATTACKS:
             if model == CONTROL_MODEL and attack == "reference":
                 continue
-            summary = roc_summary(attacked["member"], attacked[attack], FPR_BOUNDS, resamples, seed)
+            summary = roc_summary(
+                attacked["member"], attacked[attack], FPR_BOUNDS, resamples, seed, attacked["doc_id"]
+            )
             detectable = detectable_auc(summary.members, summary.non_members)
             row.update(
                 {

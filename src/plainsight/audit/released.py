@@ -167,13 +167,15 @@ def versus_negative_control(
     scores: Mapping[str, np.ndarray],
     control: Mapping[str, np.ndarray],
     settings: TextAuditSettings,
+    units: Sequence[str],
 ) -> dict[str, float]:
     """Per text attack: the negative control's AUC on the same segments, and the excess of the corpus's
-    AUC over it with its paired bootstrap bounds (`text_mia_excess_{attack}`, `_low`, `_high`)."""
+    AUC over it with its paired bootstrap bounds over the segments' `units` (`text_mia_excess_{attack}`,
+    `_low`, `_high`)."""
     record: dict[str, float] = {}
     for name in TEXT_ATTACKS:
         excess, low, high = paired_auc_difference(
-            label, scores[name], control[name], settings.bootstrap, settings.seed
+            label, scores[name], control[name], settings.bootstrap, settings.seed, units
         )
         record.update(
             {
@@ -194,18 +196,21 @@ def text_membership(
     generations: Sequence[str],
     generation_features: np.ndarray,
     settings: TextAuditSettings,
+    unit_of: Mapping[str, str],
     negative_control: Written | None = None,
 ) -> dict[str, float]:
-    """AUC of "member" from the nearest synthetic document's cosine and shared n-gram, balanced sets; with
-    a negative control (its generations and features), the same attack on it with the same sets
+    """AUC of "member" from the nearest synthetic document's cosine and shared n-gram, balanced sets, the
+    bootstrap over privacy units (`unit_of`: doc_id -> unit; a document's segments share its side); with a
+    negative control (its generations and features), the same attack on it with the same sets
     (`versus_negative_control`)."""
     chosen, others = balanced_sets(members, held_out, settings.seed)
     keys = chosen + others
     scores = nearest_scores(keys, texts, embedded, (generations, generation_features))
     label = [True] * len(chosen) + [False] * len(others)
+    units = [unit_of[str(doc_id)] for doc_id, _ in keys]
     result: dict[str, float] = {"text_mia_members": len(chosen), "text_mia_non_members": len(others)}
     for name, score in scores.items():
-        summary = roc_summary(label, score, resamples=settings.bootstrap, seed=settings.seed)
+        summary = roc_summary(label, score, resamples=settings.bootstrap, seed=settings.seed, units=units)
         result.update(
             {
                 f"text_mia_auc_{name}": summary.auc,
@@ -215,7 +220,7 @@ def text_membership(
         )
     if negative_control is not None:
         control = nearest_scores(keys, texts, embedded, negative_control)
-        result.update(versus_negative_control(label, scores, control, settings))
+        result.update(versus_negative_control(label, scores, control, settings, units))
     return result
 
 
@@ -256,6 +261,13 @@ def closest_records(
     return pd.concat([synthetic, held], ignore_index=True)
 
 
+def units_of_documents(docs: pd.DataFrame) -> dict[str, str]:
+    """doc_id -> privacy unit (the docs' `unit_id`); a table that names no units makes every document its
+    own."""
+    units = docs["unit_id"] if "unit_id" in docs.columns else docs["doc_id"]
+    return dict(zip(docs["doc_id"].astype(str), units.astype(str)))
+
+
 def released_text_audit(
     corpus: pd.DataFrame,
     codes: pd.DataFrame,
@@ -286,7 +298,15 @@ def released_text_audit(
         embed(generations, settings.embedding),
     )
     membership = text_membership(
-        members, held_out, texts, embedded, generations, generation_features, settings, negative_control
+        members,
+        held_out,
+        texts,
+        embedded,
+        generations,
+        generation_features,
+        settings,
+        units_of_documents(docs),
+        negative_control,
     )
     attack_fields = {f.name for f in fields(ReleasedTextAudit)}
     distances = closest_records(nearest, generations, train, held_out, texts, embedded)

@@ -3,6 +3,10 @@
 Every attack score is oriented so that higher means "member". AUC and TPR at a fixed FPR, with a
 percentile bootstrap that resamples members and non-members separately: each draw counts every text
 as often as it was drawn, so a thousand draws are a few array operations, not a thousand ROCs.
+Where texts come in clusters (a document's segments, a person's documents: its privacy unit), the
+bootstrap resamples the units, every text of a drawn unit counted as often as its unit was drawn: the
+texts of one unit share one side and what makes them alike, so resampling texts alone would treat them
+as independent and narrow the interval.
 The token statistics behind the scores come from `plainsight.audit.membership`.
 """
 
@@ -23,6 +27,7 @@ MEMBERSHIP_ATTACK_NAMES = {"loss": "loss", "zlib": "zlib", "min_k": "min-k%", "r
 FPR_BOUNDS = (0.01, 0.1)  # the false-positive rates the tables give the TPR at
 CONTROL_MODEL = "base"  # the model name of the control rows: the base model without an adapter
 Item = TypeVar("Item")  # a text or a privacy unit a membership attack scores
+Units = Sequence[object] | None  # the privacy unit of each text; None: every text a unit of its own
 
 
 @dataclass(frozen=True)
@@ -72,13 +77,15 @@ def roc_summary(
     fpr_bounds: Sequence[float] = (0.01, 0.1),
     resamples: int = 1000,
     seed: int = 0,
+    units: Units = None,
 ) -> RocSummary:
-    """AUC and TPR at each FPR bound, with 95% percentile bootstrap intervals (members and
-    non-members resampled separately, so every resample has both). The observed values are computed as
-    each draw's are (`weighted_aucs` and `weighted_tprs` of `text_counts`), with every text counted once."""
+    """AUC and TPR at each FPR bound, with 95% percentile bootstrap intervals (members' and
+    non-members' `units` resampled separately, so every resample has both). The observed values are
+    computed as each draw's are (`weighted_aucs` and `weighted_tprs` of `text_counts`), with every text
+    counted once."""
     member = np.asarray(member, dtype=bool)
     score = scores_of(member, score)
-    counts = text_counts(member, resamples, seed)
+    counts = text_counts(member, resamples, seed, units)
     values = np.column_stack(
         [weighted_aucs(member, score, counts), weighted_tprs(member, score, counts, fpr_bounds)]
     )
@@ -104,23 +111,29 @@ def paired_auc_difference(
     control: Sequence[float],
     resamples: int = 1000,
     seed: int = 0,
+    units: Units = None,
 ) -> tuple[float, float, float]:
     """AUC of `score` minus AUC of `control` on the same texts, with 95% percentile bootstrap bounds (each
-    one-sided 97.5%). Paired: every resample draws the same members and non-members for both scores, so
-    what the two share (the texts, and any difference between the sets) cancels in the difference."""
-    observed, drawn = auc_resamples(member, [score, control], resamples, seed)
+    one-sided 97.5%). Paired: every resample draws the same members' and non-members' `units` for both
+    scores, so what the two share (the texts, and any difference between the sets) cancels in the
+    difference."""
+    observed, drawn = auc_resamples(member, [score, control], resamples, seed, units)
     return (float(observed[0] - observed[1]), *percentile_interval(drawn[:, 0] - drawn[:, 1]))
 
 
 def auc_resamples(
-    member: Sequence[bool], scores: Sequence[Sequence[float]], resamples: int = 1000, seed: int = 0
+    member: Sequence[bool],
+    scores: Sequence[Sequence[float]],
+    resamples: int = 1000,
+    seed: int = 0,
+    units: Units = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(the AUC of each score, the AUCs of `resamples` bootstrap draws: one row per draw, one column per
     score), members and non-members resampled separately and every score read on the same draw (paired,
     as `paired_auc_difference`): `weighted_aucs` of `text_counts`, so no ROC is built per draw: a
     thousand draws of a hundred texts a side take milliseconds."""
     member = np.asarray(member, dtype=bool)
-    counts = text_counts(member, resamples, seed)
+    counts = text_counts(member, resamples, seed, units)
     aucs = np.array([weighted_aucs(member, scores_of(member, score), counts) for score in scores]).T
     return aucs[0], aucs[1:]
 
@@ -135,18 +148,34 @@ def scores_of(member: np.ndarray, score: Sequence[float]) -> np.ndarray:
     return score
 
 
-def text_counts(member: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+def text_counts(member: np.ndarray, resamples: int, seed: int, units: Units = None) -> np.ndarray:
     """How often each text (a column) counts in the texts as observed (row 0: every text once) and in each
-    of `resamples` bootstrap draws (rows 1 on), members and non-members resampled separately: every draw
-    holds as many of each as `member` does."""
+    of `resamples` bootstrap draws (rows 1 on): a stratified cluster bootstrap, the members' units and the
+    non-members' units resampled separately (each side draws as many units as it holds), every text
+    counted as often as its unit was drawn. `units`: each text's privacy unit; None, every text a unit
+    of its own. A unit with texts on both sides is a cluster on each, drawn independently."""
     positives, negatives = np.flatnonzero(member), np.flatnonzero(~member)
     if len(positives) == 0 or len(negatives) == 0:
         raise ValueError(f"a ROC needs members and non-members: {len(positives)} and {len(negatives)}")
+    units = None if units is None else list(units)  # positions, whatever the sequence's own index
+    if units is not None and len(units) != len(member):
+        raise ValueError(f"{len(units)} units for {len(member)} texts")
     rng = np.random.default_rng(seed)
     counts = np.ones((1 + resamples, len(member)))
-    counts[1:, positives] = draw_counts(rng, len(positives), resamples)
-    counts[1:, negatives] = draw_counts(rng, len(negatives), resamples)
+    for side in (positives, negatives):
+        cluster = unit_numbers(side, units)
+        counts[1:, side] = draw_counts(rng, int(cluster.max()) + 1, resamples)[:, cluster]
     return counts
+
+
+def unit_numbers(texts: np.ndarray, units: Units) -> np.ndarray:
+    """The unit of each of `texts` (indices) as a number, units numbered in the order they first appear,
+    so that with every text a unit of its own the numbers are 0, 1, 2, ... and the draws those of a text
+    bootstrap."""
+    if units is None:
+        return np.arange(len(texts))
+    first_seen: dict[object, int] = {}
+    return np.array([first_seen.setdefault(units[i], len(first_seen)) for i in texts], dtype=int)
 
 
 def draw_counts(rng: np.random.Generator, size: int, resamples: int) -> np.ndarray:
