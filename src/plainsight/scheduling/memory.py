@@ -15,7 +15,9 @@ token, hidden unit and layer in 16-bit precision with fused attention, after Kor
 the float32 rows of the loss (ft_mask: the base pass's too, and its KL rows), and the float32 trainable
 parameters with their gradients and Adam moments. DP-SGD's step holds a Poisson batch of privacy units,
 each with all its sequences (`dp_batch_sequences`), and a float32 per-sample gradient of every trainable
-parameter per sequence (Opacus's `grad_sample`).
+parameter per sequence (Opacus's `grad_sample`). With `prefix_tuning.physical_batch_size` a step passes in
+micro-batches and holds the activations and per-sample gradients of the largest one only
+(`physical_batch_sequences`).
 
 Measured against the estimate (in brackets, before the headroom): peak RSS (getrusage, one thread,
 float32) of the embedded SmolLM2-135M's steps on sequences of 128 tokens, 20 virtual tokens and
@@ -106,6 +108,17 @@ def dp_batch_sequences(batch_units: int, sequences_per_unit: int) -> int:
             f"a DP-SGD batch needs a unit of a sequence or more, not {batch_units} x {sequences_per_unit}"
         )
     return poisson_quantile(batch_units, DP_BATCH_QUANTILE) * sequences_per_unit
+
+
+def physical_batch_sequences(
+    batch_sequences: int, physical_batch_size: int | None, sequences_per_unit: int = 1
+) -> int:
+    """The sequences one forward and backward pass of a training step holds: the whole batch's, or with a
+    physical batch size its largest micro-batch (`plainsight.training.examples.micro_batches`), which
+    takes whole privacy units of `sequences_per_unit` sequences, at least one unit, at most the batch."""
+    if physical_batch_size is None:
+        return batch_sequences
+    return min(batch_sequences, max(physical_batch_size, sequences_per_unit))
 
 
 def training_step_bytes(
