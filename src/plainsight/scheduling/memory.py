@@ -23,7 +23,10 @@ Measured against the estimate (in brackets, before the headroom): peak RSS (getr
 float32) of the embedded SmolLM2-135M's steps on sequences of 128 tokens, 20 virtual tokens and
 `projection_hidden` 512: ft with 4 sequences 2,107 MB (2,201), ft_mask 2,611 (2,756), DP-SGD with 4, 8
 and 16 sequences 2,238 (2,293), 3,358 (3,381) and 5,279 (5,557), and a DP-SGD step of 11 TAB documents,
-two sequences each, after two smaller steps 7,003 (7,190). Peak GPU memory on one H100 at the
+two sequences each, after two smaller steps 7,003 (7,190). With a physical batch (prefix rows without the
+MLP, batches of 8, docs/performance.md): ft 2,904 (3,110) whole and 1,604 (1,615) two sequences a pass;
+DP-SGD with a Poisson batch of 16 sequences 4,711 (5,117) whole and 1,740 (1,617) one document a pass
+(the headroom takes up the whole batch's tensors and Opacus's sums). Peak GPU memory on one H100 at the
 Sheared-LLaMA-1.3B shape in bfloat16 (batch 8, examples of up to 412 tokens with the prefix, no MLP):
 ft 9.5 GB (10.0), ft_mask 12.4 (12.9), DP-SGD 21.8 (28.0 for its Poisson bound of 28 sequences).
 """
