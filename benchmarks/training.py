@@ -18,7 +18,9 @@ at the default privacy settings and units of one document); the naive mode runs 
 Throughput counts real (unpadded) tokens; a step is one optimizer step (DP-SGD's batches are Poisson
 samples of about --batch-size documents). The model is the converted embedded model
 (`results/models/base/smollm2-135m`) unless --model is given; --device, --dtype and --model-config
-(an architecture of resources/model_shapes.yaml in random weights) measure it where the paper runs:
+(an architecture of resources/model_shapes.yaml in random weights) measure it where the paper runs.
+--physical-batch-size passes each batch in micro-batches of at most that many sequences, as
+`prefix_tuning.physical_batch_size` does (docs/performance.md: peak memory with and without):
 
     .venv/bin/python benchmarks/training.py --device cuda --model-config princeton-nlp/Sheared-LLaMA-1.3B \
         --examples 128 --epochs 3 --batch-size 8 --max-length 2048 --method dpsgd
@@ -97,7 +99,7 @@ def project_train(model, tokenizer, examples, args) -> tuple[float, list[dict]]:
     """(start time, step history) of `train_adapter`'s training of --method's prefix (seed 1); the clock
     starts once the prefix is built."""
     from plainsight.training.dp import DPTrainingSettings, dp_adapter_model, train_dp
-    from plainsight.training.loop import TrainingSettings, fit
+    from plainsight.training.loop import Backprop, TrainingSettings, fit
     from plainsight.training.objectives import lm_loss
     from plainsight.training.prefix import prefix_model
 
@@ -109,7 +111,9 @@ def project_train(model, tokenizer, examples, args) -> tuple[float, list[dict]]:
             adapter,
             examples,
             tokenizer.pad_token_id,
-            DPTrainingSettings(args.batch_size, args.epochs, args.learning_rate),
+            DPTrainingSettings(
+                args.batch_size, args.epochs, args.learning_rate, physical_batch_size=args.physical_batch_size
+            ),
             seed=1,
             loss_fn=lm_loss,
         )
@@ -119,7 +123,8 @@ def project_train(model, tokenizer, examples, args) -> tuple[float, list[dict]]:
         args.epochs, args.learning_rate, args.batch_size, args.max_length, masked=spec.masked_objective
     )
     started = time.perf_counter()
-    return started, fit(adapter, examples, settings, seed=1, pad_token_id=tokenizer.pad_token_id)
+    strategy = Backprop(args.physical_batch_size)
+    return started, fit(adapter, examples, settings, 1, tokenizer.pad_token_id, strategy)
 
 
 def naive_run(model, tokenizer, examples, args) -> tuple[float, list[dict]]:
@@ -163,6 +168,10 @@ def run_mode(args) -> dict:
         "examples": len(examples),
         "epochs": args.epochs,
         "batch_size": args.batch_size,
+        "physical_batch_size": args.physical_batch_size if args.mode == "project" else None,
+        "largest_batch_sequences": max(
+            (step.get("sequences", args.batch_size) for step in history), default=0
+        ),
         "real_tokens": tokens,
         "padded_to": args.naive_length if args.mode == "naive" else "longest in batch",
         "steps": len(history),
@@ -186,6 +195,9 @@ def main() -> None:
     parser.add_argument("--naive-length", type=int, default=2048, help="the naive mode's fixed padded length")
     parser.add_argument("--learning-rate", type=float, default=2e-3)
     parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument(
+        "--physical-batch-size", type=int, default=None, help="sequences per forward and backward pass"
+    )
     parser.add_argument(
         "--method", choices=registry.names("trained"), default="ft_mask", help="the project mode's method"
     )
@@ -216,6 +228,11 @@ def main() -> None:
                 str(args.learning_rate),
                 "--epochs",
                 str(args.epochs),
+                *(
+                    ["--physical-batch-size", str(args.physical_batch_size)]
+                    if args.physical_batch_size
+                    else []
+                ),
                 "--method",
                 args.method,
                 "--threads",

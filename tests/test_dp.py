@@ -497,3 +497,41 @@ def test_privacy_unit_is_checked():
             loss_fn=causal_loss,
             units=["a", "b"],
         )
+
+
+def test_a_physical_batch_splits_the_step_but_not_the_sampling_or_the_accounting():
+    """Documents of two sequences, Poisson batches of two documents expected, passed one document at a
+    time (a physical batch of two sequences): the same Poisson batches, noise multiplier and epsilon,
+    and the same adapter to float rounding (each unit clipped as before, the same noise once per step),
+    while no forward pass holds more than one document."""
+    examples = in_documents(make_examples(12), per_document=2)
+    runs = []
+    for physical_batch_size in (None, 2):
+        model = tiny_adapter_model()
+        passes = []
+        model.register_forward_pre_hook(
+            lambda _, args, kwargs, passes=passes: passes.append(kwargs["input_ids"].shape[0]),
+            with_kwargs=True,
+        )
+        result = train_dp(
+            model,
+            examples,
+            PAD,
+            settings=replace(dp_run(2, 2), physical_batch_size=physical_batch_size),
+            seed=0,
+            loss_fn=causal_loss,
+        )
+        runs.append((result, trainable(model), passes))
+    (whole, whole_adapter, whole_passes), (split, split_adapter, split_passes) = runs
+
+    def drawn(result):
+        return [(h["units"], h["sequences"]) for h in result["history"]]
+
+    assert drawn(split) == drawn(whole) and max(h["units"] for h in whole["history"]) > 1
+    for key in ("epsilon", "noise_multiplier", "sample_rate", "steps", "empty_batches", "delta"):
+        assert split[key] == whole[key], key
+    assert split["losses"] == pytest.approx(whole["losses"], rel=1e-5)
+    for name in whole_adapter:
+        torch.testing.assert_close(split_adapter[name], whole_adapter[name], rtol=1e-4, atol=1e-6)
+    assert max(whole_passes) > 2 and max(split_passes) == 2
+    assert sum(split_passes) == sum(whole_passes)  # every sequence once per step, in either case

@@ -98,3 +98,36 @@ def test_the_profile_runs_where_users_run_it(paper):
     assert paper["model"]["device"] == paper["model"]["dtype"] == "auto"
     assert paper["generation"]["batch_size"] == "auto"
     assert paper["resources"]["gpus_per_job"] == 1
+
+
+def test_dp_sgd_passes_its_poisson_batch_in_physical_batches_of_8(paper):
+    """Poisson batches of 8 documents expected bound at 14 (28 sequences of 2,048 + 20 positions); a
+    physical batch of 8 sequences passes 4 documents at a time."""
+    from plainsight.methods import registry
+    from plainsight.scheduling import CostModel
+
+    shapes = load_yaml(REPO / "resources/model_shapes.yaml")
+    job = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1", "method": "dpsgd"}
+    split = CostModel(paper, shapes, lambda dataset, split: 2028, registry)
+    assert split.adapter_batch(job) == (8, 2068)
+    whole = merged(paper, {"prefix_tuning": {"physical_batch_size": None}})
+    assert CostModel(whole, shapes, lambda dataset, split: 2028, registry).adapter_batch(job) == (28, 2068)
+
+
+def test_every_rule_of_the_paper_profiles_plan_fits_its_80_gb_gpu(paper, tmp_path):
+    """The plan of results/tables/all (Snakemake's dry run of it): no rule's GPU memory per job over the
+    GPU's 80 GB, and the training and decoding rules planned (the largest near the GPU, not far below)."""
+    import pandas as pd
+
+    from plainsight.report.plan import write_plan
+
+    tsv = tmp_path / "all.tsv"
+    write_plan(
+        paper, str(REPO / "workflow/Snakefile"), "results/tables/all", str(tmp_path / "all.md"), str(tsv)
+    )
+    planned = pd.read_csv(tsv, sep="\t").set_index("rule")["gpu_memory_gib"].dropna()
+    gpu_gib = paper["resources"]["gpu_memory_gb"] * 1e9 / 2**30
+    assert {"train_adapter", "canary_adapter", "generate_private_selection", "generate_icl"} <= set(
+        planned.index
+    )
+    assert planned.max() <= gpu_gib and planned.max() > 0.6 * gpu_gib, planned.sort_values().tail(4)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pandas as pd
@@ -130,6 +131,46 @@ def test_the_gpu_memory_of_prefix_training_covers_the_measured_h100_peaks():
         assert peak <= costs.gpu_bytes("train_adapter", {**job, "method": method}) <= 1.3 * peak, method
     # DP-SGD: a Poisson batch of 14 documents (8 expected), two sequences each
     assert costs.adapter_batch({**job, "method": "dpsgd"}) == (28, 412)
+
+
+def test_a_physical_batch_bounds_the_sequences_a_training_pass_holds():
+    """The same 1.3B bench shape: with `physical_batch_size` 8 DP-SGD's Poisson bound of 28 sequences
+    passes 8 at a time (4 documents of 2), so its step is ft's plus the per-sample prefix gradients of 8
+    sequences; ft's batch of 8 is one pass as before."""
+    shapes = {"bench-1.3b": {**SHAPES["princeton-nlp/Sheared-LLaMA-1.3B"], "vocab_size": 49_152}}
+    cfg = config(gpus_per_job=1, gpu_memory_gb=80)
+    cfg["model"]["name_or_path"] = "bench-1.3b"
+    cfg["prefix_tuning"].update(batch_size=8, max_length=392, num_virtual_tokens=20, projection_hidden=None)
+    job = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
+    whole = cost_model(copy.deepcopy(cfg), shapes, lambda dataset, split: 128)
+    cfg["prefix_tuning"]["physical_batch_size"] = 8
+    split = cost_model(copy.deepcopy(cfg), shapes, lambda dataset, split: 128)
+    dpsgd, ft = {**job, "method": "dpsgd"}, {**job, "method": "ft"}
+    assert split.adapter_batch(dpsgd) == (8, 412) and split.adapter_batch(ft) == (8, 412)
+    per_sample = prefix_parameters(split.shape("bench-1.3b"), 20, None) * 4 * 8
+    assert split.gpu_bytes("train_adapter", dpsgd) == split.gpu_bytes("train_adapter", ft) + per_sample
+    assert split.gpu_bytes("train_adapter", ft) == whole.gpu_bytes("train_adapter", ft)
+    assert split.gpu_bytes("train_adapter", dpsgd) < 0.4 * whole.gpu_bytes("train_adapter", dpsgd)
+    cfg["prefix_tuning"]["physical_batch_size"] = 1  # a document's two sequences pass together
+    assert cost_model(cfg, shapes, lambda dataset, split: 128).adapter_batch(dpsgd) == (2, 412)
+
+
+def test_rpsgs_surrogate_trains_beside_the_writing_model_not_its_decoding_slots():
+    """The surrogate is fine-tuned after the last text is written: the job holds the larger of the
+    decoding (weights and slots) and the writing model's weights with the surrogate's step."""
+    cfg = config(gpus_per_job=1, gpu_memory_gb=80)
+    cfg["model"]["name_or_path"] = "princeton-nlp/Sheared-LLaMA-1.3B"
+    cfg["rpsg"]["surrogate"].update(finetune="full", batch_size=8, max_length=512)
+    job = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
+    rpsg, aug_pe = {**job, "method": "rpsg"}, {**job, "method": "aug_pe"}
+    for batch_size, decoding_larger in (("auto", True), (1, False)):
+        cfg["generation"]["batch_size"] = batch_size
+        planner = cost_model(cfg, SHAPES, lambda dataset, split: 2000)
+        shape = planner.shape("princeton-nlp/Sheared-LLaMA-1.3B")
+        surrogate = shape.parameters * 2 + planner.surrogate_gpu_bytes("generate_private_selection", rpsg)
+        decoding = planner.gpu_bytes("generate_private_selection", aug_pe)  # no surrogate
+        assert planner.gpu_bytes("generate_private_selection", rpsg) == max(decoding, surrogate)
+        assert (decoding > surrogate) == decoding_larger, batch_size
 
 
 def test_generation_memory_by_hand():

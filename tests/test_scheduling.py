@@ -14,6 +14,7 @@ from plainsight.scheduling.memory import (
     TRAINING_ACTIVATION_FACTOR,
     dp_batch_sequences,
     memory_mb,
+    physical_batch_sequences,
     poisson_quantile,
 )
 from plainsight.scheduling.model_shape import model_parameters
@@ -261,6 +262,13 @@ def test_a_dp_sgd_batch_holds_the_poisson_quantile_of_units_with_all_their_seque
             dp_batch_sequences(units, per_unit)
 
 
+def test_a_pass_holds_the_physical_batch_of_whole_units_at_most_the_batch():
+    assert physical_batch_sequences(28, None, 2) == 28  # no physical batch: the whole batch
+    assert physical_batch_sequences(28, 8, 2) == 8  # 4 documents of 2 sequences
+    assert physical_batch_sequences(28, 1, 2) == 2  # a unit is never split
+    assert physical_batch_sequences(4, 8) == 4  # a batch smaller than the physical one passes whole
+
+
 ADAPTER_JOB = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
 
 
@@ -285,6 +293,18 @@ def test_dpsgd_asks_more_host_memory_than_ft_by_its_poisson_batch_and_per_sample
     # step of 11 documents (22 sequences) 7,003; the estimate is above each and within a third of it
     for method, peak in {"ft": 2_107, "ft_mask": 2_611, "dpsgd": 7_003}.items():
         assert peak < host[method] < 1.33 * peak, method
+
+
+def test_a_physical_batch_lowers_dpsgds_host_memory_to_the_sequences_of_a_pass():
+    """The embedded default on the CPU as above, with `physical_batch_size` 4: DP-SGD's Poisson bound of
+    18 sequences passes 4 at a time (2 documents), so its step is ft's plus the per-sample gradients of
+    4 sequences; ft's batch of 4 is one pass as before."""
+    costs = cost_model(prefix_tuning={"physical_batch_size": 4})
+    per_position = 34 * 2 * 576 * 30 + 49_152 * (4 + 8)
+    ft_step = 134_479_872 * 4 + 6_012_416 * 4 * 4 + 4 * 148 * per_position
+    dpsgd = costs.host_mb("train_adapter", {**ADAPTER_JOB, "method": "dpsgd"})
+    assert dpsgd == math.ceil(1.25 * (600 + (ft_step + 6_012_416 * 4 * 4) / MB)) == 2_867
+    assert costs.host_mb("train_adapter", {**ADAPTER_JOB, "method": "ft"}) == 2_752  # unchanged
 
 
 def test_a_dp_sgd_unit_of_one_sequence_or_a_model_of_unknown_shape_keeps_the_poisson_batch():

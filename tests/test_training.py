@@ -312,3 +312,106 @@ def test_masked_step_with_a_bfloat16_model_matches_float32(tiny_model_dir, tiny_
     for name in ("loss", "lm", "contrastive", "kl"):
         assert half[name] == pytest.approx(reference[name], rel=0.02, abs=1e-3), name
     assert torch.nn.functional.cosine_similarity(half_grad, reference_grad, dim=0) > 0.99
+
+
+# --- micro-batches: gradient accumulation under a physical batch size ----------------------------
+
+
+@pytest.mark.parametrize(
+    "group_rows, most_rows, expected",
+    [
+        ([1, 1, 1, 1, 1], 2, [(0, 2), (2, 4), (4, 5)]),
+        ([1, 1, 1], None, [(0, 3)]),
+        ([1, 1, 1], 8, [(0, 3)]),
+        ([2, 2, 3, 1], 4, [(0, 4), (4, 8)]),  # units kept whole: 2 + 2, then 3 + 1
+        ([2, 5, 1], 4, [(0, 2), (2, 7), (7, 8)]),  # a unit of 5 rows goes alone
+        ([], 2, []),
+    ],
+)
+def test_micro_batches_take_whole_groups_up_to_the_physical_size(group_rows, most_rows, expected):
+    from plainsight.training.examples import micro_batches
+
+    assert micro_batches(group_rows, most_rows) == expected
+
+
+def test_a_micro_batch_holds_a_row_at_least():
+    from plainsight.training.examples import micro_batches
+
+    with pytest.raises(ValueError, match="at least one row"):
+        micro_batches([1, 1], 0)
+
+
+# Three documents of different lengths and private shares: a micro-batch's own token means would weigh
+# them differently from the batch's, so only the batch's counts give the batch's gradient.
+ACCUMULATED_TEXTS = [
+    (TEXT, ["Cengiz Polat"]),
+    ("Ms Nina Holst of Oslo complained.", ["Nina Holst", "Oslo"]),
+    ("The Government contested the claim in a long memorial of several pages and annexes.", []),
+]
+
+
+@pytest.mark.parametrize("masked, objective", [(False, "paper"), (True, "paper"), (True, "reference_code")])
+def test_accumulated_micro_batches_give_the_whole_batchs_gradient(learning_model_dir, masked, objective):
+    """Known answer: the prefix gradient and loss terms of one batch of three, passed whole or in
+    micro-batches of one or two sequences (padded to the batch's width), agree to float rounding, and
+    differ from micro-batches each normalised by its own tokens."""
+    from plainsight.training.loop import Backprop, batch_loss
+    from plainsight.training.prefix import prefix_model
+
+    model, tokenizer = load_model(learning_model_dir)
+    adapter = prefix_model(model, tokenizer, 4, "The Court held a hearing.")
+    (prefix,) = [p for p in adapter.parameters() if p.requires_grad]
+    examples = [
+        build_example((f"d{n}", 0), CODE, text, values, tokenizer, 64)
+        for n, (text, values) in enumerate(ACCUMULATED_TEXTS)
+    ]
+    batch = collate(examples, tokenizer.pad_token_id)
+    settings = TrainingSettings(1, 1e-2, 3, 64, masked=masked, objective=objective)
+
+    def step(physical_batch_size):
+        adapter.zero_grad(set_to_none=True)
+        strategy = Backprop(physical_batch_size)
+        strategy.prepare(adapter, None, examples, settings, 0, tokenizer.pad_token_id)
+        return strategy.backward(adapter, batch), prefix.grad.clone()
+
+    (whole, whole_grad), *split = step(None), step(1), step(2)
+    for record, grad in split:
+        torch.testing.assert_close(grad, whole_grad, rtol=1e-4, atol=1e-6 * whole_grad.abs().max().item())
+        for name in ("loss", "lm", "contrastive", "kl") if masked else ("loss",):
+            assert record[name] == pytest.approx(whole[name], rel=1e-5, abs=1e-7), name
+        assert (record["tokens"], record["private_share"]) == (whole["tokens"], whole["private_share"])
+
+    adapter.zero_grad(set_to_none=True)
+    for row in range(3):  # each micro-batch normalised by its own counts: not the batch's gradient
+        part = {name: tensor[row : row + 1] for name, tensor in batch.items()}
+        (batch_loss(adapter, part, masked, settings.lambdas, objective)["loss"] / 3).backward()
+    assert not torch.allclose(prefix.grad, whole_grad, rtol=1e-2, atol=0)
+
+
+def test_training_in_micro_batches_ends_where_the_whole_batches_do(learning_model_dir):
+    """Two epochs of batches of two, whole or one sequence at a time: the same steps, losses and prefix
+    to float rounding (AdamW after the same gradients)."""
+    from plainsight.training.loop import Backprop
+    from plainsight.training.prefix import prefix_model
+
+    runs = []
+    for physical_batch_size in (None, 1):
+        model, tokenizer = load_model(learning_model_dir)
+        adapter = prefix_model(model, tokenizer, 4, "The Court held a hearing.")
+        examples = [
+            build_example((f"d{n}", 0), CODE, text, values, tokenizer, 64)
+            for n, (text, values) in enumerate(ACCUMULATED_TEXTS)
+        ]
+        settings = TrainingSettings(2, 1e-2, 2, 64, masked=True)
+        history = fit(adapter, examples, settings, 5, tokenizer.pad_token_id, Backprop(physical_batch_size))
+        runs.append(
+            (
+                [h["loss"] for h in history],
+                [p.detach().clone() for p in adapter.parameters() if p.requires_grad],
+            )
+        )
+    (losses, prefix), (split_losses, split_prefix) = runs
+    assert len(losses) == len(split_losses) == 4
+    assert split_losses == pytest.approx(losses, rel=1e-5)
+    for whole, split in zip(prefix, split_prefix):
+        torch.testing.assert_close(split, whole, rtol=1e-4, atol=1e-6)

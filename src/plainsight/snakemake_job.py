@@ -64,7 +64,7 @@ def current_job() -> RuleJob:
 
 
 # what decides a model job's GPU memory, among its params (and their nested settings blocks)
-MEMORY_SETTINGS = ("batch_size", "max_length", "max_new_tokens", "max_prompt_tokens")
+MEMORY_SETTINGS = ("batch_size", "physical_batch_size", "max_length", "max_new_tokens", "max_prompt_tokens")
 
 
 def memory_settings(params: Any) -> dict[str, Any]:

@@ -167,7 +167,8 @@ def plan_markdown(
             "",
             f"**Over the GPU's memory ({gpu_gb} GB):** "
             + ", ".join(too_large["rule"])
-            + ": lower the batch size or max_length, or use a GPU with more memory.",
+            + ": lower the batch size (a training job's `prefix_tuning.physical_batch_size`) or max_length, "
+            "or use a GPU with more memory.",
         ]
     return "\n".join(lines) + "\n"
 

@@ -29,6 +29,7 @@ from plainsight.scheduling.memory import (
     dp_batch_sequences,
     gpu_generation_bytes,
     memory_mb,
+    physical_batch_sequences,
     prefix_parameters,
     training_step_bytes,
 )
@@ -188,7 +189,9 @@ class CostModel(JobTokens):
             positions = slot_cache_positions(prompt, self.config["generation"]["max_new_tokens"])
             slots = self.slots(shape, positions, model, self.generations(rule, w))
             generating = gpu_generation_bytes(shape, self.dtype_bytes, slots, positions, prompt)
-            return generating + self.surrogate_gpu_bytes(rule, w)
+            # RPSG's surrogate trains after the last text is written, when the slots' cache is freed:
+            # its step joins the writing model's weights, not its slots
+            return max(generating, shape.parameters * self.dtype_bytes + self.surrogate_gpu_bytes(rule, w))
         if rule in TRAINING_RULES:
             return self.training_gpu_bytes(rule, w)
         if rule in ("membership_scores", *CANARY_SCORING_RULES):
@@ -227,12 +230,16 @@ class CostModel(JobTokens):
     # --- prefix training (train_adapter and its canary twin) ---
 
     def adapter_batch(self, w: Mapping[str, str]) -> tuple[int, int]:
-        """(sequences, tokens per sequence) of one prefix-training step of `w["method"]`: `batch_size`
-        sequences, or DP-SGD's Poisson batch of `batch_size` units expected (`dp_batch_sequences`)."""
+        """(sequences, tokens per sequence) one forward and backward pass of a prefix-training step of
+        `w["method"]` holds: `batch_size` sequences, or DP-SGD's Poisson batch of `batch_size` units
+        expected (`dp_batch_sequences`), split under `physical_batch_size` (`physical_batch_sequences`)."""
         sequences, tokens = self.training_batch("train_adapter")
+        per_unit = 1
         if self.methods.method(w["method"]).differentially_private:
-            sequences = dp_batch_sequences(sequences, self.sequences_per_unit(w["method"], w["dataset"]))
-        return sequences, tokens
+            per_unit = self.sequences_per_unit(w["method"], w["dataset"])
+            sequences = dp_batch_sequences(sequences, per_unit)
+        physical = self.config["prefix_tuning"].get("physical_batch_size")
+        return physical_batch_sequences(sequences, physical, per_unit), tokens
 
     def sequences_per_unit(self, method: str, dataset: str) -> int:
         """Training sequences of one privacy unit of a DP method (its config block's `privacy_unit`): with

@@ -15,13 +15,18 @@ token, hidden unit and layer in 16-bit precision with fused attention, after Kor
 the float32 rows of the loss (ft_mask: the base pass's too, and its KL rows), and the float32 trainable
 parameters with their gradients and Adam moments. DP-SGD's step holds a Poisson batch of privacy units,
 each with all its sequences (`dp_batch_sequences`), and a float32 per-sample gradient of every trainable
-parameter per sequence (Opacus's `grad_sample`).
+parameter per sequence (Opacus's `grad_sample`). With `prefix_tuning.physical_batch_size` a step passes in
+micro-batches and holds the activations and per-sample gradients of the largest one only
+(`physical_batch_sequences`).
 
 Measured against the estimate (in brackets, before the headroom): peak RSS (getrusage, one thread,
 float32) of the embedded SmolLM2-135M's steps on sequences of 128 tokens, 20 virtual tokens and
 `projection_hidden` 512: ft with 4 sequences 2,107 MB (2,201), ft_mask 2,611 (2,756), DP-SGD with 4, 8
 and 16 sequences 2,238 (2,293), 3,358 (3,381) and 5,279 (5,557), and a DP-SGD step of 11 TAB documents,
-two sequences each, after two smaller steps 7,003 (7,190). Peak GPU memory on one H100 at the
+two sequences each, after two smaller steps 7,003 (7,190). With a physical batch (prefix rows without the
+MLP, batches of 8, docs/performance.md): ft 2,904 (3,110) whole and 1,604 (1,615) two sequences a pass;
+DP-SGD with a Poisson batch of 16 sequences 4,711 (5,117) whole and 1,740 (1,617) one document a pass
+(the headroom takes up the whole batch's tensors and Opacus's sums). Peak GPU memory on one H100 at the
 Sheared-LLaMA-1.3B shape in bfloat16 (batch 8, examples of up to 412 tokens with the prefix, no MLP):
 ft 9.5 GB (10.0), ft_mask 12.4 (12.9), DP-SGD 21.8 (28.0 for its Poisson bound of 28 sequences).
 """
@@ -106,6 +111,17 @@ def dp_batch_sequences(batch_units: int, sequences_per_unit: int) -> int:
             f"a DP-SGD batch needs a unit of a sequence or more, not {batch_units} x {sequences_per_unit}"
         )
     return poisson_quantile(batch_units, DP_BATCH_QUANTILE) * sequences_per_unit
+
+
+def physical_batch_sequences(
+    batch_sequences: int, physical_batch_size: int | None, sequences_per_unit: int = 1
+) -> int:
+    """The sequences one forward and backward pass of a training step holds: the whole batch's, or with a
+    physical batch size its largest micro-batch (`plainsight.training.examples.micro_batches`), which
+    takes whole privacy units of `sequences_per_unit` sequences, at least one unit, at most the batch."""
+    if physical_batch_size is None:
+        return batch_sequences
+    return min(batch_sequences, max(physical_batch_size, sequences_per_unit))
 
 
 def training_step_bytes(

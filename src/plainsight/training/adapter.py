@@ -22,7 +22,7 @@ from plainsight.models import load_model, model_placement, resolve_placement
 from plainsight.training.checkpoints import Checkpoints, remove_checkpoint
 from plainsight.training.dp import DPTrainingSettings, dp_adapter_model, train_dp
 from plainsight.training.examples import TrainingExample, corpus_init_text, training_examples
-from plainsight.training.loop import TrainingSettings, fit
+from plainsight.training.loop import Backprop, TrainingSettings, fit
 from plainsight.training.objectives import lm_loss
 from plainsight.training.prefix import prefix_model, save_adapter
 
@@ -109,6 +109,7 @@ def _train_prefix(job: AdapterJob, spec: Method, model, tokenizer, corpus: _Corp
         TrainingSettings.from_params(params, spec.masked_objective),
         job.seed,
         tokenizer.pad_token_id,
+        Backprop(params.get("physical_batch_size")),
         desc=f"{job.method} seed {job.seed}",
         checkpoints=job.checkpoints,
     )

@@ -19,6 +19,14 @@ gradients are summed before clipping, so one unit moves at most one clipped term
 `max_grad_norm`. `privacy_unit="sequence"` (the paper's literal reading) makes every sequence
 its own unit.
 
+Memory: a Poisson batch can hold many more sequences than `batch_size` units expected. With a physical
+batch size the batch passes forward and backward in micro-batches of whole units (`micro_batches`),
+accumulated as Opacus's `BatchMemoryManager` accumulates physical batches: each micro-batch's per-unit
+gradients are clipped into the DP optimizer's sum by a skipped step (`signal_skip_step`), and the
+logical batch's last takes the one noisy update the accountant counts. The sampling, the clipping and
+the noise are the unsplit batch's, so the privacy accounting is unchanged; the split is made here
+rather than by `BatchMemoryManager`'s sampler so that one logical batch stays one step of `fit`.
+
 Privacy: Poisson sampling of units (sample rate 1 / batches per epoch, about batch_size / N
 units, so `batch_size` is the expected batch size in units), per-unit clipping to
 `max_grad_norm`, Gaussian noise calibrated by `make_private_with_epsilon` for the target
@@ -41,7 +49,7 @@ from typing import Any
 import torch
 
 from plainsight.training.checkpoints import Checkpoints
-from plainsight.training.examples import TrainingExample, collate
+from plainsight.training.examples import TrainingExample, collate, micro_batches
 from plainsight.training.loop import TrainingSettings, fit
 from plainsight.training.objectives import IGNORE_INDEX
 
@@ -91,6 +99,7 @@ class DPTrainingSettings:
     epochs: int
     learning_rate: float
     privacy: DPSettings = DPSettings()
+    physical_batch_size: int | None = None  # sequences per forward and backward pass; None: the batch
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> DPTrainingSettings:
@@ -100,6 +109,7 @@ class DPTrainingSettings:
             epochs=params["epochs"],
             learning_rate=params["learning_rate"],
             privacy=DPSettings.from_config(params["dp"]),
+            physical_batch_size=params.get("physical_batch_size"),
         )
 
     def loop_settings(self, max_length: int) -> TrainingSettings:
@@ -272,10 +282,19 @@ class PrivateSteps:
     `units` gives each example's privacy unit (parallel to the examples: the document, or the
     patient); None takes each example's document, `example.key[0]`. They count with
     `settings.privacy_unit="document"` only; "sequence" makes every sequence its own unit.
+    `physical_batch_size`: the most sequences of one forward and backward pass (a unit with more
+    goes alone); None: the whole Poisson batch at once.
     """
 
-    def __init__(self, settings: DPSettings, loss_fn: Callable, units: Sequence[str] | None = None):
+    def __init__(
+        self,
+        settings: DPSettings,
+        loss_fn: Callable,
+        units: Sequence[str] | None = None,
+        physical_batch_size: int | None = None,
+    ):
         self.settings, self.loss_fn, self.units = settings, loss_fn, units
+        self.physical_batch_size = physical_batch_size
 
     def prepare(self, model, optimizer, examples, training: TrainingSettings, seed: int, pad_token_id: int):
         usable, self.groups = _usable_units(examples, self.units, self.settings.privacy_unit)
@@ -309,6 +328,7 @@ class PrivateSteps:
             self.delta,
         )
         self.noise_multiplier = private_optimizer.noise_multiplier
+        self.optimizer = private_optimizer
         return private_optimizer
 
     def steps_per_epoch(self) -> int:
@@ -326,7 +346,7 @@ class PrivateSteps:
             _noise_only_grads(self.params)
             log.info("DP step: empty Poisson batch, noise-only update")
             return {"loss": None, "units": 0, "sequences": 0, "tokens": 0}
-        loss = _backward(self.private_model, batch, self.device, self.loss_fn)
+        loss = self._accumulate(batch)
         log.debug(
             "DP step: loss %.4f (batch: %d units, %d sequences)",
             loss,
@@ -339,6 +359,25 @@ class PrivateSteps:
             "sequences": int(batch["input_ids"].shape[0]),
             "tokens": int(batch["attention_mask"].sum()),
         }
+
+    def _accumulate(self, batch: Mapping[str, torch.Tensor]) -> float:
+        """Per-unit gradients of a non-empty batch, micro-batch by micro-batch: all but the last are
+        clipped into the optimizer's sum by a skipped step, the last is left to `fit`'s step. Returns
+        the batch's loss (the mean over its sequences)."""
+        parts = micro_batches(torch.bincount(batch["unit"]).tolist(), self.physical_batch_size)
+        losses, rows = [], []
+        for index, (start, end) in enumerate(parts):
+            part = {key: value[start:end] for key, value in batch.items()}
+            part["unit"] = part["unit"] - part["unit"][0]
+            losses.append(_backward(self.private_model, part, self.device, self.loss_fn))
+            rows.append(end - start)
+            if index < len(parts) - 1:
+                self.optimizer.signal_skip_step(do_skip=True)
+                self.optimizer.step()
+                self.optimizer.zero_grad()  # the per-sample gradients; the clipped sum stays
+        if len(losses) == 1:
+            return losses[0]  # exactly as an unsplit batch reports it
+        return sum(loss * count for loss, count in zip(losses, rows)) / sum(rows)
 
     def state(self, epoch_done: bool) -> dict[str, Any]:
         # Mid-epoch the sampler restarts the epoch; at an epoch's end the next one starts here.
@@ -428,7 +467,7 @@ def train_dp(
     With `checkpoints` the run resumes from its last checkpoint exactly as it would have gone on, the
     accountant's history included.
     """
-    strategy = PrivateSteps(settings.privacy, loss_fn, units)
+    strategy = PrivateSteps(settings.privacy, loss_fn, units, settings.physical_batch_size)
     longest = max((len(example.input_ids) for example in examples), default=0)
     training = settings.loop_settings(longest)
     history = fit(model, examples, training, seed, pad_token_id, strategy, desc=desc, checkpoints=checkpoints)

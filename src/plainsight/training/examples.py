@@ -125,6 +125,22 @@ def collate(
     }
 
 
+def micro_batches(group_rows: Sequence[int], most_rows: int | None) -> list[tuple[int, int]]:
+    """(start, end) rows of the micro-batches of a batch whose consecutive groups hold `group_rows` rows
+    each: groups are taken in order while they fit in `most_rows` rows, and a group is never split (a
+    DP-SGD privacy unit's sequences, clipped together), so a group larger than `most_rows` goes alone.
+    `most_rows` None: the whole batch at once."""
+    if most_rows is not None and most_rows < 1:
+        raise ValueError(f"a micro-batch holds at least one row, not {most_rows}")
+    bounds, start, end = [], 0, 0
+    for rows in group_rows:
+        if most_rows is not None and end > start and end + rows - start > most_rows:
+            bounds.append((start, end))
+            start = end
+        end += rows
+    return [*bounds, (start, end)] if end > start else bounds
+
+
 def private_share(batch: dict[str, torch.Tensor]) -> float:
     """The share of a batch's document tokens that belong to a private value (the contrastive term's
     tokens)."""

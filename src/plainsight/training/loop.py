@@ -33,13 +33,20 @@ from plainsight.training.checkpoints import (
     set_global_rng_state,
     trainable_state,
 )
-from plainsight.training.examples import TrainingExample, collate, length_batches, private_share
+from plainsight.training.examples import (
+    TrainingExample,
+    collate,
+    length_batches,
+    micro_batches,
+    private_share,
+)
 from plainsight.training.objectives import (
     OBJECTIVES,
     REFERENCE_CODE_LAMBDAS,
     Lambdas,
     lm_loss,
     masked_objective,
+    term_counts,
 )
 
 log = logging.getLogger(__name__)
@@ -108,19 +115,27 @@ def learning_rate_factor(step: int, total_steps: int, warmup_steps: int, schedul
 
 
 def batch_loss(
-    model, batch: dict[str, torch.Tensor], masked: bool, lambdas: Lambdas, objective: str = "paper"
+    model,
+    batch: dict[str, torch.Tensor],
+    masked: bool,
+    lambdas: Lambdas,
+    objective: str = "paper",
+    counts: dict[str, int] | None = None,
 ) -> dict[str, torch.Tensor]:
-    """The training loss of one batch: plain LM loss, or the privacy-masked objective.
+    """The training loss of one batch: plain LM loss, or the privacy-masked objective; with `counts`
+    (`term_counts` of the whole batch) that of one micro-batch of it, its share of the batch's loss.
 
     The base model's distribution comes from the same weights with the adapter
     switched off, so no second copy of the model is loaded.
     """
     logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
     if not masked:
-        return {"loss": lm_loss(logits, batch["labels"])}
+        return {"loss": lm_loss(logits, batch["labels"], None if counts is None else counts["lm"])}
     with torch.no_grad(), model.disable_adapter():
         base_logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
-    return masked_objective(logits, base_logits, batch["labels"], batch["private"], lambdas, objective)
+    return masked_objective(
+        logits, base_logits, batch["labels"], batch["private"], lambdas, objective, counts
+    )
 
 
 # --- the loop ------------------------------------------------------------------------------------
@@ -155,7 +170,16 @@ class StepStrategy(Protocol):
 
 class Backprop:
     """Ordinary back-propagation of the LM loss, or of the masked objective with `settings.masked`,
-    over length batches (`length_batches`) in a seeded order that changes per epoch."""
+    over length batches (`length_batches`) in a seeded order that changes per epoch.
+
+    With `physical_batch_size` a batch passes forward and backward in micro-batches of at most that
+    many sequences, padded to the batch's width, whose gradients accumulate: each divides its loss
+    sums by the whole batch's token counts (`term_counts`), so the step is the unsplit batch's, up
+    to the order of float additions. Activation memory follows the micro-batch, not the batch.
+    """
+
+    def __init__(self, physical_batch_size: int | None = None):
+        self.physical_batch_size = physical_batch_size
 
     def prepare(self, model, optimizer, examples, settings, seed, pad_token_id):
         self.examples, self.settings, self.seed, self.pad_token_id = examples, settings, seed, pad_token_id
@@ -173,13 +197,17 @@ class Backprop:
             yield {name: tensor.to(self.device) for name, tensor in collate(batch, self.pad_token_id).items()}
 
     def backward(self, model, batch: dict[str, torch.Tensor]) -> dict[str, float]:
-        terms = batch_loss(model, batch, self.settings.masked, self.settings.lambdas, self.settings.objective)
-        terms["loss"].backward()
-        return {
-            **{name: value.item() for name, value in terms.items()},
-            "private_share": private_share(batch),
-            "tokens": int(batch["attention_mask"].sum()),
-        }
+        settings = self.settings
+        counts = term_counts(batch["labels"], batch["private"], settings.objective)
+        totals: dict[str, float] = {}
+        rows = [1] * batch["input_ids"].shape[0]
+        for start, end in micro_batches(rows, self.physical_batch_size):
+            part = {name: tensor[start:end] for name, tensor in batch.items()}
+            terms = batch_loss(model, part, settings.masked, settings.lambdas, settings.objective, counts)
+            terms["loss"].backward()
+            for name, value in terms.items():
+                totals[name] = totals.get(name, 0.0) + value.item()
+        return {**totals, "private_share": private_share(batch), "tokens": int(batch["attention_mask"].sum())}
 
     def state(self, epoch_done: bool) -> dict[str, Any]:
         return {}  # its batches are a function of seed and epoch

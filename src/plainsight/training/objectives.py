@@ -83,16 +83,28 @@ def _target_log_probs(
     return log_probs, log_probs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
 
 
-def _mean(values: torch.Tensor) -> torch.Tensor:
-    """Mean over a 1-D tensor; an empty one gives an exact 0 that still supports backward."""
-    return values.sum() / max(values.numel(), 1)
+def _mean(values: torch.Tensor, count: int | None = None) -> torch.Tensor:
+    """Mean over a 1-D tensor, or its sum over `count` (the whole batch's count, for one micro-batch of
+    it); an empty one gives an exact 0 that still supports backward."""
+    return values.sum() / max(values.numel() if count is None else count, 1)
 
 
-def lm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Mean negative log-likelihood over document tokens (labels != -100 after the shift)."""
+def term_counts(labels: torch.Tensor, private: torch.Tensor, objective: str = "paper") -> dict[str, int]:
+    """The token counts each term of a batch is divided by ("lm" also the plain LM loss's). A batch
+    split into micro-batches divides each micro-batch's sums by the whole batch's counts, so the
+    micro-batches' losses and gradients add up to the batch's."""
+    doc = labels[:, 1:] != IGNORE_INDEX
+    is_private = private[:, 1:].to(torch.bool) & doc
+    kl = doc & ~is_private if objective == "paper" else torch.ones_like(doc)
+    return {"lm": int(doc.sum()), "contrastive": int(is_private.sum()), "kl": int(kl.sum())}
+
+
+def lm_loss(logits: torch.Tensor, labels: torch.Tensor, count: int | None = None) -> torch.Tensor:
+    """Mean negative log-likelihood over document tokens (labels != -100 after the shift); with `count`,
+    their sum over it (`term_counts`)."""
     doc, targets = _document_positions(logits, labels)
     _, target_lp = _target_log_probs(logits, doc, targets)
-    return _mean(-target_lp)
+    return _mean(-target_lp, count)
 
 
 def _kl_rows(log_q: torch.Tensor, log_p: torch.Tensor) -> torch.Tensor:
@@ -108,13 +120,17 @@ def masked_objective(
     private: torch.Tensor,
     lambdas: Lambdas,
     objective: str = "paper",
+    counts: dict[str, int] | None = None,
 ) -> dict[str, torch.Tensor]:
     """The weighted total ("loss") and its normalised, unweighted terms ("lm", "contrastive", "kl").
 
     `base_logits` are a fixed reference (the model without its adapter): they are detached, so
     they may come from a no_grad forward pass. `objective="reference_code"` takes the KL term over
     every position of the padded batch (`lambdas` are the caller's: `REFERENCE_CODE_LAMBDAS` there).
+    `counts` (`term_counts` of a whole batch) divides the terms of one micro-batch of it; by default
+    each term is divided by its own count in this batch.
     """
+    counts = counts or {}
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}: expected one of {OBJECTIVES}")
     if base_logits.shape != logits.shape:
@@ -127,18 +143,18 @@ def masked_objective(
     log_p, target_lp = _target_log_probs(logits, doc, targets)
     log_q, target_lq = _target_log_probs(base_logits.detach(), doc, targets)
 
-    lm = _mean(-target_lp)
+    lm = _mean(-target_lp, counts.get("lm"))
 
     # log(p / (p + q)) = log p - log(p + q), with log(p + q) taken in log space.
     priv_lp, priv_lq = target_lp[is_private], target_lq[is_private]
-    contrastive = _mean(torch.logaddexp(priv_lp, priv_lq) - priv_lp)
+    contrastive = _mean(torch.logaddexp(priv_lp, priv_lq) - priv_lp, counts.get("contrastive"))
 
     if objective == "paper":
-        kl = _mean(_kl_rows(log_q[~is_private], log_p[~is_private]))
+        kl = _mean(_kl_rows(log_q[~is_private], log_p[~is_private]), counts.get("kl"))
     else:
         every_p = logits[:, :-1].float().log_softmax(dim=-1).flatten(0, 1)
         every_q = base_logits.detach()[:, :-1].float().log_softmax(dim=-1).flatten(0, 1)
-        kl = _mean(_kl_rows(every_q, every_p))
+        kl = _mean(_kl_rows(every_q, every_p), counts.get("kl"))
 
     loss = lambdas.lm * lm + lambdas.contrastive * contrastive + lambdas.kl * kl
     return {"loss": loss, "lm": lm, "contrastive": contrastive, "kl": kl}
