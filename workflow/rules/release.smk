@@ -4,8 +4,14 @@
 # its own audit (rule release_audit) and its run's utility measures, whatever `audit` and `utility.runs`
 # list.
 
+from plainsight.report.sign_off import read_sign_offs
+
 
 include: "functions/release.smk"
+
+
+# A malformed sign-off stops the workflow here, before any job, with one line naming its entry and key.
+read_sign_offs(config["release"]["sign_off"])
 
 
 # What a bundle ships, decided once per seed (rule release_filter), and the audit of exactly those rows

@@ -17,7 +17,7 @@ from plainsight.report.release import (
 )
 from plainsight.report.release_run import BundleSettings, ReleaseRun
 from plainsight.report.review_comments import read_comments
-from plainsight.report.summary import SignOff
+from plainsight.report.sign_off import read_sign_offs
 from plainsight.report.table_format import load_table_specs
 from plainsight.report.utility_table import run_utility_table
 from plainsight.snakemake_job import RuleJob, run_rule
@@ -35,7 +35,7 @@ def main(job: RuleJob) -> None:
         job.params.generation,
         BundleSettings.from_config(job.params.release),
         verdict=shipped_verdict(audit, files.audit),
-        sign_off=SignOff.from_config(job.params.release["sign_off"]),
+        sign_offs=read_sign_offs(job.params.release["sign_off"]),
         config_fingerprint=job.params.config_fingerprint,
         audit=audit,
         units=unit_sizes(pd.read_parquet(files.docs, columns=list(UNIT_COLUMNS))),

@@ -19,6 +19,7 @@ from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.methods import registry
 from plainsight.report.release_filter import HOLDS_SOURCE_SPECIFIC, drop_measures, drop_rule
 from plainsight.report.release_run import KNOWN_LIMITS, ReleaseRun, bounds_release
+from plainsight.report.sign_off import SIGN_OFF_KEY, other_texts_note
 from plainsight.report.summary import NOT_FOR_RELEASE
 from plainsight.report.table_format import dp_notes
 
@@ -136,14 +137,21 @@ def _stamp_section(run: ReleaseRun) -> list[str]:
     """Why the bundle may not leave, or who accepted it although its verdict is not PASS."""
     verdict = run.verdict.verdict if run.verdict is not None else "no verdict"
     if run.stamped:
+        unsigned = (
+            other_texts_note(run.other_sign_offs)
+            if run.other_sign_offs
+            else f"nobody has signed this bundle off (`{SIGN_OFF_KEY}`: who accepts it, and why)"
+        )
         return [
             f"**{NOT_FOR_RELEASE}.** The privacy audit's verdict on the texts it ships is {verdict}, not "
-            "PASS, and nobody has signed this bundle off (`release.sign_off`: who accepts it, and why).",
+            f"PASS, and {unsigned}.",
             "",
         ]
-    if run.sign_off is not None and verdict != "PASS":
+    sign_off = run.sign_off
+    if sign_off is not None and verdict != "PASS":
         return [
-            f"**Signed off** by {run.sign_off.by}, although the verdict is {verdict}: {run.sign_off.reason}",
+            f"**Signed off** by {sign_off.by} on {sign_off.date} for the texts of data SHA-256 "
+            f"{sign_off.data_sha256}, although the verdict is {verdict}: {sign_off.reason}",
             "",
         ]
     return []

@@ -11,6 +11,7 @@ from typing import Any
 
 from plainsight.audit.gate import EMPIRICAL, FORMAL
 from plainsight.audit.outcomes import FAIL, INCONCLUSIVE, PASS
+from plainsight.report.sign_off import SIGN_OFF_KEY, other_texts_note
 from plainsight.report.summary import (
     NOT_FOR_RELEASE,
     RELEASABLE,
@@ -97,25 +98,34 @@ def _basis(kind: str) -> str:
 def stamp_blocks(summary: ReleaseSummary) -> list[Block]:
     """Why it may not leave, or who accepted it although its verdict is not PASS."""
     if summary.stamped:
+        unsigned = (
+            (Run(f", not PASS, and {other_texts_note(summary.other_sign_offs)}."),)
+            if summary.other_sign_offs
+            else (
+                Run(", not PASS, and nobody has signed it off ("),
+                Run(SIGN_OFF_KEY, "code"),
+                Run(": who accepts it, and why)."),
+            )
+        )
         return [
             Paragraph(
                 (
                     Run(f"{NOT_FOR_RELEASE}.", "strong"),
-                    Run(f" {_sentence(_verdict_words(summary))}, not PASS, and nobody has signed it off ("),
-                    Run("release.sign_off", "code"),
-                    Run(": who accepts it, and why)."),
+                    Run(f" {_sentence(_verdict_words(summary))}"),
+                    *unsigned,
                 ),
                 "stamp",
             )
         ]
-    if summary.release != RELEASABLE and summary.sign_off is not None:
+    sign_off = summary.sign_off
+    if summary.release != RELEASABLE and sign_off is not None:
         return [
             Paragraph(
                 (
                     Run("Signed off", "strong"),
                     Run(
-                        f" by {summary.sign_off.by}, although {_verdict_words(summary)}: "
-                        f"{summary.sign_off.reason}"
+                        f" by {sign_off.by} on {sign_off.date} for the texts of data SHA-256 "
+                        f"{sign_off.data_sha256}, although {_verdict_words(summary)}: {sign_off.reason}"
                     ),
                 ),
                 "sign-off",
