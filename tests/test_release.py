@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import pandas as pd
 import pytest
 import yaml
 
+from plainsight.audit.criteria import Gate
+from plainsight.audit.gate import FORMAL
 from plainsight.audit.protection import UnitSizes
 from plainsight.report.audit_verdict import AuditVerdict
 from plainsight.report.release import (
@@ -18,6 +20,7 @@ from plainsight.report.release import (
     data_sha256,
     evidence_tables,
     method_verdict,
+    verdict_record,
     write_release,
 )
 from plainsight.report.release_card import person_notes, size_category
@@ -25,7 +28,7 @@ from plainsight.report.release_filter import kept_rows, release_filter
 from plainsight.report.release_run import BundleSettings, EvidenceTable, ReleaseRun, bundle_drop
 from plainsight.report.sign_off import BundleSignOff, SignOff, bundle_sign_off, read_sign_offs
 from plainsight.report.sign_off import main as sign_off_main
-from plainsight.report.summary import NOT_FOR_RELEASE
+from plainsight.report.summary import NOT_FOR_RELEASE, utility_rows
 
 SPANS = pd.DataFrame(
     {
@@ -94,7 +97,13 @@ def frames(drop: str = "any_identifier"):
     return run, corpora, metrics, summaries
 
 
-FILES = {"bundle": "synthetic.jsonl", "card": "README.md", "verdict": "verdict.json", "summary": "SUMMARY.md"}
+FILES = {
+    "bundle": "synthetic.jsonl",
+    "card": "README.md",
+    "verdict": "verdict.json",
+    "summary": "SUMMARY.md",
+    "utility": "utility.csv",
+}
 
 
 def shipped(run, corpora, metrics, dp_records=()):
@@ -222,7 +231,7 @@ def test_the_card_has_the_hub_front_matter_and_the_bundle_loads_as_json_lines(tm
     }
     # the data file the card names, JSON Lines with a text field, and the bundle's verdict beside it
     data_files = sorted(p.name for p in folder.iterdir() if p.name != "README.md")
-    assert data_files == ["SUMMARY.md", "synthetic.jsonl", "verdict.json"]
+    assert data_files == ["SUMMARY.md", "synthetic.jsonl", "utility.csv", "verdict.json"]
     texts = pd.read_json(folder / "synthetic.jsonl", lines=True)
     assert texts["text"].tolist() == [TEXTS[0], TEXTS[5]] and texts["seed"].tolist() == [1, 2]
 
@@ -286,9 +295,7 @@ def test_evidence_and_verdict_take_the_methods_row_of_its_run_and_its_review_sta
         {"method": [run.method, run.method, "icl"], "verdict": ["leaks", "fine", "leaks"]}
     )
     comments.to_parquet(tmp_path / "comments.parquet")
-    tables = evidence_tables(
-        run, [str(tmp_path / "privacy_audit.csv")], None, [str(tmp_path / "comments.parquet")]
-    )
+    tables = evidence_tables(run, [str(tmp_path / "privacy_audit.csv")], [str(tmp_path / "comments.parquet")])
     assert [t.title for t in tables] == [
         "Privacy audit of the run, before the filter (privacy_audit.csv)",
         "Review status (review page verdicts)",
@@ -306,7 +313,7 @@ def test_evidence_and_verdict_take_the_methods_row_of_its_run_and_its_review_sta
     assert method_verdict(replace(run, method="icl"), [str(tmp_path / "privacy_audit.csv")]) is None
     _, card = released(replace(run, evidence=tuple(tables)), corpora, metrics, summaries)
     assert "## Privacy audit of the run, before the filter (privacy_audit.csv)" in card and "| 0.61 |" in card
-    [unreviewed] = evidence_tables(run, [], None, [])
+    [unreviewed] = evidence_tables(run, [], [])
     assert unreviewed.frame["verdict"].tolist() == ["none yet"]
 
 
@@ -502,3 +509,85 @@ def test_the_sign_off_command_prints_the_entry_for_the_bundles_texts(tmp_path, c
     (tmp_path / "verdict.json").write_text(json.dumps({"method": "icl_pe"}), encoding="utf-8")
     with pytest.raises(ValueError, match=re.escape(f"{tmp_path / 'verdict.json'}.data_sha256: missing")):
         sign_off_main([str(tmp_path), "--by", "J. Doe", "--reason", "pilot"])
+
+
+UTILITY = pd.DataFrame(
+    {
+        "dataset": ["casenotes"] * 4 + ["other"],
+        "setting": "known",
+        "idset": "direct",
+        "method": ["real", "chance", "real_sample", "icl_pe", "icl_pe"],
+        "macro_f1": [0.8, 0.2, 0.6, 0.5, 0.9],
+        "macro_f1_low": [None, None, None, 0.4, 0.8],
+        "macro_f1_high": [None, None, None, 0.6, 1.0],
+        "distinct1": [None, None, None, 0.7, 0.7],
+    }
+)
+
+
+def test_the_card_gives_macro_f1_beside_chance_and_the_real_rows_and_the_full_table_beside_it(tmp_path):
+    run, corpora, metrics, summaries = frames()
+    summaries = summaries.assign(documents=[90.0, 80.0, 1.0])  # the averaged rows' mean: 85%
+    run = replace(run, utility=utility_rows(UTILITY, run.keys, "icl_pe"))
+    frames_ = bundle_frames(run, corpora, metrics, summaries) | {"utility": UTILITY}
+    card, _ = written(run, frames_, tmp_path)
+    utility = card.split("## Utility\n\n")[1].split("\n## ")[0]
+    assert utility.splitlines() == [
+        "Documents: 85.0% of the generations read as documents (mean over seeds).",
+        "",
+        "Train on the synthetic corpus, test on the real test split (means over seeds, 95% interval).",
+        "",
+        "| Corpus | Downstream macro-F1 |",
+        "|---|---|",
+        "| This corpus | 0.500 [0.400, 0.600] |",
+        "| Chance (labels drawn at the real shares) | 0.200 |",
+        "| Real training data (ceiling) | 0.800 |",
+        "| Real training data, as many texts as a corpus | 0.600 |",
+        "",
+        "Downstream macro-F1: 50% of the way from chance to the real-data ceiling.",
+        "",
+        "Every utility measure of the run's corpora: `utility.csv`, beside this card.",
+    ]
+    assert "distinct1" not in card and "nan" not in card
+    full = pd.read_csv(tmp_path / "utility.csv")
+    assert full["method"].tolist() == ["real", "chance", "real_sample", "icl_pe"]  # its run's rows only
+    assert full.loc[3, ["macro_f1", "distinct1"]].tolist() == [0.5, 0.7]
+    # a trained method without a utility row: said, with its zero-learning corpus
+    trained = replace(frames()[0], method="ft")
+    _, card = released(trained, corpora.assign(method="ft"), metrics, frames()[3])
+    utility = card.split("## Utility\n\n")[1].split("\n## ")[0]
+    assert utility.splitlines() == [
+        "The zero-learning corpus (the same prompts without the adapter, the text attacks' negative control) "
+        "has no utility measure.",
+        "",
+        "Not measured: the run's utility measures have no row for this method.",
+    ]
+
+
+def test_verdict_json_states_the_policy_the_guarantee_and_a_kind_only_for_a_pass():
+    run = replace(frames()[0], verdict=FAILED)
+    empirical = {"thresholds": {**asdict(Gate(criteria=("leak_excess",))), "criteria": ["leak_excess"]}}
+    record = verdict_record(replace(run, audit=empirical))
+    assert record["verdict_kind"] is None and record["guarantee"] is None
+    assert record["policy"] == {
+        "requires_formal_guarantee": False,
+        "pass_rests_on": "empirical evidence only",
+        "statement": "empirical evidence accepted: release.gate.criteria ask for no formal guarantee",
+    }
+    formal = {"thresholds": {**asdict(Gate()), "criteria": list(Gate().criteria)}}
+    passed = replace(run, audit=formal, verdict=replace(FAILED, verdict="PASS", kind=FORMAL))
+    seeds = [
+        {"epsilon": 7.99, "delta": 1e-5, "protects": "unit", "units": 30},
+        {"epsilon": 7.99, "delta": 1e-5, "protects": "unit", "units": 30},
+        {"epsilon": 3.5, "delta": 1e-5, "protects": "unit", "units": 30},
+    ]
+    record = verdict_record(passed, seeds)
+    assert record["verdict_kind"] == FORMAL and record["policy"]["requires_formal_guarantee"] is True
+    assert record["guarantee"] == [
+        {"epsilon": 7.99, "delta": 1e-5, "privacy_unit": "unit", "units": 30},
+        {"epsilon": 3.5, "delta": 1e-5, "privacy_unit": "unit", "units": 30},
+    ]
+    # a guarantee of a step only (a private selection's) bounds no release; no audit, no policy
+    step_only = {"epsilon": 4.0, "delta": 1e-3, "release_epsilon": None}
+    assert verdict_record(run, [step_only])["guarantee"] is None
+    assert verdict_record(run)["policy"] is None

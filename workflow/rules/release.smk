@@ -88,7 +88,7 @@ rule release_audit:
 
 
 rule release_bundle:
-    """A method's synthetic texts alone (no real text, no context ids): the kept rows of every seed, and its dataset card with the verdict of those texts."""
+    """A method's synthetic texts alone (no real text, no context ids): the kept rows of every seed, its dataset card with the verdict of those texts, its run's utility table and the summary a custodian signs."""
     input:
         corpora=release_runs(CORPUS),
         filtered=release_runs(RELEASE_FILTERED),
@@ -112,6 +112,7 @@ rule release_bundle:
         card="results/release/{dataset}/{setting}/{idset}/{method}/README.md",
         verdict="results/release/{dataset}/{setting}/{idset}/{method}/verdict.json",
         summary="results/release/{dataset}/{setting}/{idset}/{method}/SUMMARY.md",
+        utility="results/release/{dataset}/{setting}/{idset}/{method}/utility.csv",
     log:
         "results/logs/release_bundle/{dataset}_{setting}_{idset}_{method}.log",
     conda:

@@ -192,16 +192,21 @@ def method_verdict(run: ReleaseRun, audit_tables: Sequence[str]) -> AuditVerdict
     return (audit_verdicts(audit_tables, run.keys) or {}).get(run.method)
 
 
+def run_utility(run: ReleaseRun, utility: pd.DataFrame | None) -> pd.DataFrame:
+    """The method's row of its run's utility table beside the real data's and chance's (`utility`: the
+    run's utility table, `plainsight.report.utility_table`): `utility.csv` of the bundle."""
+    if utility is None:
+        return pd.DataFrame(columns=["dataset", "setting", "idset", "method"])
+    rows = run_rows(utility, run.keys)
+    return rows[rows["method"].isin([registry.base_method(run.method), *REAL_ROWS])].reset_index(drop=True)
+
+
 def evidence_tables(
-    run: ReleaseRun,
-    audit_tables: Sequence[str],
-    utility: pd.DataFrame | None,
-    comment_files: Sequence[str],
+    run: ReleaseRun, audit_tables: Sequence[str], comment_files: Sequence[str]
 ) -> list[EvidenceTable]:
     """The method's rows of the run's privacy audit table, of the corpus before the filter (where the
-    run is audited; its verdict aside: the card states it), the method's utility row of its run beside
-    the real data's and chance's (`utility`: the run's utility table, `plainsight.report.utility_table`),
-    and its review status on the review page (where reviewers left comments)."""
+    run is audited; its verdict aside: the card states it), and its review status on the review page
+    (where reviewers left comments)."""
     tables = []
     for path in audit_tables:
         rows = run_rows(pd.read_csv(path), run.keys)
@@ -209,10 +214,6 @@ def evidence_tables(
         if not rows.empty:
             title = f"Privacy audit of the run, before the filter ({Path(path).name})"
             tables.append(EvidenceTable(title, rows.reset_index(drop=True)))
-    if utility is not None:
-        rows = run_rows(utility, run.keys)
-        rows = rows[rows["method"].isin([registry.base_method(run.method), *REAL_ROWS])]
-        tables.append(EvidenceTable("Utility of the run's corpora", rows.reset_index(drop=True)))
     comments = [pd.read_parquet(path) for path in comment_files]
     comments = (
         pd.concat(comments, ignore_index=True) if comments else pd.DataFrame(columns=["method", "verdict"])
@@ -234,8 +235,8 @@ def write_release(
     paths: Mapping[str, str | Path],
 ) -> None:
     """Build the bundle from the corpora, filter records, kept rows and summaries of every seed
-    (`frames`), and write it (`bundle`), its card (`card`), its verdict (`verdict`) and the summary a
-    custodian signs (`summary`, `bundle_summary`)."""
+    (`frames`), and write it (`bundle`), its card (`card`), its run's utility table (`utility`), its
+    verdict (`verdict`) and the summary a custodian signs (`summary`, `bundle_summary`)."""
     bundle, card = build_release(
         run,
         frames["corpora"],
@@ -247,6 +248,7 @@ def write_release(
     )
     write_text(bundle, paths["bundle"])
     write_text(card, paths["card"])
+    write_text(run_utility(run, frames.get("utility")).to_csv(index=False), paths["utility"])
     write_json(verdict_record(run, dp_records), paths["verdict"])
     write_text(summary_markdown(bundle_summary(run, frames, dp_records, paths)), paths["summary"])
 

@@ -21,7 +21,9 @@ from plainsight.report.release_filter import HOLDS_SOURCE_SPECIFIC, drop_measure
 from plainsight.report.release_run import KNOWN_LIMITS, ReleaseRun, bounds_release
 from plainsight.report.sign_off import SIGN_OFF_KEY, other_texts_note
 from plainsight.report.summary import NOT_FOR_RELEASE
+from plainsight.report.summary_page import against_chance, score_text
 from plainsight.report.table_format import dp_notes
+from plainsight.report.utility_table import CHANCE_DISPLAY, REAL_DISPLAY, REAL_SAMPLE_DISPLAY
 
 SUMMARY_LABELS = {
     "pipp": "PIPP (% of generations)",
@@ -35,6 +37,7 @@ SUMMARY_LABELS = {
 
 
 CARD_TAGS = ("synthetic", "privacy", "anonymization")
+UTILITY_FILE = "utility.csv"  # the run's full utility table, beside the card
 
 
 _SIZE_UNITS = ("", "K", "M", "B", "T")
@@ -115,6 +118,7 @@ def dataset_card(
         *_privacy_section(run, summaries, dp_records, drop),
         *_release_section(drop, filtered, left_out),
     ]
+    lines += utility_section(run, summaries)
     for table in run.evidence:
         lines += [f"## {table.title}", "", frame_markdown(table.frame), ""]
     lines += ["## Known limits", "", *(f"- {limit}" for limit in KNOWN_LIMITS), ""]
@@ -197,6 +201,49 @@ def _verdict_section(run: ReleaseRun) -> list[str]:
             if before is not None
             else []
         ),
+    ]
+
+
+def utility_section(run: ReleaseRun, summaries: pd.DataFrame) -> list[str]:
+    """The corpus's downstream macro-F1 beside chance and the real-data rows, and its documents share;
+    the run's full utility table is `UTILITY_FILE`, beside the card."""
+    documents = summary_row(summaries).get(SUMMARY_LABELS["documents"])
+    lines = [
+        "## Utility",
+        "",
+        *(
+            [f"Documents: {documents:.1f}% of the generations read as documents (mean over seeds).", ""]
+            if documents is not None and not np.isnan(documents)
+            else []
+        ),
+    ]
+    if registry.method(run.method).trained:
+        lines += [
+            "The zero-learning corpus (the same prompts without the adapter, the text attacks' negative "
+            "control) has no utility measure.",
+            "",
+        ]
+    f1 = next((row for row in run.utility or () if row.column == "macro_f1"), None)
+    if f1 is None:
+        return [*lines, "Not measured: the run's utility measures have no row for this method.", ""]
+    reference = (f1.chance, f1.ceiling, f1.same_size)
+    scores = pd.DataFrame(
+        {
+            "Corpus": ["This corpus", CHANCE_DISPLAY, REAL_DISPLAY, REAL_SAMPLE_DISPLAY],
+            f1.label: [score_text(f1.value, f1.low, f1.high), *map(score_text, reference)],
+        }
+    )
+    closed = [against_chance(f1) + "."] if f1.ceiling > f1.chance and not np.isnan(f1.value) else []
+    return [
+        *lines,
+        "Train on the synthetic corpus, test on the real test split (means over seeds, 95% interval).",
+        "",
+        frame_markdown(scores),
+        "",
+        *closed,
+        *([""] if closed else []),
+        f"Every utility measure of the run's corpora: `{UTILITY_FILE}`, beside this card.",
+        "",
     ]
 
 

@@ -13,7 +13,7 @@ from plainsight.audit.protection import UnitSizes
 from plainsight.report.audit_verdict import AuditVerdict
 from plainsight.report.release_filter import DROP_RULES
 from plainsight.report.sign_off import SignOff, bundle_sign_off
-from plainsight.report.summary import not_for_release
+from plainsight.report.summary import UtilityRow, not_for_release
 
 KNOWN_LIMITS = (
     "Leaks are counted against the annotated (known) or detected (unknown) private values only: a private "
@@ -92,6 +92,7 @@ class ReleaseRun:
     audit: Mapping[str, Any] = field(default_factory=dict)  # the record `verdict` is read from
     before_filter: AuditVerdict | None = None  # the run's audit table's verdict, of the corpus unfiltered
     units: UnitSizes | None = None  # the corpus's privacy units (`protection.unit_sizes`); None: not read
+    utility: tuple[UtilityRow, ...] | None = None  # its run's (`summary.utility_rows`); None: not measured
 
     @property
     def title(self) -> str:

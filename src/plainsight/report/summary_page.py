@@ -68,7 +68,7 @@ def _counted(number: float, unit: str) -> str:
     return f"{number:,} {unit}{'' if number == 1 else 's'}"
 
 
-def _score(value: float, low: float = math.nan, high: float = math.nan) -> str:
+def score_text(value: float, low: float = math.nan, high: float = math.nan) -> str:
     if math.isnan(value):
         return "—"
     return f"{value:.3f}" + ("" if math.isnan(low) or math.isnan(high) else f" [{low:.3f}, {high:.3f}]")
@@ -292,10 +292,10 @@ def utility_blocks(summary: ReleaseSummary) -> list[Block]:
     rows = tuple(
         (
             row.label,
-            _score(row.value, row.low, row.high),
-            _score(row.chance),
-            _score(row.ceiling),
-            _score(row.same_size),
+            score_text(row.value, row.low, row.high),
+            score_text(row.chance),
+            score_text(row.ceiling),
+            score_text(row.same_size),
         )
         for row in summary.utility
     )
@@ -305,7 +305,7 @@ def utility_blocks(summary: ReleaseSummary) -> list[Block]:
         Table(header, rows, "utility"),
     ]
     closed = [
-        _against_chance(row)
+        against_chance(row)
         for row in summary.utility
         if row.ceiling > row.chance and not math.isnan(row.value)  # NaN: not measured
     ]
@@ -314,7 +314,7 @@ def utility_blocks(summary: ReleaseSummary) -> list[Block]:
     return blocks
 
 
-def _against_chance(row: UtilityRow) -> str:
+def against_chance(row: UtilityRow) -> str:
     """Where a score lies between chance and the real-data ceiling (the ceiling above chance)."""
     if row.value <= row.chance:
         return f"{row.label}: at or below chance, the corpus taught the classifier nothing about the labels"
@@ -373,6 +373,6 @@ def overview(summary: ReleaseSummary) -> dict[str, Any]:
         "generations": f"{summary.generations:,}",
         "utility": "not measured"
         if f1 is None
-        else f"{_score(f1.value)} (chance {_score(f1.chance)}, ceiling {_score(f1.ceiling)})",
+        else f"{score_text(f1.value)} (chance {score_text(f1.chance)}, ceiling {score_text(f1.ceiling)})",
         "reviewed": f"{summary.review.reviewed:,} of {summary.review.generations:,}",
     }
