@@ -4,19 +4,31 @@ hold, no real text, the dataset card's front matter, verdict and evidence, a lay
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+import re
+from dataclasses import asdict, replace
 
 import pandas as pd
 import pytest
 import yaml
 
+from plainsight.audit.criteria import Gate
+from plainsight.audit.gate import FORMAL
 from plainsight.audit.protection import UnitSizes
 from plainsight.report.audit_verdict import AuditVerdict
-from plainsight.report.release import build_release, evidence_tables, method_verdict, write_release
+from plainsight.report.release import (
+    build_release,
+    data_sha256,
+    evidence_tables,
+    method_verdict,
+    verdict_record,
+    write_release,
+)
 from plainsight.report.release_card import person_notes, size_category
 from plainsight.report.release_filter import kept_rows, release_filter
 from plainsight.report.release_run import BundleSettings, EvidenceTable, ReleaseRun, bundle_drop
-from plainsight.report.summary import NOT_FOR_RELEASE, SignOff
+from plainsight.report.sign_off import BundleSignOff, SignOff, bundle_sign_off, read_sign_offs
+from plainsight.report.sign_off import main as sign_off_main
+from plainsight.report.summary import NOT_FOR_RELEASE, utility_rows
 
 SPANS = pd.DataFrame(
     {
@@ -85,7 +97,13 @@ def frames(drop: str = "any_identifier"):
     return run, corpora, metrics, summaries
 
 
-FILES = {"bundle": "synthetic.jsonl", "card": "README.md", "verdict": "verdict.json", "summary": "SUMMARY.md"}
+FILES = {
+    "bundle": "synthetic.jsonl",
+    "card": "README.md",
+    "verdict": "verdict.json",
+    "summary": "SUMMARY.md",
+    "utility": "utility.csv",
+}
 
 
 def shipped(run, corpora, metrics, dp_records=()):
@@ -213,7 +231,7 @@ def test_the_card_has_the_hub_front_matter_and_the_bundle_loads_as_json_lines(tm
     }
     # the data file the card names, JSON Lines with a text field, and the bundle's verdict beside it
     data_files = sorted(p.name for p in folder.iterdir() if p.name != "README.md")
-    assert data_files == ["SUMMARY.md", "synthetic.jsonl", "verdict.json"]
+    assert data_files == ["SUMMARY.md", "synthetic.jsonl", "utility.csv", "verdict.json"]
     texts = pd.read_json(folder / "synthetic.jsonl", lines=True)
     assert texts["text"].tolist() == [TEXTS[0], TEXTS[5]] and texts["seed"].tolist() == [1, 2]
 
@@ -277,9 +295,7 @@ def test_evidence_and_verdict_take_the_methods_row_of_its_run_and_its_review_sta
         {"method": [run.method, run.method, "icl"], "verdict": ["leaks", "fine", "leaks"]}
     )
     comments.to_parquet(tmp_path / "comments.parquet")
-    tables = evidence_tables(
-        run, [str(tmp_path / "privacy_audit.csv")], None, [str(tmp_path / "comments.parquet")]
-    )
+    tables = evidence_tables(run, [str(tmp_path / "privacy_audit.csv")], [str(tmp_path / "comments.parquet")])
     assert [t.title for t in tables] == [
         "Privacy audit of the run, before the filter (privacy_audit.csv)",
         "Review status (review page verdicts)",
@@ -297,7 +313,7 @@ def test_evidence_and_verdict_take_the_methods_row_of_its_run_and_its_review_sta
     assert method_verdict(replace(run, method="icl"), [str(tmp_path / "privacy_audit.csv")]) is None
     _, card = released(replace(run, evidence=tuple(tables)), corpora, metrics, summaries)
     assert "## Privacy audit of the run, before the filter (privacy_audit.csv)" in card and "| 0.61 |" in card
-    [unreviewed] = evidence_tables(run, [], None, [])
+    [unreviewed] = evidence_tables(run, [], [])
     assert unreviewed.frame["verdict"].tolist() == ["none yet"]
 
 
@@ -365,31 +381,213 @@ FAILED = AuditVerdict(
 )
 
 
-def test_a_bundle_that_did_not_pass_says_not_for_release_unless_signed_off(tmp_path):
+def audited(run: ReleaseRun, frames_: dict) -> ReleaseRun:
+    """`run` failing, as its audit judged the rows the bundle ships (their data file's SHA-256)."""
+    return replace(
+        run, verdict=FAILED, config_fingerprint="abc123", audit={"data_sha256": data_sha256(frames_["kept"])}
+    )
+
+
+def written(run: ReleaseRun, frames_: dict, folder) -> tuple[str, dict]:
+    """The card and verdict.json of the bundle written to `folder`."""
+    write_release(run, frames_, [], {k: folder / v for k, v in FILES.items()})
+    card = (folder / "README.md").read_text(encoding="utf-8")
+    return card, json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
+
+
+def test_a_bundle_that_did_not_pass_says_not_for_release_unless_its_texts_are_signed_off(tmp_path):
     run, corpora, metrics, summaries = frames()
     frames_ = bundle_frames(run, corpora, metrics, summaries)
-    failing = replace(run, verdict=FAILED, config_fingerprint="abc123")
-    write_release(failing, frames_, [], {k: tmp_path / "f" / v for k, v in FILES.items()})
-    card = (tmp_path / "f" / "README.md").read_text(encoding="utf-8")
+    failing = audited(run, frames_)
+    card, record = written(failing, frames_, tmp_path / "f")
     body = card.split("---\n", 2)[2].lstrip()
     assert body.startswith(f"# {NOT_FOR_RELEASE}: synthetic corpus: casenotes, icl_pe")
     assert "The privacy audit's verdict on the texts it ships is FAIL, not PASS, and nobody has" in body
-    record = json.loads((tmp_path / "f" / "verdict.json").read_text(encoding="utf-8"))
     assert record["verdict"] == "FAIL" and record["release"] == NOT_FOR_RELEASE
     assert record["criteria"] == list(FAILED.reasons) and record["config_fingerprint"] == "abc123"
     assert record["sign_off"] is None and record["seed_verdicts"] == "1: FAIL"
+    assert record["sign_offs_for_other_texts"] == []
 
-    signed = replace(failing, sign_off=SignOff("J. Doe, data custodian", "only for the internal pilot"))
-    write_release(signed, frames_, [], {k: tmp_path / "s" / v for k, v in FILES.items()})
-    card = (tmp_path / "s" / "README.md").read_text(encoding="utf-8")
+    sha = data_sha256(frames_["kept"])
+    accepted = SignOff("icl_pe", "J. Doe, data custodian", "only for the internal pilot", "2026-11-20", sha)
+    # a sign-off of another method leaves this one stamped, and is not this bundle's to mention
+    other_method = replace(accepted, method="icl")
+    card, record = written(replace(failing, sign_offs=(other_method,)), frames_, tmp_path / "o")
+    assert record["release"] == NOT_FOR_RELEASE and record["sign_off"] is None
+    assert "nobody has signed this bundle off" in card and record["sign_offs_for_other_texts"] == []
+
+    card, record = written(replace(failing, sign_offs=(other_method, accepted)), frames_, tmp_path / "s")
     assert NOT_FOR_RELEASE not in card
     assert (
-        "**Signed off** by J. Doe, data custodian, although the verdict is FAIL: only for the internal"
-        in card
+        "**Signed off** by J. Doe, data custodian on 2026-11-20 for the texts of data SHA-256 "
+        f"{sha}, although the verdict is FAIL: only for the internal pilot" in card
     )
-    record = json.loads((tmp_path / "s" / "verdict.json").read_text(encoding="utf-8"))
-    assert record["release"] == "releasable" and record["sign_off"]["by"] == "J. Doe, data custodian"
+    assert record["release"] == "releasable" and record["data_sha256"] == sha
+    assert record["sign_off"] == {
+        "method": "icl_pe",
+        "by": "J. Doe, data custodian",
+        "reason": "only for the internal pilot",
+        "date": "2026-11-20",
+        "data_sha256": sha,
+    }
+    summary = (tmp_path / "s" / "SUMMARY.md").read_text(encoding="utf-8")
+    assert NOT_FOR_RELEASE not in summary and f"on 2026-11-20 for the texts of data SHA-256 {sha}" in summary
+
+    # the texts regenerated (another generation written): the sign-off is for other texts, stamped again
+    regenerated = corpora.assign(text=corpora["text"].replace({TEXTS[0]: "A new clean note."}))
+    frames_ = bundle_frames(run, regenerated, metrics, summaries)
+    assert data_sha256(frames_["kept"]) != sha
+    card, record = written(replace(audited(run, frames_), sign_offs=(accepted,)), frames_, tmp_path / "r")
+    assert record["release"] == NOT_FOR_RELEASE and record["sign_off"] is None
+    assert record["sign_offs_for_other_texts"] == [accepted.record()]
+    assert (
+        "The privacy audit's verdict on the texts it ships is FAIL, not PASS, and the sign-off of this "
+        f"method (by J. Doe, data custodian on 2026-11-20 for data SHA-256 {sha}) is for other texts" in card
+    )
+    summary = (tmp_path / "r" / "SUMMARY.md").read_text(encoding="utf-8")
+    assert summary.startswith(f"# {NOT_FOR_RELEASE}") and "is for other texts" in summary
 
     passed = replace(run, verdict=replace(FAILED, verdict="PASS", kind="empirical evidence only"))
     _, card = released(passed, corpora, metrics, summaries)
     assert NOT_FOR_RELEASE not in card and "**PASS** (empirical evidence only)" in card
+
+
+GOOD_SIGN_OFF = {
+    "method": "icl_pe",
+    "by": "J. Doe",
+    "reason": "pilot",
+    "date": "2026-11-20",
+    "data_sha256": "a" * 64,
+}
+
+
+@pytest.mark.parametrize(
+    "entries, message",
+    [
+        ({"by": "J. Doe"}, "release.sign_off: a list of sign-offs, one per method and bundle"),
+        ([GOOD_SIGN_OFF, "J. Doe"], "release.sign_off[1]: a sign-off is a mapping of method, by, reason"),
+        ([{**GOOD_SIGN_OFF, "method": None}], "release.sign_off[0].method: missing"),
+        ([{k: v for k, v in GOOD_SIGN_OFF.items() if k != "by"}], "release.sign_off[0].by: missing"),
+        ([{**GOOD_SIGN_OFF, "date": " "}], "release.sign_off[0].date: missing"),
+        ([{**GOOD_SIGN_OFF, "date": "20.11.2026"}], "release.sign_off[0].date: '20.11.2026' is not a date"),
+        ([{**GOOD_SIGN_OFF, "data_sha256": "a" * 63}], "release.sign_off[0].data_sha256: 'aaaa"),
+        ([{**GOOD_SIGN_OFF, "data_sha256": "A" * 64}], "release.sign_off[0].data_sha256: 'AAAA"),
+        ([{**GOOD_SIGN_OFF, "signed": True}], "release.sign_off[0]: unknown key(s) signed"),
+    ],
+)
+def test_a_malformed_sign_off_stops_with_one_line_naming_its_entry_and_key(entries, message):
+    with pytest.raises(ValueError) as error:
+        read_sign_offs(entries)
+    assert str(error.value).startswith(message) and "\n" not in str(error.value)
+
+
+def test_sign_offs_read_a_yaml_date_and_pick_the_latest_of_a_bundles_texts():
+    entries = yaml.safe_load(
+        f"- {{method: icl_pe, by: A, reason: r, date: 2026-11-20, data_sha256: {'a' * 64}}}\n"
+        f"- {{method: icl_pe, by: B, reason: r, date: '2026-11-21', data_sha256: {'a' * 64}}}\n"
+        f"- {{method: icl_pe, by: C, reason: r, date: 2026-11-22, data_sha256: {'b' * 64}}}\n"
+    )
+    sign_offs = read_sign_offs(entries)
+    assert [s.date for s in sign_offs] == ["2026-11-20", "2026-11-21", "2026-11-22"]
+    chosen = bundle_sign_off(sign_offs, "icl_pe", "a" * 64)
+    assert chosen.accepted.by == "B" and [s.by for s in chosen.other_texts] == ["C"]
+    assert bundle_sign_off(sign_offs, "icl", "a" * 64) == BundleSignOff(None, ())
+    assert bundle_sign_off(sign_offs, "icl_pe", None).accepted is None  # no audit: nothing to accept
+    assert read_sign_offs(None) == ()
+
+
+def test_the_sign_off_command_prints_the_entry_for_the_bundles_texts(tmp_path, capsys):
+    (tmp_path / "verdict.json").write_text(
+        json.dumps({"method": "icl_pe", "data_sha256": "c" * 64, "verdict": "FAIL"}), encoding="utf-8"
+    )
+    sign_off_main([str(tmp_path), "--by", "J. Doe, custodian", "--reason", "pilot", "--date", "2026-11-20"])
+    printed = capsys.readouterr().out
+    assert printed.startswith("# add under release.sign_off in your config overlay")
+    assert read_sign_offs(yaml.safe_load(printed)) == (
+        SignOff("icl_pe", "J. Doe, custodian", "pilot", "2026-11-20", "c" * 64),
+    )
+    (tmp_path / "verdict.json").write_text(json.dumps({"method": "icl_pe"}), encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(f"{tmp_path / 'verdict.json'}.data_sha256: missing")):
+        sign_off_main([str(tmp_path), "--by", "J. Doe", "--reason", "pilot"])
+
+
+UTILITY = pd.DataFrame(
+    {
+        "dataset": ["casenotes"] * 4 + ["other"],
+        "setting": "known",
+        "idset": "direct",
+        "method": ["real", "chance", "real_sample", "icl_pe", "icl_pe"],
+        "macro_f1": [0.8, 0.2, 0.6, 0.5, 0.9],
+        "macro_f1_low": [None, None, None, 0.4, 0.8],
+        "macro_f1_high": [None, None, None, 0.6, 1.0],
+        "distinct1": [None, None, None, 0.7, 0.7],
+    }
+)
+
+
+def test_the_card_gives_macro_f1_beside_chance_and_the_real_rows_and_the_full_table_beside_it(tmp_path):
+    run, corpora, metrics, summaries = frames()
+    summaries = summaries.assign(documents=[90.0, 80.0, 1.0])  # the averaged rows' mean: 85%
+    run = replace(run, utility=utility_rows(UTILITY, run.keys, "icl_pe"))
+    frames_ = bundle_frames(run, corpora, metrics, summaries) | {"utility": UTILITY}
+    card, _ = written(run, frames_, tmp_path)
+    utility = card.split("## Utility\n\n")[1].split("\n## ")[0]
+    assert utility.splitlines() == [
+        "Documents: 85.0% of the generations read as documents (mean over seeds).",
+        "",
+        "Train on the synthetic corpus, test on the real test split (means over seeds, 95% interval).",
+        "",
+        "| Corpus | Downstream macro-F1 |",
+        "|---|---|",
+        "| This corpus | 0.500 [0.400, 0.600] |",
+        "| Chance (labels drawn at the real shares) | 0.200 |",
+        "| Real training data (ceiling) | 0.800 |",
+        "| Real training data, as many texts as a corpus | 0.600 |",
+        "",
+        "Downstream macro-F1: 50% of the way from chance to the real-data ceiling.",
+        "",
+        "Every utility measure of the run's corpora: `utility.csv`, beside this card.",
+    ]
+    assert "distinct1" not in card and "nan" not in card
+    full = pd.read_csv(tmp_path / "utility.csv")
+    assert full["method"].tolist() == ["real", "chance", "real_sample", "icl_pe"]  # its run's rows only
+    assert full.loc[3, ["macro_f1", "distinct1"]].tolist() == [0.5, 0.7]
+    # a trained method without a utility row: said, with its zero-learning corpus
+    trained = replace(frames()[0], method="ft")
+    _, card = released(trained, corpora.assign(method="ft"), metrics, frames()[3])
+    utility = card.split("## Utility\n\n")[1].split("\n## ")[0]
+    assert utility.splitlines() == [
+        "The zero-learning corpus (the same prompts without the adapter, the text attacks' negative control) "
+        "has no utility measure.",
+        "",
+        "Not measured: the run's utility measures have no row for this method.",
+    ]
+
+
+def test_verdict_json_states_the_policy_the_guarantee_and_a_kind_only_for_a_pass():
+    run = replace(frames()[0], verdict=FAILED)
+    empirical = {"thresholds": {**asdict(Gate(criteria=("leak_excess",))), "criteria": ["leak_excess"]}}
+    record = verdict_record(replace(run, audit=empirical))
+    assert record["verdict_kind"] is None and record["guarantee"] is None
+    assert record["policy"] == {
+        "requires_formal_guarantee": False,
+        "pass_rests_on": "empirical evidence only",
+        "statement": "empirical evidence accepted: release.gate.criteria ask for no formal guarantee",
+    }
+    formal = {"thresholds": {**asdict(Gate()), "criteria": list(Gate().criteria)}}
+    passed = replace(run, audit=formal, verdict=replace(FAILED, verdict="PASS", kind=FORMAL))
+    seeds = [
+        {"epsilon": 7.99, "delta": 1e-5, "protects": "unit", "units": 30},
+        {"epsilon": 7.99, "delta": 1e-5, "protects": "unit", "units": 30},
+        {"epsilon": 3.5, "delta": 1e-5, "protects": "unit", "units": 30},
+    ]
+    record = verdict_record(passed, seeds)
+    assert record["verdict_kind"] == FORMAL and record["policy"]["requires_formal_guarantee"] is True
+    assert record["guarantee"] == [
+        {"epsilon": 7.99, "delta": 1e-5, "privacy_unit": "unit", "units": 30},
+        {"epsilon": 3.5, "delta": 1e-5, "privacy_unit": "unit", "units": 30},
+    ]
+    # a guarantee of a step only (a private selection's) bounds no release; no audit, no policy
+    step_only = {"epsilon": 4.0, "delta": 1e-3, "release_epsilon": None}
+    assert verdict_record(run, [step_only])["guarantee"] is None
+    assert verdict_record(run)["policy"] is None

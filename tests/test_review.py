@@ -4,6 +4,7 @@ in headless Chromium (built from fixture corpora with the nearest-documents sche
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from plainsight.report.review_site import (
     build_review_site,
     data_script,
 )
-from plainsight.report.summary import SignOff, value_types
+from plainsight.report.summary import value_types
 from plainsight.report.units_at_risk import Link, PersonView, UnitAtRisk, units_at_risk
 
 SUBJECT = ReviewSubject("tab", "known", "direct")
@@ -360,7 +361,6 @@ ICL_VERDICT = AuditVerdict(
 def build_fixture_site(
     root: Path,
     verdicts: dict[str, AuditVerdict] | None = None,
-    sign_off: SignOff | None = None,
     utility: pd.DataFrame | None = None,
     texts: dict[str, list[str]] | None = None,
 ) -> Path:
@@ -395,7 +395,6 @@ def build_fixture_site(
             verdicts or None,
             utility,
             pd.DataFrame({"method": ["icl"], "seed": [1], "verdict": ["leaks"]}),
-            sign_off,
         ),
     )
     return site
@@ -478,12 +477,23 @@ def test_the_page_opens_with_each_methods_release_summary(tmp_path):
     assert "<td>LOC</td><td>0</td><td>1</td><td>0</td><td>1</td>" in details
     assert "Downstream macro-F1: 50% of the way from chance to the real-data ceiling." in details
     assert "1 of 3 generations (33.3%) reviewed on the review page; their verdicts: leaks 1." in details
-    # a sign-off lifts the stamp and says who accepted the bundle and why
-    signed = build_fixture_site(tmp_path / "b", sign_off=SignOff("J. Doe", "<i>pilot</i> only"))
-    page = (signed / "index.html").read_text(encoding="utf-8")
-    assert "NOT FOR RELEASE" not in page
-    assert [row.split(" | ")[2] for row in summary_rows(page)] == ["signed off by J. Doe"] * 2
-    assert "although the verdict is FAIL: &lt;i&gt;pilot&lt;/i&gt; only" in page and "<i>" not in page
+
+
+CONFIDENTIAL = '<p class="confidential" role="note"><strong>Confidential: real text.</strong>'
+VIEWS = ("document", "unit-view", "real-view")  # the page's views beside its index, each a section
+
+
+def test_every_view_of_the_page_says_it_holds_real_text_for_the_custodian_alone(tmp_path):
+    page = (build_fixture_site(tmp_path) / "index.html").read_text(encoding="utf-8")
+    body = page.split("<body>")[1]
+    index = body.split("<header>")[0]
+    assert CONFIDENTIAL in index and "it stays with the data custodian" in index
+    for view in VIEWS:
+        section = body.split(f'<section id="{view}"')[1].split("</section>")[0]
+        assert section.count(CONFIDENTIAL) == 1, view
+    # the views are the sections the page shows on demand: a view added without the stamp fails here
+    assert re.findall(r'<section id="([\w-]+)"[^>]*hidden>', body) == list(VIEWS)
+    assert body.count(CONFIDENTIAL) == 1 + len(VIEWS)
 
 
 def test_audit_verdicts_read_the_rows_of_the_pages_run(tmp_path):

@@ -14,10 +14,10 @@ from plainsight.audit.gate import seeds_verdict, verdict
 from plainsight.report.audit_verdict import AuditVerdict, row_verdict
 from plainsight.report.release import bundle_summary
 from plainsight.report.release_run import KNOWN_LIMITS, BundleSettings, ReleaseRun
+from plainsight.report.sign_off import SignOff
 from plainsight.report.summary import (
     NOT_FOR_RELEASE,
     ReleaseSummary,
-    SignOff,
     SummaryFrames,
     build_summary,
     criteria,
@@ -94,6 +94,7 @@ def summary(
     sign_off: SignOff | None = None,
     utility: pd.DataFrame | None = None,
     comments: pd.DataFrame | None = None,
+    other_sign_offs: tuple[SignOff, ...] = (),
 ) -> ReleaseSummary:
     return build_summary(
         "tab, icl, known setting, direct identifiers",
@@ -103,6 +104,7 @@ def summary(
         SummaryFrames(METRICS, SPANS, utility, comments),
         RUN,
         KNOWN_LIMITS[:1],
+        other_sign_offs=other_sign_offs,
     )
 
 
@@ -159,12 +161,20 @@ def test_a_failing_verdict_is_stamped_unless_signed_off_and_a_pass_is_not():
         "(`release.sign_off`: who accepts it, and why)." in lines(page)
     )
     assert "## What would settle it" not in page  # a FAIL stands whatever more evidence says
-    signed = summary_markdown(summary(failing, SignOff("J. Doe, data custodian", "internal pilot only")))
+    sign_off = SignOff("icl", "J. Doe, data custodian", "internal pilot only", "2026-11-20", "ab" * 32)
+    signed = summary_markdown(summary(failing, sign_off))
     assert NOT_FOR_RELEASE not in signed
     assert lines(signed)[0] == "# Release summary: tab, icl, known setting, direct identifiers"
     assert (
-        "**Signed off** by J. Doe, data custodian, although the verdict is FAIL: internal pilot only"
-        in lines(signed)
+        "**Signed off** by J. Doe, data custodian on 2026-11-20 for the texts of data SHA-256 "
+        f"{'ab' * 32}, although the verdict is FAIL: internal pilot only" in lines(signed)
+    )
+    # the method's sign-off of other texts leaves the stamp, and says why
+    regenerated = summary_markdown(summary(failing, other_sign_offs=(sign_off,)))
+    assert (
+        f"**{NOT_FOR_RELEASE}.** The verdict is FAIL, not PASS, and the sign-off of this method (by J. Doe, "
+        f"data custodian on 2026-11-20 for data SHA-256 {'ab' * 32}) is for other texts: these were "
+        "generated or filtered since, and need a sign-off of their own." in lines(regenerated)
     )
     passed = summary(replace(failing, verdict="PASS", kind="empirical evidence only"))
     assert not passed.stamped and passed.release == "releasable"
@@ -250,13 +260,15 @@ def test_the_html_escapes_every_text_and_the_markdown_keeps_its_tables():
         THREAT,
         "results/tables/tab/privacy_audit.csv",
     )
-    signed = summary(hostile, SignOff("<b>J. Doe</b>", "a <script>x</script> pilot"))
+    signed = summary(
+        hostile, SignOff("icl", "<b>J. Doe</b>", "a <script>x</script> pilot", "2026-11-20", "0" * 64)
+    )
     html = summary_html(signed, top_level=3)
     assert "<script>" not in html and "<b>" not in html
     assert "<td>&lt;script&gt;alert(1)&lt;/script&gt;|excess &gt;= 0.12 (max 0.05)</td>" in html
     assert (
-        "by &lt;b&gt;J. Doe&lt;/b&gt;, although the verdict is FAIL: a &lt;script&gt;x&lt;/script&gt; pilot"
-        in html
+        f"by &lt;b&gt;J. Doe&lt;/b&gt; on 2026-11-20 for the texts of data SHA-256 {'0' * 64}, although the "
+        "verdict is FAIL: a &lt;script&gt;x&lt;/script&gt; pilot" in html
     )
     assert html.startswith("<h3>Release summary: tab, icl")
     stamped = summary_html(summary(hostile))

@@ -4,8 +4,14 @@
 # its own audit (rule release_audit) and its run's utility measures, whatever `audit` and `utility.runs`
 # list.
 
+from plainsight.report.sign_off import read_sign_offs
+
 
 include: "functions/release.smk"
+
+
+# A malformed sign-off stops the workflow here, before any job, with one line naming its entry and key.
+read_sign_offs(config["release"]["sign_off"])
 
 
 # What a bundle ships, decided once per seed (rule release_filter), and the audit of exactly those rows
@@ -83,7 +89,7 @@ rule release_audit:
 
 
 rule release_bundle:
-    """A method's synthetic texts alone (no real text, no context ids): the kept rows of every seed, and its dataset card with the verdict of those texts."""
+    """A method's synthetic texts alone (no real text, no context ids): the kept rows of every seed, its dataset card with the verdict of those texts, its run's utility table and the summary a custodian signs."""
     input:
         corpora=release_runs(CORPUS),
         filtered=release_runs(RELEASE_FILTERED),
@@ -107,6 +113,7 @@ rule release_bundle:
         card="results/release/{dataset}/{setting}/{idset}/{method}/README.md",
         verdict="results/release/{dataset}/{setting}/{idset}/{method}/verdict.json",
         summary="results/release/{dataset}/{setting}/{idset}/{method}/SUMMARY.md",
+        utility="results/release/{dataset}/{setting}/{idset}/{method}/utility.csv",
     log:
         "results/logs/release_bundle/{dataset}_{setting}_{idset}_{method}.log",
     conda:

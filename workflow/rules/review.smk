@@ -37,7 +37,6 @@ rule review_page:
         runs=review_runs,
         # the person view links units as rule privacy_metrics does
         metrics=PRIVACY_METRICS,
-        sign_off=config["release"]["sign_off"],
     script:
         "../scripts/review_page.py"
 

@@ -1,5 +1,6 @@
 """Rule `release_bundle`: a method's synthetic texts over its seeds, the rows `release.drop` kept, their
-dataset card (README.md) and the verdict of their own audit (verdict.json)."""
+dataset card (README.md), their run's utility table (utility.csv), the verdict of their own audit
+(verdict.json) and the summary a custodian signs (SUMMARY.md)."""
 
 from dataclasses import replace
 
@@ -8,6 +9,7 @@ import pandas as pd
 from plainsight.audit.guarantee import read_guarantee_record
 from plainsight.audit.protection import UNIT_COLUMNS, unit_sizes
 from plainsight.io import read_json
+from plainsight.methods import registry
 from plainsight.report.release import (
     bundle_frames,
     evidence_tables,
@@ -17,7 +19,8 @@ from plainsight.report.release import (
 )
 from plainsight.report.release_run import BundleSettings, ReleaseRun
 from plainsight.report.review_comments import read_comments
-from plainsight.report.summary import SignOff
+from plainsight.report.sign_off import read_sign_offs
+from plainsight.report.summary import utility_rows
 from plainsight.report.table_format import load_table_specs
 from plainsight.report.utility_table import run_utility_table
 from plainsight.snakemake_job import RuleJob, run_rule
@@ -35,7 +38,7 @@ def main(job: RuleJob) -> None:
         job.params.generation,
         BundleSettings.from_config(job.params.release),
         verdict=shipped_verdict(audit, files.audit),
-        sign_off=SignOff.from_config(job.params.release["sign_off"]),
+        sign_offs=read_sign_offs(job.params.release["sign_off"]),
         config_fingerprint=job.params.config_fingerprint,
         audit=audit,
         units=unit_sizes(pd.read_parquet(files.docs, columns=list(UNIT_COLUMNS))),
@@ -43,8 +46,9 @@ def main(job: RuleJob) -> None:
     utility = run_utility_table([files.utility], load_table_specs(files.paper)["methods"])
     run = replace(
         run,
-        evidence=evidence_tables(run, files.run_audit, utility, files.comments),
+        evidence=evidence_tables(run, files.run_audit, files.comments),
         before_filter=method_verdict(run, files.run_audit),
+        utility=utility_rows(utility, run.keys, registry.base_method(w.method)),
     )
     frames = bundle_frames(files, utility, read_comments(files.comments))
     write_release(run, frames, [read_guarantee_record(path) for path in files.guarantees], job.output)

@@ -13,7 +13,6 @@ from plainsight.report.review_site import (
     SitePaths,
     build_review_site,
 )
-from plainsight.report.summary import SignOff
 from plainsight.report.table_format import load_table_specs
 from plainsight.report.utility_table import run_utility_table
 from plainsight.snakemake_job import RuleJob, run_rule
@@ -41,7 +40,6 @@ def main(job: RuleJob) -> None:
             audit_verdicts(job.input.audit, subject.keys),
             run_utility_table(job.input.utility, names),
             read_comments(job.input.comments),
-            SignOff.from_config(job.params.sign_off),
         ),
     )
 

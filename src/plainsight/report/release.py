@@ -21,6 +21,9 @@ from typing import Any
 
 import pandas as pd
 
+from plainsight.audit.criteria import Gate
+from plainsight.audit.gate import EMPIRICAL, FORMAL
+from plainsight.audit.guarantee import record_guarantee
 from plainsight.audit.privacy_audit_table import VERDICT_COLUMNS
 from plainsight.io import write_json, write_text
 from plainsight.methods import registry
@@ -98,10 +101,37 @@ def shipped_verdict(record: Mapping[str, Any], source: str) -> AuditVerdict:
     return row_verdict(record["row"], source)
 
 
-def verdict_record(run: ReleaseRun) -> dict[str, Any]:
-    """verdict.json: the bundle's verdict for a machine to read, with its criteria, the sign-off, and the
-    fingerprint of the config that built it; then what its audit judged (`SHIPPED_AUDIT_KEYS`) and the
-    verdict of the run's audit table on the corpus before the filter, where there is one."""
+def gate_policy(audit: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What the gate that judged the bundle asks of a PASS (from its audit's `thresholds`, the gate as
+    configured): a formal guarantee, or empirical evidence alone; None where nothing was audited."""
+    thresholds = audit.get("thresholds")
+    if not thresholds:
+        return None
+    formal = Gate.from_config(thresholds).requires_formal_guarantee()
+    return {
+        "requires_formal_guarantee": formal,
+        "pass_rests_on": FORMAL if formal else EMPIRICAL,
+        "statement": "a PASS needs a formal guarantee (criterion epsilon of release.gate.criteria)"
+        if formal
+        else "empirical evidence accepted: release.gate.criteria ask for no formal guarantee",
+    }
+
+
+def guarantee_records(dp_records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]] | None:
+    """The distinct formal guarantees that bound the released corpus over the bundle's seeds (epsilon,
+    delta, the privacy unit and how many there are); None where the method has none."""
+    claims = [claim for claim in map(record_guarantee, dp_records) if claim is not None]
+    distinct = dict.fromkeys((c.epsilon, c.delta, c.unit, c.units) for c in claims)
+    keys = ("epsilon", "delta", "privacy_unit", "units")
+    return [dict(zip(keys, claim)) for claim in distinct] or None
+
+
+def verdict_record(run: ReleaseRun, dp_records: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """verdict.json: the bundle's verdict for a machine to read, with its criteria, what the gate asks of
+    a PASS (`policy`), the formal guarantee where the method has one (`dp_records`: its seeds' guarantee
+    records), the sign-off of its texts (and the method's sign-offs of other texts), and the fingerprint
+    of the config that built it; then what its audit judged (`SHIPPED_AUDIT_KEYS`) and the verdict of the
+    run's audit table on the corpus before the filter, where there is one."""
     verdict, before = run.verdict, run.before_filter
     return {
         "dataset": run.dataset,
@@ -109,13 +139,17 @@ def verdict_record(run: ReleaseRun) -> dict[str, Any]:
         "idset": run.idset,
         "method": run.method,
         "verdict": verdict.verdict if verdict is not None else None,
-        "verdict_kind": verdict.kind if verdict is not None else "",
+        # what a PASS rests on; null for the other verdicts, whose `policy` says what a PASS would need
+        "verdict_kind": verdict.kind if verdict is not None and verdict.kind else None,
+        "policy": gate_policy(run.audit),
+        "guarantee": guarantee_records(dp_records),
         "release": NOT_FOR_RELEASE if run.stamped else "releasable",
         "threat_model": verdict.threat_model if verdict is not None else "",
         "criteria": list(verdict.reasons) if verdict is not None else [],
         "seed_verdicts": verdict.seed_verdicts if verdict is not None else "",
         "source": verdict.source if verdict is not None else "",
-        "sign_off": None if run.sign_off is None else {"by": run.sign_off.by, "reason": run.sign_off.reason},
+        "sign_off": None if run.sign_off is None else run.sign_off.record(),
+        "sign_offs_for_other_texts": [sign_off.record() for sign_off in run.other_sign_offs],
         "config_fingerprint": run.config_fingerprint,
         **{key: run.audit.get(key) for key in SHIPPED_AUDIT_KEYS},
         "before_filter": None
@@ -158,16 +192,21 @@ def method_verdict(run: ReleaseRun, audit_tables: Sequence[str]) -> AuditVerdict
     return (audit_verdicts(audit_tables, run.keys) or {}).get(run.method)
 
 
+def run_utility(run: ReleaseRun, utility: pd.DataFrame | None) -> pd.DataFrame:
+    """The method's row of its run's utility table beside the real data's and chance's (`utility`: the
+    run's utility table, `plainsight.report.utility_table`): `utility.csv` of the bundle."""
+    if utility is None:
+        return pd.DataFrame(columns=["dataset", "setting", "idset", "method"])
+    rows = run_rows(utility, run.keys)
+    return rows[rows["method"].isin([registry.base_method(run.method), *REAL_ROWS])].reset_index(drop=True)
+
+
 def evidence_tables(
-    run: ReleaseRun,
-    audit_tables: Sequence[str],
-    utility: pd.DataFrame | None,
-    comment_files: Sequence[str],
+    run: ReleaseRun, audit_tables: Sequence[str], comment_files: Sequence[str]
 ) -> list[EvidenceTable]:
     """The method's rows of the run's privacy audit table, of the corpus before the filter (where the
-    run is audited; its verdict aside: the card states it), the method's utility row of its run beside
-    the real data's and chance's (`utility`: the run's utility table, `plainsight.report.utility_table`),
-    and its review status on the review page (where reviewers left comments)."""
+    run is audited; its verdict aside: the card states it), and its review status on the review page
+    (where reviewers left comments)."""
     tables = []
     for path in audit_tables:
         rows = run_rows(pd.read_csv(path), run.keys)
@@ -175,10 +214,6 @@ def evidence_tables(
         if not rows.empty:
             title = f"Privacy audit of the run, before the filter ({Path(path).name})"
             tables.append(EvidenceTable(title, rows.reset_index(drop=True)))
-    if utility is not None:
-        rows = run_rows(utility, run.keys)
-        rows = rows[rows["method"].isin([registry.base_method(run.method), *REAL_ROWS])]
-        tables.append(EvidenceTable("Utility of the run's corpora", rows.reset_index(drop=True)))
     comments = [pd.read_parquet(path) for path in comment_files]
     comments = (
         pd.concat(comments, ignore_index=True) if comments else pd.DataFrame(columns=["method", "verdict"])
@@ -200,8 +235,8 @@ def write_release(
     paths: Mapping[str, str | Path],
 ) -> None:
     """Build the bundle from the corpora, filter records, kept rows and summaries of every seed
-    (`frames`), and write it (`bundle`), its card (`card`), its verdict (`verdict`) and the summary a
-    custodian signs (`summary`, `bundle_summary`)."""
+    (`frames`), and write it (`bundle`), its card (`card`), its run's utility table (`utility`), its
+    verdict (`verdict`) and the summary a custodian signs (`summary`, `bundle_summary`)."""
     bundle, card = build_release(
         run,
         frames["corpora"],
@@ -213,7 +248,8 @@ def write_release(
     )
     write_text(bundle, paths["bundle"])
     write_text(card, paths["card"])
-    write_json(verdict_record(run), paths["verdict"])
+    write_text(run_utility(run, frames.get("utility")).to_csv(index=False), paths["utility"])
+    write_json(verdict_record(run, dp_records), paths["verdict"])
     write_text(summary_markdown(bundle_summary(run, frames, dp_records, paths)), paths["summary"])
 
 
@@ -245,4 +281,5 @@ def bundle_summary(
             ("the dataset card, with all the evidence", Path(paths["card"]).name),
             ("the verdict for machines", Path(paths["verdict"]).name),
         ),
+        run.other_sign_offs,
     )

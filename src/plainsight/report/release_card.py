@@ -19,8 +19,11 @@ from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.methods import registry
 from plainsight.report.release_filter import HOLDS_SOURCE_SPECIFIC, drop_measures, drop_rule
 from plainsight.report.release_run import KNOWN_LIMITS, ReleaseRun, bounds_release
+from plainsight.report.sign_off import SIGN_OFF_KEY, other_texts_note
 from plainsight.report.summary import NOT_FOR_RELEASE
+from plainsight.report.summary_page import against_chance, score_text
 from plainsight.report.table_format import dp_notes
+from plainsight.report.utility_table import CHANCE_DISPLAY, REAL_DISPLAY, REAL_SAMPLE_DISPLAY
 
 SUMMARY_LABELS = {
     "pipp": "PIPP (% of generations)",
@@ -34,6 +37,7 @@ SUMMARY_LABELS = {
 
 
 CARD_TAGS = ("synthetic", "privacy", "anonymization")
+UTILITY_FILE = "utility.csv"  # the run's full utility table, beside the card
 
 
 _SIZE_UNITS = ("", "K", "M", "B", "T")
@@ -114,6 +118,7 @@ def dataset_card(
         *_privacy_section(run, summaries, dp_records, drop),
         *_release_section(drop, filtered, left_out),
     ]
+    lines += utility_section(run, summaries)
     for table in run.evidence:
         lines += [f"## {table.title}", "", frame_markdown(table.frame), ""]
     lines += ["## Known limits", "", *(f"- {limit}" for limit in KNOWN_LIMITS), ""]
@@ -136,14 +141,21 @@ def _stamp_section(run: ReleaseRun) -> list[str]:
     """Why the bundle may not leave, or who accepted it although its verdict is not PASS."""
     verdict = run.verdict.verdict if run.verdict is not None else "no verdict"
     if run.stamped:
+        unsigned = (
+            other_texts_note(run.other_sign_offs)
+            if run.other_sign_offs
+            else f"nobody has signed this bundle off (`{SIGN_OFF_KEY}`: who accepts it, and why)"
+        )
         return [
             f"**{NOT_FOR_RELEASE}.** The privacy audit's verdict on the texts it ships is {verdict}, not "
-            "PASS, and nobody has signed this bundle off (`release.sign_off`: who accepts it, and why).",
+            f"PASS, and {unsigned}.",
             "",
         ]
-    if run.sign_off is not None and verdict != "PASS":
+    sign_off = run.sign_off
+    if sign_off is not None and verdict != "PASS":
         return [
-            f"**Signed off** by {run.sign_off.by}, although the verdict is {verdict}: {run.sign_off.reason}",
+            f"**Signed off** by {sign_off.by} on {sign_off.date} for the texts of data SHA-256 "
+            f"{sign_off.data_sha256}, although the verdict is {verdict}: {sign_off.reason}",
             "",
         ]
     return []
@@ -189,6 +201,49 @@ def _verdict_section(run: ReleaseRun) -> list[str]:
             if before is not None
             else []
         ),
+    ]
+
+
+def utility_section(run: ReleaseRun, summaries: pd.DataFrame) -> list[str]:
+    """The corpus's downstream macro-F1 beside chance and the real-data rows, and its documents share;
+    the run's full utility table is `UTILITY_FILE`, beside the card."""
+    documents = summary_row(summaries).get(SUMMARY_LABELS["documents"])
+    lines = [
+        "## Utility",
+        "",
+        *(
+            [f"Documents: {documents:.1f}% of the generations read as documents (mean over seeds).", ""]
+            if documents is not None and not np.isnan(documents)
+            else []
+        ),
+    ]
+    if registry.method(run.method).trained:
+        lines += [
+            "The zero-learning corpus (the same prompts without the adapter, the text attacks' negative "
+            "control) has no utility measure.",
+            "",
+        ]
+    f1 = next((row for row in run.utility or () if row.column == "macro_f1"), None)
+    if f1 is None:
+        return [*lines, "Not measured: the run's utility measures have no row for this method.", ""]
+    reference = (f1.chance, f1.ceiling, f1.same_size)
+    scores = pd.DataFrame(
+        {
+            "Corpus": ["This corpus", CHANCE_DISPLAY, REAL_DISPLAY, REAL_SAMPLE_DISPLAY],
+            f1.label: [score_text(f1.value, f1.low, f1.high), *map(score_text, reference)],
+        }
+    )
+    closed = [against_chance(f1) + "."] if f1.ceiling > f1.chance and not np.isnan(f1.value) else []
+    return [
+        *lines,
+        "Train on the synthetic corpus, test on the real test split (means over seeds, 95% interval).",
+        "",
+        frame_markdown(scores),
+        "",
+        *closed,
+        *([""] if closed else []),
+        f"Every utility measure of the run's corpora: `{UTILITY_FILE}`, beside this card.",
+        "",
     ]
 
 

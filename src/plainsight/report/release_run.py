@@ -12,7 +12,8 @@ import pandas as pd
 from plainsight.audit.protection import UnitSizes
 from plainsight.report.audit_verdict import AuditVerdict
 from plainsight.report.release_filter import DROP_RULES
-from plainsight.report.summary import SignOff, not_for_release
+from plainsight.report.sign_off import SignOff, bundle_sign_off
+from plainsight.report.summary import UtilityRow, not_for_release
 
 KNOWN_LIMITS = (
     "Leaks are counted against the annotated (known) or detected (unknown) private values only: a private "
@@ -86,11 +87,12 @@ class ReleaseRun:
     settings: BundleSettings = field(default_factory=BundleSettings)
     evidence: Sequence[EvidenceTable] = field(default_factory=tuple)
     verdict: AuditVerdict | None = None  # of what the bundle ships (`shipped_verdict`); None: not audited
-    sign_off: SignOff | None = None
+    sign_offs: Sequence[SignOff] = ()  # `release.sign_off`, of every method; `sign_off` picks this bundle's
     config_fingerprint: str = ""  # of the config the bundle was built with
     audit: Mapping[str, Any] = field(default_factory=dict)  # the record `verdict` is read from
     before_filter: AuditVerdict | None = None  # the run's audit table's verdict, of the corpus unfiltered
     units: UnitSizes | None = None  # the corpus's privacy units (`protection.unit_sizes`); None: not read
+    utility: tuple[UtilityRow, ...] | None = None  # its run's (`summary.utility_rows`); None: not measured
 
     @property
     def title(self) -> str:
@@ -101,6 +103,21 @@ class ReleaseRun:
         return {"dataset": self.dataset, "setting": self.setting, "idset": self.idset}
 
     @property
+    def data_sha256(self) -> str | None:
+        """The SHA-256 of the data file the bundle's audit read (and the bundle ships); None: no audit."""
+        return self.audit.get("data_sha256")
+
+    @property
+    def sign_off(self) -> SignOff | None:
+        """The sign-off of the method that accepted these texts (their `data_sha256`)."""
+        return bundle_sign_off(self.sign_offs, self.method, self.data_sha256).accepted
+
+    @property
+    def other_sign_offs(self) -> tuple[SignOff, ...]:
+        """The method's sign-offs of other texts: they do not lift the stamp."""
+        return bundle_sign_off(self.sign_offs, self.method, self.data_sha256).other_texts
+
+    @property
     def stamped(self) -> bool:
-        """Whether the bundle says NOT FOR RELEASE: its verdict is not PASS and nobody signed it off."""
+        """Whether the bundle says NOT FOR RELEASE: not PASS, and nobody signed off its texts."""
         return not_for_release(self.verdict, self.sign_off)

@@ -33,7 +33,7 @@ from plainsight.report.review_data import (
     leak_flag_columns,
     real_corpus,
 )
-from plainsight.report.summary import ReleaseSummary, SignOff, SummaryFrames, build_summary, value_types
+from plainsight.report.summary import ReleaseSummary, SummaryFrames, build_summary, value_types
 from plainsight.report.summary_page import overview
 from plainsight.report.summary_render import summary_html
 from plainsight.report.units_at_risk import PersonView
@@ -228,12 +228,13 @@ def write_site(index_html: str, data_files: Mapping[str, str], index_path: Path,
 class ReviewEvidence:
     """What the page's release summaries read beside the corpora: the audit's verdict per method
     (`plainsight.report.audit_verdict`; None where the run is not audited), the run's utility table and
-    the reviewers' comments brought into the results (None: none), and `release.sign_off`."""
+    the reviewers' comments brought into the results (None: none). A sign-off accepts the texts of a
+    release bundle (`plainsight.report.sign_off`), not the corpora of the page, which it never lifts the
+    stamp of."""
 
     verdicts: Mapping[str, AuditVerdict] | None = None
     utility: pd.DataFrame | None = None
     comments: pd.DataFrame | None = None
-    sign_off: SignOff | None = None
 
 
 @dataclass(frozen=True)
@@ -296,7 +297,7 @@ def build_review_site(
             display,
             method,
             None if verdicts is None else verdicts.get(method, AuditVerdict(NO_AUDIT, (), "")),
-            evidence.sign_off,
+            None,
             SummaryFrames(
                 pd.concat(metrics[method], ignore_index=True), spans, evidence.utility, evidence.comments
             ),

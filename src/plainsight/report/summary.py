@@ -18,7 +18,6 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import pandas as pd
 
@@ -31,6 +30,7 @@ from plainsight.matching import fold, normalise_value
 from plainsight.methods.registry import base_method
 from plainsight.report.audit_verdict import AuditVerdict, run_rows
 from plainsight.report.leak_classes import listed
+from plainsight.report.sign_off import SignOff
 from plainsight.report.utility_table import COLUMNS
 
 NOT_FOR_RELEASE = "NOT FOR RELEASE"
@@ -46,20 +46,8 @@ _SEED = re.compile(r"seed (?P<seed>\d+): ")
 _DECIDING = re.compile(r" \(((?:needs|no sample decides) [^()]*)\)")
 
 
-@dataclass(frozen=True)
-class SignOff:
-    """`release.sign_off`: who accepted a bundle whose verdict is not PASS, and why."""
-
-    by: str
-    reason: str
-
-    @classmethod
-    def from_config(cls, sign_off: Mapping[str, Any] | None) -> SignOff | None:
-        return None if not sign_off else cls(str(sign_off["by"]), str(sign_off["reason"]))
-
-
 def not_for_release(verdict: AuditVerdict | None, sign_off: SignOff | None) -> bool:
-    """Whether a bundle says NOT FOR RELEASE: its verdict is not PASS and nobody signed it off."""
+    """Whether a bundle says NOT FOR RELEASE: its verdict is not PASS and nobody signed off its texts."""
     passed = verdict is not None and verdict.verdict == PASS
     return not passed and sign_off is None
 
@@ -279,7 +267,7 @@ class ReleaseSummary:
     title: str
     method: str
     verdict: AuditVerdict | None  # None: the run is not audited
-    sign_off: SignOff | None
+    sign_off: SignOff | None  # the sign-off of these texts
     generations: int
     seeds: tuple[int, ...]
     leaks: tuple[LeakCount, ...] | None  # None: the metrics do not class their values
@@ -288,6 +276,7 @@ class ReleaseSummary:
     limits: tuple[str, ...]
     links: tuple[tuple[str, str], ...] = ()  # (label, relative address) of the details
     shipped: Shipped | None = None  # None: not a release bundle, or the metrics class no value
+    other_sign_offs: tuple[SignOff, ...] = ()  # the method's sign-offs of other texts
 
     @property
     def stamped(self) -> bool:
@@ -331,8 +320,10 @@ def build_summary(
     run: Mapping[str, str],
     limits: Sequence[str],
     links: Sequence[tuple[str, str]] = (),
+    other_sign_offs: Sequence[SignOff] = (),
 ) -> ReleaseSummary:
-    """The summary of one method's corpora on a run, from what `frames` holds."""
+    """The summary of one method's corpora on a run, from what `frames` holds; `sign_off` accepted
+    these texts, `other_sign_offs` accepted others of the method (and so do not lift the stamp)."""
     metrics, spans = frames.metrics, frames.spans
     seeds = tuple(sorted({int(seed) for seed in metrics["seed"]}))
     return ReleaseSummary(
@@ -348,4 +339,5 @@ def build_summary(
         tuple(limits),
         tuple(links),
         None if frames.kept is None else shipped(metrics, spans, frames.kept, frames.drop),
+        tuple(other_sign_offs),
     )

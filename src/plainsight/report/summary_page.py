@@ -11,6 +11,7 @@ from typing import Any
 
 from plainsight.audit.gate import EMPIRICAL, FORMAL, POLICY, VERDICTS
 from plainsight.audit.outcomes import FAIL, INCONCLUSIVE, PASS
+from plainsight.report.sign_off import SIGN_OFF_KEY, other_texts_note
 from plainsight.report.summary import (
     NOT_FOR_RELEASE,
     RELEASABLE,
@@ -67,7 +68,7 @@ def _counted(number: float, unit: str) -> str:
     return f"{number:,} {unit}{'' if number == 1 else 's'}"
 
 
-def _score(value: float, low: float = math.nan, high: float = math.nan) -> str:
+def score_text(value: float, low: float = math.nan, high: float = math.nan) -> str:
     if math.isnan(value):
         return "—"
     return f"{value:.3f}" + ("" if math.isnan(low) or math.isnan(high) else f" [{low:.3f}, {high:.3f}]")
@@ -97,25 +98,34 @@ def _basis(kind: str) -> str:
 def stamp_blocks(summary: ReleaseSummary) -> list[Block]:
     """Why it may not leave, or who accepted it although its verdict is not PASS."""
     if summary.stamped:
+        unsigned = (
+            (Run(f", not PASS, and {other_texts_note(summary.other_sign_offs)}."),)
+            if summary.other_sign_offs
+            else (
+                Run(", not PASS, and nobody has signed it off ("),
+                Run(SIGN_OFF_KEY, "code"),
+                Run(": who accepts it, and why)."),
+            )
+        )
         return [
             Paragraph(
                 (
                     Run(f"{NOT_FOR_RELEASE}.", "strong"),
-                    Run(f" {_sentence(_verdict_words(summary))}, not PASS, and nobody has signed it off ("),
-                    Run("release.sign_off", "code"),
-                    Run(": who accepts it, and why)."),
+                    Run(f" {_sentence(_verdict_words(summary))}"),
+                    *unsigned,
                 ),
                 "stamp",
             )
         ]
-    if summary.release != RELEASABLE and summary.sign_off is not None:
+    sign_off = summary.sign_off
+    if summary.release != RELEASABLE and sign_off is not None:
         return [
             Paragraph(
                 (
                     Run("Signed off", "strong"),
                     Run(
-                        f" by {summary.sign_off.by}, although {_verdict_words(summary)}: "
-                        f"{summary.sign_off.reason}"
+                        f" by {sign_off.by} on {sign_off.date} for the texts of data SHA-256 "
+                        f"{sign_off.data_sha256}, although {_verdict_words(summary)}: {sign_off.reason}"
                     ),
                 ),
                 "sign-off",
@@ -287,10 +297,10 @@ def utility_blocks(summary: ReleaseSummary) -> list[Block]:
     rows = tuple(
         (
             row.label,
-            _score(row.value, row.low, row.high),
-            _score(row.chance),
-            _score(row.ceiling),
-            _score(row.same_size),
+            score_text(row.value, row.low, row.high),
+            score_text(row.chance),
+            score_text(row.ceiling),
+            score_text(row.same_size),
         )
         for row in summary.utility
     )
@@ -300,7 +310,7 @@ def utility_blocks(summary: ReleaseSummary) -> list[Block]:
         Table(header, rows, "utility"),
     ]
     closed = [
-        _against_chance(row)
+        against_chance(row)
         for row in summary.utility
         if row.ceiling > row.chance and not math.isnan(row.value)  # NaN: not measured
     ]
@@ -309,7 +319,7 @@ def utility_blocks(summary: ReleaseSummary) -> list[Block]:
     return blocks
 
 
-def _against_chance(row: UtilityRow) -> str:
+def against_chance(row: UtilityRow) -> str:
     """Where a score lies between chance and the real-data ceiling (the ceiling above chance)."""
     if row.value <= row.chance:
         return f"{row.label}: at or below chance, the corpus taught the classifier nothing about the labels"
@@ -368,6 +378,6 @@ def overview(summary: ReleaseSummary) -> dict[str, Any]:
         "generations": f"{summary.generations:,}",
         "utility": "not measured"
         if f1 is None
-        else f"{_score(f1.value)} (chance {_score(f1.chance)}, ceiling {_score(f1.ceiling)})",
+        else f"{score_text(f1.value)} (chance {score_text(f1.chance)}, ceiling {score_text(f1.ceiling)})",
         "reviewed": f"{summary.review.reviewed:,} of {summary.review.generations:,}",
     }
