@@ -13,12 +13,15 @@ from plainsight.accounting import gaussian_noise_multiplier
 from plainsight.audit.provenance import (
     Job,
     Provenance,
+    bundle_accounting,
     composed_guarantee,
+    mechanism_records,
     mechanisms_behind,
     pattern_regex,
     unaccounted_paths,
     workflow_jobs,
 )
+from plainsight.report.release import accounting_notes
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).parent / "fixtures" / "provenance_codes_from_real_segments.yaml"
@@ -160,3 +163,38 @@ def test_every_path_to_a_guaranteed_bundle_passes_a_mechanism(provenance):
     bundle = "results/release/tab/known/direct/dpsgd/synthetic.jsonl"
     jobs = workflow_jobs(ROOT, PROFILES["decide"], [bundle])
     assert unaccounted_paths(jobs, provenance, [bundle]) == {}
+
+
+def test_a_bundle_lists_each_seeds_mechanisms_and_the_shared_code_patterns_once(provenance):
+    run = {"dataset": "tab", "setting": "known", "idset": "direct"}
+    entries = mechanism_records(provenance, "dpsgd", run, [1, 2])
+    assert [(m.name, path) for m, path in entries] == [
+        ("dp_sgd", "results/tab/known/direct/models/dpsgd/seed1"),
+        ("dp_sgd", "results/tab/known/direct/models/dpsgd/seed2"),
+        ("code_patterns", f"{RELEASED}/patterns.json"),
+    ]
+    assert mechanism_records(provenance, "rpsg", run, [1]) == []  # its guarantee bounds no release
+    assert mechanism_records(provenance, "ft", run, [1]) == []
+
+
+def test_the_card_and_verdict_list_each_mechanism_and_the_composed_total(provenance):
+    noise = gaussian_noise_multiplier(1.0, 1e-5)
+    seed = {"epsilon": 1.0, "delta": 1e-5, "noise_multiplier": noise, "privacy_unit": "document"}
+    prior = {"epsilon": 0.0, "source": "prior"}
+    entries = [
+        (provenance.named("dp_sgd"), "models/dpsgd/seed1", seed),
+        (provenance.named("dp_sgd"), "models/dpsgd/seed2", seed),
+        (provenance.named("code_patterns"), "patterns.json", prior),
+    ]
+    accounting = bundle_accounting(entries)
+    assert [m["name"] for m in accounting["mechanisms"]] == ["dp_sgd", "dp_sgd", "code_patterns"]
+    # two seeds of epsilon 1 compose to more than one and less than two; the prior spends nothing
+    assert 1.2 < accounting["composed"]["epsilon"] < 1.9
+    assert accounting["composed"]["basic_composition_epsilon"] == 2.0
+    notes = "\n".join(accounting_notes(accounting))
+    assert "- dp_sgd: DP-SGD training" in notes and "nothing spent" in notes
+    assert f"epsilon {accounting['composed']['epsilon']:.3g} at delta 1e-05, against 2 by adding" in notes
+    assert accounting_notes(None) == []
+    assert bundle_accounting([entries[2]])["composed"] is None
+    with pytest.raises(ValueError, match="no mechanism 'votes'"):
+        provenance.named("votes")

@@ -4,8 +4,13 @@
 # its own audit (rule release_audit) and its run's utility measures, whatever `audit` and `utility.runs`
 # list.
 
+from plainsight.audit.provenance import Provenance, mechanism_records
+
 
 include: "functions/release.smk"
+
+
+PRIVACY_PROVENANCE = Provenance.from_yaml()
 
 
 # What a bundle ships, decided once per seed (rule release_filter), and the audit of exactly those rows
@@ -101,6 +106,7 @@ rule release_bundle:
         paper=config["tables"]["paper"],
         comments=release_comments,
         docs="results/{dataset}/docs.parquet",
+        mechanisms=release_mechanism_records,
     output:
         bundle="results/release/{dataset}/{setting}/{idset}/{method}/synthetic.jsonl",
         card="results/release/{dataset}/{setting}/{idset}/{method}/README.md",
@@ -115,5 +121,6 @@ rule release_bundle:
         config_fingerprint=CONFIG_FINGERPRINT,
         model=variant_model,
         generation=release_generation_settings,
+        mechanisms=release_mechanism_names,
     script:
         "../scripts/release_bundle.py"

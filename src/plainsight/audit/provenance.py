@@ -83,6 +83,12 @@ class Provenance:
             tuple(Mechanism(**{"method": {}, **entry}) for entry in data["mechanisms"]),
         )
 
+    def named(self, name: str) -> Mechanism:
+        found = [m for m in self.mechanisms if m.name == name]
+        if not found:
+            raise ValueError(f"no mechanism {name!r} in the registry")
+        return found[0]
+
     def is_private(self, path: str) -> bool:
         return any(pattern_regex(pattern).fullmatch(path) for pattern in self.private)
 
@@ -204,6 +210,42 @@ def composed_guarantee(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "basic_composition_epsilon": sum(float(record["epsilon"]) for record in records),
         "accountant": f"opacus {accounting.ACCOUNTANT}",
     }
+
+
+def mechanism_records(
+    provenance: Provenance, method: str, run: Mapping[str, str], seeds: Sequence[int]
+) -> list:
+    """(mechanism, record path) of every release-bounding mechanism behind a bundle of `method` on `run`
+    (its dataset, setting and identifier set) shipping `seeds`: one per seed, or one for a mechanism
+    whose record has no seed (the code patterns, shared by the seeds)."""
+    entries = []
+    for mechanism in provenance.mechanisms:
+        if not (
+            mechanism.bounds_release and mechanism.covers(Job(mechanism.rule, {"method": method}, (), ()))
+        ):
+            continue
+        paths = [mechanism.record.format(method=method, seed=seed, **run) for seed in seeds]
+        entries.extend((mechanism, path) for path in dict.fromkeys(paths))
+    return entries
+
+
+def bundle_accounting(entries: Sequence[tuple[Mechanism, str, Mapping[str, Any]]]) -> dict[str, Any]:
+    """What the card and verdict.json say of a bundle's guarantee: each mechanism behind it (name, what it
+    is, its record, epsilon, delta and unit) and their composition (`composed_guarantee`) over those that
+    spend (a prior spends nothing); None where no mechanism spends."""
+    listed = [
+        {
+            "name": mechanism.name,
+            "description": mechanism.description,
+            "record": path,
+            "epsilon": float(record.get("epsilon_spent", record["epsilon"])),
+            "delta": record.get("delta"),
+            "privacy_unit": record.get("privacy_unit"),
+        }
+        for mechanism, path, record in entries
+    ]
+    spending = [record for _, _, record in entries if "noise_multiplier" in record]
+    return {"mechanisms": listed, "composed": composed_guarantee(spending) if spending else None}
 
 
 # --- the DAG of a profile ----------------------------------------------------------------------------
