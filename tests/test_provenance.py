@@ -11,6 +11,7 @@ import yaml
 
 from plainsight.accounting import gaussian_noise_multiplier
 from plainsight.audit.provenance import (
+    PROVENANCE,
     Job,
     Provenance,
     bundle_accounting,
@@ -31,7 +32,7 @@ RELEASED = "results/tab/known/direct/released_codes/dpsgd"
 
 @pytest.fixture(scope="module")
 def provenance() -> Provenance:
-    return Provenance.from_yaml()
+    return Provenance.from_yaml(ROOT / PROVENANCE)
 
 
 def fixture_jobs() -> list[Job]:

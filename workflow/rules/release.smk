@@ -4,13 +4,13 @@
 # its own audit (rule release_audit) and its run's utility measures, whatever `audit` and `utility.runs`
 # list.
 
-from plainsight.audit.provenance import Provenance, mechanism_records
+from plainsight.audit.provenance import PROVENANCE, Provenance, mechanism_records
 
 
 include: "functions/release.smk"
 
 
-PRIVACY_PROVENANCE = Provenance.from_yaml()
+PRIVACY_PROVENANCE = Provenance.from_yaml(PROVENANCE)
 
 
 # What a bundle ships, decided once per seed (rule release_filter), and the audit of exactly those rows
@@ -107,6 +107,7 @@ rule release_bundle:
         comments=release_comments,
         docs="results/{dataset}/docs.parquet",
         mechanisms=release_mechanism_records,
+        provenance=PROVENANCE,
     output:
         bundle="results/release/{dataset}/{setting}/{idset}/{method}/synthetic.jsonl",
         card="results/release/{dataset}/{setting}/{idset}/{method}/README.md",

@@ -25,11 +25,11 @@ from plainsight.report.utility_table import run_utility_table
 from plainsight.snakemake_job import RuleJob, run_rule
 
 
-def privacy_accounting(names: list[str], records: list[str]) -> dict | None:
+def privacy_accounting(provenance_file: str, names: list[str], records: list[str]) -> dict | None:
     """The mechanisms behind the bundle and their composition; None for a method without any."""
     if not names:
         return None
-    provenance = Provenance.from_yaml()
+    provenance = Provenance.from_yaml(provenance_file)
     entries = [
         (provenance.named(name), path, read_guarantee_record(path)) for name, path in zip(names, records)
     ]
@@ -52,7 +52,7 @@ def main(job: RuleJob) -> None:
         config_fingerprint=job.params.config_fingerprint,
         audit=audit,
         units=unit_sizes(pd.read_parquet(files.docs, columns=list(UNIT_COLUMNS))),
-        privacy_accounting=privacy_accounting(job.params.mechanisms, files.mechanisms),
+        privacy_accounting=privacy_accounting(files.provenance, job.params.mechanisms, files.mechanisms),
     )
     utility = run_utility_table([files.utility], load_table_specs(files.paper)["methods"])
     run = replace(

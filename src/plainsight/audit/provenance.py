@@ -24,7 +24,8 @@ import yaml
 from plainsight import accounting
 from plainsight.methods import registry
 
-PROVENANCE = Path(__file__).resolve().parents[3] / "resources" / "privacy_provenance.yaml"
+# where the workflow keeps the declaration, relative to its working directory
+PROVENANCE = "resources/privacy_provenance.yaml"
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class Provenance:
     mechanisms: tuple[Mechanism, ...]
 
     @classmethod
-    def from_yaml(cls, path: str | Path = PROVENANCE) -> Provenance:
+    def from_yaml(cls, path: str | Path) -> Provenance:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
         return cls(
             tuple(data["private"]),
