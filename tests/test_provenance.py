@@ -117,17 +117,18 @@ def test_the_composed_guarantee_is_the_accountants_not_the_sum():
 
 
 def profile_targets(configfiles: list[Path], provenance: Provenance) -> list[str]:
-    """The shipped corpora of every guaranteed method of a profile's Table 1 run: Table 1's methods over
-    `seeds`, the private-selection methods over theirs."""
+    """What ships of every guaranteed method of a profile's Table 1 run: its bundle's data file, and its
+    corpora (Table 1's methods over `seeds`, the private-selection methods over theirs)."""
     config: dict = {}
     for path in [ROOT / "config" / "config.yaml", *configfiles]:
         merge(config, yaml.safe_load(path.read_text(encoding="utf-8")))
-    run = "results/tab/known/direct/synthetic"
+    run = "results/tab/known/direct"
     trained = provenance.guaranteed_methods(config["methods"])
     selected = provenance.guaranteed_methods(config["private_selection"]["methods"])
-    return [f"{run}/{m}/seed{s}.parquet" for m in trained for s in config["seeds"]] + [
-        f"{run}/{m}/seed{s}.parquet" for m in selected for s in config["private_selection"]["seeds"]
+    corpora = [f"{run}/synthetic/{m}/seed{s}.parquet" for m in trained for s in config["seeds"]] + [
+        f"{run}/synthetic/{m}/seed{s}.parquet" for m in selected for s in config["private_selection"]["seeds"]
     ]
+    return corpora + [f"results/release/tab/known/direct/{m}/synthetic.jsonl" for m in trained + selected]
 
 
 def merge(base: dict, update: dict) -> None:
@@ -146,9 +147,9 @@ PROFILES = {
 
 
 @pytest.mark.parametrize("profile", sorted(PROFILES))
-def test_every_path_to_a_guaranteed_corpus_passes_a_mechanism(profile, provenance):
+def test_every_path_to_what_a_guaranteed_bundle_ships_passes_a_mechanism(profile, provenance):
     targets = profile_targets(PROFILES[profile], provenance)
-    assert any("/dpsgd/" in target for target in targets)
+    assert any(target.endswith("dpsgd/synthetic.jsonl") for target in targets)
     jobs = workflow_jobs(ROOT, PROFILES[profile], targets)
     assert unaccounted_paths(jobs, provenance, targets) == {}
     dpsgd = next(target for target in targets if "/dpsgd/" in target)
@@ -157,13 +158,13 @@ def test_every_path_to_a_guaranteed_corpus_passes_a_mechanism(profile, provenanc
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the bundle's card and data file are written by rules that also read the private corpus "
-    "(release_filter, release_bundle): its public part needs a rule of its own",
+    reason="the bundle's card, verdict.json and SUMMARY.md are written by a rule that also reads the private "
+    "corpus (release_bundle): they are the custodian's evidence, not yet a public part",
 )
-def test_every_path_to_a_guaranteed_bundle_passes_a_mechanism(provenance):
-    bundle = "results/release/tab/known/direct/dpsgd/synthetic.jsonl"
-    jobs = workflow_jobs(ROOT, PROFILES["decide"], [bundle])
-    assert unaccounted_paths(jobs, provenance, [bundle]) == {}
+def test_every_path_to_a_guaranteed_bundles_card_passes_a_mechanism(provenance):
+    card = "results/release/tab/known/direct/dpsgd/README.md"
+    jobs = workflow_jobs(ROOT, PROFILES["decide"], [card])
+    assert unaccounted_paths(jobs, provenance, [card]) == {}
 
 
 def test_a_bundle_lists_each_seeds_mechanisms_and_the_shared_code_patterns_once(provenance):

@@ -26,6 +26,7 @@ from plainsight.report.release import (
     person_notes,
     release_filter,
     size_category,
+    write_data_file,
     write_release,
 )
 
@@ -200,16 +201,18 @@ def card_header(card: str) -> dict:
     return yaml.safe_load(card.split("---\n")[1])
 
 
+def write_bundle(run, frames_, folder) -> None:
+    """The bundle in `folder` as its two rules write it: the data file, then the card beside it."""
+    paths = {name: folder / file for name, file in FILES.items()}
+    write_data_file(frames_["kept"], paths["bundle"])
+    write_release(run, frames_, [], paths)
+
+
 def test_the_card_has_the_hub_front_matter_and_the_bundle_loads_as_json_lines(tmp_path):
     run, corpora, metrics, summaries = frames()
     run = replace(run, settings=BundleSettings("any_identifier", "cc-by-4.0", ("en", "nb")))
     folder = tmp_path / "icl_pe"
-    write_release(
-        run,
-        bundle_frames(run, corpora, metrics, summaries),
-        [],
-        {name: folder / file for name, file in FILES.items()},
-    )
+    write_bundle(run, bundle_frames(run, corpora, metrics, summaries), folder)
     header = card_header((folder / "README.md").read_text(encoding="utf-8"))
     assert header == {
         "license": "cc-by-4.0",
@@ -376,11 +379,22 @@ FAILED = AuditVerdict(
 )
 
 
+def test_a_card_beside_a_data_file_of_other_rows_stops(tmp_path):
+    run, corpora, metrics, summaries = frames()
+    frames_ = bundle_frames(run, corpora, metrics, summaries)
+    paths = {name: tmp_path / file for name, file in FILES.items()}
+    write_data_file(frames_["corpora"], paths["bundle"])  # every generation, the leaking ones too
+    assert len(frames_["kept"]) < len(frames_["corpora"])
+    with pytest.raises(ValueError, match="rebuild rule release_data"):
+        write_release(run, frames_, [], paths)
+    assert not paths["card"].exists()
+
+
 def test_a_bundle_that_did_not_pass_says_not_for_release_unless_signed_off(tmp_path):
     run, corpora, metrics, summaries = frames()
     frames_ = bundle_frames(run, corpora, metrics, summaries)
     failing = replace(run, verdict=FAILED, config_fingerprint="abc123")
-    write_release(failing, frames_, [], {k: tmp_path / "f" / v for k, v in FILES.items()})
+    write_bundle(failing, frames_, tmp_path / "f")
     card = (tmp_path / "f" / "README.md").read_text(encoding="utf-8")
     body = card.split("---\n", 2)[2].lstrip()
     assert body.startswith(f"# {NOT_FOR_RELEASE}: synthetic corpus: casenotes, icl_pe")
@@ -391,7 +405,7 @@ def test_a_bundle_that_did_not_pass_says_not_for_release_unless_signed_off(tmp_p
     assert record["sign_off"] is None and record["seed_verdicts"] == "1: FAIL"
 
     signed = replace(failing, sign_off=SignOff("J. Doe, data custodian", "only for the internal pilot"))
-    write_release(signed, frames_, [], {k: tmp_path / "s" / v for k, v in FILES.items()})
+    write_bundle(signed, frames_, tmp_path / "s")
     card = (tmp_path / "s" / "README.md").read_text(encoding="utf-8")
     assert NOT_FOR_RELEASE not in card
     assert (

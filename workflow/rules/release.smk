@@ -87,7 +87,7 @@ rule release_audit:
 
 
 rule release_bundle:
-    """A method's synthetic texts alone (no real text, no context ids): the kept rows of every seed, and its dataset card with the verdict of those texts."""
+    """A method's dataset card beside its data file (rule release_data: the kept rows of every seed, no real text, no context ids), with the verdict of those texts."""
     input:
         corpora=release_runs(CORPUS),
         filtered=release_runs(RELEASE_FILTERED),
@@ -108,8 +108,8 @@ rule release_bundle:
         docs="results/{dataset}/docs.parquet",
         mechanisms=release_mechanism_records,
         provenance=PROVENANCE,
+        data="results/release/{dataset}/{setting}/{idset}/{method}/synthetic.jsonl",
     output:
-        bundle="results/release/{dataset}/{setting}/{idset}/{method}/synthetic.jsonl",
         card="results/release/{dataset}/{setting}/{idset}/{method}/README.md",
         verdict="results/release/{dataset}/{setting}/{idset}/{method}/verdict.json",
         summary="results/release/{dataset}/{setting}/{idset}/{method}/SUMMARY.md",
@@ -125,3 +125,6 @@ rule release_bundle:
         mechanisms=release_mechanism_names,
     script:
         "../scripts/release_bundle.py"
+
+
+include: "release_data.smk"

@@ -1,5 +1,6 @@
-"""Rule `release_bundle`: a method's synthetic texts over its seeds, the rows `release.drop` kept, their
-dataset card (README.md) and the verdict of their own audit (verdict.json)."""
+"""Rule `release_bundle`: the dataset card (README.md) of a method's data file (rule `release_data`: the
+rows `release.drop` kept over its seeds), the verdict of their own audit (verdict.json) and the summary a
+custodian signs (SUMMARY.md)."""
 
 from dataclasses import replace
 
@@ -61,7 +62,8 @@ def main(job: RuleJob) -> None:
         before_filter=method_verdict(run, files.run_audit),
     )
     frames = bundle_frames(files, utility, read_comments(files.comments))
-    write_release(run, frames, [read_guarantee_record(path) for path in files.guarantees], job.output)
+    paths = {"bundle": files.data, **{name: job.output[name] for name in ("card", "verdict", "summary")}}
+    write_release(run, frames, [read_guarantee_record(path) for path in files.guarantees], paths)
 
 
 run_rule(main)

@@ -691,6 +691,18 @@ def evidence_tables(
     return tables
 
 
+def write_data_file(rows: pd.DataFrame, path: str | Path) -> None:
+    """Rule `release_data`: the bundle's data file, shipping `rows` (every seed's kept rows, or the
+    corpora as written where nothing private filters them)."""
+    write_text(bundle_jsonl(bundle_rows(rows)), path)
+
+
+def check_data_file(bundle: str, path: str | Path) -> None:
+    """Stop where the data file beside the card does not ship the rows the card describes."""
+    if Path(path).read_text(encoding="utf-8") != bundle:
+        raise ValueError(f"{path} does not ship the kept rows this card describes: rebuild rule release_data")
+
+
 def write_release(
     run: ReleaseRun,
     frames: Mapping[str, pd.DataFrame],
@@ -698,8 +710,9 @@ def write_release(
     paths: Mapping[str, str | Path],
 ) -> None:
     """Build the bundle from the corpora, filter records, kept rows and summaries of every seed
-    (`frames`), and write it (`bundle`), its card (`card`), its verdict (`verdict`) and the summary a
-    custodian signs (`summary`, `bundle_summary`)."""
+    (`frames`), check that its data file (`bundle`, rule `release_data`'s) ships those rows, and write its
+    card (`card`), its verdict (`verdict`) and the summary a custodian signs (`summary`,
+    `bundle_summary`)."""
     bundle, card = build_release(
         run,
         frames["corpora"],
@@ -709,7 +722,7 @@ def write_release(
         dp_records,
         Path(paths["bundle"]).name,
     )
-    write_text(bundle, paths["bundle"])
+    check_data_file(bundle, paths["bundle"])
     write_text(card, paths["card"])
     write_json(verdict_record(run), paths["verdict"])
     write_text(summary_markdown(bundle_summary(run, frames, dp_records, paths)), paths["summary"])
