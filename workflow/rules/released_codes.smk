@@ -17,6 +17,8 @@ rule release_code_patterns:
         "results/logs/release_code_patterns/{dataset}_{setting}_{idset}_{method}.log",
     wildcard_constraints:
         method=TRAINED_METHOD,
+    # a histogram of a few thousand cells: as light as rule fictional_codes, local as it is
+    localrule: True
     conda:
         "../envs/data.yaml"
     params:
@@ -39,6 +41,8 @@ rule released_codes:
         "results/logs/released_codes/{dataset}_{setting}_{idset}_{method}_{seed}.log",
     wildcard_constraints:
         method=TRAINED_METHOD,
+    # a histogram of a few thousand cells: as light as rule fictional_codes, local as it is
+    localrule: True
     conda:
         "../envs/data.yaml"
     params:
