@@ -539,7 +539,7 @@ def accounting_notes(accounting: Mapping[str, Any] | None) -> list[str]:
         budget = (
             "nothing spent" if not m["epsilon"] else f"epsilon {m['epsilon']:.3g} at delta {m['delta']:.3g}"
         )
-        unit = f", per {m['privacy_unit']}" if m["privacy_unit"] else ""
+        unit = f", privacy unit: {m['privacy_unit']}" if m["privacy_unit"] else ""
         lines.append(f"- {m['name']}: {m['description']}; {budget}{unit} (`{m['record']}`)")
     total = accounting["composed"]
     if total is not None:
