@@ -3,6 +3,7 @@ passes through a registered mechanism, on the workflow's own DAG (built by Snake
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from plainsight.audit.provenance import (
     mechanism_records,
     mechanisms_behind,
     pattern_regex,
+    read_bundle_accounting,
     unaccounted_paths,
     workflow_jobs,
 )
@@ -200,3 +202,18 @@ def test_the_card_and_verdict_list_each_mechanism_and_the_composed_total(provena
     assert bundle_accounting([entries[2]])["composed"] is None
     with pytest.raises(ValueError, match="no mechanism 'votes'"):
         provenance.named("votes")
+
+
+def test_the_bundle_reads_its_mechanisms_records_an_adapter_folder_and_a_file(tmp_path):
+    noise = gaussian_noise_multiplier(1.0, 1e-5)
+    adapter = tmp_path / "seed1"
+    adapter.mkdir()
+    (adapter / "training.json").write_text(
+        json.dumps({"epsilon": 1.0, "delta": 1e-5, "noise_multiplier": noise, "privacy_unit": "document"})
+    )
+    patterns = tmp_path / "patterns.json"
+    patterns.write_text(json.dumps({"epsilon": 0.0, "source": "prior"}))
+    accounting = read_bundle_accounting(ROOT / PROVENANCE, ["dp_sgd", "code_patterns"], [adapter, patterns])
+    assert [m["record"] for m in accounting["mechanisms"]] == [str(adapter), str(patterns)]
+    assert accounting["composed"]["epsilon"] == pytest.approx(1.0, rel=0.01)
+    assert read_bundle_accounting(ROOT / PROVENANCE, [], []) is None

@@ -8,7 +8,7 @@ import pandas as pd
 
 from plainsight.audit.guarantee import read_guarantee_record
 from plainsight.audit.protection import UNIT_COLUMNS, unit_sizes
-from plainsight.audit.provenance import Provenance, bundle_accounting
+from plainsight.audit.provenance import read_bundle_accounting
 from plainsight.io import read_json
 from plainsight.report.release import (
     BundleSettings,
@@ -24,17 +24,6 @@ from plainsight.report.review_comments import read_comments
 from plainsight.report.table_format import load_table_specs
 from plainsight.report.utility_table import run_utility_table
 from plainsight.snakemake_job import RuleJob, run_rule
-
-
-def privacy_accounting(provenance_file: str, names: list[str], records: list[str]) -> dict | None:
-    """The mechanisms behind the bundle and their composition; None for a method without any."""
-    if not names:
-        return None
-    provenance = Provenance.from_yaml(provenance_file)
-    entries = [
-        (provenance.named(name), path, read_guarantee_record(path)) for name, path in zip(names, records)
-    ]
-    return bundle_accounting(entries)
 
 
 def main(job: RuleJob) -> None:
@@ -53,7 +42,7 @@ def main(job: RuleJob) -> None:
         config_fingerprint=job.params.config_fingerprint,
         audit=audit,
         units=unit_sizes(pd.read_parquet(files.docs, columns=list(UNIT_COLUMNS))),
-        privacy_accounting=privacy_accounting(files.provenance, job.params.mechanisms, files.mechanisms),
+        privacy_accounting=read_bundle_accounting(files.provenance, job.params.mechanisms, files.mechanisms),
     )
     utility = run_utility_table([files.utility], load_table_specs(files.paper)["methods"])
     run = replace(

@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from plainsight import accounting
+from plainsight.audit.guarantee import read_guarantee_record
 from plainsight.methods import registry
 
 # where the workflow keeps the declaration, relative to its working directory
@@ -247,6 +248,22 @@ def bundle_accounting(entries: Sequence[tuple[Mechanism, str, Mapping[str, Any]]
     ]
     spending = [record for _, _, record in entries if "noise_multiplier" in record]
     return {"mechanisms": listed, "composed": composed_guarantee(spending) if spending else None}
+
+
+def read_bundle_accounting(
+    provenance_file: str | Path, names: Sequence[str], records: Sequence[str | Path]
+) -> dict[str, Any] | None:
+    """`bundle_accounting` of the mechanism records at `records`, each of the mechanism `names` gives in
+    its order (rule `release_bundle`'s); None for a method without any."""
+    if not names:
+        return None
+    provenance = Provenance.from_yaml(provenance_file)
+    return bundle_accounting(
+        [
+            (provenance.named(name), str(path), read_guarantee_record(path))
+            for name, path in zip(names, records)
+        ]
+    )
 
 
 # --- the DAG of a profile ----------------------------------------------------------------------------
