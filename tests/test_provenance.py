@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).parent / "fixtures" / "provenance_codes_from_real_segments.yaml"
 CORPUS = "results/tab/known/direct/synthetic/dpsgd/seed1.parquet"
 RELEASED = "results/tab/known/direct/released_codes/dpsgd"
+DATA_FILE = "results/release/tab/known/direct/dpsgd/synthetic.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -78,11 +79,17 @@ def test_the_registry_declares_the_private_files_and_release_mechanisms(provenan
 
 
 def test_codes_from_real_segments_leave_an_unaccounted_path(provenance):
-    paths = unaccounted_paths(fixture_jobs(), provenance, [CORPUS])
-    assert set(paths) == {CORPUS}
+    paths = unaccounted_paths(fixture_jobs(), provenance, [CORPUS, DATA_FILE])
+    assert set(paths) == {CORPUS, DATA_FILE}
     path = paths[CORPUS]
     assert provenance.is_private(path[0]) and path[-1] == CORPUS
     assert "results/tab/known/direct/models/dpsgd/seed1" not in path  # the adapter is accounted
+    assert provenance.is_private(paths[DATA_FILE][0]) and paths[DATA_FILE][-1] == DATA_FILE
+
+
+def test_released_codes_alone_leave_the_data_file_written_beside_the_card_unaccounted(provenance):
+    jobs = released_design(fixture_jobs())
+    assert set(unaccounted_paths(jobs, provenance, [CORPUS, DATA_FILE])) == {DATA_FILE}
 
 
 def test_released_codes_account_for_every_path_and_name_both_mechanisms(provenance):
