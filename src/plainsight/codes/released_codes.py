@@ -217,7 +217,8 @@ def release_patterns(
         epsilon = settings.budget_share * float(dpsgd["epsilon"])
         noise = accounting.gaussian_noise_multiplier(epsilon, delta)
         noised = noised_histogram(unit_histogram(codes, units, domain), noise, *key)
-        weights = pattern_weights(noised, settings.threshold * noise, domain)
+        threshold = settings.threshold * noise
+        weights = pattern_weights(noised, threshold, domain)
         record = {
             "mechanism": "Gaussian noise on every cell of the code-pattern histogram, each privacy unit "
             "adding weight 1 spread over its segments (sensitivity 1); the cells above the threshold kept",
@@ -228,12 +229,19 @@ def release_patterns(
             "sample_rate": 1.0,
             "steps": 1,
             "privacy_unit": dpsgd["privacy_unit"],
-            "threshold": settings.threshold * noise,
-            "noised_total": float(noised.sum()),
+            "threshold": threshold,
+            "noised_count": noised_count(noised, threshold),
         }
     record |= {"max_count": settings.max_count, "ranges": ranges, "cells": domain.size}
     frame = pd.DataFrame({"cell": np.arange(domain.size), "weight": weights})
     return frame, record
+
+
+def noised_count(noised: np.ndarray, threshold: float) -> float:
+    """How many units the noised histogram counts: the sum of the cells kept (the noise of every empty
+    cell of the domain would swamp a sum over all of them), or of every cell where none is kept."""
+    kept = noised[noised > threshold]
+    return float(kept.sum() if kept.size else noised.sum())
 
 
 def codes_to_draw(record: Mapping[str, Any], generations: int | None) -> int:
@@ -241,6 +249,6 @@ def codes_to_draw(record: Mapping[str, Any], generations: int | None) -> int:
     prior has no count: it needs `generations`)."""
     if generations is not None:
         return generations
-    if "noised_total" not in record:
+    if "noised_count" not in record:
         raise ValueError("codes from the prior need prefix_tuning.generations: the prior counts no segments")
-    return max(1, round(record["noised_total"]))
+    return max(1, round(record["noised_count"]))
