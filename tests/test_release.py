@@ -21,6 +21,7 @@ from plainsight.report.release import (
     evidence_tables,
     method_verdict,
     verdict_record,
+    write_data_file,
     write_release,
 )
 from plainsight.report.release_card import person_notes, size_category
@@ -207,16 +208,18 @@ def card_header(card: str) -> dict:
     return yaml.safe_load(card.split("---\n")[1])
 
 
+def write_bundle(run, frames_, folder) -> None:
+    """The bundle in `folder` as its two rules write it: the data file, then the card beside it."""
+    paths = {name: folder / file for name, file in FILES.items()}
+    write_data_file(frames_["kept"], paths["bundle"])
+    write_release(run, frames_, [], paths)
+
+
 def test_the_card_has_the_hub_front_matter_and_the_bundle_loads_as_json_lines(tmp_path):
     run, corpora, metrics, summaries = frames()
     run = replace(run, settings=BundleSettings("any_identifier", "cc-by-4.0", ("en", "nb")))
     folder = tmp_path / "icl_pe"
-    write_release(
-        run,
-        bundle_frames(run, corpora, metrics, summaries),
-        [],
-        {name: folder / file for name, file in FILES.items()},
-    )
+    write_bundle(run, bundle_frames(run, corpora, metrics, summaries), folder)
     header = card_header((folder / "README.md").read_text(encoding="utf-8"))
     assert header == {
         "license": "cc-by-4.0",
@@ -381,6 +384,17 @@ FAILED = AuditVerdict(
 )
 
 
+def test_a_card_beside_a_data_file_of_other_rows_stops(tmp_path):
+    run, corpora, metrics, summaries = frames()
+    frames_ = bundle_frames(run, corpora, metrics, summaries)
+    paths = {name: tmp_path / file for name, file in FILES.items()}
+    write_data_file(frames_["corpora"], paths["bundle"])  # every generation, the leaking ones too
+    assert len(frames_["kept"]) < len(frames_["corpora"])
+    with pytest.raises(ValueError, match="rebuild rule release_data"):
+        write_release(run, frames_, [], paths)
+    assert not paths["card"].exists()
+
+
 def audited(run: ReleaseRun, frames_: dict) -> ReleaseRun:
     """`run` failing, as its audit judged the rows the bundle ships (their data file's SHA-256)."""
     return replace(
@@ -389,8 +403,8 @@ def audited(run: ReleaseRun, frames_: dict) -> ReleaseRun:
 
 
 def written(run: ReleaseRun, frames_: dict, folder) -> tuple[str, dict]:
-    """The card and verdict.json of the bundle written to `folder`."""
-    write_release(run, frames_, [], {k: folder / v for k, v in FILES.items()})
+    """The card and verdict.json of the bundle written to `folder`, beside its data file."""
+    write_bundle(run, frames_, folder)
     card = (folder / "README.md").read_text(encoding="utf-8")
     return card, json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
 

@@ -77,7 +77,7 @@ rule canary_adapter:
         gpu_memory_mb=gpu_memory_mb("canary_adapter"),
     params:
         training=lambda wildcards: training_params(
-            registry.method(wildcards.method), config["prefix_tuning"], config["dpsgd"]
+            registry.method(wildcards.method), config["prefix_tuning"], DP_TRAINING
         ),
         checkpoints=f"{CANARY_RUN}/checkpoints/{{method}}",
         model=lambda wildcards: model_source(MODEL_ID),

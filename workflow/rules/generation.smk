@@ -61,11 +61,10 @@ rule generate_icl:
 
 
 rule generate_trained:
-    """A synthetic corpus from a trained adapter, one fictional code per prompt."""
+    """A synthetic corpus from a trained adapter, one fictional code per prompt (a guaranteed method's from its released codes)."""
     input:
+        unpack(trained_code_tables),
         adapter="results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
-        codes=CODES,
-        fictional="results/{dataset}/{setting}/{idset}/fictional/seed{seed}.parquet",
         model=model_input(config["model"]["name_or_path"]),
     output:
         GENERATED,

@@ -4,6 +4,7 @@
 # its own audit (rule release_audit) and its run's utility measures, whatever `audit` and `utility.runs`
 # list.
 
+from plainsight.audit.provenance import PROVENANCE, Provenance, mechanism_records
 from plainsight.report.sign_off import read_sign_offs
 
 
@@ -12,6 +13,7 @@ include: "functions/release.smk"
 
 # A malformed sign-off stops the workflow here, before any job, with one line naming its entry and key.
 read_sign_offs(config["release"]["sign_off"])
+PRIVACY_PROVENANCE = Provenance.from_yaml(PROVENANCE)
 
 
 # What a bundle ships, decided once per seed (rule release_filter), and the audit of exactly those rows
@@ -89,7 +91,7 @@ rule release_audit:
 
 
 rule release_bundle:
-    """A method's synthetic texts alone (no real text, no context ids): the kept rows of every seed, its dataset card with the verdict of those texts, its run's utility table and the summary a custodian signs."""
+    """A method's dataset card beside its data file (rule release_data: the kept rows of every seed, no real text, no context ids), with the verdict of those texts, its run's utility table and the summary a custodian signs."""
     input:
         corpora=release_runs(CORPUS),
         filtered=release_runs(RELEASE_FILTERED),
@@ -108,8 +110,10 @@ rule release_bundle:
         paper=config["tables"]["paper"],
         comments=release_comments,
         docs=DOCS,
+        mechanisms=release_mechanism_records,
+        provenance=PROVENANCE,
+        data="results/release/{dataset}/{setting}/{idset}/{method}/synthetic.jsonl",
     output:
-        bundle="results/release/{dataset}/{setting}/{idset}/{method}/synthetic.jsonl",
         card="results/release/{dataset}/{setting}/{idset}/{method}/README.md",
         verdict="results/release/{dataset}/{setting}/{idset}/{method}/verdict.json",
         summary="results/release/{dataset}/{setting}/{idset}/{method}/SUMMARY.md",
@@ -123,5 +127,9 @@ rule release_bundle:
         config_fingerprint=CONFIG_FINGERPRINT,
         model=variant_model,
         generation=release_generation_settings,
+        mechanisms=release_mechanism_names,
     script:
         "../scripts/release_bundle.py"
+
+
+include: "release_data.smk"

@@ -35,7 +35,7 @@ rule train_adapter:
     params:
         # Only what the adapter depends on: a setting of another method retrains nothing here.
         training=lambda wildcards: training_params(
-            registry.method(wildcards.method), config["prefix_tuning"], config["dpsgd"]
+            registry.method(wildcards.method), config["prefix_tuning"], DP_TRAINING
         ),
         # Not an output: Snakemake deletes a failed job's outputs, and a rerun resumes from here.
         checkpoints="results/{dataset}/{setting}/{idset}/checkpoints/{method}/seed{seed}",

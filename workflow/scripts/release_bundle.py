@@ -1,6 +1,6 @@
-"""Rule `release_bundle`: a method's synthetic texts over its seeds, the rows `release.drop` kept, their
-dataset card (README.md), their run's utility table (utility.csv), the verdict of their own audit
-(verdict.json) and the summary a custodian signs (SUMMARY.md)."""
+"""Rule `release_bundle`: the dataset card (README.md) of a method's data file (rule `release_data`: the
+rows `release.drop` kept over its seeds), the verdict of their own audit (verdict.json), the summary a
+custodian signs (SUMMARY.md) and their run's utility table (utility.csv)."""
 
 from dataclasses import replace
 
@@ -8,6 +8,7 @@ import pandas as pd
 
 from plainsight.audit.guarantee import read_guarantee_record
 from plainsight.audit.protection import UNIT_COLUMNS, unit_sizes
+from plainsight.audit.provenance import read_bundle_accounting
 from plainsight.io import read_json
 from plainsight.methods import registry
 from plainsight.report.release import (
@@ -42,6 +43,7 @@ def main(job: RuleJob) -> None:
         config_fingerprint=job.params.config_fingerprint,
         audit=audit,
         units=unit_sizes(pd.read_parquet(files.docs, columns=list(UNIT_COLUMNS))),
+        privacy_accounting=read_bundle_accounting(files.provenance, job.params.mechanisms, files.mechanisms),
     )
     utility = run_utility_table([files.utility], load_table_specs(files.paper)["methods"])
     run = replace(
@@ -51,7 +53,8 @@ def main(job: RuleJob) -> None:
         utility=utility_rows(utility, run.keys, registry.base_method(w.method)),
     )
     frames = bundle_frames(files, utility, read_comments(files.comments))
-    write_release(run, frames, [read_guarantee_record(path) for path in files.guarantees], job.output)
+    paths = {"bundle": files.data, **{name: job.output[name] for name in ("card", "verdict", "summary", "utility")}}
+    write_release(run, frames, [read_guarantee_record(path) for path in files.guarantees], paths)
 
 
 run_rule(main)

@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
+from plainsight.accounting import default_delta
 from plainsight.audit.canary_persons import (
     PersonPlan,
     check_person_plan,
@@ -494,8 +495,6 @@ def with_rows_of(table: pd.DataFrame, added: Sequence[tuple[SegmentKey, Mapping]
 def audit_delta(docs: pd.DataFrame, codes: pd.DataFrame, dp: Mapping) -> float:
     """The delta every empirical epsilon is stated at: the DP-SGD run's (`dpsgd.delta`, else its
     default for the fine-tuning set's privacy units)."""
-    from plainsight.training.dp import default_delta
-
     if dp["delta"] is not None:
         return float(dp["delta"])
     train = codes[codes["split"] == "train"]

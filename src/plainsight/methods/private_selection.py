@@ -22,12 +22,13 @@ Both papers take delta = 1 / (N ln N) for N private records (`paper_delta`).
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from plainsight import accounting
 
 
 def paper_delta(records: int) -> float:
@@ -37,20 +38,13 @@ def paper_delta(records: int) -> float:
     return 1.0 / (records * math.log(records))
 
 
-def _check_budget(epsilon: float, delta: float | None) -> None:
-    if not epsilon > 0 or math.isinf(epsilon):
-        raise ValueError(f"epsilon must be a positive finite number, not {epsilon}")
-    if delta is not None and not 0 < delta < 1:
-        raise ValueError(f"delta must lie strictly between 0 and 1, not {delta}")
-
-
 # --- seed rewriting: the Gaussian mechanism on candidate utilities --------------------------------
 
 
 def gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
     """The classical Gaussian mechanism's noise (RPSG's Eq. 1):
     sqrt(2 ln(1.25 / delta)) x sensitivity / epsilon."""
-    _check_budget(epsilon, delta)
+    accounting.check_budget(epsilon, delta)
     return math.sqrt(2 * math.log(1.25 / delta)) * sensitivity / epsilon
 
 
@@ -101,7 +95,7 @@ class SeedRewriteSettings:
             raise ValueError(f"candidates (m) must be at least 2 to choose among, not {self.candidates}")
         if self.private_seeds is not None and self.private_seeds < 1:
             raise ValueError(f"private_seeds must be at least 1, not {self.private_seeds}")
-        _check_budget(self.epsilon, self.delta)
+        accounting.check_budget(self.epsilon, self.delta)
         if not 0 < self.similarity_keep <= 1:
             raise ValueError(f"similarity_keep must lie in (0, 1], not {self.similarity_keep}")
         if not 0 <= self.nll_percentile < 1:
@@ -129,45 +123,17 @@ class SeedRewriteSettings:
 
 # --- private evolution: the noisy nearest-neighbour histogram over T rounds -----------------------
 
-_ACCOUNTANT = "prv"
-
 
 def noise_multiplier(epsilon: float, delta: float, rounds: int) -> float:
     """The histogram noise (per unit of sensitivity) whose `rounds` Gaussian mechanisms compose to
-    (epsilon, delta), solved by Opacus with every unit in every round (sample rate 1)."""
-    from opacus.accountants.utils import get_noise_multiplier
-
-    _check_budget(epsilon, delta)
-    if rounds < 1:
-        raise ValueError(f"rounds (T) must be at least 1, not {rounds}")
-    with warnings.catch_warnings():
-        # At sample rate 1 Opacus's PRV takes log(1 - q) = log 0 on its way (numpy warns, harmlessly), and
-        # the RDP bound it starts from notes that its best order is its largest
-        warnings.simplefilter("ignore", RuntimeWarning)
-        warnings.simplefilter("ignore", UserWarning)
-        return float(
-            get_noise_multiplier(
-                target_epsilon=epsilon,
-                target_delta=delta,
-                sample_rate=1.0,
-                steps=rounds,
-                accountant=_ACCOUNTANT,
-                epsilon_tolerance=epsilon / 1000,
-            )
-        )
+    (epsilon, delta), every unit in every round (`plainsight.accounting`)."""
+    return accounting.gaussian_noise_multiplier(epsilon, delta, rounds)
 
 
 def composed_epsilon(noise: float, rounds: int, delta: float) -> float:
     """The epsilon at `delta` of `rounds` Gaussian mechanisms of noise multiplier `noise`, every unit in
     each (Opacus's PRV accountant)."""
-    from opacus.accountants import PRVAccountant
-
-    accountant = PRVAccountant()
-    accountant.history = [(noise, 1.0, rounds)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # as in `noise_multiplier`
-        warnings.simplefilter("ignore", UserWarning)
-        return float(accountant.get_epsilon(delta))
+    return accounting.composed_epsilon([(noise, 1.0, rounds)], delta)
 
 
 def nearest_samples(
@@ -240,7 +206,7 @@ class EvolutionSettings:
             raise ValueError(f"min_words must be at least 0, not {self.min_words}")
         if not 0 <= self.variation_strength < 1:
             raise ValueError(f"variation_strength must lie in [0, 1), not {self.variation_strength}")
-        _check_budget(self.epsilon, self.delta)
+        accounting.check_budget(self.epsilon, self.delta)
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> EvolutionSettings:

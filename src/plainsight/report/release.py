@@ -155,6 +155,7 @@ def verdict_record(run: ReleaseRun, dp_records: Sequence[Mapping[str, Any]] = ()
         "before_filter": None
         if before is None
         else {"verdict": before.verdict, "seed_verdicts": before.seed_verdicts, "source": before.source},
+        "privacy_accounting": run.privacy_accounting,
     }
 
 
@@ -228,6 +229,18 @@ def evidence_tables(
     return tables
 
 
+def write_data_file(rows: pd.DataFrame, path: str | Path) -> None:
+    """Rule `release_data`: the bundle's data file, shipping `rows` (every seed's kept rows, or the
+    corpora as written where nothing private filters them)."""
+    write_text(bundle_jsonl(bundle_rows(rows)), path)
+
+
+def check_data_file(bundle: str, path: str | Path) -> None:
+    """Stop where the data file beside the card does not ship the rows the card describes."""
+    if Path(path).read_text(encoding="utf-8") != bundle:
+        raise ValueError(f"{path} does not ship the kept rows this card describes: rebuild rule release_data")
+
+
 def write_release(
     run: ReleaseRun,
     frames: Mapping[str, pd.DataFrame],
@@ -235,8 +248,9 @@ def write_release(
     paths: Mapping[str, str | Path],
 ) -> None:
     """Build the bundle from the corpora, filter records, kept rows and summaries of every seed
-    (`frames`), and write it (`bundle`), its card (`card`), its run's utility table (`utility`), its
-    verdict (`verdict`) and the summary a custodian signs (`summary`, `bundle_summary`)."""
+    (`frames`), check that its data file (`bundle`, rule `release_data`'s) ships those rows, and write its
+    card (`card`), its run's utility table (`utility`), its verdict (`verdict`) and the summary a custodian
+    signs (`summary`, `bundle_summary`)."""
     bundle, card = build_release(
         run,
         frames["corpora"],
@@ -246,7 +260,7 @@ def write_release(
         dp_records,
         Path(paths["bundle"]).name,
     )
-    write_text(bundle, paths["bundle"])
+    check_data_file(bundle, paths["bundle"])
     write_text(card, paths["card"])
     write_text(run_utility(run, frames.get("utility")).to_csv(index=False), paths["utility"])
     write_json(verdict_record(run, dp_records), paths["verdict"])

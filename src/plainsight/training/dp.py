@@ -48,6 +48,7 @@ from typing import Any
 
 import torch
 
+from plainsight.accounting import default_delta
 from plainsight.training.checkpoints import Checkpoints
 from plainsight.training.examples import TrainingExample, collate, micro_batches
 from plainsight.training.loop import TrainingSettings, fit
@@ -59,11 +60,6 @@ ADAPTER = "prefix"
 
 
 PRIVACY_UNITS = ("document", "sequence")
-
-
-def default_delta(units: int) -> float:
-    """min(1e-5, 1 / (10 N)) for N privacy units."""
-    return min(1e-5, 1.0 / (10 * units))
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,27 @@ def release_guarantees(wildcards):
     return release_runs(pattern)(wildcards) if pattern else []
 
 
+def release_mechanisms(wildcards):
+    """(mechanism, record) behind a bundle, one per mechanism and seed it ships
+    (resources/privacy_provenance.yaml); none for a method without a formal guarantee.
+    """
+    return mechanism_records(
+        PRIVACY_PROVENANCE,
+        wildcards.method,
+        release_run(wildcards),
+        release_seeds(wildcards.method),
+    )
+
+
+def release_mechanism_records(wildcards):
+    return [path for _, path in release_mechanisms(wildcards)]
+
+
+def release_mechanism_names(wildcards):
+    """The mechanism of each of `release_mechanism_records`, in its order."""
+    return [mechanism.name for mechanism, _ in release_mechanisms(wildcards)]
+
+
 def release_seed_guarantee(wildcards):
     """The guarantee record of one seed of a bundle (its filter keeps the guarantee where it bounds the
     release); nothing for a method without one."""
