@@ -53,7 +53,10 @@ def main(job: RuleJob) -> None:
         utility=utility_rows(utility, run.keys, registry.base_method(w.method)),
     )
     frames = bundle_frames(files, utility, read_comments(files.comments))
-    paths = {"bundle": files.data, **{name: job.output[name] for name in ("card", "verdict", "summary", "utility")}}
+    paths = {
+        "bundle": files.data,
+        **{name: job.output[name] for name in ("card", "verdict", "summary", "utility")},
+    }
     write_release(run, frames, [read_guarantee_record(path) for path in files.guarantees], paths)
 
 
