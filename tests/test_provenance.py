@@ -24,7 +24,7 @@ from plainsight.audit.provenance import (
     unaccounted_paths,
     workflow_jobs,
 )
-from plainsight.report.release import accounting_notes
+from plainsight.report.release_card import accounting_notes
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).parent / "fixtures" / "provenance_codes_from_real_segments.yaml"

@@ -585,7 +585,7 @@ def test_verdict_json_states_the_policy_the_guarantee_and_a_kind_only_for_a_pass
     assert record["verdict_kind"] is None and record["guarantee"] is None
     assert record["policy"] == {
         "requires_formal_guarantee": False,
-        "pass_rests_on": "empirical evidence only",
+        "pass_rests_on": "empirical evidence only, no formal guarantee",
         "statement": "empirical evidence accepted: release.gate.criteria ask for no formal guarantee",
     }
     formal = {"thresholds": {**asdict(Gate()), "criteria": list(Gate().criteria)}}

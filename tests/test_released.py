@@ -303,10 +303,38 @@ def test_the_claim_tested_is_the_one_that_bounds_the_release(tmp_path):
     write_json({"epsilon": 8.0, "delta": 1e-5}, adapter / "training.json")
     write_json({"epsilon": 4.0, "delta": 1e-5, "release_epsilon": 3.97}, tmp_path / "aug_pe.json")
     write_json({"epsilon": 4.0, "delta": 1.6e-3, "release_epsilon": None}, tmp_path / "rpsg.json")
-    assert release_guarantee(adapter) == Guarantee(8.0, 1e-5)
-    assert release_guarantee(tmp_path / "aug_pe.json") == Guarantee(3.97, 1e-5)
+    assert release_guarantee([adapter]) == Guarantee(8.0, 1e-5)
+    assert release_guarantee([tmp_path / "aug_pe.json"]) == Guarantee(3.97, 1e-5)
     # RPSG's epsilon bounds each seed's selection, not the rewrite it releases: no claim to test
-    assert release_guarantee(tmp_path / "rpsg.json") is None
+    assert release_guarantee([tmp_path / "rpsg.json"]) is None
+
+
+def test_a_corpus_behind_several_mechanisms_is_judged_on_their_composition():
+    """DP-SGD's training and the released code patterns: the claim is the accountant's composition over
+    the unit the training protects, never the training's share alone."""
+    from plainsight.accounting import composed_epsilon
+    from plainsight.audit.guarantee import composed_claim
+
+    training = {
+        "epsilon": 0.75,
+        "delta": 1e-5,
+        "noise_multiplier": 2.0,
+        "sample_rate": 0.25,
+        "steps": 16,
+        "protects": "unit",
+        "units": 120,
+    }
+    patterns = {"epsilon": 0.25, "delta": 1e-6, "noise_multiplier": 8.0, "privacy_unit": "document"}
+    claim = composed_claim([training, patterns])
+    expected = composed_epsilon([(2.0, 0.25, 16), (8.0, 1.0, 1)], 1e-5)
+    assert claim.epsilon == expected and claim.delta == 1e-5
+    assert (claim.unit, claim.units) == ("unit", 120)
+    # the composition spends more than the training alone, less than the two epsilons added
+    training_alone = composed_epsilon([(2.0, 0.25, 16)], 1e-5)
+    assert training_alone < claim.epsilon < training_alone + composed_epsilon([(8.0, 1.0, 1)], 1e-5)
+    # codes from the prior spend nothing: the training's own claim stands
+    prior = {"epsilon": 0.0, "delta": None, "source": "prior"}
+    assert composed_claim([training, prior]).epsilon == 0.75
 
 
 # --- the negative control: the same attacks on a corpus written without private data ---

@@ -6,6 +6,7 @@
 import yaml
 
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
+from plainsight.audit.provenance import PROVENANCE, Provenance, mechanism_records
 from plainsight.methods import registry
 from plainsight.model_settings import is_embedded
 
@@ -21,6 +22,8 @@ SEEDS = config["seeds"]
 AUDIT = config["audit"]
 # the privacy metrics' settings as every job that counts leaks reads them
 PRIVACY_METRICS = {**config["metrics"], "verbatim_ngram": AUDIT["verbatim_ngram"]}
+# which files hold private data and which rules release it under a guarantee (the audit and the bundles)
+PRIVACY_PROVENANCE = Provenance.from_yaml(PROVENANCE)
 
 
 wildcard_constraints:

@@ -4,7 +4,6 @@
 # its own audit (rule release_audit) and its run's utility measures, whatever `audit` and `utility.runs`
 # list.
 
-from plainsight.audit.provenance import PROVENANCE, Provenance, mechanism_records
 from plainsight.report.sign_off import read_sign_offs
 
 
@@ -13,7 +12,6 @@ include: "functions/release.smk"
 
 # A malformed sign-off stops the workflow here, before any job, with one line naming its entry and key.
 read_sign_offs(config["release"]["sign_off"])
-PRIVACY_PROVENANCE = Provenance.from_yaml(PROVENANCE)
 
 
 # What a bundle ships, decided once per seed (rule release_filter), and the audit of exactly those rows
@@ -56,7 +54,7 @@ rule release_audit:
         unpack(release_canaries),
         kept=release_runs(RELEASE_KEPT),
         negative_controls=release_runs(NEGATIVE_CONTROL_CORPUS),
-        guarantees=release_guarantees,
+        guarantees=release_mechanism_records,
         scores=release_scores,
         utility=release_utility_measures,
         codes=CODES,

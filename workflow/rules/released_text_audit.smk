@@ -64,7 +64,7 @@ rule released_text_audit:
         gpu_memory_mb=gpu_memory_mb("mauve"),
     params:
         methods=config["methods"],
-        guaranteed=AUDITED_GUARANTEED,
+        guaranteed=audited_guarantee_methods,
         metrics=PRIVACY_METRICS,
         verbatim_ngram=AUDIT["verbatim_ngram"],
         bootstrap=AUDIT["bootstrap"],

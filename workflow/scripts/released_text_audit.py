@@ -23,9 +23,12 @@ def main(job: RuleJob) -> None:
         job.params.metrics,
         job.input.codes,
     )
-    guarantees = dict(zip(job.params.guaranteed, job.input.guarantees))
+    # each guaranteed method's mechanism records, in the order the rule lists them
+    guarantees = {}
+    for method, path in zip(job.params.guaranteed, job.input.guarantees):
+        guarantees.setdefault(method, []).append(path)
     corpora = [
-        CorpusFiles(method, *files, guarantees.get(method))
+        CorpusFiles(method, *files, tuple(guarantees.get(method, ())))
         for method, *files in zip(
             job.params.methods, job.input.corpora, job.input.metrics, job.input.controls
         )

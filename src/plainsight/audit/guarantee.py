@@ -3,11 +3,12 @@ of that claim against the leaks the corpus shows (a rejected claim points at a b
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from plainsight import accounting
 from plainsight.audit.evidence import ALPHA, dp_null_controls_needed, dp_null_p_value, dp_null_testable
 from plainsight.io import read_json
 
@@ -52,9 +53,49 @@ def record_guarantee(record: Mapping[str, Any]) -> Guarantee | None:
     )
 
 
-def release_guarantee(path: str | Path) -> Guarantee | None:
-    """The claim of the guarantee record at `path` (`record_guarantee`)."""
-    return record_guarantee(read_guarantee_record(path))
+def gaussian_steps(record: Mapping[str, Any]) -> accounting.GaussianSteps:
+    """A mechanism's Gaussian steps as its record states them: DP-SGD's noise multiplier, sample rate and
+    steps; a histogram's noise multiplier over its rounds (sample rate 1)."""
+    steps = record.get("steps", record.get("rounds", 1))
+    return float(record["noise_multiplier"]), float(record.get("sample_rate", 1.0)), int(steps)
+
+
+def composed_guarantee(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Every mechanism of `records` composed by the PRV accountant at the largest delta they state (each
+    was calibrated at its own; the composition is stated at one), beside the sum of their epsilons that
+    basic composition would give."""
+    if not records:
+        raise ValueError("no mechanism record to compose")
+    delta = max(float(record["delta"]) for record in records)
+    return {
+        "epsilon": accounting.composed_epsilon([gaussian_steps(record) for record in records], delta),
+        "delta": delta,
+        "basic_composition_epsilon": sum(float(record["epsilon"]) for record in records),
+        "accountant": f"opacus {accounting.ACCOUNTANT}",
+    }
+
+
+def composed_claim(records: Sequence[Mapping[str, Any]]) -> Guarantee | None:
+    """The claim that bounds a corpus whose every path from private data passes through the mechanisms of
+    `records` (`plainsight.audit.provenance.mechanism_records`): one record's own claim, or the
+    accountant's composition of those that spend (a prior spends nothing), over the unit and units its
+    releasing mechanism protects; None where none bounds the release."""
+    # a mechanism that spends nothing (codes drawn from the prior) adds nothing to compose
+    spending = [record for record in records if record.get("epsilon") != 0]
+    claims = [record_guarantee(record) for record in spending]
+    if not any(claims):
+        return None
+    if len(spending) == 1:
+        return claims[0]
+    composed = composed_guarantee(spending)
+    units = {(claim.unit, claim.units) for claim in claims if claim and claim.unit is not None}
+    unit, count = units.pop() if len(units) == 1 else (None, None)
+    return Guarantee(composed["epsilon"], composed["delta"], unit, count)
+
+
+def release_guarantee(paths: Sequence[str | Path]) -> Guarantee | None:
+    """The claim of the mechanism records at `paths` (`composed_claim`)."""
+    return composed_claim([read_guarantee_record(path) for path in paths])
 
 
 def guarantee_record(counts: Mapping[str, Any], guarantee: Guarantee) -> dict[str, Any]:
@@ -84,8 +125,9 @@ def guarantee_record(counts: Mapping[str, Any], guarantee: Guarantee) -> dict[st
     }
 
 
-def guarantee_evidence(counts: Mapping[str, Any], path: str | Path | None) -> dict[str, Any]:
-    """The guarantee columns of a corpus's audit record (`guarantee_record`) from its guarantee record at
-    `path`; none for a method without one, or whose claim bounds only a step of it."""
-    claim = release_guarantee(path) if path else None
+def guarantee_evidence(counts: Mapping[str, Any], paths: Sequence[str | Path]) -> dict[str, Any]:
+    """The guarantee columns of a corpus's audit record (`guarantee_record`) from the records of the
+    mechanisms on its paths (`composed_claim`); none for a method without one, or whose claim bounds only
+    a step of it."""
+    claim = release_guarantee(paths) if paths else None
     return guarantee_record(counts, claim) if claim is not None else {}

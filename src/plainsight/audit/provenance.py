@@ -21,8 +21,7 @@ from typing import Any
 
 import yaml
 
-from plainsight import accounting
-from plainsight.audit.guarantee import read_guarantee_record
+from plainsight.audit.guarantee import composed_guarantee, read_guarantee_record
 from plainsight.methods import registry
 
 # where the workflow keeps the declaration, relative to its working directory
@@ -190,28 +189,6 @@ def mechanisms_behind(jobs: Sequence[Job], provenance: Provenance, target: str) 
 
 
 # --- the composed guarantee --------------------------------------------------------------------------
-
-
-def gaussian_steps(record: Mapping[str, Any]) -> accounting.GaussianSteps:
-    """A mechanism's Gaussian steps as its record states them: DP-SGD's noise multiplier, sample rate and
-    steps; a histogram's noise multiplier over its rounds (sample rate 1)."""
-    steps = record.get("steps", record.get("rounds", 1))
-    return float(record["noise_multiplier"]), float(record.get("sample_rate", 1.0)), int(steps)
-
-
-def composed_guarantee(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Every mechanism of `records` composed by the PRV accountant at the largest delta they state (each
-    was calibrated at its own; the composition is stated at one), beside the sum of their epsilons that
-    basic composition would give."""
-    if not records:
-        raise ValueError("no mechanism record to compose")
-    delta = max(float(record["delta"]) for record in records)
-    return {
-        "epsilon": accounting.composed_epsilon([gaussian_steps(record) for record in records], delta),
-        "delta": delta,
-        "basic_composition_epsilon": sum(float(record["epsilon"]) for record in records),
-        "accountant": f"opacus {accounting.ACCOUNTANT}",
-    }
 
 
 def mechanism_records(

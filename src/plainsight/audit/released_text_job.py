@@ -88,13 +88,14 @@ class Judging:
 
 @dataclass(frozen=True)
 class CorpusFiles:
-    """One audited corpus: its method, its files, and its guarantee record where it claims one."""
+    """One audited corpus: its method, its files, and where it claims a formal guarantee the records of
+    the mechanisms on its paths from private data (`plainsight.audit.provenance.mechanism_records`)."""
 
     method: str
     corpus: str
     metrics: str
     control: str  # the held-out control's counts per measure
-    guarantee: str | None = None
+    guarantees: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -328,7 +329,7 @@ def write_run_audit(
         pd.read_parquet(negative_control) if negative_control else None,
     )
     for files in corpora:
-        audits[files.method].record.update(guarantee_evidence(counts[files.method], files.guarantee))
+        audits[files.method].record.update(guarantee_evidence(counts[files.method], files.guarantees))
     for number, (name, audit) in enumerate(audits.items()):
         write_parquet(audit.nearest, outputs.nearest[number])
         write_json({"method": name, "seed": settings.seed, **audit.record}, outputs.records[number])

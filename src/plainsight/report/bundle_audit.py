@@ -71,13 +71,15 @@ class Bundle:
 
 @dataclass(frozen=True)
 class ShippedSeed:
-    """One released seed: its kept rows and its negative control corpus; its guarantee record's path where
-    the method states one, and the run's membership scores where the threat model releases the adapter."""
+    """One released seed: its kept rows and its negative control corpus; the records of the mechanisms
+    behind the bundle where the method states a formal guarantee (the bundle ships every seed, so each
+    seed is judged on their composition), and the run's membership scores where the threat model releases
+    the adapter."""
 
     seed: int
     kept: pd.DataFrame
     negative_control: pd.DataFrame
-    guarantee: str | None = None
+    guarantees: Sequence[str] = ()  # the records of the mechanisms behind the bundle, every seed's
     scores: pd.DataFrame | None = None
     drop: str = "none"  # the release filter's rule that chose `kept` (`release.drop`)
 
@@ -111,7 +113,7 @@ def seed_evidence(
         negative_control=seed.negative_control,
     )
     # a filter that read private data after the mechanism leaves no formal guarantee to hand the gate
-    guarantee = guarantee_evidence(counts, seed.guarantee) if seed.drop == "none" else {}
+    guarantee = guarantee_evidence(counts, seed.guarantees) if seed.drop == "none" else {}
     record = {**audits[method].record, RELEASE_FILTER: seed.drop, **guarantee}
     return record, summary_evidence(summary)
 
@@ -231,9 +233,9 @@ class CanaryFiles:
 
 @dataclass(frozen=True)
 class BundleAuditFiles:
-    """Rule `release_audit`'s inputs: per seed (parallel to `seeds`) its kept rows, negative control, and
-    where given its guarantee record and membership scores; the run's utility measures, the paper's table
-    specs (display names) and the canary files."""
+    """Rule `release_audit`'s inputs: per seed (parallel to `seeds`) its kept rows, negative control and,
+    where given, membership scores; the records of every mechanism behind the bundle (`guarantees`); the
+    run's utility measures, the paper's table specs (display names) and the canary files."""
 
     seeds: Sequence[int]
     kept: Sequence[str]
@@ -243,9 +245,8 @@ class BundleAuditFiles:
     utility: Sequence[str]
     paper: str
     canaries: CanaryFiles = CanaryFiles()
-    drop: str = (
-        "none"  # the release filter's rule (`release_run.bundle_drop`), as rule release_filter applied it
-    )
+    # the release filter's rule (`release_run.bundle_drop`), as rule release_filter applied it
+    drop: str = "none"
 
     def shipped_seeds(self) -> list[ShippedSeed]:
         """Each seed's kept rows (read as the bundle reads them), negative control, guarantee and scores."""
@@ -254,7 +255,7 @@ class BundleAuditFiles:
                 seed,
                 read_seeds([self.kept[number]]),
                 pd.read_parquet(self.negative_controls[number]),
-                self.guarantees[number] if self.guarantees else None,
+                tuple(self.guarantees),
                 pd.read_parquet(self.scores[number]) if self.scores else None,
                 self.drop,
             )

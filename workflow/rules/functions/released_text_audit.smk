@@ -11,13 +11,27 @@ def run_corpora(pattern):
     return files
 
 
+def audited_mechanisms(wildcards):
+    """(method, record) of every mechanism on the paths from private data to one run's and seed's corpora
+    of its DP methods (resources/privacy_provenance.yaml): the adapter's training and the released code
+    patterns, which the audit composes into the corpus's claim."""
+    run = {key: wildcards[key] for key in ("dataset", "setting", "idset")}
+    return [
+        (method, path)
+        for method in AUDITED_GUARANTEED
+        for _, path in mechanism_records(
+            PRIVACY_PROVENANCE, method, run, [int(wildcards.seed)]
+        )
+    ]
+
+
 def audited_guarantees(wildcards):
-    """The adapters of one run's DP methods: their training.json holds the claim."""
-    return expand(
-        "results/{dataset}/{setting}/{idset}/models/{method}/seed{seed}",
-        method=AUDITED_GUARANTEED,
-        **wildcards,
-    )
+    return [path for _, path in audited_mechanisms(wildcards)]
+
+
+def audited_guarantee_methods(wildcards):
+    """The method of each of `audited_guarantees`, in its order."""
+    return [method for method, _ in audited_mechanisms(wildcards)]
 
 
 def guarantee_record_pattern(method):
