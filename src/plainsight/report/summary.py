@@ -41,7 +41,7 @@ UTILITY_MEASURES = ("macro_f1", "accuracy")  # the utility columns with a chance
 _REASON = re.compile(r"(?P<name>\w+): (?P<outcome>PASS|FAIL|INCONCLUSIVE)(?: \((?P<detail>.*)\))?$")
 _SEED = re.compile(r"seed (?P<seed>\d+): ")
 # the sample `evidence_plan.deciding_sample` appends to an INCONCLUSIVE reason
-_DECIDING = re.compile(r" \(((?:needs|no sample decides) [^()]*)\)")
+_DECIDING = re.compile(r" \(((?:needs|no sample decides|cannot be decided) [^()]*)\)")
 
 
 @dataclass(frozen=True)
