@@ -124,7 +124,8 @@ def claim_check(row: Mapping[str, Any]) -> str:
     """Whether a method's leaks reject its own formal claim, or that this run is too small to tell."""
     if row.get("dp_null_testable") is False or row.get("dp_null_testable") == 0:
         needed = row.get("dp_null_controls_needed")
-        size = f" (needs {int(needed):,} controls)" if pd.notna(needed) and needed != math.inf else ""
+        reachable = pd.notna(needed) and needed != math.inf
+        size = f" (needs {int(needed):,} controls before any count could reject it)" if reachable else ""
         return f"not testable at this size{size}"
     if row["dp_claim_rejected"] > 0:
         return f"**its leaks reject its own claim** (p = {row['dp_null_p_value']:.3g}): a bug in its DP code?"
