@@ -263,8 +263,8 @@ def test_the_default_config_plans_every_criterion():
     text = plans[("text_membership", "all methods")]
     assert (text.planned, text.to_pass, text.to_fail) == (
         "<= 48",
-        ">= 132 each to PASS with probability 0.8 at AUC 0.50",
-        ">= 54 each to FAIL with probability 0.8 at AUC 0.75",
+        ">= 132 each to PASS with probability 0.8 at AUC 0.50, cannot be decided on this corpus: it has 48",
+        ">= 54 each to FAIL with probability 0.8 at AUC 0.75, cannot be decided on this corpus: it has 48",
     )
     epsilon = plans[("epsilon", "all methods")]
     assert epsilon.planned == "40 (20), not in the verdict" and "none can pass" in epsilon.to_pass
@@ -279,6 +279,7 @@ def test_the_paper_profile_plans_enough_generations_and_canaries():
     assert plans[("leak_excess", "in-context (paired)")].planned == "1,000"
     assert plans[("epsilon", "all methods")].planned == "200 (100)"
     assert plans[("text_membership", "all methods")].planned == "-"  # no segment counter given
+    assert "cannot" not in plans[("text_membership", "all methods")].to_pass  # nor a corpus to fall short
 
 
 def test_an_inconclusive_reason_names_the_sample_that_would_decide_it():

@@ -144,6 +144,7 @@ class PlannedRun:
     generations: int  # per method and seed
     texts: str  # members and held-out texts each, in words ("-": not planned)
     trained: str  # trained methods' members, in words
+    corpus_texts: int | None  # the most members and held-out texts each the corpus gives (None: unplanned)
     canaries: CanaryPlan
     formal_epsilons: Mapping[str, float]  # audited methods whose formal epsilon bounds their release
 
@@ -185,15 +186,27 @@ def _leak_plan(criterion: str, gate: Gate, run: PlannedRun) -> list[CriterionPla
     ]
 
 
-def _auc_plan(criterion: str, threshold: float, planned: str) -> list[CriterionPlan]:
+def _texts_needed(auc: float, threshold: float, outcome: str, corpus_texts: int | None) -> str:
+    """The texts each side that decide an AUC, and where the corpus holds fewer, that it cannot: members
+    are its training segments, so no run on it has more."""
+    needed = texts_to_decide(auc, threshold)
+    beyond = corpus_texts is not None and (needed is None or corpus_texts < needed)
+    return (
+        _count(needed, "each")
+        + _chance(outcome, f"AUC {auc:.2f}")
+        + (f", cannot be decided on this corpus: it has {corpus_texts:,}" if beyond else "")
+    )
+
+
+def _auc_plan(criterion: str, threshold: float, run: PlannedRun) -> list[CriterionPlan]:
     return [
         CriterionPlan(
             criterion,
             "all methods",
             "members and held-out texts, each",
-            planned,
-            _count(texts_to_decide(NULL_AUC, threshold), "each") + _chance(PASS, f"AUC {NULL_AUC:.2f}"),
-            _count(texts_to_decide(AUC_EFFECT, threshold), "each") + _chance(FAIL, f"AUC {AUC_EFFECT:.2f}"),
+            run.texts,
+            _texts_needed(NULL_AUC, threshold, PASS, run.corpus_texts),
+            _texts_needed(AUC_EFFECT, threshold, FAIL, run.corpus_texts),
         )
     ]
 
@@ -362,7 +375,7 @@ REGISTRY: dict[str, Criterion] = {
             "text_membership",
             ("text_membership_auc_max",),
             _judge_text_membership,
-            lambda gate, run: _auc_plan("text_membership", gate.text_membership_auc_max, run.texts),
+            lambda gate, run: _auc_plan("text_membership", gate.text_membership_auc_max, run),
             tuple(a.name for a in TEXT_ATTACKS),
             filter_independent=True,
         ),
@@ -381,7 +394,7 @@ REGISTRY: dict[str, Criterion] = {
             "adapter_membership",
             ("adapter_membership_auc_max",),
             _judge_adapter_membership,
-            lambda gate, run: _auc_plan("adapter_membership", gate.adapter_membership_auc_max, run.texts),
+            lambda gate, run: _auc_plan("adapter_membership", gate.adapter_membership_auc_max, run),
             ("mia_loss_auc",),
             filter_independent=True,
             adapter_only=True,
