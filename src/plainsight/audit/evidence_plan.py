@@ -1,5 +1,6 @@
 """The evidence plan: for the configured gate, each criterion's planned sample beside the smallest at
-which it can PASS when nothing leaks and the smallest at which it FAILs at a stated effect. Each criterion
+which the gate PASSes it when nothing leaks and the smallest at which it FAILs it at a stated effect,
+each with probability 0.8 (`sample_sizes.DECIDING_PROBABILITY`). Each criterion
 plans itself (`plainsight.audit.criteria.REGISTRY`) from what the config's audited run gives it
 (`planned_run`), with the samples of `plainsight.audit.sample_sizes`.
 
