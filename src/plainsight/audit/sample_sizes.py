@@ -24,7 +24,7 @@ INCONCLUSIVE, the sample at which its own observed rates would decide with that 
 - The chance is not monotone in n (a count's bound jumps when n grows by one: at excess 0.15 it is 0.84
   at 145 and 0.78 at 146): the sample is the smallest n at which it reaches 0.8, searched upwards from
   the sample at which the expected counts' bound reaches the threshold (where the chance is near one
-  half), one step at a time up to 100 steps, in steps of 1% beyond.
+  half), one at a time under 100 and in steps of 1% of n beyond (`first_sample`).
 - Membership AUCs: the AUC's bounds at the Mann-Whitney statistic's null standard error, one-sided at
   `evidence.AUC_ALPHA` (as `evidence.detectable_auc`), around an observed AUC that is normal about the
   true one with Hanley and McNeil's (1982) standard error, with as many members as held-out texts
@@ -64,7 +64,6 @@ AUC_EFFECT = 0.75  # the stated membership effect
 LARGEST_SAMPLE = 10**5  # beyond it a sample counts as unreachable
 LARGEST_GUESSES_PER_SIDE = 10**4
 NEGLIGIBLE = 1e-13  # counts less likely than this, on either tail, are left out of the exact sums
-SINGLE_STEPS = 100  # the search for the smallest deciding sample steps by one this often, then by 1%
 PAIRED, UNPAIRED = "paired", "unpaired"
 
 
@@ -91,16 +90,18 @@ def smallest_sample(holds: Callable[[int], bool], low: int = 1) -> int | None:
 
 def first_sample(holds: Callable[[int], bool], start: int) -> int | None:
     """The smallest n >= `start` at which `holds`, for a condition that holds more often as n grows but
-    not from some n on: n, n + 1, ... for SINGLE_STEPS steps, then steps of 1% of n, each followed back
-    one at a time to the first n within it that holds. None beyond LARGEST_SAMPLE."""
-    n, steps = start, 0
+    not from some n on: steps of 1% of n (one at a time under 100), the last step then bisected to its
+    first n that holds. Exact where the steps are one; within a step of the first otherwise. None beyond
+    LARGEST_SAMPLE."""
+    previous, n = start - 1, start
     while not holds(n):
         if n >= LARGEST_SAMPLE:
             return None
-        step = 1 if steps < SINGLE_STEPS else max(1, n // 100)
-        previous, n, steps = n, min(n + step, LARGEST_SAMPLE), steps + 1
-        if holds(n):
-            return next(m for m in range(previous + 1, n + 1) if holds(m))
+        previous, n = n, min(n + max(1, n // 100), LARGEST_SAMPLE)
+    low = previous + 1
+    while low < n:
+        middle = (low + n) // 2
+        low, n = (low, middle) if holds(middle) else (middle + 1, n)
     return n
 
 
