@@ -38,6 +38,7 @@ from plainsight.audit.sample_sizes import (
     decision_probability,
     documents_to_pass,
     excess_bounds,
+    first_sample,
     guarantee_deciding,
     leak_deciding_sample,
     perfect_attack_epsilon,
@@ -132,6 +133,14 @@ def test_the_exact_chance_is_the_gates_own_rule_over_every_count(paired):
         assert found == pytest.approx(expected, abs=1e-10)
     assert decision_probability(PASS, 0.0, 0.0, 72, 0.05) == 1.0
     assert decision_probability(PASS, 0.0, 0.0, 71, 0.05) == 0.0
+
+
+def test_the_search_finds_the_first_sample_that_holds_where_holding_is_not_monotone():
+    # one at a time under 100: the first tooth, though it does not last
+    assert first_sample(lambda n: n in (41, 42) or n >= 60, 30) == 41
+    # in steps of 1% of n beyond: 200, 202, ... 254, then bisected back to 251
+    assert first_sample(lambda n: n >= 251, 200) == 251
+    assert first_sample(lambda n: False, 99_000) is None
 
 
 def test_control_only_pairs_raise_the_sample_to_pass():
