@@ -136,9 +136,9 @@ def test_the_exact_chance_is_the_gates_own_rule_over_every_count(paired):
 
 
 def test_the_search_finds_the_first_sample_that_holds_where_holding_is_not_monotone():
-    # one at a time under 100: the first tooth, though it does not last
+    # one at a time under 200: the first tooth, though it does not last
     assert first_sample(lambda n: n in (41, 42) or n >= 60, 30) == 41
-    # in steps of 1% of n beyond: 200, 202, ... 254, then bisected back to 251
+    # in steps of 1% of n beyond: 200, 202, ... 252, then bisected back to 251
     assert first_sample(lambda n: n >= 251, 200) == 251
     assert first_sample(lambda n: False, 99_000) is None
 

@@ -24,7 +24,7 @@ INCONCLUSIVE, the sample at which its own observed rates would decide with that 
 - The chance is not monotone in n (a count's bound jumps when n grows by one: at excess 0.15 it is 0.84
   at 145 and 0.78 at 146): the sample is the smallest n at which it reaches 0.8, searched upwards from
   the sample at which the expected counts' bound reaches the threshold (where the chance is near one
-  half), one at a time under 100 and in steps of 1% of n beyond (`first_sample`).
+  half), one at a time under 200 and in steps of 1% of n beyond (`first_sample`).
 - Membership AUCs: the AUC's bounds at the Mann-Whitney statistic's null standard error, one-sided at
   `evidence.AUC_ALPHA` (as `evidence.detectable_auc`), around an observed AUC that is normal about the
   true one with Hanley and McNeil's (1982) standard error, with as many members as held-out texts
@@ -90,7 +90,7 @@ def smallest_sample(holds: Callable[[int], bool], low: int = 1) -> int | None:
 
 def first_sample(holds: Callable[[int], bool], start: int) -> int | None:
     """The smallest n >= `start` at which `holds`, for a condition that holds more often as n grows but
-    not from some n on: steps of 1% of n (one at a time under 100), the last step then bisected to its
+    not from some n on: steps of 1% of n (one at a time under 200), the last step then bisected to its
     first n that holds. Exact where the steps are one; within a step of the first otherwise. None beyond
     LARGEST_SAMPLE."""
     previous, n = start - 1, start
