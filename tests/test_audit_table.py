@@ -151,7 +151,9 @@ def test_a_claim_too_loose_to_test_says_how_many_controls_it_needs():
     from plainsight.report.privacy_audit_markdown import claim_check
 
     loose = {"dp_null_testable": 0.0, "dp_null_controls_needed": 12457, "dp_claim_rejected": 0.0}
-    assert claim_check(loose) == "not testable at this size (needs 12,457 controls)"
+    assert claim_check(loose) == (
+        "not testable at this size (needs 12,457 controls before any count could reject it)"
+    )
     rejected = {"dp_null_testable": 1.0, "dp_claim_rejected": 1.0, "dp_null_p_value": 0.001}
     assert claim_check(rejected).startswith("**its leaks reject its own claim** (p = 0.001)")
 
@@ -170,7 +172,9 @@ def test_the_dp_null_flag_is_a_share_over_seeds_as_the_claim_check_reads_it():
     rows = seed_rows(released, pd.DataFrame(columns=[*keys, "method"]))
     assert rows["dp_null_testable"].tolist()[0] == 0.0
     dpsgd = {**rows.iloc[0].to_dict(), "dp_claim_rejected": 0.0}
-    assert claim_check(dpsgd) == "not testable at this size (needs 10,978 controls)"
+    assert claim_check(dpsgd) == (
+        "not testable at this size (needs 10,978 controls before any count could reject it)"
+    )
 
 
 def test_the_re_identification_attack_has_its_columns_with_their_units():

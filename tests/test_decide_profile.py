@@ -57,13 +57,13 @@ def test_the_methods_hold_a_failing_baseline_and_one_guarantee_the_gate_can_acce
 
 
 def test_in_context_generations_decide_the_leak_criteria(decide):
-    """Per method and seed: enough for a PASS with no leak and for a FAIL at three times the threshold,
-    for the strictest threshold of the leak criteria."""
+    """Per method and seed: enough for the gate to PASS with no leak and to FAIL at three times the
+    threshold, each with probability 0.8, for the strictest threshold of the leak criteria."""
     gate = decide["release"]["gate"]
     threshold = min(gate["leak_excess_max"], gate["unit_linkage_excess_max"], gate["verbatim_excess_max"])
     generations = decide["generation"]["generations_per_segment"] * len(decide["datasets"]["tab"]["segments"])
     assert generations >= sample_to_decide(0.0, threshold) == 72
-    assert generations >= sample_to_decide(leak_effect(threshold), threshold) == 100
+    assert generations >= sample_to_decide(leak_effect(threshold), threshold) == 141
     assert decide["prefix_tuning"]["generations"] >= generations
 
 
@@ -73,11 +73,12 @@ def test_the_corpus_gives_the_trained_and_text_criteria_their_samples(decide):
     held_out = documents["dev"] + documents["test"]
     # one privacy unit per TAB document: the trained methods' bounds count documents on each side
     assert min(documents["train"], held_out) >= documents_to_pass(gate["leak_excess_max"]) == 72
-    # the text attacks: members and as many held-out segments (two per document), twice the single
-    # AUC's need, as the gate judges the difference from the negative control's AUC
+    # the text attacks: members and as many held-out segments (two per document), twice what a single
+    # AUC needs to PASS with probability 0.8, as the gate judges the difference from the negative
+    # control's AUC
     ranges = len(decide["datasets"]["tab"]["segments"])
     texts = ranges * min(documents["train"], held_out)
-    assert texts >= 2 * texts_to_decide(0.5, gate["text_membership_auc_max"])
+    assert texts >= 2 * texts_to_decide(0.5, gate["text_membership_auc_max"]) == 264
     planned = decide["resources"]["planned_segments"]["tab"]
     assert planned == {split: ranges * n for split, n in documents.items()}
 

@@ -360,7 +360,7 @@ def test_an_inconclusive_reason_names_the_sample_that_would_decide_it():
     reasons = verdict(row, Gate(), trained=False)["verdict_reasons"].split("; ")
     assert reasons[0] == (
         "leak_excess: INCONCLUSIVE (near leak excess in [-0.14, 0.14] straddles 0.05 (needs >= 72 "
-        "generations to decide at excess 0.00 and control rate 0.00, this run has 24))"
+        "generations to PASS with probability 0.8 at excess 0.00 and control rate 0.00, this run has 24))"
     )
     assert [reason.split(":")[0] for reason in reasons] == list(Gate().criteria)  # still one per criterion
 
@@ -368,17 +368,25 @@ def test_an_inconclusive_reason_names_the_sample_that_would_decide_it():
 def test_an_inconclusive_auc_names_the_texts_that_would_decide_it():
     row = {
         **CLEAN,
-        "text_mia_members": 48,
-        "text_mia_non_members": 48,
+        "text_mia_members": 148,
+        "text_mia_non_members": 148,
         "text_mia_auc_cosine": 0.5,
         "text_mia_auc_cosine_high": 0.61,
     }
     outcome = verdict(row, EMPIRICAL_GATE, trained=False)
     assert outcome["verdict"] == INCONCLUSIVE
     assert (
-        "(needs >= 65 members and as many held-out texts to decide at AUC 0.50, this run has 48 and 48)"
-        in (outcome["verdict_reasons"])
+        "(needs >= 132 members and as many held-out texts to PASS with probability 0.8 at AUC 0.50, this "
+        "run has 148 and 148)" in (outcome["verdict_reasons"])
     )
+    # fewer members than that: the corpus cannot give the sample, and the reason says what can decide
+    fewer = verdict(
+        {**row, "text_mia_members": 48, "text_mia_non_members": 48}, EMPIRICAL_GATE, trained=False
+    )
+    assert (
+        "(cannot be decided on this corpus: needs >= 132 members and as many held-out texts to PASS with "
+        "probability 0.8 at AUC 0.50, it has 48 and 48; a larger corpus can decide it"
+    ) in fewer["verdict_reasons"]
     assert "needs" not in verdict(CLEAN, Gate(), trained=False)["verdict_reasons"]  # a PASS names nothing
 
 
@@ -421,7 +429,7 @@ def test_an_inconclusive_re_identification_auc_names_the_units_it_compared():
         "text_mia_auc_reidentification_high": 0.65,
     }
     reasons = verdict(row, EMPIRICAL_GATE, trained=False)["verdict_reasons"]
-    assert "to decide at AUC 0.50, this run has 24 and 24)" in reasons
+    assert "to PASS with probability 0.8 at AUC 0.50, it has 24 and 24;" in reasons
 
 
 def test_a_filtered_release_has_no_guarantee_and_its_filters_criteria_are_no_evidence():

@@ -364,7 +364,8 @@ def test_the_plan_shows_the_evidence_plan_beside_the_hours():
     # 12 generations per paragraph range x 2 ranges against the 72 a 0.05 threshold needs at no control hit
     assert (
         "| leak_excess | in-context (paired) | generations per method and seed | 24 | >= 72 generations "
-        "| >= 100 generations (excess 0.15) |" in lines
+        "to PASS with probability 0.8 at excess 0.00 | >= 141 generations to FAIL with probability 0.8 "
+        "at excess 0.15 |" in lines
     )
     assert "| text_membership | all methods | members and held-out texts, each | <= 48 " in "\n".join(lines)
     assert any(line.startswith("| epsilon |") and ">= 28 canaries (14 guesses" in line for line in lines)

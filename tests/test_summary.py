@@ -125,8 +125,8 @@ def test_an_inconclusive_verdict_names_what_would_settle_it_from_the_gates_own_s
     assert "| leak_excess | INCONCLUSIVE | near leak excess in [-0.10, 0.14] straddles 0.05 |" in lines(page)
     settle = page.split("## What would settle it\n\n")[1].split("\n\n")[0]
     assert lines(settle) == [
-        "- leak_excess (near leak excess in [-0.10, 0.14] straddles 0.05): needs >= 72 generations to decide "
-        "at excess 0.00 and control rate 0.00, this run has 24",
+        "- leak_excess (near leak excess in [-0.10, 0.14] straddles 0.05): needs >= 72 generations to PASS "
+        "with probability 0.8 at excess 0.00 and control rate 0.00, this run has 24",
     ]
     assert "From `results/tables/tab/privacy_audit.csv`." in lines(page)
 

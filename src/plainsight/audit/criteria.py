@@ -41,10 +41,14 @@ from plainsight.audit.outcomes import (
 )
 from plainsight.audit.sample_sizes import (
     AUC_EFFECT,
+    DECIDING_PROBABILITY,
     NULL_AUC,
+    PAIRED,
+    UNPAIRED,
     auc_deciding_sample,
     canaries_to_refute,
     documents_to_pass,
+    guarantee_deciding,
     leak_deciding_sample,
     leak_effect,
     sample_to_decide,
@@ -156,6 +160,7 @@ class PlannedRun:
     generations: int  # per method and seed
     texts: str  # members and held-out texts each, in words ("-": not planned)
     trained: str  # trained methods' members, in words
+    corpus_texts: int | None  # the most members and held-out texts each the corpus gives (None: unplanned)
     canaries: CanaryPlan
     formal_epsilons: Mapping[str, float]  # audited methods whose formal epsilon bounds their release
 
@@ -164,42 +169,60 @@ def _count(needed: int | None, unit: str) -> str:
     return f">= {needed:,} {unit}" if needed is not None else "no sample"
 
 
+def _chance(outcome: str, at: str) -> str:
+    return f" to {outcome} with probability {DECIDING_PROBABILITY:g} at {at}"
+
+
 def _leak_plan(criterion: str, gate: Gate, run: PlannedRun) -> list[CriterionPlan]:
-    """The paired and unpaired rows of a leak criterion at the strictest threshold of its measures."""
+    """The paired and unpaired rows of a leak criterion at the strictest threshold of its measures: the
+    samples at which the gate decides with probability DECIDING_PROBABILITY, at no control-only hit."""
     threshold = min(gate.threshold(m.threshold_key) for m in judged_by(criterion))
     effect = leak_effect(threshold)
-    at_effect = f" (excess {effect:.2f})"
+    to_pass, to_fail = _chance(PASS, "excess 0.00"), _chance(FAIL, f"excess {effect:.2f}")
     documents = documents_to_pass(threshold)
-    values_to_pass, values_to_fail = sample_to_decide(0.0, threshold), sample_to_decide(effect, threshold)
     return [
         CriterionPlan(
             criterion,
             "in-context (paired)",
             "generations per method and seed",
             f"{run.generations:,}",
-            _count(values_to_pass, "generations"),
-            _count(values_to_fail, "generations") + at_effect,
+            _count(sample_to_decide(0.0, threshold, 0.0, PAIRED), "generations") + to_pass,
+            _count(sample_to_decide(effect, threshold, 0.0, PAIRED), "generations") + to_fail,
         ),
         CriterionPlan(
             criterion,
             "trained (unpaired)",
             "member documents, values per side",
             run.trained,
-            _count(documents, "documents") + f", {_count(values_to_pass, 'values per side')}",
-            _count(values_to_fail, "values per side") + at_effect,
+            _count(documents, "documents")
+            + f", {_count(sample_to_decide(0.0, threshold, 0.0, UNPAIRED), 'values per side')}"
+            + to_pass,
+            _count(sample_to_decide(effect, threshold, 0.0, UNPAIRED), "values per side") + to_fail,
         ),
     ]
 
 
-def _auc_plan(criterion: str, threshold: float, planned: str) -> list[CriterionPlan]:
+def _texts_needed(auc: float, threshold: float, outcome: str, corpus_texts: int | None) -> str:
+    """The texts each side that decide an AUC, and where the corpus holds fewer, that it cannot: members
+    are its training segments, so no run on it has more."""
+    needed = texts_to_decide(auc, threshold)
+    beyond = corpus_texts is not None and (needed is None or corpus_texts < needed)
+    return (
+        _count(needed, "each")
+        + _chance(outcome, f"AUC {auc:.2f}")
+        + (f", cannot be decided on this corpus: it has {corpus_texts:,}" if beyond else "")
+    )
+
+
+def _auc_plan(criterion: str, threshold: float, run: PlannedRun) -> list[CriterionPlan]:
     return [
         CriterionPlan(
             criterion,
             "all methods",
             "members and held-out texts, each",
-            planned,
-            _count(texts_to_decide(NULL_AUC, threshold), "each") + f" (AUC {NULL_AUC:.2f})",
-            _count(texts_to_decide(AUC_EFFECT, threshold), "each") + f" (AUC {AUC_EFFECT:.2f})",
+            run.texts,
+            _texts_needed(NULL_AUC, threshold, PASS, run.corpus_texts),
+            _texts_needed(AUC_EFFECT, threshold, FAIL, run.corpus_texts),
         )
     ]
 
@@ -220,7 +243,7 @@ def _epsilon_plan(gate: Gate, run: PlannedRun) -> list[CriterionPlan]:
             + (f"{', '.join(passing)} can pass" if passing else "none can pass")
             + f", configured: {configured})",
             f"{_count(need.candidates if need else None, 'canaries')}"
-            + (f" ({need.guesses} guesses, all right)" if need else ""),
+            + (f" ({need.guesses} guesses) to FAIL if every guess is right" if need else ""),
         )
     ]
 
@@ -368,14 +391,17 @@ REGISTRY: dict[str, Criterion] = {
             "text_membership",
             ("text_membership_auc_max",),
             _judge_text_membership,
-            lambda gate, run: _auc_plan("text_membership", gate.text_membership_auc_max, run.texts),
+            lambda gate, run: _auc_plan("text_membership", gate.text_membership_auc_max, run),
             tuple(a.name for a in TEXT_ATTACKS),
             filter_independent=True,
         ),
         Criterion(
             "epsilon",
             ("epsilon_max", "delta_units_max"),
-            _judge_epsilon,
+            lambda row, gate: _inconclusive_with(
+                _judge_epsilon(row, gate),
+                lambda: guarantee_deciding(gate.epsilon_max, gate.privacy_unit, gate.delta_units_max),
+            ),
             _epsilon_plan,
             ("dp_epsilon", "canary_epsilon"),
             filter_independent=False,  # a filter reads private data after the mechanism
@@ -384,7 +410,7 @@ REGISTRY: dict[str, Criterion] = {
             "adapter_membership",
             ("adapter_membership_auc_max",),
             _judge_adapter_membership,
-            lambda gate, run: _auc_plan("adapter_membership", gate.adapter_membership_auc_max, run.texts),
+            lambda gate, run: _auc_plan("adapter_membership", gate.adapter_membership_auc_max, run),
             ("mia_loss_auc",),
             filter_independent=True,
             adapter_only=True,

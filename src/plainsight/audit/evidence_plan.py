@@ -1,5 +1,6 @@
 """The evidence plan: for the configured gate, each criterion's planned sample beside the smallest at
-which it can PASS when nothing leaks and the smallest at which it FAILs at a stated effect. Each criterion
+which the gate PASSes it when nothing leaks and the smallest at which it FAILs it at a stated effect,
+each with probability 0.8 (`sample_sizes.DECIDING_PROBABILITY`). Each criterion
 plans itself (`plainsight.audit.criteria.REGISTRY`) from what the config's audited run gives it
 (`planned_run`), with the samples of `plainsight.audit.sample_sizes`.
 
@@ -44,18 +45,21 @@ def planned_run(config: Mapping[str, Any], segments: Callable[[str, str], int] |
     dataset = config["audit"]["datasets"][0]
     ranges = len(config["datasets"][dataset]["segments"])
     texts = trained = "-"
+    corpus_texts = None
     train, held_out = (
         sum(_split_or_none(segments, dataset, split) for split in splits) if segments else 0
         for splits in (("train",), ("dev", "test"))
     )
     if train and held_out:
         # members are at most the training segments, each side of the balanced sets at most the smaller
-        texts, trained = f"<= {min(train, held_out):,}", f"<= {train:,} training segments"
+        corpus_texts = min(train, held_out)
+        texts, trained = f"<= {corpus_texts:,}", f"<= {train:,} training segments"
     canaries = config["audit"]["canaries"]
     return PlannedRun(
         generations=config["generation"]["generations_per_segment"] * ranges,
         texts=texts,
         trained=trained,
+        corpus_texts=corpus_texts,
         canaries=CanaryPlan(
             canaries["single"],
             float(canaries["guesses"]),

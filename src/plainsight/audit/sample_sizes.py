@@ -1,29 +1,41 @@
-"""The samples that decide a release criterion, read off the bounds the audit itself computes
-(`plainsight.audit.evidence`, `plainsight.audit.epsilon`): the smallest at which it can PASS when nothing
-leaks, the smallest at which it FAILs at a stated effect, and, for a row the gate leaves INCONCLUSIVE,
-the sample at which its own observed rates would decide (`leak_deciding_sample`, `auc_deciding_sample`).
+"""The samples that decide a release criterion: the smallest at which the gate itself (the audit's own
+bounds judged by `plainsight.audit.outcomes.bounded`) reaches PASS when nothing leaks, or FAIL at a
+stated effect, with probability at least `DECIDING_PROBABILITY` (0.8); and, for a row the gate leaves
+INCONCLUSIVE, the sample at which its own observed rates would decide with that probability
+(`leak_deciding_sample`, `auc_deciding_sample`), or that this corpus cannot give it.
 
-- Leak criteria, paired design (in-context methods): the excess bounds of `evidence.paired_excess`,
-  CP_hi(b of n) - CP_lo(c of n) and CP_lo(b of n) - CP_hi(c of n), each Clopper-Pearson bound
-  one-sided at `CELL_CONFIDENCE`, at the expected discordant counts of n generations: c = r n at a
-  control-only rate r (0 unless a run observed one), b = c + excess x n. Nothing leaking is an excess
-  of 0; the stated effect is an excess of `LEAK_EFFECT_MULTIPLE` times the threshold. At r = 0 and a
-  threshold of 0.05 passing needs 72 generations: 1 - 0.025^(1/n) <= 0.05.
-- Leak criteria, unpaired design (trained methods): the same bounds on each side's values, taken as
-  independent (Fisher's design, `evidence.unpaired_excess`), at equal sizes per side. Where values
-  come with their documents, no side's upper bound falls under what its documents certify without
-  hits, 1 - 0.025^(1/documents) (`evidence.document_rate_bounds`): passing needs that many member
-  documents as well. Values that cluster within documents need more.
+- Leak criteria, paired design (in-context methods): the gate judges `evidence.paired_excess`'s bounds,
+  CP_hi(b of n) - CP_lo(c of n) and CP_lo(b of n) - CP_hi(c of n), each Clopper-Pearson bound one-sided
+  at `CELL_CONFIDENCE`, over the discordant counts b (member only) and c (control only) of n
+  generations. With member-only rate r + x and control-only rate r (the control-only rate, not the
+  control's total hit rate), (b, c) is trinomial: the chance of each outcome is summed exactly over
+  it (`decision_probability`; counts whose probability is under 1e-13 left out). At r = 0 and a
+  threshold of 0.05 passing needs 72 generations, with certainty: 1 - 0.025^(1/n) <= 0.05. The stated
+  effect is an excess of `LEAK_EFFECT_MULTIPLE` times the threshold: 0.15 fails with probability 0.54
+  at 100 generations, 0.80 at 141.
+- Leak criteria, unpaired design (trained methods): the same bounds on each side's values, hits taken
+  as independent binomials at the same size per side (Fisher's design, `evidence.unpaired_excess`).
+  Where values come with their documents, no side's upper bound falls under what its documents certify
+  without hits, 1 - 0.025^(1/documents) (`evidence.document_rate_bounds`): passing needs that many
+  member documents as well. Values that cluster within documents need more. The members of a trained
+  method are the corpus's training units: no larger sample exists on the corpus, and where the need
+  exceeds it the reason says the criterion cannot be decided on this corpus and what can decide the
+  verdict instead.
+- The chance is not monotone in n (a count's bound jumps when n grows by one: at excess 0.15 it is 0.84
+  at 145 and 0.78 at 146): the sample is the smallest n at which it reaches 0.8, searched upwards from
+  the sample at which the expected counts' bound reaches the threshold (where the chance is near one
+  half), one at a time under 200 and in steps of 1% of n beyond (`first_sample`).
 - Membership AUCs: the AUC's bounds at the Mann-Whitney statistic's null standard error, one-sided at
-  `evidence.AUC_ALPHA` (as `evidence.detectable_auc`), with as many members as held-out texts
-  (`roc.balanced_sets`). The audit's bootstrap interval is close to it at an AUC of 0.5 and narrower
-  under an effect, so the FAIL size errs towards more texts. Where the gate judges an AUC beside its
-  negative control (`text_evidence`), the difference of two AUCs on the same texts varies more: these
-  sizes are the least it needs.
-- Epsilon: the canaries can refute a formal guarantee: with every one of r guesses right, the one-run
-  bound (`epsilon.one_run_max_epsilon`) is what a perfect attack shows; `canaries_to_refute` gives the
-  fewest single-insertion canaries whose guesses could show more than a threshold. At delta 0 that bound
-  is logit(gamma^(1/r)).
+  `evidence.AUC_ALPHA` (as `evidence.detectable_auc`), around an observed AUC that is normal about the
+  true one with Hanley and McNeil's (1982) standard error, with as many members as held-out texts
+  (`roc.balanced_sets`). Members are the corpus's training segments: the sample is bounded by the
+  corpus. Where the gate judges an AUC beside its negative control (`text_evidence`), the difference
+  of two AUCs varies more: these sizes are the least it needs.
+- Epsilon: only a formal guarantee at or under the maximum passes, so no sample decides a method
+  without one (`guarantee_deciding`). The canaries can refute a guarantee: with every one of r guesses
+  right, the one-run bound (`epsilon.one_run_max_epsilon`) is what a perfect attack shows;
+  `canaries_to_refute` gives the fewest single-insertion canaries whose guesses could show more than a
+  threshold. At delta 0 that bound is logit(gamma^(1/r)).
 """
 
 from __future__ import annotations
@@ -36,27 +48,35 @@ from typing import Any
 
 import numpy as np
 from scipy.special import logit
-from scipy.stats import norm
+from scipy.stats import beta, binom, norm
 
 from plainsight.audit.canary_table import guesses_per_side
 from plainsight.audit.epsilon import clopper_pearson, one_run_max_epsilon
-from plainsight.audit.evidence import AUC_ALPHA, CELL_CONFIDENCE, FISHER, document_rate_bounds
-from plainsight.audit.outcomes import evidence
+from plainsight.audit.evidence import AUC_ALPHA, CELL_CONFIDENCE, FISHER, POWER, document_rate_bounds
+from plainsight.audit.outcomes import FAIL, PASS, evidence
 from plainsight.audit.text_evidence import TextAttack, has_negative_control, membership_size_columns
+from plainsight.evaluation.measures import leak_measures
 
+DECIDING_PROBABILITY = POWER  # the chance of deciding that a planned sample gives the gate
 LEAK_EFFECT_MULTIPLE = 3  # the stated leak effect: an excess three times the threshold
 NULL_AUC = 0.5
 AUC_EFFECT = 0.75  # the stated membership effect
-LARGEST_SAMPLE = 10**8  # beyond it a sample counts as unreachable
+LARGEST_SAMPLE = 10**5  # beyond it a sample counts as unreachable
 LARGEST_GUESSES_PER_SIDE = 10**4
+NEGLIGIBLE = 1e-13  # counts less likely than this, on either tail, are left out of the exact sums
+PAIRED, UNPAIRED = "paired", "unpaired"
+
+
+def _chance(outcome: str) -> str:
+    return f"to {outcome} with probability {DECIDING_PROBABILITY:g}"
 
 
 # --- searching the smallest sample ------------------------------------------------------------------
 
 
 def smallest_sample(holds: Callable[[int], bool], low: int = 1) -> int | None:
-    """The smallest n >= `low` at which `holds`, for a condition that stays true once it holds (every
-    bound here narrows as the sample grows): doubling, then bisection. None beyond LARGEST_SAMPLE."""
+    """The smallest n >= `low` at which `holds`, for a condition that stays true once it holds: doubling,
+    then bisection. None beyond LARGEST_SAMPLE."""
     high = low
     while not holds(high):
         if high >= LARGEST_SAMPLE:
@@ -66,6 +86,23 @@ def smallest_sample(holds: Callable[[int], bool], low: int = 1) -> int | None:
         middle = (low + high) // 2
         low, high = (low, middle) if holds(middle) else (middle + 1, high)
     return high
+
+
+def first_sample(holds: Callable[[int], bool], start: int) -> int | None:
+    """The smallest n >= `start` at which `holds`, for a condition that holds more often as n grows but
+    not from some n on: steps of 1% of n (one at a time under 200), the last step then bisected to its
+    first n that holds. Exact where the steps are one; within a step of the first otherwise. None beyond
+    LARGEST_SAMPLE."""
+    previous, n = start - 1, start
+    while not holds(n):
+        if n >= LARGEST_SAMPLE:
+            return None
+        previous, n = n, min(n + max(1, n // 100), LARGEST_SAMPLE)
+    low = previous + 1
+    while low < n:
+        middle = (low + n) // 2
+        low, n = (low, middle) if holds(middle) else (middle + 1, n)
+    return n
 
 
 # --- leak criteria ----------------------------------------------------------------------------------
@@ -84,19 +121,84 @@ def excess_bounds(member_hits: float, control_hits: float, n: int) -> tuple[floa
     )
 
 
-@lru_cache(maxsize=1024)  # the gate asks again for every inconclusive row
-def sample_to_decide(excess: float, threshold: float, control_rate: float = 0.0) -> int | None:
-    """The fewest generations (paired; `control_rate` the control-only rate) or values per side
-    (unpaired) at which an observed `excess` over `control_rate` decides the criterion: its upper bound
-    at or under `threshold` (PASS) when the excess is under it, its lower bound above (FAIL) when the
-    excess is above. None for an excess at the threshold, or rates outside [0, 1]."""
-    control_rate = max(control_rate, 0.0)
-    member_rate = max(control_rate + excess, 0.0)
-    if member_rate > 1 or control_rate > 1 or math.isclose(excess, threshold, abs_tol=1e-12):
-        return None
+def cell_bounds(counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """`clopper_pearson`'s lower and upper bounds at CELL_CONFIDENCE for every count of n, vectorised."""
+    counts = np.asarray(counts)
+    lower = np.where(counts > 0, beta.ppf(1 - CELL_CONFIDENCE, np.maximum(counts, 1), n - counts + 1), 0.0)
+    upper = np.where(counts < n, beta.ppf(CELL_CONFIDENCE, counts + 1, np.maximum(n - counts, 1)), 1.0)
+    return lower, upper
+
+
+def _likely_counts(n: int, rate: float) -> np.ndarray:
+    """The counts of Binomial(n, rate) but those whose tails hold under NEGLIGIBLE."""
+    low, high = binom.ppf(NEGLIGIBLE, n, rate), binom.isf(NEGLIGIBLE, n, rate)
+    return np.arange(max(int(low) - 1, 0), min(int(high) + 1, n) + 1)
+
+
+def decision_probability(
+    outcome: str, member_rate: float, control_rate: float, n: int, threshold: float, design: str = PAIRED
+) -> float:
+    """The exact probability that the gate judges a leak measure's excess `outcome` (PASS: upper bound at
+    or under `threshold`; FAIL: lower bound above it) on n generations (paired: `member_rate` and
+    `control_rate` are the member-only and control-only rates, the counts trinomial) or n values per side
+    (unpaired: each side's hits binomial at its rate, independent)."""
+    if outcome not in (PASS, FAIL):
+        raise ValueError(f"a sample decides PASS or FAIL, not {outcome!r}")
+    if not (0 <= control_rate <= 1 and 0 <= member_rate <= 1) or n < 1:
+        raise ValueError(f"rates in [0, 1] and n >= 1 needed: {member_rate}, {control_rate}, {n}")
+    if design == PAIRED and member_rate + control_rate > 1 + 1e-12:
+        raise ValueError(f"member-only and control-only rates sum over 1: {member_rate} + {control_rate}")
+    controls = _likely_counts(n, control_rate)
+    members = _likely_counts(n, member_rate)
+    control_low, control_high = cell_bounds(controls, n)
+    member_low, member_high = cell_bounds(members, n)
+    if design == PAIRED:  # member-only counts given c control-only ones: the rest of n, at its share
+        trials = n - controls
+        share = min(member_rate / (1 - control_rate), 1.0) if control_rate < 1 else 0.0
+    else:
+        trials, share = np.full(len(controls), n), member_rate
+    if outcome == PASS:  # member-only counts up to the largest whose upper bound passes
+        passing = members[0] + np.searchsorted(member_high, threshold + control_low, side="right") - 1
+        given_control = binom.cdf(passing, trials, share)
+    else:  # from the smallest whose lower bound fails
+        failing = members[0] + np.searchsorted(member_low, threshold + control_high, side="right")
+        given_control = binom.sf(failing - 1, trials, share)
+    return float(np.sum(binom.pmf(controls, n, control_rate) * given_control))
+
+
+def _expected_count_sample(excess: float, threshold: float, control_rate: float) -> int | None:
+    """Where the bound at the expected counts reaches the threshold (the chance of deciding is then near
+    one half): the search for the deciding sample starts there."""
+    member_rate = control_rate + excess
     if excess < threshold:
         return smallest_sample(lambda n: excess_bounds(member_rate * n, control_rate * n, n)[1] <= threshold)
     return smallest_sample(lambda n: excess_bounds(member_rate * n, control_rate * n, n)[0] > threshold)
+
+
+@lru_cache(maxsize=1024)  # the gate asks again for every inconclusive row
+def sample_to_decide(
+    excess: float, threshold: float, control_rate: float = 0.0, design: str = PAIRED
+) -> int | None:
+    """The fewest generations (paired; `control_rate` the control-only rate) or values per side
+    (unpaired; the control's rate) at which the gate decides a true `excess` over `control_rate` with
+    probability DECIDING_PROBABILITY: PASS when the excess is under `threshold`, FAIL when above. None
+    for an excess at the threshold, rates outside [0, 1], or beyond LARGEST_SAMPLE."""
+    control_rate = max(control_rate, 0.0)
+    member_rate = max(control_rate + excess, 0.0)
+    largest = member_rate + control_rate if design == PAIRED else max(member_rate, control_rate)
+    if largest > 1 or math.isclose(excess, threshold, abs_tol=1e-12):
+        return None
+    start = _expected_count_sample(excess, threshold, control_rate)
+    if start is None:
+        return None
+    outcome = PASS if excess < threshold else FAIL
+    return first_sample(
+        lambda n: (
+            decision_probability(outcome, member_rate, control_rate, n, threshold, design)
+            >= DECIDING_PROBABILITY
+        ),
+        start,
+    )
 
 
 @lru_cache(maxsize=1024)  # the gate asks again for every inconclusive row
@@ -128,15 +230,36 @@ def auc_bounds(auc: float, members: int, non_members: int) -> tuple[float, float
     return auc - half_width, auc + half_width
 
 
+def auc_standard_error(auc: float, members: int, non_members: int) -> float:
+    """Hanley and McNeil's (1982) standard error of an AUC estimated on n1 members and n0 non-members:
+    sqrt((A(1 - A) + (n1 - 1)(Q1 - A^2) + (n0 - 1)(Q2 - A^2)) / (n1 n0)), Q1 = A / (2 - A),
+    Q2 = 2 A^2 / (1 + A). At A = 0.5 it is the null error of `auc_bounds`."""
+    q1, q2 = auc / (2 - auc), 2 * auc**2 / (1 + auc)
+    variance = auc * (1 - auc) + (members - 1) * (q1 - auc**2) + (non_members - 1) * (q2 - auc**2)
+    return math.sqrt(max(variance, 0.0) / (members * non_members))
+
+
+def auc_decision_probability(auc: float, threshold: float, texts: int) -> float:
+    """The probability that the gate decides an AUC whose true value is `auc`, with `texts` members and
+    as many held-out texts: PASS (upper bound at or under `threshold`) under it, FAIL (lower bound
+    above) over it, the observed AUC normal about `auc` with `auc_standard_error`."""
+    low, high = auc_bounds(auc, texts, texts)
+    spread = auc_standard_error(auc, texts, texts)
+    if spread == 0:
+        return float(high <= threshold if auc < threshold else low > threshold)
+    margin = threshold - high if auc < threshold else low - threshold
+    return float(norm.cdf(margin / spread))
+
+
 @lru_cache(maxsize=1024)  # the gate asks again for every inconclusive row
 def texts_to_decide(auc: float, threshold: float) -> int | None:
-    """The fewest members (and as many held-out texts) at which an observed `auc` decides the
-    criterion: upper bound at or under `threshold` under it, lower bound above it over it."""
-    if math.isclose(auc, threshold, abs_tol=1e-12):
+    """The fewest members (and as many held-out texts) at which the gate decides a true `auc` with
+    probability DECIDING_PROBABILITY: PASS under `threshold`, FAIL over it."""
+    if math.isclose(auc, threshold, abs_tol=1e-12) or not 0 <= auc <= 1:
         return None
-    if auc < threshold:
-        return smallest_sample(lambda n: auc_bounds(auc, n, n)[1] <= threshold)
-    return smallest_sample(lambda n: auc_bounds(auc, n, n)[0] > threshold)
+    return smallest_sample(
+        lambda n: auc_decision_probability(auc, threshold, n) >= DECIDING_PROBABILITY, low=2
+    )
 
 
 # --- epsilon ----------------------------------------------------------------------------------------
@@ -168,6 +291,16 @@ def canaries_to_refute(
     return None
 
 
+def guarantee_deciding(epsilon_max: float, privacy_unit: str, delta_units_max: float) -> str:
+    """What decides an INCONCLUSIVE epsilon criterion, in parentheses to append to its reason: no larger
+    sample does, a formal guarantee that covers the release does."""
+    return (
+        f" (cannot be decided by a larger sample: needs a formal guarantee of epsilon <= {epsilon_max:g} "
+        f"per {privacy_unit!r} with delta x units <= {delta_units_max:g}, or a policy that accepts "
+        "empirical evidence, release.gate.policy: empirical_evidence)"
+    )
+
+
 # --- what would decide an INCONCLUSIVE criterion ----------------------------------------------------
 
 
@@ -177,50 +310,110 @@ def _sizes(*sizes: float | None) -> str:
     return " and ".join(f"{int(size):,}" if size is not None else "none" for size in sizes)
 
 
+def _at_least(needed: int | None) -> str:
+    return f">= {needed:,}" if needed is not None else f"more than {LARGEST_SAMPLE:,}"
+
+
+def _beyond(needed: int | None, *sizes: float | None) -> bool:
+    """Whether a run whose sides have `sizes` holds fewer than `needed` on some side."""
+    known = [size for size in sizes if size is not None]
+    return len(known) == len(sizes) and (needed is None or min(known) < needed)
+
+
+def _criterion_of(measure: str) -> str:
+    return next(m.criterion for m in leak_measures() if m.name == measure)
+
+
+def _beyond_corpus(needed: str, at: str, has: str, criterion: str) -> str:
+    """The reason for a sample this corpus cannot give (its members are its training units): what
+    would decide the verdict instead."""
+    return (
+        f" (cannot be decided on this corpus: needs {needed} {at}, it has {has}; a larger corpus can "
+        f"decide it, or a formal guarantee at or under release.gate.epsilon_max under a policy that "
+        f"leaves {criterion} out of release.gate.criteria)"
+    )
+
+
+def control_only_rate(row: Mapping[str, Any], measure: str) -> float | None:
+    """A paired row's control-only rate c / n, the count c that, with b = c + excess x n, gives the
+    row's bounds (`excess_bounds`); None where the row lacks them or no count does."""
+    n = evidence(row.get(f"leak_{measure}_members"))
+    excess, low, high = (
+        evidence(row.get(f"leak_{measure}_{column}")) for column in ("excess", "excess_low", "excess_high")
+    )
+    if n is None or excess is None or low is None or high is None or n < 1:
+        return None
+    n, difference = int(n), round(excess * n)
+    controls = np.arange(max(0, -difference), min(n, n - difference) + 1)
+    control_low, control_high = cell_bounds(controls, n)
+    member_low, member_high = cell_bounds(controls + difference, n)
+    matches = np.flatnonzero(
+        np.isclose(member_low - control_high, low, atol=1e-9)
+        & np.isclose(member_high - control_low, high, atol=1e-9)
+    )
+    return float(controls[matches[0]] / n) if len(matches) else None
+
+
 def leak_deciding_sample(row: Mapping[str, Any], measure: str, threshold: float) -> str:
-    """What would decide a leak measure's INCONCLUSIVE excess, in parentheses to append to its reason: the
-    sample at which the row's own observed excess and control-only rate (an excess of 0 and no control
-    hit where it has none) would pass or fail at `threshold`, and the sample it has. It never holds "; ",
-    which separates criteria."""
+    """What would decide a leak measure's INCONCLUSIVE excess with probability DECIDING_PROBABILITY, in
+    parentheses to append to its reason: the sample at which the row's own observed excess and control
+    rate (the control-only rate in the paired design; an excess of 0 and no control hit where it has
+    none) would pass or fail at `threshold`, and the sample it has; for a trained method's values, that
+    this corpus cannot give it where it has fewer. It never holds "; ", which separates criteria."""
     observed = evidence(row.get(f"leak_{measure}_excess"))
-    rate = evidence(row.get(f"leak_{measure}_control_rate")) or 0.0
     excess = 0.0 if observed is None else observed
-    needed = sample_to_decide(excess, threshold, rate)
-    if needed is None:
+    paired = row.get("leak_design") == PAIRED
+    if paired:
+        only = control_only_rate(row, measure)
+        rate, rate_name = (only, "control-only rate") if only is not None else (None, "control rate")
+    else:
+        rate, rate_name = None, "control rate"
+    if rate is None:
+        rate = evidence(row.get(f"leak_{measure}_control_rate")) or 0.0
+    if math.isclose(excess, threshold, abs_tol=1e-12):
         return " (no sample decides an excess at its maximum)"
-    at = "when nothing leaks" if observed is None else f"at excess {excess:.2f} and control rate {rate:.2f}"
+    needed_count = sample_to_decide(excess, threshold, rate, PAIRED if paired else UNPAIRED)
+    needed = _at_least(needed_count)
+    outcome = PASS if excess < threshold else FAIL
+    at = _chance(outcome) + (
+        " when nothing leaks" if observed is None else f" at excess {excess:.2f} and {rate_name} {rate:.2f}"
+    )
     members, controls = (evidence(row.get(f"leak_{measure}_{side}")) for side in ("members", "controls"))
-    if row.get("leak_design") == "paired":
-        return f" (needs >= {needed:,} generations to decide {at}, this run has {_sizes(members)})"
+    if paired:
+        return f" (needs {needed} generations {at}, this run has {_sizes(members)})"
     documents = documents_to_pass(threshold)
     from_documents = (
         f" from >= {documents:,} documents"
-        if excess < threshold and row.get(f"leak_{measure}_inference") != FISHER and documents
+        if outcome == PASS and row.get(f"leak_{measure}_inference") != FISHER and documents
         else ""
     )
-    return (
-        f" (needs >= {needed:,} independent values per side{from_documents} to decide {at}, "
-        f"this run has {_sizes(members, controls)})"
-    )
+    values = f"{needed} independent values per side{from_documents}"
+    if _beyond(needed_count, members, controls):
+        return _beyond_corpus(values, at, _sizes(members, controls), _criterion_of(measure))
+    return f" (needs {values} {at}, this run has {_sizes(members, controls)})"
 
 
 def auc_deciding_sample(row: Mapping[str, Any], attack: str, threshold: float) -> str:
     """What would decide a text attack's INCONCLUSIVE AUC, as `leak_deciding_sample` says it, at the row's
-    AUC (0.5 where it has none)."""
+    AUC (0.5 where it has none). Members are the corpus's training segments: where the run has fewer
+    than needed, this corpus cannot decide it."""
     beside_control = has_negative_control(row, attack)
     if beside_control:  # the gate judges 0.5 plus the excess over the negative control
         excess = evidence(row.get(TextAttack(attack).excess_column()))
         auc = None if excess is None else NULL_AUC + excess
     else:
         auc = evidence(row.get(TextAttack(attack).auc_column()))
-    needed = texts_to_decide(NULL_AUC if auc is None else auc, threshold)
-    if needed is None:
+    true_auc = NULL_AUC if auc is None else auc
+    if math.isclose(true_auc, threshold, abs_tol=1e-12):
         return " (no sample decides an AUC at its maximum)"
-    at = "when nothing leaks" if auc is None else f"at AUC {auc:.2f}"
-    # the difference of two AUCs on the same texts varies more than one AUC: it needs more texts
-    least = f"more than {needed:,}" if beside_control else f">= {needed:,}"
-    members, held_out = (evidence(row.get(column)) for column in membership_size_columns(row, attack))
-    return (
-        f" (needs {least} members and as many held-out texts to decide {at}, "
-        f"this run has {_sizes(members, held_out)})"
+    needed = texts_to_decide(true_auc, threshold)
+    at = _chance(PASS if true_auc < threshold else FAIL) + (
+        " when nothing leaks" if auc is None else f" at AUC {auc:.2f}"
     )
+    # the difference of two AUCs on the same texts varies more than one AUC: it needs more texts
+    least = f"more than {needed:,}" if beside_control and needed is not None else _at_least(needed)
+    texts = f"{least} members and as many held-out texts"
+    members, held_out = (evidence(row.get(column)) for column in membership_size_columns(row, attack))
+    if _beyond(needed, members, held_out):
+        return _beyond_corpus(texts, at, _sizes(members, held_out), "text_membership")
+    return f" (needs {texts} {at}, this run has {_sizes(members, held_out)})"

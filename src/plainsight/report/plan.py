@@ -186,11 +186,12 @@ def render_evidence_plan(plans: list[CriterionPlan]) -> str:
             for p in plans
         ],
         "",
-        "From the bounds the audit computes (docs/methods-and-metrics.md#evidence-plan): leak excesses at "
-        "no control hit (a control rate raises the sample), trained methods' values taken as "
-        "independent (values that cluster in documents need more), AUCs at the Mann-Whitney null "
-        "error with as many members as held-out texts, canaries at the confidence of three attacks "
-        "together with every guess right.",
+        "The samples at which the gate itself decides with probability 0.8, from the bounds the audit "
+        "computes (docs/methods-and-metrics.md#evidence-plan): leak excesses exactly over the counts at "
+        "no control-only hit (a control-only rate raises the sample), trained methods' values taken as "
+        "independent (values that cluster in documents need more), AUCs normal about the true one with "
+        "as many members as held-out texts, canaries at the confidence of three attacks together with "
+        "every guess right.",
     ]
     return "\n".join(lines) + "\n"
 

@@ -129,7 +129,8 @@ def claim_check(row: Mapping[str, Any]) -> str:
     """Whether a method's leaks reject its own formal claim, or that this run is too small to tell."""
     if row.get("dp_null_testable") is False or row.get("dp_null_testable") == 0:
         needed = row.get("dp_null_controls_needed")
-        size = f" (needs {int(needed):,} controls)" if pd.notna(needed) and needed != math.inf else ""
+        reachable = pd.notna(needed) and needed != math.inf
+        size = f" (needs {int(needed):,} controls before any count could reject it)" if reachable else ""
         return f"not testable at this size{size}"
     if row["dp_claim_rejected"] > 0:
         return f"**its leaks reject its own claim** (p = {row['dp_null_p_value']:.3g}): a bug in its DP code?"
@@ -189,7 +190,8 @@ def verdict_markdown(table: pd.DataFrame) -> list[str]:
         "difference with one-sided 95% bounds (in-context: on the discordant pairs; trained: per document). "
         "`leaks`: the excess is significant at one-sided 5% (McNemar's exact test, or a permutation of "
         "whole documents for trained methods); `no leak detected (could detect >= X)`: not significant, "
-        "and that very test finds an excess of X with 80% power; `no leak detected (bounded <= U)`: not "
+        "and that very test finds an excess of X with 80% power against no learning (the gate's FAIL "
+        "needs more: docs/methods-and-metrics.md#evidence-plan); `no leak detected (bounded <= U)`: not "
         "significant, too few to detect the threshold with 80% power, yet the upper bound U lies at or "
         "under it; `inconclusive`: neither. "
         "A verdict is PASS only when every criterion's upper bound lies under its threshold "

@@ -43,7 +43,7 @@ _REASON = re.compile(
 )
 _SEED = re.compile(r"seed (?P<seed>\d+): ")
 # the sample `evidence_plan.deciding_sample` appends to an INCONCLUSIVE reason
-_DECIDING = re.compile(r" \(((?:needs|no sample decides) [^()]*)\)")
+_DECIDING = re.compile(r" \(((?:needs|no sample decides|cannot be decided) [^()]*)\)")
 
 
 def not_for_release(verdict: AuditVerdict | None, sign_off: SignOff | None) -> bool:
