@@ -362,5 +362,6 @@ def test_a_sample_the_corpus_cannot_give_says_so_and_what_can_decide():
 def test_an_epsilon_no_sample_decides_names_the_guarantee_that_would():
     assert guarantee_deciding(1.0, "unit", 0.1) == (
         " (cannot be decided by a larger sample: needs a formal guarantee of epsilon <= 1 per 'unit' with "
-        "delta x units <= 0.1, or a policy that leaves epsilon out of release.gate.criteria)"
+        "delta x units <= 0.1, or a policy that accepts empirical evidence, release.gate.policy: "
+        "empirical_evidence)"
     )
