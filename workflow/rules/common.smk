@@ -6,6 +6,7 @@
 import yaml
 
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
+from plainsight.audit import audited_datasets
 from plainsight.methods import registry
 from plainsight.model_settings import is_embedded
 
@@ -124,6 +125,11 @@ def audit_plot(kind):
 PAPER_TABLES = yaml.safe_load(open(config["tables"]["paper"], encoding="utf-8"))[
     "tables"
 ]
+# The datasets whose runs are audited where a target asks (a review page, a release bundle): `audit.datasets`,
+# or every configured dataset where the key is left out, so that a corpus of one's own is audited without
+# naming it; and those whose audit tables rule all builds (the listed ones, or Table 1's dataset alone).
+AUDITED_DATASETS = audited_datasets(config)
+ALL_AUDIT_DATASETS = AUDIT.get("datasets") or [PAPER_TABLES["table1"]["dataset"]]
 
 
 def paper_table(table):
@@ -147,3 +153,19 @@ ALL_METHODS_SELECTION_RUNS = [
     for seed in PRIVATE_SELECTION["seeds"]
 ]
 ALL_METHODS_UTILITY = f"{TABLES}/utility_all_methods".format(**METHODS_TABLE_RUN)
+
+
+# What a bundle ships, decided once per seed (job release_filter), and the audit of exactly those rows
+# (job release_audit): beside the run's other results, never in the bundle's folder, which holds only
+# what ships. The review page reads them too, where it shows each bundle's summary (review.smk).
+RELEASE = "results/{dataset}/{setting}/{idset}/release/{method}"
+RELEASE_KEPT = f"{RELEASE}/seed{{seed}}_kept.parquet"
+RELEASE_FILTERED = f"{RELEASE}/seed{{seed}}_filter.parquet"
+RELEASE_AUDIT = f"{RELEASE}/audit.json"
+RELEASE_METRICS = (
+    "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet"
+)
+RELEASE_SETTINGS = {
+    key: config["release"][key]
+    for key in ("drop", "drop_guaranteed", "license", "language", "sign_off")
+}
