@@ -127,9 +127,10 @@ PAPER_TABLES = yaml.safe_load(open(config["tables"]["paper"], encoding="utf-8"))
 ]
 # The datasets whose runs are audited where a target asks (a review page, a release bundle): `audit.datasets`,
 # or every configured dataset where the key is left out, so that a corpus of one's own is audited without
-# naming it; and those whose audit tables rule all builds (the listed ones, or Table 1's dataset alone).
+# naming it; and those whose audit tables rule all builds, and whose canary tables results/tables/all
+# builds (the listed ones, or Table 1's dataset alone).
 AUDITED_DATASETS = audited_datasets(config)
-ALL_AUDIT_DATASETS = AUDIT.get("datasets") or [PAPER_TABLES["table1"]["dataset"]]
+RULE_ALL_AUDIT_DATASETS = AUDIT.get("datasets") or [PAPER_TABLES["table1"]["dataset"]]
 
 
 def paper_table(table):
