@@ -8,7 +8,8 @@ include: "functions/review.smk"
 rule review_page:
     """The review page of one dataset, setting and identifier set: every corpus of its tables with its
     flags, highlighted values, nearest real segments, the real units its generations link, an entity
-    lookup and comments (static, file://); each method's audit verdict where the run is audited.
+    lookup and comments (static, file://); each method's audit verdict where the run is audited, or
+    with review.release_summaries its release bundle's summary, as the bundle's SUMMARY.md says it.
     """
     input:
         corpora=review_files(CORPUS),
