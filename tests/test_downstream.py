@@ -13,6 +13,7 @@ from sklearn.metrics import f1_score
 from plainsight.errors import InputError
 from plainsight.evaluation.downstream import (
     CHANCE,
+    NOT_MEASURED,
     REAL,
     REAL_SAMPLE,
     DownstreamSettings,
@@ -330,3 +331,37 @@ def test_encoder_classifier_trains_and_predicts_on_the_cpu(tiny_encoder_dir):
         docs, {("ft", 1): corpus}, settings, "topics", {"device": "cpu", "dtype": "float32"}
     )
     pd.testing.assert_frame_equal(rows, again)  # seeded
+
+
+# --- where no task runs -------------------------------------------------------------------------
+
+
+def test_a_corpus_without_labels_gets_unmeasured_rows_saying_why_instead_of_stopping():
+    docs = topic_docs({"train": 4, "test": 2}).assign(labels=[[]] * 12)
+    corpus = docs[docs["split"] == "train"].head(3)
+    rows = downstream_scores(docs, {("icl", 1): corpus}, SETTINGS, "plain")
+    assert list(zip(rows["method"], rows["seed"])) == [(REAL, 0), ("icl", 1)]
+    assert rows["macro_f1"].isna().all() and rows["accuracy"].isna().all()
+    assert set(rows[NOT_MEASURED]) == {"no labels: no document has a `label`"}
+
+
+def test_one_label_left_of_a_single_label_task_is_not_measured_even_under_on_rare_label_drop():
+    docs = topic_docs({"train": 8, "test": 4})
+    # property keeps 4 training documents but none in the test split: one label left, two needed
+    for doc_id in ("test1", "test3"):
+        rows = docs.index[docs["doc_id"] == doc_id]
+        docs.loc[rows, "labels"] = pd.Series([["detention"]] * len(rows), index=rows)
+    task = label_task(docs, DownstreamSettings(on_rare_label="drop"), "topics")
+    assert task == LabelTask(
+        ("detention",),
+        False,
+        "1 label(s) left with at least 2 documents in the training and the test split; a downstream task "
+        "needs 2",
+    )
+    rows = downstream_scores(docs, {}, SETTINGS, "topics")
+    assert rows["method"].tolist() == [REAL] and rows["macro_f1"].isna().all()
+
+
+def test_a_measured_task_has_no_not_measured_column():
+    rows = downstream_scores(topic_docs({"train": 8, "test": 4}), {}, SETTINGS, "topics")
+    assert NOT_MEASURED not in rows

@@ -6,16 +6,28 @@ from __future__ import annotations
 import json
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from conftest import headless_chromium
+from plainsight.audit import audited_datasets
+from plainsight.data.validate import read_config
 from plainsight.errors import InputError
+from plainsight.evaluation.downstream import not_measured_scores
 from plainsight.evaluation.privacy import real_values
 from plainsight.matching import near_spans, value_spans
 from plainsight.report.audit_verdict import AuditVerdict, audit_verdicts
+from plainsight.report.release import (
+    PageBundles,
+    bundle_frames,
+    bundle_summary,
+    page_bundle_summaries,
+    shipped_verdict,
+)
+from plainsight.report.release_run import BundleSettings, ReleaseRun
 from plainsight.report.review_comments import comments_table, read_comment_file, review_notes
 from plainsight.report.review_data import (
     corpus_fingerprint,
@@ -32,8 +44,12 @@ from plainsight.report.review_site import (
     build_review_site,
     data_script,
 )
-from plainsight.report.summary import value_types
+from plainsight.report.sign_off import read_sign_offs
+from plainsight.report.summary import ReleaseSummary, value_types
+from plainsight.report.summary_render import summary_html, summary_markdown
 from plainsight.report.units_at_risk import Link, PersonView, UnitAtRisk, units_at_risk
+from plainsight.report.utility_table import run_utility_table
+from test_generic import REPO, ingest, records, write_jsonl
 
 SUBJECT = ReviewSubject("tab", "known", "direct")
 REAL_A = (
@@ -363,6 +379,7 @@ def build_fixture_site(
     verdicts: dict[str, AuditVerdict] | None = None,
     utility: pd.DataFrame | None = None,
     texts: dict[str, list[str]] | None = None,
+    bundles: dict[str, ReleaseSummary] | None = None,
 ) -> Path:
     """The review page of two fixture corpora (icl and ft), as the rule builds it; the audit's verdicts
     (icl audited, ft without a row) unless given, no utility table and no comments unless given; each
@@ -395,6 +412,7 @@ def build_fixture_site(
             verdicts or None,
             utility,
             pd.DataFrame({"method": ["icl"], "seed": [1], "verdict": ["leaks"]}),
+            bundles,
         ),
     )
     return site
@@ -814,3 +832,102 @@ def comment_export_and_import(browser, tmp_path: Path, downloads: Path) -> None:
     wait_for(
         lambda: browser.find_element(By.CSS_SELECTOR, "#message.error").text == "broken.json: malformed JSON"
     )
+
+
+# --- one summary per release: the page shows the bundle's SUMMARY.md -----------------------------
+
+
+def own_corpus_config() -> dict:
+    """The config of a corpus of one's own as docs/own-corpus.md sets it up: the shipped example over the
+    embedded default, no key edited."""
+    return read_config([REPO / "config/config.yaml", REPO / "config/examples/generic.yaml"])
+
+
+def test_an_own_corpus_is_audited_and_its_page_shows_the_bundles_summary_without_editing_a_key():
+    config = own_corpus_config()
+    assert "datasets" not in config["audit"] and "casenotes" in audited_datasets(config)
+    assert config["review"]["release_summaries"] is True
+    # the embedded default keeps make run's page on the run's audit
+    assert read_config([REPO / "config/config.yaml"])["review"]["release_summaries"] is False
+
+
+def test_the_pages_summary_is_the_bundles_summary_md_word_for_word_from_one_audit_record(tmp_path):
+    config = own_corpus_config()
+    assert config["datasets"]["casenotes"]["format"] == "generic"
+    subject = {"dataset": "casenotes", "setting": "known", "idset": "direct"}
+    # one audit record (rule release_audit) of what the icl bundle ships: an undecided leak criterion
+    record = {
+        "row": {
+            "verdict": "INCONCLUSIVE",
+            "verdict_reasons": "leak_excess: INCONCLUSIVE (near <= 0.142 (max 0.05))",
+            "threat_model": "the adversary holds the released text and knows the rest of the corpus",
+        }
+    }
+    audit_path = tmp_path / "casenotes/known/direct/release/icl/audit.json"
+    audit_path.parent.mkdir(parents=True)
+    audit_path.write_text(json.dumps(record), encoding="utf-8")
+    corpus, metrics, _ = corpus_frames("icl")
+    files = {}
+    for seed in (1, 2):  # the bundle's seeds, each with its kept rows (the first two) and metrics
+        for name, frame in (("kept", corpus.head(2)), ("metrics", metrics)):
+            files.setdefault(name, []).append(
+                _parquet(frame.assign(seed=seed), tmp_path / f"{name}{seed}.parquet")
+            )
+    _, spans = ingest(write_jsonl(tmp_path / "notes.jsonl", records(3)))  # the generic reader's spans
+    # a corpus without labels: the run's utility says why the downstream task is not measured
+    measures = not_measured_scores(
+        {("icl", 1): corpus, ("icl", 2): corpus}, "no labels: no document has a `label`"
+    )
+    utility_file = _parquet(measures.assign(**subject), tmp_path / "measures.parquet")
+    comments = pd.DataFrame({"method": ["icl"], "seed": [1], "verdict": ["leaks"]})
+    release = config["release"]
+
+    # rule release_bundle: the verdict of the audit record, the frames of every seed -> SUMMARY.md
+    run = ReleaseRun(*subject.values(), "icl", "smollm2-135m", {}, BundleSettings.from_config(release))
+    run = replace(
+        run,
+        verdict=shipped_verdict(record, str(audit_path)),
+        sign_offs=read_sign_offs(release["sign_off"]),
+        audit=record,
+    )
+    utility = run_utility_table([utility_file], {})
+    bundle_files = {**files, **dict.fromkeys(("corpora", "filtered", "summaries"), files["kept"])}
+    frames = bundle_frames(
+        {**bundle_files, "spans": _parquet(spans, tmp_path / "spans.parquet")}, utility, comments
+    )
+    links = {"card": "results/release/casenotes/known/direct/icl/README.md", "verdict": "x/verdict.json"}
+    summary_md = summary_markdown(bundle_summary(run, frames, [], links))
+
+    # rule review_page: the same files, read by the same code, the links reaching the bundle's folder
+    bundles = PageBundles(
+        [("icl", 1), ("icl", 2)], [str(audit_path)], [utility_file], files["kept"], files["metrics"]
+    )
+    page_path = "results/review/casenotes/known/direct/index.html"
+    page_summaries = page_bundle_summaries(
+        subject, bundles, release, {"spans": spans, "comments": comments}, {}, page_path
+    )
+    folder = "../../../../release/casenotes/known/direct/icl/"
+    assert list(page_summaries) == ["icl"]
+    assert summary_markdown(page_summaries["icl"]).replace(folder, "") == summary_md
+    assert f"[the verdict for machines]({folder}verdict.json)" in summary_markdown(page_summaries["icl"])
+    assert page_summaries["icl"].outcome == "INCONCLUSIVE" and page_summaries["icl"].stamped
+    assert "Downstream task not measured: no labels: no document has a `label`." in summary_md
+    assert "The bundle ships 4 of these 6 (`release.drop: any_identifier`)" in summary_md
+    # where the page shows its run's audit, no bundle summary is read
+    assert page_bundle_summaries(subject, PageBundles([], [], [], [], []), release, {}, {}, page_path) is None
+
+    site = build_fixture_site(
+        tmp_path / "site", bundles={"icl": page_summaries["icl"], "ft": page_summaries["icl"]}
+    )
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert summary_html(page_summaries["icl"], top_level=3) in page
+    assert "ICL: the summary to sign, its release bundle's <code>SUMMARY.md</code>" in page
+    assert (
+        'ICL | <span class="verdict-badge verdict-inconclusive">INCONCLUSIVE</span>' in summary_rows(page)[0]
+    )
+    assert "not the summary to sign" not in page and "no audit of this run" not in page
+
+
+def _parquet(frame: pd.DataFrame, path: Path) -> str:
+    frame.to_parquet(path)
+    return str(path)

@@ -11,6 +11,7 @@ import pytest
 
 from plainsight.audit.criteria import Gate
 from plainsight.audit.gate import seeds_verdict, verdict
+from plainsight.evaluation.downstream import NOT_MEASURED, not_measured_scores
 from plainsight.report.audit_verdict import AuditVerdict, row_verdict
 from plainsight.report.release import bundle_summary
 from plainsight.report.release_run import KNOWN_LIMITS, BundleSettings, ReleaseRun
@@ -23,7 +24,9 @@ from plainsight.report.summary import (
     criteria,
     leak_counts,
 )
+from plainsight.report.summary_page import overview
 from plainsight.report.summary_render import summary_html, summary_markdown
+from plainsight.report.utility_table import markdown_utility_table, utility_table
 
 RUN = {"dataset": "tab", "setting": "known", "idset": "direct"}
 THREAT = "the adversary holds the released text and knows the rest of the corpus"
@@ -298,3 +301,20 @@ def test_a_bundles_summary_reads_the_cards_verdict_and_says_what_it_ships():
     )
     assert "Not measured: the run's utility table has no row for this method (`utility.runs`)." in lines(page)
     assert f"- {KNOWN_LIMITS[0]}" in lines(page)
+
+
+def test_a_run_without_a_downstream_task_says_why_in_the_summary_and_the_utility_table():
+    reason = "no labels: no document has a `label`"
+    measures = not_measured_scores({("icl", 1): METRICS, ("icl", 2): METRICS}, reason).assign(**RUN)
+    table = utility_table(measures, {"icl": "ICL"})
+    assert table["method"].tolist() == ["real", "icl"] and set(table[NOT_MEASURED]) == {reason}
+    assert "Downstream task not measured: no labels: no document has a `label`." in lines(
+        markdown_utility_table(table, [])
+    )
+    unmeasured = summary(None, utility=table)
+    assert "Downstream task not measured: no labels: no document has a `label`." in lines(
+        summary_markdown(unmeasured)
+    )
+    assert overview(unmeasured)["utility"] == f"not measured: {reason}"
+    # a measured run's table has no such column, and its summary its scores
+    assert summary(None, utility=UTILITY).downstream_not_measured == ""

@@ -10,15 +10,19 @@ import pandas as pd
 import pytest
 import torch
 
+import plainsight.evaluation.utility_measures as utility_measures_module
 from conftest import RESOURCES
 from plainsight.data.segments import mauve_targets
-from plainsight.evaluation.features import featurize
+from plainsight.evaluation.downstream import NOT_MEASURED, DownstreamSettings
+from plainsight.evaluation.features import FeatureSettings, featurize
 from plainsight.evaluation.mauve_score import MauveSettings, mauve_from_features, mauve_score
 from plainsight.evaluation.perplexity import corpus_perplexity
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.evaluation.utility import BASE_MODEL_METHOD, summary_rows, utility_record
+from plainsight.evaluation.utility_measures import RunKey
 from plainsight.report.table_format import build_table, load_table_specs, versus_paper
 from plainsight.training.finetune import FinetuneSettings, finetune, text_examples, windows
+from test_review import corpus_frames
 
 
 class UniformLM(torch.nn.Module):
@@ -278,3 +282,37 @@ def test_the_utility_record_gives_the_run_once_and_prefixes_mauve_keys():
         "mauve_buckets": 2,
         "mauve_device": "cpu",
     }
+
+
+def test_the_utility_job_of_a_corpus_without_labels_says_why_instead_of_stopping(monkeypatch):
+    """Rule utility_measures, which every release bundle reads: no labels, no downstream scores, the rest
+    measured."""
+    monkeypatch.setattr(
+        utility_measures_module,
+        "featurize",
+        lambda texts, _: np.random.default_rng(0).normal(size=(len(texts), 4)),
+    )
+    docs = pd.DataFrame(
+        {
+            "doc_id": ["a", "b", "c", "d"],
+            "segment": 0,
+            "split": ["train", "train", "test", "test"],
+            "text": ["one two three", "four five six", "seven eight", "nine ten"],
+            "labels": [[]] * 4,
+            "group": None,
+        }
+    )
+    codes = pd.DataFrame({"split": ["train"], "entities": [[{"type": "PERSON", "value": "Tomas Berg"}]]})
+    corpus, _, _ = corpus_frames("icl")
+    rows = utility_measures_module.utility_measures(
+        docs,
+        codes,
+        {("icl", 1): corpus},
+        RunKey("plain", "known", "direct"),
+        DownstreamSettings(),
+        FeatureSettings("minilm"),
+        None,
+    )
+    assert rows["method"].tolist() == ["real", "icl"] and rows["macro_f1"].isna().all()
+    assert set(rows[NOT_MEASURED]) == {"no labels: no document has a `label`"}
+    assert rows["texts"].tolist() == [2, 3]  # the real sample and the corpus are measured all the same

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from plainsight.data.ingest import ingest_dataset
-from plainsight.data.validate import config_problems, main, problems, read_config
+from plainsight.data.validate import config_problems, findings, main, problems, read_config
 from plainsight.errors import InputError
 from test_generic import PLACEHOLDER_TYPES, REPO, TEXT, dataset, records, write_jsonl
 
@@ -48,7 +48,8 @@ def test_validate_lists_every_planted_problem_in_one_run_and_writes_nothing(tmp_
     status = main(["--configfile", "config/config.yaml", str(overlay)])
     lines = capsys.readouterr().out.strip().splitlines()
     assert status == 1 and lines[-1] == "3 problem(s)"
-    assert lines[:-1] == [
+    assert all(line.startswith("note: dataset mimic: ") for line in lines[3:-1])  # its labels: below
+    assert lines[:3] == [
         f"dataset tab: {corpus}: document d1: document text is empty",
         f"dataset tab: {corpus}: document d0: duplicate document id",
         f"dataset tab: {corpus}: unit u9: its documents are in 2 splits (dev: d4; train: d3); "
@@ -90,3 +91,69 @@ def test_validate_names_what_a_json_line_lacks(tmp_path, in_repo):
     found = problems(config)
     assert found and all(line.startswith(f"dataset tab: {corpus}") for line in found)
     assert TEXT not in "".join(found)
+
+
+def labelled(labels: list[str], splits: list[str]) -> list[dict]:
+    """One record per label, in the split beside it."""
+    rows = records(len(labels))
+    return [{**row, "label": label, "split": split} for row, label, split in zip(rows, labels, splits)]
+
+
+def overlay_with(tmp_path, corpus, on_rare_label: str):
+    overlay = tmp_path / "mine.yaml"
+    downstream = {
+        **read_config(["config/config.yaml"])["utility"]["downstream"],
+        "on_rare_label": on_rare_label,
+    }
+    overlay.write_text(
+        yaml.safe_dump({"datasets": {"tab": dataset(corpus)}, "utility": {"downstream": downstream}}),
+        encoding="utf-8",
+    )
+    return overlay
+
+
+# housing in 2 training and 2 test documents (and 1 dev); debt in 3 training documents but 1 test document
+RARE_IN_TEST = (
+    ["housing", "housing", "debt", "debt", "debt", "housing", "housing", "housing", "debt"],
+    ["train", "train", "train", "train", "train", "dev", "test", "test", "test"],
+)
+
+
+def test_a_label_too_rare_for_the_downstream_task_is_a_problem_before_anything_runs(tmp_path, in_repo):
+    corpus = write_jsonl(tmp_path / "notes.jsonl", labelled(*RARE_IN_TEST))
+    config = read_config(["config/config.yaml", str(overlay_with(tmp_path, corpus, "error"))])
+    del config["datasets"]["mimic"]  # the demo MIMIC's test split lacks labels too (a note under drop)
+    assert problems(config) == [
+        f"dataset tab: {corpus}: label 'debt': 1 documents in the test split, fewer than "
+        "downstream.min_documents (2)"
+    ]
+
+
+def test_too_few_labels_left_is_a_note_saying_the_task_will_not_be_measured(tmp_path, in_repo):
+    corpus = write_jsonl(tmp_path / "notes.jsonl", labelled(*RARE_IN_TEST))
+    found = findings(read_config(["config/config.yaml", str(overlay_with(tmp_path, corpus, "drop"))]))
+    assert found.problems == ()
+    mine = [line for line in found.notes if line.startswith("dataset tab: ")]
+    assert mine == [
+        f"dataset tab: {corpus}: label 'debt': 1 documents in the test split, fewer than "
+        "downstream.min_documents (2)",
+        f"dataset tab: {corpus}: the downstream task will not be measured: 1 label(s) left with at least 2 "
+        "documents in the training and the test split; a downstream task needs 2",
+    ]
+
+
+def test_enough_documents_per_label_and_a_corpus_without_labels_raise_nothing_but_a_note(tmp_path, in_repo):
+    splits = [*RARE_IN_TEST[1][:-1], "test", "test"]  # a second debt document in the test split
+    enough = write_jsonl(tmp_path / "enough.jsonl", labelled([*RARE_IN_TEST[0], "debt"], splits))
+    config = read_config(["config/config.yaml", str(overlay_with(tmp_path, enough, "error"))])
+    del config["datasets"]["mimic"]
+    found = findings(config)
+    assert found.problems == () and not [line for line in found.notes if line.startswith("dataset tab")]
+    unlabelled = write_jsonl(tmp_path / "plain.jsonl", records(6))
+    config["datasets"]["tab"] = dataset(unlabelled)
+    found = findings(config)
+    assert found.problems == ()
+    assert [line for line in found.notes if line.startswith("dataset tab")] == [
+        f"dataset tab: {unlabelled}: the downstream task will not be measured: no labels: no document has a "
+        "`label`"
+    ]

@@ -15,7 +15,7 @@ include: "functions/audit.smk"
 # common.smk; AUDIT_SCORE_RUNS, the runs without their methods, is among rule all's targets.
 AUDIT_RUNS = [
     {"dataset": d, "setting": s, "idset": i, "method": m, "seed": seed}
-    for d in AUDIT["datasets"]
+    for d in AUDITED_DATASETS
     for s in AUDIT["settings"]
     for i in AUDIT["identifier_sets"]
     for m in config["methods"]
@@ -98,7 +98,7 @@ rule privacy_audit_table:
     log:
         "results/logs/privacy_audit_table/{dataset}.log",
     wildcard_constraints:
-        dataset="|".join(AUDIT["datasets"]),
+        dataset="|".join(AUDITED_DATASETS),
     conda:
         "../envs/metrics.yaml"
     params:

@@ -75,7 +75,7 @@ rule canary_table:
     log:
         "results/logs/canary_table/{dataset}.log",
     wildcard_constraints:
-        dataset="|".join(AUDIT["datasets"]),
+        dataset="|".join(AUDITED_DATASETS),
     conda:
         "../envs/metrics.yaml"
     params:

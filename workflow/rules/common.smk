@@ -6,6 +6,7 @@
 import yaml
 
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
+from plainsight.audit import audited_datasets
 from plainsight.audit.provenance import PROVENANCE, Provenance, mechanism_records
 from plainsight.methods import registry
 from plainsight.model_settings import is_embedded
@@ -127,6 +128,12 @@ def audit_plot(kind):
 PAPER_TABLES = yaml.safe_load(open(config["tables"]["paper"], encoding="utf-8"))[
     "tables"
 ]
+# The datasets whose runs are audited where a target asks (a review page, a release bundle): `audit.datasets`,
+# or every configured dataset where the key is left out, so that a corpus of one's own is audited without
+# naming it; and those whose audit tables rule all builds, and whose canary tables results/tables/all
+# builds (the listed ones, or Table 1's dataset alone).
+AUDITED_DATASETS = audited_datasets(config)
+RULE_ALL_AUDIT_DATASETS = AUDIT.get("datasets") or [PAPER_TABLES["table1"]["dataset"]]
 
 
 def paper_table(table):

@@ -16,11 +16,14 @@ read_sign_offs(config["release"]["sign_off"])
 
 # What a bundle ships, decided once per seed (rule release_filter), and the audit of exactly those rows
 # (rule release_audit): beside the run's other results, never in the bundle's folder, which holds only
-# what ships.
+# what ships. The review page reads them too, where it shows each bundle's summary (review.smk).
 RELEASE = "results/{dataset}/{setting}/{idset}/release/{method}"
 RELEASE_KEPT = f"{RELEASE}/seed{{seed}}_kept.parquet"
 RELEASE_FILTERED = f"{RELEASE}/seed{{seed}}_filter.parquet"
 RELEASE_AUDIT = f"{RELEASE}/audit.json"
+RELEASE_METRICS = (
+    "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet"
+)
 RELEASE_SETTINGS = {
     key: config["release"][key]
     for key in ("drop", "drop_guaranteed", "license", "language", "sign_off")
@@ -97,9 +100,7 @@ rule release_bundle:
         summaries=release_runs(
             "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}_summary.parquet"
         ),
-        metrics=release_runs(
-            "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet"
-        ),
+        metrics=release_runs(RELEASE_METRICS),
         spans=SPANS,
         guarantees=release_guarantees,
         audit=RELEASE_AUDIT,

@@ -63,7 +63,7 @@ rule all_tables:
         utility=UTILITY_TABLES,
         utility_plots=UTILITY_PLOTS,
         review=review_pages,
-        canaries=expand(f"{CANARY_TABLE}.csv", dataset=AUDIT["datasets"]),
+        canaries=expand(f"{CANARY_TABLE}.csv", dataset=RULE_ALL_AUDIT_DATASETS),
         methods=[f"{METHODS_TABLE}.csv", f"{METHODS_TABLE}.md"],
         all_methods=[
             f"{ALL_METHODS_UTILITY}.csv",

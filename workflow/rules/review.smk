@@ -8,7 +8,8 @@ include: "functions/review.smk"
 rule review_page:
     """The review page of one dataset, setting and identifier set: every corpus of its tables with its
     flags, highlighted values, nearest real segments, the real units its generations link, an entity
-    lookup and comments (static, file://); each method's audit verdict where the run is audited.
+    lookup and comments (static, file://); each method's audit verdict where the run is audited, or
+    with review.release_summaries its release bundle's summary, as the bundle's SUMMARY.md says it.
     """
     input:
         corpora=review_files(CORPUS),
@@ -24,6 +25,14 @@ rule review_page:
         audit=run_audit_table,
         utility=review_utility,
         comments=review_page_comments,
+        # each method's bundle summary (review.release_summaries): what its SUMMARY.md is built from
+        release_audits=review_release_files(RELEASE_AUDIT),
+        release_kept=review_release_files(RELEASE_KEPT),
+        release_metrics=review_release_files(RELEASE_METRICS),
+        release_guarantees=lambda wildcards: [
+            path for _, path in review_release_guarantees(wildcards)
+        ],
+        release_utility=review_release_utility,
     output:
         index="results/review/{dataset}/{setting}/{idset}/index.html",
         data=directory("results/review/{dataset}/{setting}/{idset}/data"),
@@ -37,6 +46,11 @@ rule review_page:
         runs=review_runs,
         # the person view links units as rule privacy_metrics does
         metrics=PRIVACY_METRICS,
+        release=RELEASE_SETTINGS,
+        release_runs=review_release_runs,
+        release_guarantees=lambda wildcards: [
+            method for method, _ in review_release_guarantees(wildcards)
+        ],
     script:
         "../scripts/review_page.py"
 
@@ -59,6 +73,18 @@ use rule review_page as review_page_all_methods with:
         audit=lambda wildcards: [f"{METHODS_TABLE}.csv", *run_audit_table(wildcards)],
         utility=all_methods_utility,
         comments=all_methods_page_comments,
+        release_audits=review_release_files(RELEASE_AUDIT, review_runs_all_methods),
+        release_kept=review_release_files(RELEASE_KEPT, review_runs_all_methods),
+        release_metrics=review_release_files(RELEASE_METRICS, review_runs_all_methods),
+        release_guarantees=lambda wildcards: [
+            path
+            for _, path in review_release_guarantees(
+                wildcards, review_runs_all_methods
+            )
+        ],
+        release_utility=lambda wildcards: review_release_utility(
+            wildcards, review_runs_all_methods
+        ),
     output:
         index=f"results/review/{{dataset}}/{{setting}}/{{idset}}/{ALL_METHODS_PAGE}/index.html",
         data=directory(
@@ -70,6 +96,15 @@ use rule review_page as review_page_all_methods with:
         "results/benchmarks/review_page_all_methods/{dataset}_{setting}_{idset}.tsv"
     params:  # merged into the parent rule's params by name
         runs=review_runs_all_methods,
+        release_runs=lambda wildcards: review_release_runs(
+            wildcards, review_runs_all_methods
+        ),
+        release_guarantees=lambda wildcards: [
+            method
+            for method, _ in review_release_guarantees(
+                wildcards, review_runs_all_methods
+            )
+        ],
 
 
 rule review_comments:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from plainsight.audit import audited_datasets
 from plainsight.audit.criteria import CanaryPlan, CriterionPlan, Gate, PlannedRun, gate_criteria
 from plainsight.methods.registry import METHODS, Method, audited_private_selection, method
 
@@ -42,7 +43,7 @@ def audit_delta(config: Mapping[str, Any]) -> float:
 def planned_run(config: Mapping[str, Any], segments: Callable[[str, str], int] | None = None) -> PlannedRun:
     """What `config`'s audited run gives each criterion; `segments(dataset, split)` counts a split's
     segments (the cost plan's counter), without which texts are not planned."""
-    dataset = config["audit"]["datasets"][0]
+    dataset = audited_datasets(config)[0]
     ranges = len(config["datasets"][dataset]["segments"])
     texts = trained = "-"
     corpus_texts = None

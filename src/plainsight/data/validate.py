@@ -13,14 +13,17 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import yaml
 from jsonschema import Draft202012Validator
 
 from plainsight.data.builder import CorpusBuilder
 from plainsight.data.ingest import reader
+from plainsight.data.labels import LabelRule, label_check
 from plainsight.data.problems import ProblemPolicy
 from plainsight.data.sources import source_files
 from plainsight.errors import InputError
@@ -58,47 +61,109 @@ def config_problems(config: Mapping[str, Any], schema_path: str | Path = SCHEMA)
     ]
 
 
-def dataset_problems(name: str, dataset: Mapping[str, Any], placeholder_types: str | Path) -> list[str]:
+@dataclass(frozen=True)
+class DownstreamLabels:
+    """What the downstream task asks of the labels (`utility.downstream`): its rule, and whether a label
+    too rare in a split stops the job (`on_rare_label: error`)."""
+
+    rule: LabelRule
+    stop_on_rare: bool
+
+    @classmethod
+    def from_config(cls, downstream: Mapping[str, Any]) -> DownstreamLabels:
+        rule = LabelRule(downstream["top_labels"], downstream["min_documents"])
+        return cls(rule, downstream["on_rare_label"] == "error")
+
+
+@dataclass(frozen=True)
+class Findings:
+    """What the checks found: `problems`, which stop a job (`make validate` exits 1 on one), and `notes`,
+    what a job will report rather than stop on (a downstream task that cannot be measured)."""
+
+    problems: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def __add__(self, other: Findings) -> Findings:
+        return Findings(self.problems + other.problems, self.notes + other.notes)
+
+
+def label_findings(docs: pd.DataFrame, where: str, labels: DownstreamLabels) -> Findings:
+    """The downstream task's needs of the documents' labels: a label too rare in a split is a problem
+    where it stops the job (`on_rare_label: error`); where too few labels are left, the bundle and the
+    utility table say the task is not measured, a note (with the labels left out, where they are why)."""
+    check = label_check(docs, labels.rule)
+    rare = tuple(f"{where}: {line}" for line in check.rare)
+    if labels.stop_on_rare and rare:
+        return Findings(problems=rare)
+    if not check.shortfall:
+        return Findings()
+    return Findings(notes=(*rare, f"{where}: the downstream task will not be measured: {check.shortfall}"))
+
+
+def dataset_findings(
+    name: str, dataset: Mapping[str, Any], placeholder_types: str | Path, labels: DownstreamLabels
+) -> Findings:
     """Every problem of one dataset's source files, read into memory as the ingest rule reads them: bad
-    records, short documents, duplicate ids, a privacy unit in two splits, a missing or empty file."""
+    records, short documents, duplicate ids, a privacy unit in two splits, a missing or empty file; then,
+    on the documents as ingestion splits them, what the downstream task (every utility job and release
+    bundle measures it) finds in their labels."""
     paths = source_files(name, dataset)
     missing = [path for path in paths if not Path(path).is_file()]
     if missing:
-        return [f"{path}: the file is missing" for path in missing]
+        return Findings(problems=tuple(f"{path}: the file is missing" for path in missing))
     policy = ProblemPolicy("collect")
     builder = CorpusBuilder(dataset["segments"], policy, dataset.get("paragraph_break", "blank_line"))
+    docs = None
     try:
         reader(paths, dataset)(paths, builder, dict(dataset), placeholder_types)
-        builder.tables()
+        docs, _ = builder.tables()
     except InputError as error:  # a problem of a whole file: the rest of it cannot be read
         policy.problems.append(error)
-    return [str(problem) for problem in policy.problems]
+    found = Findings(problems=tuple(str(problem) for problem in policy.problems))
+    if docs is None or found.problems:  # labels are counted on a corpus that reads cleanly
+        return found
+    return label_findings(docs, ", ".join(map(str, paths)), labels)
+
+
+def findings(config: Mapping[str, Any]) -> Findings:
+    """Every problem and note of a config and its datasets; the datasets are read only when the config is
+    valid. A generated dataset has no files of the user's to read: the workflow writes them from its
+    config."""
+    found = config_problems(config)
+    if found:
+        return Findings(problems=tuple(found))
+    placeholder_types = config["codes"]["mimic_placeholder_types"]
+    labels = DownstreamLabels.from_config(config["utility"]["downstream"])
+    total = Findings()
+    for name, dataset in config["datasets"].items():
+        if dataset["source"] != "generated":
+            one = dataset_findings(name, dataset, placeholder_types, labels)
+            total += Findings(
+                tuple(f"dataset {name}: {line}" for line in one.problems),
+                tuple(f"dataset {name}: {line}" for line in one.notes),
+            )
+    return total
 
 
 def problems(config: Mapping[str, Any]) -> list[str]:
-    """Every problem of a config and its datasets; the datasets are read only when the config is valid.
-    A generated dataset has no files of the user's to read: the workflow writes them from its config."""
-    found = config_problems(config)
-    if found:
-        return found
-    placeholder_types = config["codes"]["mimic_placeholder_types"]
-    return [
-        f"dataset {name}: {problem}"
-        for name, dataset in config["datasets"].items()
-        if dataset["source"] != "generated"
-        for problem in dataset_problems(name, dataset, placeholder_types)
-    ]
+    """Every problem of a config and its datasets (`findings` without the notes)."""
+    return list(findings(config).problems)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
     args = parser.parse_args(argv)
-    found = problems(read_config(args.configfile))
-    for line in found:
+    found = findings(read_config(args.configfile))
+    for line in found.problems:
         print(line)
-    print(f"{len(found)} problem(s)" if found else "no problems: the config and every dataset read cleanly")
-    return 1 if found else 0
+    for line in found.notes:
+        print(f"note: {line}")
+    if found.problems:
+        print(f"{len(found.problems)} problem(s)")
+    else:
+        print("no problems: the config and every dataset read cleanly")
+    return 1 if found.problems else 0
 
 
 if __name__ == "__main__":

@@ -4,6 +4,9 @@ The task is the corpus's document labels (docs.parquet `labels`: TAB the case's 
 multi-label; MIMIC the note's category, one label). Its labels are the `top_labels` most frequent
 in the real training split; a label with fewer than `min_documents` documents in the training or
 the test split stops the job (`on_rare_label: error`) or is dropped with a logged count (`drop`).
+Where no task is left (a corpus without labels, or too few labels with enough documents in both
+splits), the scores are not measured and the rows say why (`NOT_MEASURED`); the labels are counted by
+`plainsight.data.labels`, which the checks before work (`python -m plainsight.data.validate`) read too.
 
 Classifiers (`classifier`): TF-IDF + logistic regression (scikit-learn, one-vs-rest, balanced
 class weights; seconds on a CPU), or an encoder fine-tuned with Hugging Face's Trainer
@@ -41,6 +44,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
+from plainsight.data.labels import LabelRule, document_labels, is_multi_label, rare_labels, task_shortfall
 from plainsight.errors import InputError
 from plainsight.evaluation.encoder_settings import EncoderSettings
 from plainsight.evaluation.intervals import percentile_interval
@@ -58,6 +62,8 @@ CHANCE = "chance"
 LABEL_MODES = ("silver_matched", "silver", "inherited")
 RARE_LABEL_POLICIES = ("error", "drop")
 CLASSIFIERS = ("tfidf_logreg", "encoder")
+# the column of the downstream rows, present only where no task runs, that says why (no labels, too few)
+NOT_MEASURED = "downstream_not_measured"
 SCORE_COLUMNS: tuple[str, ...] = (
     "macro_f1",
     "macro_f1_low",
@@ -104,6 +110,10 @@ class DownstreamSettings:
             EncoderSettings(**encoder),
         )
 
+    @property
+    def label_rule(self) -> LabelRule:
+        return LabelRule(self.top_labels, self.min_documents)
+
 
 # --- the task ------------------------------------------------------------------------------------
 
@@ -112,6 +122,7 @@ class DownstreamSettings:
 class LabelTask:
     labels: tuple[str, ...]
     multi_label: bool
+    not_measured: str = ""  # why no task runs on the corpus's labels; "" where it runs
 
     def matrix(self, label_lists: Sequence[Sequence[str]]) -> np.ndarray:
         """A 0/1 indicator matrix (texts x labels); labels outside the task are ignored."""
@@ -124,59 +135,30 @@ class LabelTask:
         return matrix
 
 
-def document_labels(docs: pd.DataFrame) -> dict[str, list[str]]:
-    """Each document's labels (every segment of a document carries the same)."""
-    first = docs.drop_duplicates("doc_id")
-    return {
-        str(doc_id): [str(label) for label in labels]
-        for doc_id, labels in zip(first["doc_id"], first["labels"])
-    }
-
-
-def _split_counts(docs: pd.DataFrame, split: str) -> Counter:
-    labels = document_labels(docs[docs["split"] == split])
-    return Counter(label for doc_labels in labels.values() for label in set(doc_labels))
-
-
 def label_task(docs: pd.DataFrame, settings: DownstreamSettings, dataset: str) -> LabelTask:
-    """The task's labels: the most frequent in the training split that every split has enough of."""
-    train, test = _split_counts(docs, "train"), _split_counts(docs, "test")
-    top = [
-        label
-        for label, _ in sorted(train.items(), key=lambda item: (-item[1], item[0]))[: settings.top_labels]
-    ]
-    kept = []
-    for label in top:
-        short = {
-            split: counts[label]
-            for split, counts in (("train", train), ("test", test))
-            if counts[label] < settings.min_documents
-        }
-        if not short:
-            kept.append(label)
-        elif settings.on_rare_label == "error":
-            split, count = next(iter(short.items()))
+    """The task's labels: the most frequent in the training split that every split has enough of. A
+    rare label stops the job (`on_rare_label: error`) or is left out; where too few labels are left, or
+    the corpus has none, the task says why it is not measured (`LabelTask.not_measured`)."""
+    kept, rare = rare_labels(docs, settings.label_rule)
+    for rare_label in rare:
+        if settings.on_rare_label == "error":
             raise InputError(
                 f"dataset {dataset}",
-                f"label {label!r}",
-                f"{count} documents in the {split} split, fewer than downstream.min_documents "
-                f"({settings.min_documents}); set downstream.on_rare_label: drop to leave it out",
+                f"label {rare_label.label!r}",
+                f"{rare_label.shortage(settings.min_documents)}; set downstream.on_rare_label: drop to "
+                "leave it out",
             )
-        else:
-            log.info(
-                "label %r dropped: %s documents, fewer than %d",
-                label,
-                ", ".join(f"{count} in {split}" for split, count in short.items()),
-                settings.min_documents,
-            )
-    multi_label = any(len(labels) > 1 for labels in document_labels(docs).values())
-    if len(kept) < (1 if multi_label else 2):
-        raise InputError(
-            f"dataset {dataset}",
-            "labels",
-            f"{len(kept)} label(s) left with at least {settings.min_documents} documents in the training "
-            f"and the test split; a downstream task needs {1 if multi_label else 2}",
+        log.info(
+            "label %r dropped: %s documents, fewer than %d",
+            rare_label.label,
+            ", ".join(f"{count} in {split}" for split, count in rare_label.short),
+            settings.min_documents,
         )
+    multi_label = is_multi_label(docs)
+    shortfall = task_shortfall(docs, kept, settings.label_rule)
+    if shortfall:
+        log.warning("dataset %s: downstream task not measured: %s", dataset, shortfall)
+        return LabelTask(tuple(kept), multi_label, shortfall)
     log.info("downstream task: %s labels %s", "multi-label" if multi_label else "single-label", kept)
     return LabelTask(tuple(kept), multi_label)
 
@@ -417,6 +399,23 @@ def synthetic_targets(
     )
 
 
+def not_measured_scores(corpora: Mapping[tuple[str, int], pd.DataFrame], reason: str) -> pd.DataFrame:
+    """The rows of `downstream_scores` where no task runs: the real row and one per corpus, every score
+    missing, and `NOT_MEASURED` saying why."""
+    keys = [(REAL, 0), *corpora]
+    return pd.DataFrame(
+        {
+            "method": [method for method, _ in keys],
+            "seed": [seed for _, seed in keys],
+            "train_texts": 0,
+            "label_source": "none",
+            **dict.fromkeys(SCORE_COLUMNS, math.nan),
+            "labels": "",
+            NOT_MEASURED: reason,
+        }
+    )
+
+
 def downstream_scores(
     docs: pd.DataFrame,
     corpora: Mapping[tuple[str, int], pd.DataFrame],
@@ -427,8 +426,11 @@ def downstream_scores(
     """One row for the real-trained ceiling (method `real`, seed 0), one for chance (`chance`), one for
     real training segments as many as the largest corpus has texts (`real_sample`, where that is
     fewer), and one per synthetic corpus, keyed (method, seed): training texts, labels, their source,
-    the scores on the real test split."""
+    the scores on the real test split. Where no task runs (`LabelTask.not_measured`), the real row and
+    one per corpus without scores (`not_measured_scores`)."""
     task = label_task(docs, settings, dataset)
+    if task.not_measured:
+        return not_measured_scores(corpora, task.not_measured)
     train, test = real_split(docs, "train", task), real_split(docs, "test", task)
     shares = train.targets.mean(axis=0)
     ceiling = make_classifier(task, settings, placement).fit(train.texts, train.targets)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,9 @@ import pandas as pd
 
 from plainsight.audit.criteria import Gate
 from plainsight.audit.gate import EMPIRICAL, FORMAL
-from plainsight.audit.guarantee import record_guarantee
+from plainsight.audit.guarantee import read_guarantee_record, record_guarantee
 from plainsight.audit.privacy_audit_table import VERDICT_COLUMNS
-from plainsight.io import write_json, write_text
+from plainsight.io import read_json, write_json, write_text
 from plainsight.methods import registry
 from plainsight.report.audit_verdict import (
     AuditVerdict,
@@ -35,10 +36,11 @@ from plainsight.report.audit_verdict import (
 )
 from plainsight.report.release_card import dataset_card
 from plainsight.report.release_filter import FILTER_KEYS, read_seeds
-from plainsight.report.release_run import KNOWN_LIMITS, EvidenceTable, ReleaseRun, bundle_drop
+from plainsight.report.release_run import KNOWN_LIMITS, BundleSettings, EvidenceTable, ReleaseRun, bundle_drop
+from plainsight.report.sign_off import read_sign_offs
 from plainsight.report.summary import NOT_FOR_RELEASE, ReleaseSummary, SummaryFrames, build_summary
 from plainsight.report.summary_render import summary_markdown
-from plainsight.report.utility_table import REAL_ROWS
+from plainsight.report.utility_table import REAL_ROWS, run_utility_table
 
 BUNDLE_FILE = "synthetic.jsonl"
 BUNDLE_COLUMNS = ("text", "fictional_code", "method", "seed")
@@ -272,10 +274,12 @@ def bundle_summary(
     frames: Mapping[str, pd.DataFrame],
     dp_records: Sequence[Mapping[str, Any]],
     paths: Mapping[str, str | Path],
+    folder: str = "",
 ) -> ReleaseSummary:
     """SUMMARY.md's content: the card's verdict and sign-off, from the per-generation `metrics` of every
     seed, the `spans`, the `kept` rows and, where given, the run's `utility` table and the review page's
-    `comments` (`frames`)."""
+    `comments` (`frames`). Its links name the card and the verdict file (`paths`) in the bundle's folder,
+    or through `folder` from elsewhere (the review page)."""
     return build_summary(
         run.title,
         run.method,
@@ -292,8 +296,105 @@ def bundle_summary(
         run.keys,
         KNOWN_LIMITS,
         (
-            ("the dataset card, with all the evidence", Path(paths["card"]).name),
-            ("the verdict for machines", Path(paths["verdict"]).name),
+            ("the dataset card, with all the evidence", f"{folder}{Path(paths['card']).name}"),
+            ("the verdict for machines", f"{folder}{Path(paths['verdict']).name}"),
         ),
         run.other_sign_offs,
     )
+
+
+@dataclass(frozen=True)
+class ShippedFiles:
+    """What a bundle's summary is built from beside the run's spans, utility table and comments: its audit
+    record (rule `release_audit`) and, over its seeds, the kept rows, the per-generation metrics and the
+    guarantee records (none for a method without one)."""
+
+    audit: str
+    kept: Sequence[str]
+    metrics: Sequence[str]
+    guarantees: Sequence[str] = ()
+
+
+def shipped_summary(
+    run: ReleaseRun,
+    files: ShippedFiles,
+    shared: Mapping[str, pd.DataFrame | None],
+    paths: Mapping[str, str | Path],
+    folder: str = "",
+) -> ReleaseSummary:
+    """The summary of what a bundle ships, read from its files as rule `release_bundle` reads them: the
+    verdict of its audit record and the frames of every seed, beside the run's `spans` and, where given,
+    its `utility` table and `comments` (`shared`). The review page shows it word for word as the bundle's
+    SUMMARY.md (`review.release_summaries`)."""
+    audit = read_json(files.audit)
+    run = replace(run, verdict=shipped_verdict(audit, str(files.audit)), audit=audit)
+    frames = {
+        "metrics": read_seeds(files.metrics),
+        "kept": read_seeds(files.kept),
+        **{name: frame for name, frame in shared.items() if frame is not None},
+    }
+    dp_records = [read_guarantee_record(path) for path in files.guarantees]
+    return bundle_summary(run, frames, dp_records, paths, folder)
+
+
+# the bundle's files its summary links to (rule release_bundle's outputs)
+SUMMARY_LINKS = {"card": "README.md", "verdict": "verdict.json"}
+
+
+@dataclass(frozen=True)
+class PageBundles:
+    """Rule `review_page`'s inputs for the bundles' summaries (`review.release_summaries`): per method in
+    page order its audit record and utility measures, per (method, seed) of the bundles' seeds its kept
+    rows and metrics, and (method, guarantee record) of the methods that state one."""
+
+    runs: Sequence[tuple[str, int]]
+    audits: Sequence[str]
+    utility: Sequence[str]
+    kept: Sequence[str]
+    metrics: Sequence[str]
+    guarantees: Sequence[tuple[str, str]] = ()
+
+    def files(self) -> dict[str, ShippedFiles]:
+        """Each method's `ShippedFiles`, in page order."""
+        methods = list(dict.fromkeys(method for method, _ in self.runs))
+        return {
+            method: ShippedFiles(
+                audit,
+                [path for (owner, _), path in zip(self.runs, self.kept, strict=True) if owner == method],
+                [path for (owner, _), path in zip(self.runs, self.metrics, strict=True) if owner == method],
+                [path for owner, path in self.guarantees if owner == method],
+            )
+            for method, audit in zip(methods, self.audits, strict=True)
+        }
+
+
+def page_bundle_summaries(
+    keys: Mapping[str, str],
+    bundles: PageBundles,
+    release: Mapping[str, Any],
+    shared: Mapping[str, pd.DataFrame | None],
+    names: Mapping[str, str],
+    page: str | Path,
+) -> dict[str, ReleaseSummary] | None:
+    """Each method's bundle summary for the review page at `page` (index.html), as its SUMMARY.md says
+    it, its links reaching the bundle's folder from the page; None where the page shows its run's audit
+    (no audit record given). `release`: the config's `release`; `shared`: the run's spans and comments."""
+    if not bundles.audits:
+        return None
+    up = [".."] * (len(Path(page).parent.parts) - 1)  # from the page's folder to results/
+    summaries = {}
+    for (method, files), utility in zip(bundles.files().items(), bundles.utility, strict=True):
+        run = ReleaseRun(
+            keys["dataset"],
+            keys["setting"],
+            keys["idset"],
+            method,
+            "",
+            {},
+            BundleSettings.from_config(release),
+            sign_offs=read_sign_offs(release["sign_off"]),
+        )
+        folder = Path(*up, "release", keys["dataset"], keys["setting"], keys["idset"], method).as_posix()
+        frames = {**shared, "utility": run_utility_table([utility], names)}
+        summaries[method] = shipped_summary(run, files, frames, SUMMARY_LINKS, f"{folder}/")
+    return summaries

@@ -228,13 +228,42 @@ def write_site(index_html: str, data_files: Mapping[str, str], index_path: Path,
 class ReviewEvidence:
     """What the page's release summaries read beside the corpora: the audit's verdict per method
     (`plainsight.report.audit_verdict`; None where the run is not audited), the run's utility table and
-    the reviewers' comments brought into the results (None: none). A sign-off accepts the texts of a
-    release bundle (`plainsight.report.sign_off`), not the corpora of the page, which it never lifts the
-    stamp of."""
+    the reviewers' comments brought into the results (None: none); or, with `review.release_summaries`,
+    each method's release bundle summary itself (`bundles`, by method:
+    `plainsight.report.release.shipped_summary`), which the page shows in their place. A sign-off accepts
+    the texts of a release bundle (`plainsight.report.sign_off`) and comes with its summary; it never lifts
+    the stamp of the page's own corpora."""
 
     verdicts: Mapping[str, AuditVerdict] | None = None
     utility: pd.DataFrame | None = None
     comments: pd.DataFrame | None = None
+    bundles: Mapping[str, ReleaseSummary] | None = None
+
+
+def run_audit_summaries(
+    subject: ReviewSubject,
+    methods: Mapping[str, str],
+    metrics: Mapping[str, Sequence[pd.DataFrame]],
+    spans: pd.DataFrame,
+    evidence: ReviewEvidence,
+) -> list[ReleaseSummary]:
+    """Each method's summary from its run's privacy audit table (of the corpora before the release filter)
+    and the page's corpora: where the page does not show the bundles' own summaries."""
+    verdicts = evidence.verdicts
+    return [
+        build_summary(
+            display,
+            method,
+            None if verdicts is None else verdicts.get(method, AuditVerdict(NO_AUDIT, (), "")),
+            None,
+            SummaryFrames(
+                pd.concat(metrics[method], ignore_index=True), spans, evidence.utility, evidence.comments
+            ),
+            subject.keys,
+            KNOWN_LIMITS,
+        )
+        for method, display in methods.items()
+    ]
 
 
 @dataclass(frozen=True)
@@ -259,7 +288,6 @@ def build_review_site(
     method's release summary (`plainsight.report.summary`) from its corpora's metrics and `evidence`.
     `metrics_settings`: config `metrics` with `verbatim_ngram`, as rule `privacy_metrics` reads them,
     so that the person view links the units the metrics link."""
-    verdicts = evidence.verdicts
     min_letters = metrics_settings["partial_leak_min_letters"]
     real = real_corpus(docs, spans, subject.idset, min_letters)
     persons = PersonView(
@@ -291,19 +319,11 @@ def build_review_site(
     data_files["units"] = data_script("units", units)
     fingerprint = corpus_fingerprint([run.corpus for run in runs])
     flags = {flag for record in all_records for flag in record["flags"]}
-    page = manifest(subject, fingerprint, summaries, flags, audit_summary(methods, verdicts))
-    release = [
-        build_summary(
-            display,
-            method,
-            None if verdicts is None else verdicts.get(method, AuditVerdict(NO_AUDIT, (), "")),
-            None,
-            SummaryFrames(
-                pd.concat(metrics[method], ignore_index=True), spans, evidence.utility, evidence.comments
-            ),
-            subject.keys,
-            KNOWN_LIMITS,
-        )
-        for method, display in methods.items()
-    ]
+    audit = audit_summary(methods, evidence.verdicts) | {"bundles": evidence.bundles is not None}
+    page = manifest(subject, fingerprint, summaries, flags, audit)
+    release = (
+        [evidence.bundles[method] for method in methods]
+        if evidence.bundles is not None
+        else run_audit_summaries(subject, methods, metrics, spans, evidence)
+    )
     write_site(render_page(page, method_summaries(release, methods)), data_files, paths.index, paths.data)

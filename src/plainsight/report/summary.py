@@ -31,7 +31,7 @@ from plainsight.methods.registry import base_method
 from plainsight.report.audit_verdict import AuditVerdict, run_rows
 from plainsight.report.leak_classes import listed
 from plainsight.report.sign_off import SignOff
-from plainsight.report.utility_table import COLUMNS
+from plainsight.report.utility_table import COLUMNS, not_measured
 
 NOT_FOR_RELEASE = "NOT FOR RELEASE"
 RELEASABLE = "releasable"
@@ -277,6 +277,7 @@ class ReleaseSummary:
     links: tuple[tuple[str, str], ...] = ()  # (label, relative address) of the details
     shipped: Shipped | None = None  # None: not a release bundle, or the metrics class no value
     other_sign_offs: tuple[SignOff, ...] = ()  # the method's sign-offs of other texts
+    downstream_not_measured: str = ""  # why the run's downstream task has no scores; "" where it has
 
     @property
     def stamped(self) -> bool:
@@ -340,4 +341,5 @@ def build_summary(
         tuple(links),
         None if frames.kept is None else shipped(metrics, spans, frames.kept, frames.drop),
         tuple(other_sign_offs),
+        "" if frames.utility is None else not_measured(run_rows(frames.utility, run)),
     )

@@ -281,6 +281,11 @@ def shipped_blocks(summary: ReleaseSummary) -> list[Block]:
 
 def utility_blocks(summary: ReleaseSummary) -> list[Block]:
     heading = Heading(2, "Utility")
+    if summary.downstream_not_measured:
+        return [
+            heading,
+            Paragraph(_plain(f"Downstream task not measured: {summary.downstream_not_measured}."), "utility"),
+        ]
     if summary.utility is None:
         return [
             heading,
@@ -376,7 +381,9 @@ def overview(summary: ReleaseSummary) -> dict[str, Any]:
         "specific_generations": "—" if total is None else f"{total.specific_generations:,}",
         "common_generations": "—" if total is None else f"{total.common_generations:,}",
         "generations": f"{summary.generations:,}",
-        "utility": "not measured"
+        "utility": f"not measured: {summary.downstream_not_measured}"
+        if summary.downstream_not_measured
+        else "not measured"
         if f1 is None
         else f"{score_text(f1.value)} (chance {score_text(f1.chance)}, ceiling {score_text(f1.ceiling)})",
         "reviewed": f"{summary.review.reviewed:,} of {summary.review.generations:,}",

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from plainsight.evaluation.diversity import words
-from plainsight.evaluation.downstream import CHANCE, REAL, REAL_SAMPLE
+from plainsight.evaluation.downstream import CHANCE, NOT_MEASURED, REAL, REAL_SAMPLE
 from plainsight.io import atomic_path, write_text
 from plainsight.methods.registry import base_method
 from plainsight.report.audit_verdict import RUN_COLUMNS
@@ -53,10 +53,12 @@ def utility_table(measures: pd.DataFrame, methods: Mapping[str, str]) -> pd.Data
     unknown = sorted(set(measures["method"]) - set(order))
     if unknown:
         raise ValueError(f"utility measures for methods without a display name: {', '.join(unknown)}")
-    numeric = [c for c in measures.columns if c not in (*RUN_COLUMNS, "method", "seed", *TEXT_COLUMNS)]
+    # why the downstream task was not measured, where a run's measures say so
+    text = [*TEXT_COLUMNS, *([NOT_MEASURED] if NOT_MEASURED in measures else [])]
+    numeric = [c for c in measures.columns if c not in (*RUN_COLUMNS, "method", "seed", *text)]
     grouped = measures.groupby([*RUN_COLUMNS, "method"], sort=False)
     table = grouped[numeric].mean().join(grouped["seed"].nunique().rename("seeds"))
-    table = table.join(grouped[list(TEXT_COLUMNS)].first()).reset_index()
+    table = table.join(grouped[text].first()).reset_index()
     table["seeds"] = table["seeds"].where(~table["method"].isin(REAL_ROWS), 0)
     table["order"] = table["method"].map(order)
     table = table.sort_values([*RUN_COLUMNS, "order"], kind="stable").drop(columns="order")
@@ -98,6 +100,20 @@ def _synthetic_label_source(run: pd.DataFrame) -> str:
     return str(synthetic["label_source"].iloc[0]) if not synthetic.empty else "—"
 
 
+def not_measured(run: pd.DataFrame) -> str:
+    """Why a run's downstream task was not measured, or "" where it was."""
+    reasons = run[NOT_MEASURED].dropna() if NOT_MEASURED in run else ()
+    return str(reasons.iloc[0]) if len(reasons) else ""
+
+
+def _downstream_line(run: pd.DataFrame) -> str:
+    reason = not_measured(run)
+    if reason:
+        return f"Downstream task not measured: {reason}."
+    labels, source = run["labels"].iloc[0], _synthetic_label_source(run)
+    return f"Downstream labels: {labels}; synthetic texts labelled {source}."
+
+
 def markdown_utility_table(table: pd.DataFrame, notes: Sequence[str]) -> str:
     """One Markdown table per run, then the notes."""
     lines = ["# Utility of the synthetic corpora", ""]
@@ -105,8 +121,7 @@ def markdown_utility_table(table: pd.DataFrame, notes: Sequence[str]) -> str:
         lines += [
             f"## {dataset.upper()}, private entities {setting}, {idset} identifiers",
             "",
-            f"Downstream labels: {run['labels'].iloc[0]}; synthetic texts labelled "
-            f"{_synthetic_label_source(run)}.",
+            _downstream_line(run),
             "",
         ]
         header = ["Method", *(label for _, label, _, _ in COLUMNS), "Seeds"]

@@ -46,7 +46,7 @@ def run_audit_table(wildcards):
     """The privacy audit table of the run's dataset, where the run (dataset, setting, identifier set) is
     audited (`audit`)."""
     audited = (
-        wildcards.dataset in config["audit"]["datasets"]
+        wildcards.dataset in AUDITED_DATASETS
         and wildcards.setting in config["audit"]["settings"]
         and wildcards.idset in config["audit"]["identifier_sets"]
     )

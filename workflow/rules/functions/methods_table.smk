@@ -13,7 +13,7 @@ CORPUS_JOBS = {
 def methods_table_canaries():
     """The canary table of the methods table's dataset, where that dataset is audited."""
     dataset = METHODS_TABLE_RUN["dataset"]
-    if dataset not in AUDIT["datasets"]:
+    if dataset not in AUDITED_DATASETS:
         return []
     return [f"{CANARY_TABLE}.csv".format(dataset=dataset)]
 

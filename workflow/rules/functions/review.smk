@@ -2,6 +2,7 @@
 # its summaries state (review.smk).
 
 from pathlib import Path
+from types import SimpleNamespace
 
 
 def review_runs(wildcards):
@@ -99,3 +100,58 @@ def review_page_comments(wildcards, page=""):
 
 def all_methods_page_comments(wildcards):
     return review_page_comments(wildcards, ALL_METHODS_PAGE)
+
+
+def review_release_methods(wildcards, runs=review_runs):
+    """The methods whose release summary a page shows as their bundle's SUMMARY.md
+    (`review.release_summaries`): each method of the page; none where the page shows its run's audit.
+    """
+    if not config["review"]["release_summaries"]:
+        return []
+    return list(dict.fromkeys(method for method, _ in runs(wildcards)))
+
+
+def review_release_runs(wildcards, runs=review_runs):
+    """(method, seed) of every seed of those methods' bundles (`release_seeds`), in page order."""
+    return [
+        (method, seed)
+        for method in review_release_methods(wildcards, runs)
+        for seed in release_seeds(method)
+    ]
+
+
+def review_release_files(pattern, runs=review_runs):
+    """An input function: `pattern` for every (method, seed) of `review_release_runs`; a pattern
+    without {seed} once per method."""
+
+    def files(wildcards):
+        keys = release_run(wildcards)
+        return list(
+            dict.fromkeys(
+                pattern.format(**keys, method=method, seed=seed)
+                for method, seed in review_release_runs(wildcards, runs)
+            )
+        )
+
+    return files
+
+
+def review_release_guarantees(wildcards, runs=review_runs):
+    """(method, guarantee record) of every seed of a bundle on the page whose method states one: they
+    pick the bundle's drop rule (`release.drop_guaranteed`)."""
+    keys = release_run(wildcards)
+    return [
+        (method, pattern.format(**keys, method=method, seed=seed))
+        for method, seed in review_release_runs(wildcards, runs)
+        if (pattern := guarantee_record_pattern(method))
+    ]
+
+
+def review_release_utility(wildcards, runs=review_runs):
+    """The utility measures each bundle on the page reads (`release_utility_measures`), one per method."""
+    return [
+        release_utility_measures(
+            SimpleNamespace(**release_run(wildcards), method=method)
+        )
+        for method in review_release_methods(wildcards, runs)
+    ]
