@@ -22,11 +22,12 @@ from plainsight.report.plan_check import read_plan
 from plainsight.scheduling import CostModel
 from plainsight.scheduling.memory import GIB, gpu_generation_bytes, prefix_parameters, training_step_bytes
 from plainsight.scheduling.model_shape import ModelShape, model_shape
+from plainsight.settings import Settings
 
 
 def cost_model(config, shapes, segments) -> CostModel:
-    """The cost model as the plan builds it, with the method registry."""
-    return CostModel(config, shapes, segments, registry)
+    """The cost model as the plan builds it: the config's settings, with the method registry."""
+    return CostModel(Settings.from_config(config), shapes, segments, registry)
 
 
 REPO = Path(__file__).resolve().parents[1]
@@ -221,10 +222,10 @@ def test_sizes_come_from_built_codes_unless_rebuilt_else_from_the_config(tmp_pat
     (tmp_path / "tab/known/direct").mkdir(parents=True)
     pd.DataFrame({"split": ["train"] * 3 + ["test"]}).to_parquet(tmp_path / "tab/known/direct/codes.parquet")
     cfg = config(planned_segments={"tab": {"train": 50, "test": 5}})
-    count, sizes = segment_counter(cfg, [], tmp_path)
+    count, sizes = segment_counter(Settings.from_config(cfg), [], tmp_path)
     assert (count("tab", "train"), count("tab", "test")) == (3, 1)
     rebuilt = [DryRunJob("ingest", {"dataset": "tab"}, {})]
-    count, sizes = segment_counter(cfg, rebuilt, tmp_path)
+    count, sizes = segment_counter(Settings.from_config(cfg), rebuilt, tmp_path)
     assert count("tab", "train") == 50 and "planned" in sizes["tab"]
     with pytest.raises(ValueError, match="set resources.planned_segments.mimic.train"):
         count("mimic", "train")

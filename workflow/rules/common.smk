@@ -9,6 +9,10 @@ import yaml
 from plainsight.data.generic import check_known_setting
 from plainsight.methods import registry
 from plainsight.model_settings import check_placement, is_embedded
+from plainsight.settings import Settings
+
+# Every block of the config, typed, resolved once: what the jobs and the cost model read.
+CONFIG_SETTINGS = Settings.from_config(config)
 
 for method_name in config["methods"]:
     registry.method(
@@ -73,8 +77,8 @@ def variant_model(wildcards):
 
 # Where every model job runs, as configured: each job resolves `auto` on its own machine, so a job
 # reruns when the setting changes, not when it runs on another machine.
-MODEL_PLACEMENT = {key: config["model"][key] for key in ("device", "dtype")}
-if check_placement(MODEL_PLACEMENT) and config["resources"]["gpus_per_job"] == 0:
+MODEL_PLACEMENT = CONFIG_SETTINGS.model.placement()
+if check_placement(MODEL_PLACEMENT) and CONFIG_SETTINGS.resources.gpus_per_job == 0:
     # the jobs run here on a named CUDA device: one that is not visible stops the run now
     from plainsight.models import resolve_placement
 
@@ -108,7 +112,7 @@ registry.check_family(
 )
 # The private-selection corpora that the released_text_audit rule leaves out (it audits config `methods`);
 # their own job per run and seed, with no positive control (it copies an in-context corpus).
-AUDITED_PRIVATE_SELECTION = registry.audited_private_selection(config)
+AUDITED_PRIVATE_SELECTION = registry.audited_private_selection(CONFIG_SETTINGS)
 
 
 # Result tables and plots: one folder per dataset, so that the tables of one corpus never overwrite
