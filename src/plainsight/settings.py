@@ -13,7 +13,7 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from plainsight.errors import InputError
 
@@ -78,6 +78,10 @@ class DatasetConfig:
     split_seed: int | None = None
     paragraph_break: Literal["blank_line", "line_break"] | None = None
     label_map: Mapping[str, SpanLabel] | None = None
+
+    def as_written(self) -> dict[str, Any]:
+        """The block as a mapping of the keys set, as the ingest rule hands it to the readers."""
+        return {key: value for key, value in dataclasses.asdict(self).items() if value is not None}
 
 
 # --- control codes and the model ------------------------------------------------------------------
@@ -474,7 +478,7 @@ class Settings:
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
         """The settings of a config mapping (Snakemake's `config`, or the YAML files merged): an
         `InputError` naming the key for a value of the wrong type, an unknown value or an unknown key."""
-        return _block(cls, config, "")
+        return config_block(cls, config, "")
 
     def block(self, key: str) -> Any:
         """The block of a config key a method names (`model`, `model_large`, `dpsgd`, `rpsg`,
@@ -494,13 +498,17 @@ _FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(Settings))
 # --- building a block, its types checked -----------------------------------------------------------
 
 
+Block = TypeVar("Block")
+
+
 def _key(parent: str, name: object) -> str:
     return f"{parent}.{name}" if parent else str(name)
 
 
-def _block(kind: type, value: Any, key: str) -> Any:
-    """A frozen settings block of `kind` from a mapping: every key known, every field without a
-    default given."""
+def config_block(kind: type[Block], value: Any, key: str) -> Block:
+    """A frozen settings block of `kind` from the mapping of config key `key` (a job's param holds
+    one as written, which Snakemake compares to rerun a job whose settings changed): every key known,
+    every field without a default given."""
     if not isinstance(value, Mapping):
         raise InputError("config", key or "(top level)", f"{value!r} is not a mapping")
     fields = {f.name: f for f in dataclasses.fields(kind)}
@@ -521,12 +529,15 @@ def _value(kind: Any, value: Any, key: str) -> Any:
     """`value` as the type `kind` asks, checked; an `InputError` naming `key` otherwise."""
     origin, args = typing.get_origin(kind), typing.get_args(kind)
     if dataclasses.is_dataclass(kind):
-        return _block(kind, value, key)
+        return config_block(kind, value, key)
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:
             return None
+        options = [a for a in args if a is not type(None)]
+        if len(options) == 1:  # an optional block or value: its own error, naming the key inside
+            return _value(options[0], value, key)
         errors = []
-        for option in (a for a in args if a is not type(None)):
+        for option in options:
             try:
                 return _value(option, value, key)
             except InputError as error:

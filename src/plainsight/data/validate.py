@@ -24,6 +24,7 @@ from plainsight.data.ingest import reader
 from plainsight.data.problems import ProblemPolicy
 from plainsight.data.sources import source_files
 from plainsight.errors import InputError
+from plainsight.settings import Settings
 
 SCHEMA = Path("workflow/schemas/config.schema.yaml")
 
@@ -81,12 +82,12 @@ def problems(config: Mapping[str, Any]) -> list[str]:
     found = config_problems(config)
     if found:
         return found
-    placeholder_types = config["codes"]["mimic_placeholder_types"]
+    settings = Settings.from_config(config)
     return [
         f"dataset {name}: {problem}"
-        for name, dataset in config["datasets"].items()
-        if dataset["source"] != "generated"
-        for problem in dataset_problems(name, dataset, placeholder_types)
+        for name, dataset in settings.datasets.items()
+        if dataset.source != "generated"
+        for problem in dataset_problems(name, dataset.as_written(), settings.codes.mimic_placeholder_types)
     ]
 
 
