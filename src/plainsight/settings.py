@@ -30,7 +30,6 @@ def dp_delta(configured: float | None, units: int) -> float:
     return min(LARGEST_DEFAULT_DELTA, 1.0 / (10 * units))
 
 
-Split = Literal["train", "dev", "test"]
 Setting = Literal["known", "unknown"]
 IdentifierSet = Literal["direct", "quasi", "both"]
 Finetune = Literal["full", "lora"]
