@@ -15,6 +15,7 @@ from plainsight.audit.criteria import REGISTRY, Criterion, CriterionPlan, Gate, 
 from plainsight.audit.evidence_plan import evidence_plan
 from plainsight.audit.gate import verdict
 from plainsight.audit.outcomes import FAIL, PASS, bounded
+from plainsight.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 AUDIT = REPO / "src" / "plainsight" / "audit"
@@ -82,7 +83,7 @@ def test_a_new_criterion_is_one_entry_the_gate_and_the_plan_both_use(with_a_new_
         and judged["verdict_reasons"] == "verbatim_share: FAIL (verbatim share >= 0.40 (max 0.30))"
     )
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    assert [p.criterion for p in evidence_plan(gate, config)] == ["verbatim_share"]
+    assert [p.criterion for p in evidence_plan(gate, Settings.from_config(config))] == ["verbatim_share"]
 
 
 def test_an_unknown_criterion_stops_with_the_known_ones_listed():

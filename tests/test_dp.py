@@ -18,10 +18,10 @@ import torch.nn.functional as F
 
 pytest.importorskip("opacus")
 
+from plainsight.settings import dp_delta
 from plainsight.training.dp import (
     DPSettings,
     DPTrainingSettings,
-    default_delta,
     dp_adapter_model,
     example_loader,
     make_private,
@@ -417,7 +417,7 @@ def test_document_units_set_the_sample_rate_and_the_accounting(units):
     assert (result["units"], result["sequences"]) == (count, 6)
     assert result["sample_rate"] == pytest.approx(1 / count)  # batch_size / units
     assert result["steps"] == count
-    assert result["delta"] == default_delta(count) == 1e-5
+    assert result["delta"] == dp_delta(None, count) == 1e-5
     assert result["epsilon"] == pytest.approx(
         rdp_epsilon(result["noise_multiplier"], 1 / count, count, result["delta"]), rel=1e-9
     )
@@ -459,10 +459,7 @@ def test_sequence_units_are_every_sequence_alone():
     assert all(torch.equal(after[name], expected[name]) for name in expected)
 
 
-def test_delta_defaults_to_a_tenth_of_one_over_the_units_at_most_1e_5():
-    assert default_delta(16) == 1e-5
-    assert default_delta(10_000) == 1e-5
-    assert default_delta(20_000) == pytest.approx(5e-6)
+def test_a_configured_delta_is_the_runs():
     model = tiny_adapter_model()
     result = train_dp(
         model,

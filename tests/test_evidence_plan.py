@@ -45,6 +45,7 @@ from plainsight.audit.sample_sizes import (
     sample_to_decide,
     texts_to_decide,
 )
+from plainsight.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -255,7 +256,11 @@ def test_the_default_config_plans_every_criterion():
     segments = {"train": 128, "dev": 24, "test": 24}
     plans = {
         (p.criterion, p.design): p
-        for p in evidence_plan(Gate.from_config(config["release"]["gate"]), config, lambda d, s: segments[s])
+        for p in evidence_plan(
+            Gate.from_config(config["release"]["gate"]),
+            Settings.from_config(config),
+            lambda d, s: segments[s],
+        )
     }
     paired = plans[("leak_excess", "in-context (paired)")]
     assert (paired.planned, paired.to_pass, paired.to_fail) == (
@@ -283,7 +288,8 @@ def test_the_default_config_plans_every_criterion():
 def test_the_paper_profile_plans_enough_generations_and_canaries():
     config = _config("config/paper.yaml")
     plans = {
-        (p.criterion, p.design): p for p in evidence_plan(Gate.from_config(config["release"]["gate"]), config)
+        (p.criterion, p.design): p
+        for p in evidence_plan(Gate.from_config(config["release"]["gate"]), Settings.from_config(config))
     }
     assert plans[("leak_excess", "in-context (paired)")].planned == "1,000"
     assert plans[("epsilon", "all methods")].planned == "200 (100)"

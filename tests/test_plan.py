@@ -23,11 +23,12 @@ from plainsight.report.plan_check import read_plan
 from plainsight.scheduling import CostModel
 from plainsight.scheduling.memory import GIB, gpu_generation_bytes, prefix_parameters, training_step_bytes
 from plainsight.scheduling.model_shape import ModelShape, model_shape
+from plainsight.settings import Settings
 
 
 def cost_model(config, shapes, segments) -> CostModel:
-    """The cost model as the plan builds it, with the method registry."""
-    return CostModel(config, shapes, segments, registry)
+    """The cost model as the plan builds it: the config's settings, with the method registry."""
+    return CostModel(Settings.from_config(config), shapes, segments, registry)
 
 
 REPO = Path(__file__).resolve().parents[1]
@@ -262,10 +263,10 @@ def test_sizes_come_from_built_codes_unless_rebuilt_else_from_the_config(tmp_pat
     (tmp_path / "tab/known/direct").mkdir(parents=True)
     pd.DataFrame({"split": ["train"] * 3 + ["test"]}).to_parquet(tmp_path / "tab/known/direct/codes.parquet")
     cfg = config(planned_segments={"tab": {"train": 50, "test": 5}})
-    count, sizes = segment_counter(cfg, [], tmp_path)
+    count, sizes = segment_counter(Settings.from_config(cfg), [], tmp_path)
     assert (count("tab", "train"), count("tab", "test")) == (3, 1)
     rebuilt = [DryRunJob("ingest", {"dataset": "tab"}, {})]
-    count, sizes = segment_counter(cfg, rebuilt, tmp_path)
+    count, sizes = segment_counter(Settings.from_config(cfg), rebuilt, tmp_path)
     assert count("tab", "train") == 50 and "planned" in sizes["tab"]
     with pytest.raises(ValueError, match="set resources.planned_segments.mimic.train"):
         count("mimic", "train")
@@ -358,7 +359,7 @@ def test_the_plan_shows_the_evidence_plan_beside_the_hours():
     cfg = config()
     segments = {"train": 128, "dev": 24, "test": 24}
     gate = Gate.from_config(cfg["release"]["gate"])
-    plans = evidence_plan(gate, cfg, lambda dataset, split: segments[split])
+    plans = evidence_plan(gate, Settings.from_config(cfg), lambda dataset, split: segments[split])
     lines = render_evidence_plan(plans).splitlines()
     assert lines[0] == "## Evidence plan"
     # 12 generations per paragraph range x 2 ranges against the 72 a 0.05 threshold needs at no control hit
@@ -374,7 +375,7 @@ def test_the_plan_shows_the_evidence_plan_beside_the_hours():
     def unbuilt(dataset: str, split: str) -> int:
         raise ValueError(f"no control codes of {dataset} built yet")
 
-    unplanned = evidence_plan(gate, cfg, unbuilt)
+    unplanned = evidence_plan(gate, Settings.from_config(cfg), unbuilt)
     assert {p.planned for p in unplanned if p.criterion == "text_membership"} == {"-"}
 
 

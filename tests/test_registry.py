@@ -100,16 +100,22 @@ def test_the_default_config_names_registered_methods():
 def test_only_a_method_that_blocks_values_regenerates():
     from plainsight.methods.registry import method
 
-    generation = {"max_regenerations": 3}
-    assert method("icl_pe").regenerations(generation) == 3
-    assert method("icl_pe.large").regenerations(generation) == 3
+    assert method("icl_pe").regenerations(3) == 3
+    assert method("icl_pe.large").regenerations(3) == 3
     assert [
-        method(name).regenerations(generation)
+        method(name).regenerations(3)
         for name in ("baseline", "icl", "ft", "ft_mask", "dpsgd", "rpsg", "aug_pe")
     ] == [0] * 7
 
 
 def test_the_audit_adds_the_private_selection_methods_outside_methods():
-    config = {"methods": ["icl", "rpsg"], "private_selection": {"methods": ["rpsg", "aug_pe"]}}
-    assert registry.audited_private_selection(config) == ["aug_pe"]
-    assert registry.audited_private_selection({**config, "methods": ["rpsg", "aug_pe"]}) == []
+    from plainsight.settings import Settings
+
+    config = yaml.safe_load((Path(__file__).parents[1] / "config/config.yaml").read_text(encoding="utf-8"))
+    config["private_selection"]["methods"] = ["rpsg", "aug_pe"]
+    settings = Settings.from_config({**config, "methods": ["icl", "rpsg"]})
+    assert registry.audited_private_selection(settings) == ["aug_pe"]
+    assert (
+        registry.audited_private_selection(Settings.from_config({**config, "methods": ["rpsg", "aug_pe"]}))
+        == []
+    )

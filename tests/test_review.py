@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 
 from conftest import headless_chromium
-from plainsight.audit import audited_datasets
 from plainsight.data.validate import read_config
 from plainsight.errors import InputError
 from plainsight.evaluation.downstream import not_measured_scores
@@ -49,6 +48,7 @@ from plainsight.report.summary import ReleaseSummary, value_types
 from plainsight.report.summary_render import summary_html, summary_markdown
 from plainsight.report.units_at_risk import Link, PersonView, UnitAtRisk, units_at_risk
 from plainsight.report.utility_table import run_utility_table
+from plainsight.settings import Settings
 from test_generic import REPO, ingest, records, write_jsonl
 
 SUBJECT = ReviewSubject("tab", "known", "direct")
@@ -845,7 +845,9 @@ def own_corpus_config() -> dict:
 
 def test_an_own_corpus_is_audited_and_its_page_shows_the_bundles_summary_without_editing_a_key():
     config = own_corpus_config()
-    assert "datasets" not in config["audit"] and "casenotes" in audited_datasets(config)
+    assert (
+        "datasets" not in config["audit"] and "casenotes" in Settings.from_config(config).audited_datasets()
+    )
     assert config["review"]["release_summaries"] is True
     # the embedded default keeps make run's page on the run's audit
     assert read_config([REPO / "config/config.yaml"])["review"]["release_summaries"] is False

@@ -92,19 +92,33 @@ def test_slot_cache_positions_leave_a_quarter_to_run_on():
 # --- the cost model, shared by the scheduler and the plan ------------------------------------------
 
 
+def default_config() -> dict:
+    from pathlib import Path
+
+    import yaml
+
+    repo = Path(__file__).resolve().parents[1]
+    return yaml.safe_load((repo / "config/config.yaml").read_text(encoding="utf-8"))
+
+
 def cost_model(segments=lambda dataset, split: {"train": 40, "test": 10}[split], **changes):
+    """The cost model of the default config with `changes`: a block's keys updated, or a list replaced."""
     from pathlib import Path
 
     import yaml
 
     from plainsight.methods import registry
+    from plainsight.settings import Settings
 
     repo = Path(__file__).resolve().parents[1]
-    config = yaml.safe_load((repo / "config/config.yaml").read_text(encoding="utf-8"))
+    config = default_config()
     shapes = yaml.safe_load((repo / "resources/model_shapes.yaml").read_text(encoding="utf-8"))
-    for block, values in changes.items():
-        config[block].update(values)
-    return CostModel(config, shapes, segments, registry)
+    for key, values in changes.items():
+        if isinstance(values, dict):
+            config[key].update(values)
+        else:
+            config[key] = values
+    return CostModel(Settings.from_config(config), shapes, segments, registry)
 
 
 def test_the_work_of_each_model_rule_by_hand():
@@ -112,12 +126,12 @@ def test_the_work_of_each_model_rule_by_hand():
         generation={"generations_per_segment": 4, "max_new_tokens": 100, "max_regenerations": 3, "shards": 2},
         prefix_tuning={"generations": None, "epochs": 2, "num_virtual_tokens": 8, "max_length": 92},
         utility={
-            "perplexity": {**cost_model().config["utility"]["perplexity"], "epochs": 3, "max_length": 50},
-            "mauve": {**cost_model().config["utility"]["mauve"], "samples": 0},
+            "perplexity": {**default_config()["utility"]["perplexity"], "epochs": 3, "max_length": 50},
+            "mauve": {**default_config()["utility"]["mauve"], "samples": 0},
         },
     )
     tab = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
-    ranges = len(costs.config["datasets"]["tab"]["segments"])
+    ranges = len(costs.settings.datasets["tab"].segments)
     # 4 per paragraph range, half of them per shard, each regenerated up to 3 times (icl_pe), 100 tokens each
     assert (
         costs.work("generate_icl", {**tab, "method": "icl_pe", "shard": "0"})[0] == 4 * ranges // 2 * 4 * 100
@@ -165,10 +179,10 @@ def test_the_plan_expects_one_decoding_per_generation_and_the_scheduler_bounds_e
 
 
 def test_a_rule_measured_at_its_own_rate_and_its_twins_with_it():
+    family_rates = {"generation_tokens_per_second": 10, "training_tokens_per_second": 50}
     costs = cost_model(
         resources={
-            "generation_tokens_per_second": 10,
-            "training_tokens_per_second": 50,
+            **family_rates,
             "rule_tokens_per_second": {"generate_trained": 40, "generate_zero_learning": 80},
         }
     )
@@ -178,40 +192,40 @@ def test_a_rule_measured_at_its_own_rate_and_its_twins_with_it():
     assert costs.work("generate_zero_learning", job)[1] == 80  # its own entry first
     assert costs.work("generate_icl", {**job, "method": "icl"})[1] == 10
     assert costs.work("train_adapter", job)[1] == 50
-    costs.resources["rule_tokens_per_second"] = None
+    costs = cost_model(resources={**family_rates, "rule_tokens_per_second": None})
     assert costs.work("generate_trained", job)[1] == 10
 
 
 def test_host_memory_of_generation_packs_a_weight_copy_on_the_cpu_only():
     job = {"dataset": "tab", "setting": "known", "idset": "direct", "method": "icl", "seed": "1"}
     cpu, gpu = cost_model(), cost_model(resources={"gpus_per_job": 1})
-    generation = cpu.config["generation"]
-    positions = slot_cache_positions(generation["max_prompt_tokens"], generation["max_new_tokens"])
+    generation = cpu.settings.generation
+    positions = slot_cache_positions(generation.max_prompt_tokens, generation.max_new_tokens)
     parameters = cpu.parameters(cpu.base_model)
     assert cpu.host_mb("generate_icl", job) == memory_mb(
         parameters,
-        cpu_slots(generation["batch_size"]),
+        cpu_slots(generation.batch_size),
         positions,
         GENERATION_ACTIVATION_FACTOR,
         False,
-        cpu.resources["memory_headroom"],
+        cpu.resources.memory_headroom,
         weight_copies=2,
     )
     assert gpu.host_mb("generate_icl", job) == memory_mb(
-        parameters, 1, 1, 0, True, cpu.resources["memory_headroom"], weight_copies=1
+        parameters, 1, 1, 0, True, cpu.resources.memory_headroom, weight_copies=1
     )
 
 
 def test_the_work_of_the_private_selection_jobs_by_hand():
-    costs = cost_model(
-        generation={"max_new_tokens": 100},
-        resources={"generation_tokens_per_second": 10, "training_tokens_per_second": 50},
-        rpsg={"private_seeds": 15, "candidates": 4},
-        aug_pe={"rounds": 3, "samples": 5, "variations": 2},
-    )
-    costs.config["rpsg"]["surrogate"] = {**costs.config["rpsg"]["surrogate"], "epochs": 2, "max_length": 80}
+    surrogate = {**default_config()["rpsg"]["surrogate"], "epochs": 2, "max_length": 80}
+    changes = {
+        "generation": {"max_new_tokens": 100},
+        "resources": {"generation_tokens_per_second": 10, "training_tokens_per_second": 50},
+        "aug_pe": {"rounds": 3, "samples": 5, "variations": 2},
+    }
+    costs = cost_model(**changes, rpsg={"private_seeds": 15, "candidates": 4, "surrogate": surrogate})
     tab = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
-    ranges = len(costs.config["datasets"]["tab"]["segments"])
+    ranges = len(costs.settings.datasets["tab"].segments)
     # RPSG: min(15 per range, 40 training segments) seeds, each 4 candidates and 2 variations of at most
     # 100 tokens; the surrogate: 2 epochs over one 80-token window per seed, at a fifth of the time a token
     seeds = min(15 * ranges, 40)
@@ -221,7 +235,7 @@ def test_the_work_of_the_private_selection_jobs_by_hand():
     aug_pe = costs.work("generate_private_selection", {**tab, "method": "aug_pe"})
     assert aug_pe == (ranges * (5 * 3 + 2 * 5 * 2) * 100, 10)
     # every seed once when the config asks for more than there are
-    costs.config["rpsg"]["private_seeds"] = None
+    costs = cost_model(**changes, rpsg={"private_seeds": None, "candidates": 4, "surrogate": surrogate})
     assert costs.generations("generate_private_selection", {**tab, "method": "rpsg"}) == 40 * (4 + 2)
 
 
@@ -230,14 +244,14 @@ def test_only_the_rewriting_job_adds_its_surrogate_to_the_memory():
     job = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
     decoding = costs.host_mb("generate_icl", {**job, "method": "icl"})
     assert costs.host_mb("generate_private_selection", {**job, "method": "aug_pe"}) == decoding
-    surrogate = costs.config["rpsg"]["surrogate"]
+    surrogate = costs.settings.rpsg.surrogate
     assert costs.host_mb("generate_private_selection", {**job, "method": "rpsg"}) == decoding + memory_mb(
         costs.parameters(costs.base_model),
-        surrogate["batch_size"],
-        surrogate["max_length"],
+        surrogate.batch_size,
+        surrogate.max_length,
         TRAINING_ACTIVATION_FACTOR,
         False,
-        costs.resources["memory_headroom"],
+        costs.resources.memory_headroom,
         1,  # LoRA: the weights once
     )
 
@@ -335,8 +349,9 @@ def test_the_released_text_audits_embed_the_real_segments_and_the_corpora_they_a
         lambda dataset, split: {"train": 40, "dev": 6, "test": 10}[split],
         generation={"max_new_tokens": 100, "generations_per_segment": 4},
         prefix_tuning={"generations": 30},
+        seeds=[1, 2],
+        methods=["baseline", "icl_pe", "dpsgd"],
     )
-    costs.config.update(seeds=[1, 2], methods=["baseline", "icl_pe", "dpsgd"])
     run = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1"}
     # the corpora: max(4 x 2 ranges, 30) = 30 generations; 40 fine-tuning and 16 held-out segments;
     # three methods and the two controls

@@ -20,11 +20,6 @@ GaussianSteps = tuple[float, float, int]
 ACCOUNTANT = "prv"
 
 
-def default_delta(units: int) -> float:
-    """min(1e-5, 1 / (10 N)) for N privacy units."""
-    return min(1e-5, 1.0 / (10 * units))
-
-
 def check_budget(epsilon: float, delta: float | None) -> None:
     if not epsilon > 0 or math.isinf(epsilon):
         raise ValueError(f"epsilon must be a positive finite number, not {epsilon}")

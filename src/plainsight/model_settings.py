@@ -75,8 +75,9 @@ def check_dtype(setting: str) -> None:
         raise InputError("config", "model.dtype", f"{setting!r} is not auto, {', '.join(DTYPE_NAMES)}")
 
 
-def check_placement(model_config: Mapping[str, str]) -> bool:
-    """Check the `device` and `dtype` settings of a `model` block; True when the device names a CUDA
-    device, whose visibility only `plainsight.models.resolve_device` (with torch) can tell."""
-    check_dtype(model_config["dtype"])
-    return check_device(model_config["device"]).group(0).startswith("cuda")
+def check_placement(placement: Mapping[str, str]) -> bool:
+    """Check a placement's `device` and `dtype` (the `model` block's, `ModelConfig.placement`); True
+    when the device names a CUDA device, whose visibility only `plainsight.models.resolve_device` (with
+    torch) can tell."""
+    check_dtype(placement["dtype"])
+    return check_device(placement["device"]).group(0).startswith("cuda")

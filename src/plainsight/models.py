@@ -96,10 +96,11 @@ def resolve_dtype(setting: str, device: torch.device) -> torch.dtype:
     return dtype
 
 
-def resolve_placement(model_config: Mapping[str, str]) -> tuple[torch.device, torch.dtype]:
-    """The device and dtype of the config's `model` block (its `device` and `dtype` keys)."""
-    device = resolve_device(model_config["device"])
-    return device, resolve_dtype(model_config["dtype"], device)
+def resolve_placement(placement: Mapping[str, str]) -> tuple[torch.device, torch.dtype]:
+    """The device and dtype of a placement (`device` and `dtype`: the `model` block's,
+    `ModelConfig.placement`), resolved on this machine."""
+    device = resolve_device(placement["device"])
+    return device, resolve_dtype(placement["dtype"], device)
 
 
 def dtype_name(dtype: torch.dtype) -> str:

@@ -44,7 +44,8 @@ rule canary_docs:
         plan={key: CANARIES[key] for key in ("single", "per_repeat", "repeats")},
         persons=CANARIES["persons"],
         context_documents=config["generation"]["context_documents"],
-        dp={key: config["dpsgd"][key] for key in ("delta", "privacy_unit")},
+        delta=CONFIG_SETTINGS.dpsgd.delta,
+        privacy_unit=CONFIG_SETTINGS.dpsgd.privacy_unit,
         model=lambda wildcards: model_source(MODEL_ID),
         placement=MODEL_PLACEMENT,
     script:

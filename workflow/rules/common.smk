@@ -6,10 +6,13 @@
 import yaml
 
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
-from plainsight.audit import audited_datasets
 from plainsight.audit.provenance import PROVENANCE, Provenance, mechanism_records
 from plainsight.methods import registry
 from plainsight.model_settings import is_embedded
+from plainsight.settings import Settings
+
+# Every block of the config, typed, resolved once: what the jobs and the cost model read.
+CONFIG_SETTINGS = Settings.from_config(config)
 
 IN_CONTEXT_METHOD = registry.wildcard_pattern("in_context")
 TRAINED_METHOD = registry.wildcard_pattern("trained", variants=False)
@@ -71,7 +74,7 @@ def variant_model(wildcards):
 
 # Where every model job runs, as configured: each job resolves `auto` on its own machine, so a job
 # reruns when the setting changes, not when it runs on another machine.
-MODEL_PLACEMENT = {key: config["model"][key] for key in ("device", "dtype")}
+MODEL_PLACEMENT = CONFIG_SETTINGS.model.placement()
 
 
 # Synthetic corpora and their shards. With one shard the generate rules write the corpus itself;
@@ -96,7 +99,7 @@ SHARD_SUFFIX = (
 PRIVATE_SELECTION = config["private_selection"]
 # The private-selection corpora that the released_text_audit rule leaves out (it audits config `methods`);
 # their own job per run and seed, with no positive control (it copies an in-context corpus).
-AUDITED_PRIVATE_SELECTION = registry.audited_private_selection(config)
+AUDITED_PRIVATE_SELECTION = registry.audited_private_selection(CONFIG_SETTINGS)
 
 
 # Result tables and plots: one folder per dataset, so that the tables of one corpus never overwrite
@@ -132,7 +135,7 @@ PAPER_TABLES = yaml.safe_load(open(config["tables"]["paper"], encoding="utf-8"))
 # or every configured dataset where the key is left out, so that a corpus of one's own is audited without
 # naming it; and those whose audit tables rule all builds, and whose canary tables results/tables/all
 # builds (the listed ones, or Table 1's dataset alone).
-AUDITED_DATASETS = audited_datasets(config)
+AUDITED_DATASETS = CONFIG_SETTINGS.audited_datasets()
 RULE_ALL_AUDIT_DATASETS = AUDIT.get("datasets") or [PAPER_TABLES["table1"]["dataset"]]
 
 

@@ -69,7 +69,8 @@ rule released_text_audit:
         verbatim_ngram=AUDIT["verbatim_ngram"],
         bootstrap=AUDIT["bootstrap"],
         gate=config["release"]["gate"],
-        delta=config["dpsgd"]["delta"],
+        delta=CONFIG_SETTINGS.dpsgd.delta,
+        privacy_unit=CONFIG_SETTINGS.dpsgd.privacy_unit,
         placement=MODEL_PLACEMENT,
         control_rows=True,
     script:
@@ -128,7 +129,8 @@ if AUDITED_PRIVATE_SELECTION:
             verbatim_ngram=AUDIT["verbatim_ngram"],
             bootstrap=AUDIT["bootstrap"],
             gate=config["release"]["gate"],
-            delta=config["dpsgd"]["delta"],
+            delta=CONFIG_SETTINGS.dpsgd.delta,
+            privacy_unit=CONFIG_SETTINGS.dpsgd.privacy_unit,
             placement=MODEL_PLACEMENT,
             control_rows=False,
         script:

@@ -70,7 +70,7 @@ def job_segments(input):
 
 def job_costs(input=None):
     return scheduling.CostModel(
-        config, MODEL_SHAPES, job_segments(input or {}), registry
+        CONFIG_SETTINGS, MODEL_SHAPES, job_segments(input or {}), registry
     )
 
 

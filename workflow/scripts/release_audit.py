@@ -7,7 +7,7 @@ import torch
 from plainsight.audit.criteria import Gate
 from plainsight.audit.guarantee import read_guarantee_record
 from plainsight.audit.released import TextAuditSettings
-from plainsight.audit.released_text_job import Judging, RunInputs
+from plainsight.audit.released_text_job import Judging, RunInputs, released_delta
 from plainsight.evaluation.features import FeatureSettings
 from plainsight.models import resolve_placement
 from plainsight.report.bundle_audit import Bundle, BundleAuditFiles, CanaryFiles, write_bundle_audit
@@ -48,7 +48,7 @@ def main(job: RuleJob) -> None:
         TextAuditSettings(
             params.verbatim_ngram, params.bootstrap, 1, FeatureSettings(device=device, dtype=dtype)
         ),
-        Judging(Gate.from_config(params.gate), params.delta or 1e-5),
+        Judging(Gate.from_config(params.gate), released_delta(inputs, params.delta, params.privacy_unit)),
         job.output[0],
     )
 

@@ -7,7 +7,14 @@ import torch
 
 from plainsight.audit.criteria import Gate
 from plainsight.audit.released import TextAuditSettings
-from plainsight.audit.released_text_job import AuditOutputs, CorpusFiles, Judging, RunInputs, write_run_audit
+from plainsight.audit.released_text_job import (
+    AuditOutputs,
+    CorpusFiles,
+    Judging,
+    RunInputs,
+    released_delta,
+    write_run_audit,
+)
 from plainsight.evaluation.features import FeatureSettings
 from plainsight.models import resolve_placement
 from plainsight.snakemake_job import RuleJob, run_rule
@@ -37,7 +44,10 @@ def main(job: RuleJob) -> None:
         corpora,
         inputs,
         TextAuditSettings(job.params.verbatim_ngram, job.params.bootstrap, job.seed, features),
-        Judging(Gate.from_config(job.params.gate), job.params.delta or 1e-5),
+        Judging(
+            Gate.from_config(job.params.gate),
+            released_delta(inputs, job.params.delta, job.params.privacy_unit),
+        ),
         AuditOutputs(job.output.nearest, job.output.records, job.output.distances),
         job.params.control_rows,
         job.input.negative_control,

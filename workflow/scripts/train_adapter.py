@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from plainsight.settings import Settings
 from plainsight.snakemake_job import RuleJob, run_rule
 from plainsight.training.adapter import AdapterJob, train_method_adapter
 from plainsight.training.checkpoints import Checkpoints
@@ -9,7 +10,7 @@ from plainsight.training.checkpoints import Checkpoints
 
 def main(job: RuleJob) -> None:
     # How often to checkpoint decides nothing about the adapter: read from the config, not the params.
-    every = job.config["prefix_tuning"]["checkpoint_every_steps"]
+    every = Settings.from_config(job.config).prefix_tuning.checkpoint_every_steps
     train_method_adapter(
         AdapterJob(
             method=job.method,

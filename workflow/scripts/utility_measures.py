@@ -8,6 +8,7 @@ from plainsight.evaluation.features import EMBEDDED_FEATURIZER, FeatureSettings
 from plainsight.evaluation.utility_measures import RunKey, utility_measures
 from plainsight.io import write_parquet
 from plainsight.models import resolve_placement
+from plainsight.settings import DownstreamConfig, config_block
 from plainsight.snakemake_job import RuleJob, run_rule
 
 
@@ -28,7 +29,9 @@ def main(job: RuleJob) -> None:
         pd.read_parquet(job.input.codes),
         corpora,
         run,
-        DownstreamSettings.from_config(job.params.downstream),
+        DownstreamSettings.from_config(
+            config_block(DownstreamConfig, job.params.downstream, "utility.downstream")
+        ),
         features,
         job.params.mauve["samples"],
         job.params.placement,

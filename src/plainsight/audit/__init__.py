@@ -20,18 +20,9 @@ release verdict it supports.
   renders them).
 """
 
-from collections.abc import Mapping
-from typing import Any
-
 # The method key of the audit's positive control (plainsight.audit.released_text_job): its outputs sit
 # beside the methods' under audit/{method}/. Here, so that the workflow can name it without loading the audit.
 POSITIVE_CONTROL = "positive_control"
 # The method key of the negative control: a corpus the base model writes from fictional codes alone, with
 # no adapter and no real text (rule generate_zero_learning), which the text attacks are judged against.
 NEGATIVE_CONTROL = "negative_control"
-
-
-def audited_datasets(config: Mapping[str, Any]) -> list[str]:
-    """The datasets whose runs are audited where a target asks for their audit (a review page, a release
-    bundle, an audit table): `audit.datasets`, or every configured dataset where the key is left out."""
-    return list(config["audit"].get("datasets") or config["datasets"])

@@ -35,7 +35,6 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from plainsight.accounting import default_delta
 from plainsight.audit.canary_persons import (
     PersonPlan,
     check_person_plan,
@@ -48,7 +47,9 @@ from plainsight.audit.canary_persons import (
 from plainsight.codes.control_code import Entities, entities_to_records, format_code, records_to_entities
 from plainsight.entities import SegmentKey
 from plainsight.errors import InputError
+from plainsight.methods.trained import privacy_units
 from plainsight.rng import stable_rng
+from plainsight.settings import dp_delta
 
 # A sentence ends at . ! or ? before white space and a capital, a quote or an opening bracket.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(])")
@@ -492,18 +493,6 @@ def with_rows_of(table: pd.DataFrame, added: Sequence[tuple[SegmentKey, Mapping]
 # --- rule canary_docs ----------------------------------------------------------------------------
 
 
-def audit_delta(docs: pd.DataFrame, codes: pd.DataFrame, dp: Mapping) -> float:
-    """The delta every empirical epsilon is stated at: the DP-SGD run's (`dpsgd.delta`, else its
-    default for the fine-tuning set's privacy units)."""
-    if dp["delta"] is not None:
-        return float(dp["delta"])
-    train = codes[codes["split"] == "train"]
-    if dp["privacy_unit"] == "sequence":
-        return default_delta(len(train))
-    unit_of = dict(zip(docs["doc_id"].astype(str), docs["unit_id"].astype(str)))
-    return default_delta(len({unit_of[doc] for doc in train["doc_id"].astype(str)}))
-
-
 @dataclass(frozen=True)
 class CanaryDocsJob:
     """Rule `canary_docs`: its inputs, settings and outputs."""
@@ -517,7 +506,8 @@ class CanaryDocsJob:
     persons: PersonPlan
     identifier_set: str  # the run's: which of a canary person's details its documents' codes hold
     context_documents: int  # generation.context_documents: the context pools' need
-    dp: Mapping  # the `dpsgd` config block (delta, privacy_unit)
+    delta: float | None  # dpsgd.delta
+    privacy_unit: str  # dpsgd.privacy_unit
     docs_out: str
     codes_out: str
     canaries_out: str
@@ -542,7 +532,8 @@ class CanaryDocsJob:
             persons=PersonPlan(int(params.persons["count"]), int(params.persons["documents"]), job.seed),
             identifier_set=job.wildcards.idset,
             context_documents=int(params.context_documents),
-            dp=params.dp,
+            delta=params.delta,
+            privacy_unit=params.privacy_unit,
             docs_out=job.output.docs,
             codes_out=job.output.codes,
             canaries_out=job.output.canaries,
@@ -588,7 +579,8 @@ def write_canaries(job: CanaryDocsJob) -> None:
     write_parquet(docs_out, job.docs_out)
     write_parquet(codes_out, job.codes_out)
     record = {
-        "delta": audit_delta(docs_out, codes_out, job.dp),
+        # every empirical epsilon is stated at the DP-SGD run's delta, over the canaried set's units
+        "delta": dp_delta(job.delta, privacy_units(docs_out, codes_out, job.privacy_unit)),
         "target_perplexity": design.target_perplexity,
         "canaries": [canary.record() for canary in canaries],
         "persons": [person.record() for person in persons],

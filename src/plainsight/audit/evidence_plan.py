@@ -5,20 +5,17 @@ plans itself (`plainsight.audit.criteria.REGISTRY`) from what the config's audit
 (`planned_run`), with the samples of `plainsight.audit.sample_sizes`.
 
 The epsilon criterion's canaries are planned at the delta the canary audit states its bounds at: DP
-training's configured one, else the largest default (`training.dp.default_delta`), which asks the most
-canaries.
+training's configured one, else the largest default of `plainsight.settings.dp_delta`, which asks the
+most canaries. The plan reads the config's typed settings (`plainsight.settings.Settings`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
-from plainsight.audit import audited_datasets
 from plainsight.audit.criteria import CanaryPlan, CriterionPlan, Gate, PlannedRun, gate_criteria
 from plainsight.methods.registry import METHODS, Method, audited_private_selection, method
-
-DEFAULT_DELTA = 1e-5  # the largest delta the audit defaults to (`training.dp.default_delta`)
+from plainsight.settings import LARGEST_DEFAULT_DELTA, Settings
 
 
 def _guarantees_release(m: Method) -> bool:
@@ -27,24 +24,26 @@ def _guarantees_release(m: Method) -> bool:
     return m.differentially_private or (m.private_selection and not m.rewrites_seeds)
 
 
-def formal_epsilons(config: Mapping[str, Any]) -> dict[str, float]:
+def formal_epsilons(settings: Settings) -> dict[str, float]:
     """The audited methods whose formal epsilon (their config block's `epsilon`) bounds the release."""
-    audited = [*config["methods"], *audited_private_selection(config)]
-    return {name: float(config[name]["epsilon"]) for name in audited if _guarantees_release(method(name))}
+    audited = [*settings.methods, *audited_private_selection(settings)]
+    return {
+        name: float(settings.block(name).epsilon) for name in audited if _guarantees_release(method(name))
+    }
 
 
-def audit_delta(config: Mapping[str, Any]) -> float:
+def audit_delta(settings: Settings) -> float:
     """The delta the canary audit states its bounds at: DP training's configured one, else the largest
-    default (`training.dp.default_delta`), which asks the most canaries."""
+    default of `dp_delta` (at most 10,000 units), which asks the most canaries."""
     trained_dp = next(m.name for m in METHODS.values() if m.differentially_private)
-    return config[trained_dp].get("delta") or DEFAULT_DELTA
+    configured = settings.block(trained_dp).delta
+    return LARGEST_DEFAULT_DELTA if configured is None else float(configured)
 
 
-def planned_run(config: Mapping[str, Any], segments: Callable[[str, str], int] | None = None) -> PlannedRun:
-    """What `config`'s audited run gives each criterion; `segments(dataset, split)` counts a split's
-    segments (the cost plan's counter), without which texts are not planned."""
-    dataset = audited_datasets(config)[0]
-    ranges = len(config["datasets"][dataset]["segments"])
+def planned_run(settings: Settings, segments: Callable[[str, str], int] | None = None) -> PlannedRun:
+    """What the audited run of `settings` gives each criterion; `segments(dataset, split)` counts a
+    split's segments (the cost plan's counter), without which texts are not planned."""
+    dataset = settings.audited_datasets()[0]
     texts = trained = "-"
     corpus_texts = None
     train, held_out = (
@@ -55,27 +54,24 @@ def planned_run(config: Mapping[str, Any], segments: Callable[[str, str], int] |
         # members are at most the training segments, each side of the balanced sets at most the smaller
         corpus_texts = min(train, held_out)
         texts, trained = f"<= {corpus_texts:,}", f"<= {train:,} training segments"
-    canaries = config["audit"]["canaries"]
+    canaries = settings.audit.canaries
     return PlannedRun(
-        generations=config["generation"]["generations_per_segment"] * ranges,
+        generations=settings.in_context_generations(dataset),
         texts=texts,
         trained=trained,
         corpus_texts=corpus_texts,
         canaries=CanaryPlan(
-            canaries["single"],
-            float(canaries["guesses"]),
-            bool(canaries.get("in_verdict")),
-            audit_delta(config),
+            canaries.single, float(canaries.guesses), bool(canaries.in_verdict), audit_delta(settings)
         ),
-        formal_epsilons=formal_epsilons(config),
+        formal_epsilons=formal_epsilons(settings),
     )
 
 
 def evidence_plan(
-    gate: Gate, config: Mapping[str, Any], segments: Callable[[str, str], int] | None = None
+    gate: Gate, settings: Settings, segments: Callable[[str, str], int] | None = None
 ) -> list[CriterionPlan]:
-    """Each criterion the gate judges, planned for `config`'s audited run (`planned_run`)."""
-    run = planned_run(config, segments)
+    """Each criterion the gate judges, planned for the audited run of `settings` (`planned_run`)."""
+    run = planned_run(settings, segments)
     return [plan for criterion in gate_criteria(gate) for plan in criterion.plan(gate, run)]
 
 

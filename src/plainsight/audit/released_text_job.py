@@ -61,7 +61,8 @@ from plainsight.evaluation.privacy import context_keys, run_privacy_metrics
 from plainsight.io import read_json, write_json, write_parquet
 from plainsight.methods import registry
 from plainsight.methods.registry import Method
-from plainsight.methods.trained import prompting_method
+from plainsight.methods.trained import privacy_units, prompting_method
+from plainsight.settings import LARGEST_DEFAULT_DELTA, dp_delta
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,13 @@ class Judging:
     released-text epsilon bound."""
 
     gate: Gate = field(default_factory=Gate)
-    delta: float = 1e-5
+    delta: float = LARGEST_DEFAULT_DELTA  # `dp_delta` of a run of at most 10,000 units
+
+
+def released_delta(inputs: RunInputs, delta: float | None, privacy_unit: str) -> float:
+    """The delta of the released-text epsilon bound: the DP-SGD run's (`dpsgd.delta`, else its default
+    for the run's fine-tuning units), the delta its canaries are stated at too."""
+    return dp_delta(delta, privacy_units(inputs.docs, inputs.codes, privacy_unit))
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from plainsight.codes.control_code import entities_to_records, format_code, reco
 from plainsight.codes.fictional import EXCLUDED_TYPES, FictionalPools, fictional_entities
 from plainsight.entities import ENTITY_TYPES
 from plainsight.rng import stable_rng
+from plainsight.settings import dp_delta
 
 Source = Literal["histogram", "prior"]
 SOURCES: tuple[str, ...] = ("histogram", "prior")
@@ -213,7 +214,7 @@ def release_patterns(
         }
     else:
         units = training_units(codes, docs, dpsgd["privacy_unit"])
-        delta = dpsgd["delta"] if dpsgd["delta"] is not None else accounting.default_delta(len(set(units)))
+        delta = dp_delta(dpsgd["delta"], len(set(units)))
         epsilon = settings.budget_share * float(dpsgd["epsilon"])
         noise = accounting.gaussian_noise_multiplier(epsilon, delta)
         noised = noised_histogram(unit_histogram(codes, units, domain), noise, *key)

@@ -27,6 +27,7 @@ from plainsight.data.labels import LabelRule, label_check
 from plainsight.data.problems import ProblemPolicy
 from plainsight.data.sources import source_files
 from plainsight.errors import InputError
+from plainsight.settings import DownstreamConfig, Settings
 
 SCHEMA = Path("workflow/schemas/config.schema.yaml")
 
@@ -70,9 +71,9 @@ class DownstreamLabels:
     stop_on_rare: bool
 
     @classmethod
-    def from_config(cls, downstream: Mapping[str, Any]) -> DownstreamLabels:
-        rule = LabelRule(downstream["top_labels"], downstream["min_documents"])
-        return cls(rule, downstream["on_rare_label"] == "error")
+    def from_settings(cls, downstream: DownstreamConfig) -> DownstreamLabels:
+        rule = LabelRule(downstream.top_labels, downstream.min_documents)
+        return cls(rule, downstream.on_rare_label == "error")
 
 
 @dataclass(frozen=True)
@@ -132,12 +133,13 @@ def findings(config: Mapping[str, Any]) -> Findings:
     found = config_problems(config)
     if found:
         return Findings(problems=tuple(found))
-    placeholder_types = config["codes"]["mimic_placeholder_types"]
-    labels = DownstreamLabels.from_config(config["utility"]["downstream"])
+    settings = Settings.from_config(config)
+    placeholder_types = settings.codes.mimic_placeholder_types
+    labels = DownstreamLabels.from_settings(settings.utility.downstream)
     total = Findings()
-    for name, dataset in config["datasets"].items():
-        if dataset["source"] != "generated":
-            one = dataset_findings(name, dataset, placeholder_types, labels)
+    for name, dataset in settings.datasets.items():
+        if dataset.source != "generated":
+            one = dataset_findings(name, dataset.as_written(), placeholder_types, labels)
             total += Findings(
                 tuple(f"dataset {name}: {line}" for line in one.problems),
                 tuple(f"dataset {name}: {line}" for line in one.notes),

@@ -38,8 +38,8 @@ import logging
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import asdict, dataclass, field
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -49,6 +49,7 @@ from plainsight.errors import InputError
 from plainsight.evaluation.encoder_settings import EncoderSettings
 from plainsight.evaluation.intervals import percentile_interval
 from plainsight.rng import stable_rng
+from plainsight.settings import DownstreamConfig
 
 log = logging.getLogger(__name__)
 
@@ -96,18 +97,16 @@ class DownstreamSettings:
                 raise ValueError(f"downstream.{name} {value!r} is not one of {allowed}")
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> DownstreamSettings:
-        """The `utility.downstream` config block."""
-        encoder = config.get("encoder") or {}
+    def from_config(cls, downstream: DownstreamConfig) -> DownstreamSettings:
+        """The `utility.downstream` config block's task."""
         return cls(
-            config["classifier"],
-            config["top_labels"],
-            config["min_documents"],
-            config["synthetic_labels"],
-            config["on_rare_label"],
-            config["bootstrap_resamples"],
-            config.get("seed", 0),
-            EncoderSettings(**encoder),
+            downstream.classifier,
+            downstream.top_labels,
+            downstream.min_documents,
+            downstream.synthetic_labels,
+            downstream.on_rare_label,
+            downstream.bootstrap_resamples,
+            encoder=EncoderSettings(**asdict(downstream.encoder)),
         )
 
     @property

@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import torch
 
@@ -63,7 +63,7 @@ class SamplingSettings:
             generation.temperature,
             generation.top_p,
             generation.batch_size,
-            method.regenerations(asdict(generation)),
+            method.regenerations(generation.max_regenerations),
             generation.group_size,
         )
 

@@ -103,7 +103,7 @@ def prefix_tokens(model) -> int:
     """Virtual tokens of a prefix-tuned peft model's prefix; 0 for any other model."""
     if not hasattr(model, "peft_config"):
         return 0
-    return model.peft_config[model.active_adapter].num_virtual_tokens
+    return model.active_peft_config.num_virtual_tokens
 
 
 def prefix_key_values(model) -> list[tuple[torch.Tensor, torch.Tensor]]:

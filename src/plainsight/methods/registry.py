@@ -12,9 +12,11 @@ so paths, metrics and tables need nothing new.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+from plainsight.settings import Settings
 
 # The family also says how leaks are counted: against a prompt's real contexts (in_context), or
 # against the whole fine-tuning data (trained, private_selection; plainsight.evaluation.privacy).
@@ -93,10 +95,10 @@ class Method:
             return "unit"
         return None
 
-    def regenerations(self, generation: Mapping) -> int:
-        """How many times a generation may be written again under the `generation` config block:
-        `max_regenerations` for a method that blocks values, else none."""
-        return generation["max_regenerations"] if self.blocks_context_values else 0
+    def regenerations(self, max_regenerations: int) -> int:
+        """How many times a generation may be written again under `generation.max_regenerations`:
+        that many for a method that blocks values, else none."""
+        return max_regenerations if self.blocks_context_values else 0
 
 
 METHODS: dict[str, Method] = {
@@ -156,11 +158,11 @@ def check_family(listed: Sequence[str], family: Family, key: str) -> None:
             )
 
 
-def audited_private_selection(config: Mapping) -> list[str]:
+def audited_private_selection(settings: Settings) -> list[str]:
     """The private-selection methods the audit adds to the config's `methods`: those of
     `private_selection.methods` not among them, audited (and measured for utility) by jobs of
     their own."""
-    return [name for name in config["private_selection"]["methods"] if name not in config["methods"]]
+    return [name for name in settings.private_selection.methods if name not in settings.methods]
 
 
 def model_config_key(name: str) -> str:

@@ -29,6 +29,16 @@ def training_keys(codes: pd.DataFrame) -> list[tuple[str, int]]:
     return sorted(zip(train["doc_id"].astype(str), train["segment"].astype(int)))
 
 
+def privacy_units(docs: pd.DataFrame, codes: pd.DataFrame, privacy_unit: str) -> int:
+    """The privacy units of the fine-tuning set of a run's `codes` (a DP-SGD run's N): its segments
+    with `privacy_unit: sequence`, else the docs' `unit_id`s of its documents."""
+    train = codes[codes["split"] == "train"]
+    if privacy_unit == "sequence":
+        return len(train)
+    unit_of = dict(zip(docs["doc_id"].astype(str), docs["unit_id"].astype(str)))
+    return len({unit_of[doc] for doc in train["doc_id"].astype(str)})
+
+
 def plan(
     fictional: pd.DataFrame, codes: pd.DataFrame, seed: int, generations: int | None
 ) -> list[PlannedGeneration]:

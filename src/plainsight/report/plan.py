@@ -33,6 +33,7 @@ from plainsight.audit.evidence_plan import evidence_plan
 from plainsight.errors import InputError
 from plainsight.io import write_text
 from plainsight.methods import registry
+from plainsight.settings import Settings
 
 _JOB_HEADER = re.compile(r"^(?:local)?rule (\w+):\s*$")
 _FIELD = re.compile(r"^\s+(wildcards|resources): (.*)$")
@@ -80,7 +81,7 @@ def job_estimate(costs: scheduling.CostModel, job: DryRunJob) -> JobEstimate | N
 def plan_table(jobs: list[DryRunJob], costs: scheduling.CostModel) -> pd.DataFrame:
     """One row per rule: jobs, device-hours (hours x GPUs per job, or CPU hours), the largest job's
     hours, GPU memory (GiB) and host memory request (GB); model rules first, the costliest first."""
-    gpus = max(1, costs.resources["gpus_per_job"])
+    gpus = max(1, costs.resources.gpus_per_job)
     rows: dict[str, dict] = {}
     for job in jobs:
         estimate = job_estimate(costs, job)
@@ -138,7 +139,7 @@ def plan_markdown(
         f"| **total** | **{int(table['jobs'].sum())}** | **{table['device_hours'].sum():.1f}** | | | |"
     )
     resources = costs.resources
-    gpu_gb = resources["gpu_memory_gb"]
+    gpu_gb = resources.gpu_memory_gb
     too_large = (
         table[table["gpu_memory_gib"] > (gpu_gb or math.inf) * 1e9 / scheduling.GIB]
         if on_gpu
@@ -149,15 +150,15 @@ def plan_markdown(
         "Assumptions:",
         "",
         "- model jobs on "
-        + (f"{resources['gpus_per_job']} GPU(s) each" if on_gpu else "the CPU")
-        + f", {costs.dtype_bytes * 8}-bit weights ({costs.config['model']['dtype']})"
+        + (f"{resources.gpus_per_job} GPU(s) each" if on_gpu else "the CPU")
+        + f", {costs.dtype_bytes * 8}-bit weights ({costs.settings.model.dtype})"
         + (f", {gpu_gb} GB per GPU" if on_gpu and gpu_gb else ""),
-        f"- {resources['generation_tokens_per_second']:g} new tokens/s per generation job, "
-        f"{resources['training_tokens_per_second']:g} tokens/s per training or scoring job"
-        + "".join(f", {rule} {rate:g}" for rule, rate in (resources["rule_tokens_per_second"] or {}).items())
+        f"- {resources.generation_tokens_per_second:g} new tokens/s per generation job, "
+        f"{resources.training_tokens_per_second:g} tokens/s per training or scoring job"
+        + "".join(f", {rule} {rate:g}" for rule, rate in (resources.rule_tokens_per_second or {}).items())
         + " (`resources`; check them against a run with `python -m plainsight.report.plan_check`)",
         f"- hours: the expected work (each generation decoded once, at most `max_new_tokens` new tokens) "
-        f"and {resources['startup_seconds']:g} s of start-up per job, no margin, no queueing; jobs that "
+        f"and {resources.startup_seconds:g} s of start-up per job, no margin, no queueing; jobs that "
         "load no model take minutes on one CPU core and are counted as jobs only",
         *[f"- {dataset}: {size}" for dataset, size in sizes.items()],
         *[f"- {note}" for note in costs.notes.values()],
@@ -196,10 +197,10 @@ def render_evidence_plan(plans: list[CriterionPlan]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def segment_counter(config: Mapping, jobs: list[DryRunJob], results: Path = Path("results")):
+def segment_counter(settings: Settings, jobs: list[DryRunJob], results: Path = Path("results")):
     """Segments per dataset and split: from its built control codes unless the plan rebuilds them
     (then they may be another source's), else `resources.planned_segments`."""
-    planned = config["resources"]["planned_segments"] or {}
+    planned = settings.resources.planned_segments or {}
     rebuilt = {job.wildcards.get("dataset") for job in jobs if job.rule in ("ingest", "control_codes")}
     sizes: dict[str, str] = {}
 
@@ -219,13 +220,14 @@ def segment_counter(config: Mapping, jobs: list[DryRunJob], results: Path = Path
     def count(dataset: str, split: str) -> int:
         if splits(dataset) is not None:
             return int((splits(dataset) == split).sum())
-        if dataset not in planned or split not in planned[dataset]:
+        planned_splits = planned.get(dataset)
+        if planned_splits is None or getattr(planned_splits, split) is None:
             raise ValueError(
                 f"no control codes of {dataset} built yet: set resources.planned_segments."
                 f"{dataset}.{split} (segments of the {split} split) to plan it"
             )
-        sizes[dataset] = f"planned segments (resources.planned_segments): {planned[dataset]}"
-        return int(planned[dataset][split])
+        sizes[dataset] = f"planned segments (resources.planned_segments): {planned_splits.given()}"
+        return getattr(planned_splits, split)
 
     return count, sizes
 
@@ -289,7 +291,7 @@ def plan_tsv(table: pd.DataFrame, costs: scheduling.CostModel) -> str:
     request); a model rule's `gpus_per_job` (0 on the CPU) turns its device-hours into job hours."""
     records = table.copy()
     estimated = records["rule"].isin(scheduling.MODEL_RULES)
-    gpus = pd.Series(costs.resources["gpus_per_job"], index=records.index, dtype="Int64")
+    gpus = pd.Series(costs.resources.gpus_per_job, index=records.index, dtype="Int64")
     records["gpus_per_job"] = gpus.where(estimated)
     records["device_hours"] = records["device_hours"].where(estimated)
     records["longest_hours"] = records["longest_hours"].where(estimated)
@@ -302,12 +304,13 @@ def write_plan(
     config: Mapping, snakefile: str, target: str, path: str, tsv_path: str, python: str = sys.executable
 ) -> None:
     """The cost plan of `target` under `config`, as Markdown at `path` and its table as TSV at
-    `tsv_path`; `python` runs the dry run."""
-    shapes = yaml.safe_load(Path(config["resources"]["model_shapes"]).read_text(encoding="utf-8"))
+    `tsv_path`; `python` runs the dry run (under `config` itself)."""
+    settings = Settings.from_config(config)
+    shapes = yaml.safe_load(Path(settings.resources.model_shapes).read_text(encoding="utf-8"))
     jobs = parse_dry_run(dry_run(config, snakefile, target, python))
-    count, sizes = segment_counter(config, jobs)
-    costs = scheduling.CostModel(config, shapes, count, registry)
-    evidence = evidence_plan(Gate.from_config(config["release"]["gate"]), config, count)
+    count, sizes = segment_counter(settings, jobs)
+    costs = scheduling.CostModel(settings, shapes, count, registry)
+    evidence = evidence_plan(Gate.from_config(settings.release.gate), settings, count)
     table = plan_table(jobs, costs)
     write_text(plan_markdown(table, target, costs, sizes) + "\n" + render_evidence_plan(evidence), path)
     write_text(plan_tsv(table, costs), tsv_path)

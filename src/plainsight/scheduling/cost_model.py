@@ -42,6 +42,7 @@ from plainsight.scheduling.model_rules import (
 )
 from plainsight.scheduling.model_shape import ModelShape, model_parameters, model_shape
 from plainsight.scheduling.tokens import JobTokens
+from plainsight.settings import FinetuneConfig, Settings
 
 STARTUP_MINUTES = 2  # imports, loading the model, reading the inputs
 
@@ -57,24 +58,24 @@ def expected_hours(tokens: float, tokens_per_second: float, startup_seconds: flo
 
 
 class CostModel(JobTokens):
-    """Estimates of the model jobs of one config, by rule and wildcards: the work (tokens at the
-    configured throughput), the host memory request and the GPU memory. `shapes` are the known
+    """Estimates of the model jobs of one config's `settings`, by rule and wildcards: the work (tokens
+    at the configured throughput), the host memory request and the GPU memory. `shapes` are the known
     model shapes (resources.model_shapes); `notes` collects what the plan tells about its choices."""
 
     def __init__(
         self,
-        config: Mapping,
+        settings: Settings,
         shapes: Mapping[str, Mapping],
         segments: Callable[[str, str], int],
         methods: ModuleType,
     ):
-        super().__init__(config, segments, methods)
+        super().__init__(settings, segments, methods)
         self.shapes = shapes
         self.notes: dict[str, str] = {}
-        self.on_gpu = self.resources["gpus_per_job"] > 0
-        self.base_model = config["model"]["name_or_path"]
+        self.on_gpu = self.resources.gpus_per_job > 0
+        self.base_model = settings.model.name_or_path
         self.dtype_bytes = DTYPE_BYTES.get(
-            config["model"]["dtype"], 2 if self.on_gpu else 4
+            settings.model.dtype, 2 if self.on_gpu else 4
         )  # auto: 16-bit on a GPU
 
     # --- shared pieces ---
@@ -84,27 +85,27 @@ class CostModel(JobTokens):
         if shape is None:
             raise ValueError(
                 f"no shape for model {name_or_path!r}: add it to resources.model_shapes "
-                f"({self.resources['model_shapes']}) or give a folder with its config.json"
+                f"({self.resources.model_shapes}) or give a folder with its config.json"
             )
         return shape
 
     def parameters(self, name_or_path: str) -> int:
         """`resources.model_parameters` for `model` when set, else `model_parameters`."""
-        if name_or_path == self.base_model and self.resources["model_parameters"]:
-            return self.resources["model_parameters"]
+        if name_or_path == self.base_model and self.resources.model_parameters:
+            return self.resources.model_parameters
         return model_parameters(name_or_path, self.shapes)
 
     def model_of(self, method: str) -> str:
-        return self.config[self.methods.model_config_key(method)]["name_or_path"]
+        return self.settings.block(self.methods.model_config_key(method)).name_or_path
 
     def slots(self, shape: ModelShape, positions: int, model: str, prompts: int) -> int:
         """Decoding slots: the configured number, or what `batch_size: auto` takes (on a GPU: as many
         as fit the memory the weights leave, at most the job's `prompts`: a freed slot takes the next
         prompt of any group)."""
-        generation = self.config["generation"]
-        if generation["batch_size"] != AUTO or not self.on_gpu:
-            return cpu_slots(generation["batch_size"])
-        gpu_gb = self.resources["gpu_memory_gb"]
+        batch_size = self.settings.generation.batch_size
+        if batch_size != AUTO or not self.on_gpu:
+            return cpu_slots(batch_size)
+        gpu_gb = self.resources.gpu_memory_gb
         if not gpu_gb:
             raise InputError(
                 "config",
@@ -124,9 +125,8 @@ class CostModel(JobTokens):
         """(model, longest prompt in tokens) of a generate job; a trained method's prompt is its prefix
         and code."""
         if rule == "generate_trained":
-            prefix = self.config["prefix_tuning"]
-            return self.base_model, prefix["num_virtual_tokens"] + prefix["max_length"]
-        return self.model_of(w["method"]), self.config["generation"]["max_prompt_tokens"]
+            return self.base_model, self.settings.prefix_tuning.sequence_tokens()
+        return self.model_of(w["method"]), self.settings.generation.max_prompt_tokens
 
     # --- the estimates ---
 
@@ -134,29 +134,29 @@ class CostModel(JobTokens):
         """The scheduler's run time: the work at the throughput, times `resources.runtime_margin`."""
         tokens, tokens_per_second = self.work(rule, w)
         return runtime_minutes(
-            tokens, tokens_per_second, self.resources["runtime_margin"] if margin is None else margin
+            tokens, tokens_per_second, self.resources.runtime_margin if margin is None else margin
         )
 
     def hours(self, rule: str, w: Mapping[str, str]) -> float:
         """The plan's hours: the expected work at the throughput, with no margin, after
         `resources.startup_seconds`."""
         tokens, tokens_per_second = self.work(rule, w, expected=True)
-        return expected_hours(tokens, tokens_per_second, self.resources["startup_seconds"])
+        return expected_hours(tokens, tokens_per_second, self.resources.startup_seconds)
 
     def host_mb(self, rule: str, w: Mapping[str, str]) -> int:
         """Host memory of a job (`memory_mb`): the batch slots of a generate job (with the packed
         weights on a CPU), or a training step (full fine-tuning also holds gradients and Adam moments;
         prefix training on the CPU: `adapter_host_mb`)."""
-        headroom = self.resources["memory_headroom"]
+        headroom = self.resources.memory_headroom
         rule = twin_of(rule)
         if rule == "train_adapter" and not self.on_gpu:
             return self.adapter_host_mb(w, headroom)
         if rule in GENERATION_RULES:
             model, prompt = self.generation_job(rule, w)
-            positions = slot_cache_positions(prompt, self.config["generation"]["max_new_tokens"])
+            positions = slot_cache_positions(prompt, self.settings.generation.max_new_tokens)
             return memory_mb(
                 self.parameters(model),
-                cpu_slots(self.config["generation"]["batch_size"]),
+                cpu_slots(self.settings.generation.batch_size),
                 positions,
                 GENERATION_ACTIVATION_FACTOR,
                 self.on_gpu,
@@ -166,7 +166,7 @@ class CostModel(JobTokens):
         if rule in ("membership_scores", *CANARY_SCORING_RULES):
             (sequences, tokens), copies = self.membership_batch(), 1
         elif rule in TRAINING_RULES:
-            full = rule != "train_adapter" and self.config["utility"]["perplexity"]["finetune"] == "full"
+            full = rule != "train_adapter" and self.settings.utility.perplexity.finetune == "full"
             (sequences, tokens), copies = self.training_batch(rule), TRAINABLE_COPIES if full else 1
         else:
             raise ValueError(f"rule {rule} requests no host memory of its own")
@@ -186,7 +186,7 @@ class CostModel(JobTokens):
         if rule in GENERATION_RULES:
             model, prompt = self.generation_job(rule, w)
             shape = self.shape(model)
-            positions = slot_cache_positions(prompt, self.config["generation"]["max_new_tokens"])
+            positions = slot_cache_positions(prompt, self.settings.generation.max_new_tokens)
             slots = self.slots(shape, positions, model, self.generations(rule, w))
             generating = gpu_generation_bytes(shape, self.dtype_bytes, slots, positions, prompt)
             # RPSG's surrogate trains after the last text is written, when the slots' cache is freed:
@@ -198,26 +198,24 @@ class CostModel(JobTokens):
             sequences, tokens = self.membership_batch()
             return training_step_bytes(self.shape(self.base_model), self.dtype_bytes, sequences, tokens, 0)
         if rule == "utility_measures":
-            downstream = self.config["utility"]["downstream"]
-            if downstream["classifier"] != "encoder":
+            downstream = self.settings.utility.downstream
+            if downstream.classifier != "encoder":
                 return 0
-            encoder = downstream["encoder"]
+            encoder = downstream.encoder
             return training_step_bytes(
-                self.shape(encoder["model"]),
+                self.shape(encoder.model),
                 self.dtype_bytes,
-                encoder["batch_size"],
-                encoder["max_length"],
+                encoder.batch_size,
+                encoder.max_length,
                 0,
                 logits_passes=0,
                 frozen_weights=False,
             )
-        mauve = self.config["utility"]["mauve"]
-        if rule in EMBEDDING_RULES or mauve["featurizer"] == "minilm":  # the sentence embedder: small
+        mauve = self.settings.utility.mauve
+        if rule in EMBEDDING_RULES or mauve.featurizer == "minilm":  # the sentence embedder: small
             return 0
-        shape = self.shape(mauve["featurizer"])
-        return (
-            shape.parameters * self.dtype_bytes + mauve["max_tokens"] * shape.hidden * 16 * self.dtype_bytes
-        )
+        shape = self.shape(mauve.featurizer)
+        return shape.parameters * self.dtype_bytes + mauve.max_tokens * shape.hidden * 16 * self.dtype_bytes
 
     def training_gpu_bytes(self, rule: str, w: Mapping[str, str]) -> int:
         if rule == "train_adapter":
@@ -225,7 +223,7 @@ class CostModel(JobTokens):
         shape = self.shape(self.base_model)
         if rule == "base_perplexity":
             return training_step_bytes(shape, self.dtype_bytes, *self.training_batch(rule), 0)
-        return self.finetune_gpu_bytes(shape, self.config["utility"]["perplexity"])
+        return self.finetune_gpu_bytes(shape, self.settings.utility.perplexity)
 
     # --- prefix training (train_adapter and its canary twin) ---
 
@@ -238,28 +236,28 @@ class CostModel(JobTokens):
         if self.methods.method(w["method"]).differentially_private:
             per_unit = self.sequences_per_unit(w["method"], w["dataset"])
             sequences = dp_batch_sequences(sequences, per_unit)
-        physical = self.config["prefix_tuning"].get("physical_batch_size")
+        physical = self.settings.prefix_tuning.physical_batch_size
         return physical_batch_sequences(sequences, physical, per_unit), tokens
 
     def sequences_per_unit(self, method: str, dataset: str) -> int:
         """Training sequences of one privacy unit of a DP method (its config block's `privacy_unit`): with
         `document`, one per paragraph range of its document (a unit of several documents, a MIMIC
         patient's or a canary person's, can bring more); one with `sequence`."""
-        if self.config[self.methods.base_method(method)]["privacy_unit"] == "sequence":
+        if self.settings.block(self.methods.base_method(method)).privacy_unit == "sequence":
             return 1
-        return len(self.config["datasets"][dataset]["segments"])
+        return len(self.settings.datasets[dataset].segments)
 
     def adapter_step_bytes(self, w: Mapping[str, str]) -> int:
         """One prefix-training step of `w["method"]` (`training_step_bytes`) in the job's dtype: ft_mask
         adds the base pass and the KL rows; DP-SGD holds its Poisson batch and their per-sample gradients."""
         shape = self.shape(self.base_model)
-        prefix = self.config["prefix_tuning"]
+        prefix = self.settings.prefix_tuning
         method = self.methods.method(w["method"])
         return training_step_bytes(
             shape,
             self.dtype_bytes,
             *self.adapter_batch(w),
-            prefix_parameters(shape, prefix["num_virtual_tokens"], prefix["projection_hidden"]),
+            prefix_parameters(shape, prefix.num_virtual_tokens, prefix.projection_hidden),
             logits_passes=2 if method.masked_objective else 1,
             masked_objective=method.masked_objective,
             per_sample_gradients=method.differentially_private,
@@ -282,12 +280,12 @@ class CostModel(JobTokens):
             return 0
         return memory_mb(
             self.parameters(self.model_of(w["method"])),
-            surrogate["batch_size"],
-            surrogate["max_length"],
+            surrogate.batch_size,
+            surrogate.max_length,
             TRAINING_ACTIVATION_FACTOR,
             self.on_gpu,
-            self.resources["memory_headroom"],
-            TRAINABLE_COPIES if surrogate["finetune"] == "full" else 1,
+            self.resources.memory_headroom,
+            TRAINABLE_COPIES if surrogate.finetune == "full" else 1,
         )
 
     def surrogate_gpu_bytes(self, rule: str, w: Mapping[str, str]) -> int:
@@ -296,15 +294,15 @@ class CostModel(JobTokens):
             return 0
         return self.finetune_gpu_bytes(self.shape(self.model_of(w["method"])), surrogate)
 
-    def finetune_gpu_bytes(self, shape: ModelShape, settings: Mapping) -> int:
-        """A fine-tuning step of a `utility.perplexity`-like block: every weight, or LoRA adapters."""
-        full = settings["finetune"] == "full"
-        lora = 0 if full else settings["lora_rank"] * shape.layers * LORA_WIDTHS_PER_LAYER * shape.hidden
+    def finetune_gpu_bytes(self, shape: ModelShape, finetune: FinetuneConfig) -> int:
+        """A fine-tuning step (`utility.perplexity`, `rpsg.surrogate`): every weight, or LoRA adapters."""
+        full = finetune.finetune == "full"
+        lora = 0 if full else finetune.lora_rank * shape.layers * LORA_WIDTHS_PER_LAYER * shape.hidden
         return training_step_bytes(
             shape,
             self.dtype_bytes,
-            settings["batch_size"],
-            settings["max_length"],
+            finetune.batch_size,
+            finetune.max_length,
             lora,
             frozen_weights=not full,
         )

@@ -27,24 +27,29 @@ class ModelShape:
     vocab: int
 
     @classmethod
-    def from_config(cls, config: Mapping) -> ModelShape:
+    def from_config(cls, architecture: Mapping) -> ModelShape:
         """From transformers config keys (a config.json, or an entry of resources/model_shapes.yaml)."""
-        config = {_CONFIG_ALIASES.get(key, key): value for key, value in config.items()}
-        hidden, heads = config["hidden_size"], config.get("num_attention_heads", 1)
-        head_dim = config.get("head_dim") or hidden // heads
-        kv_heads = config.get("num_key_value_heads") or heads
+        architecture = {_CONFIG_ALIASES.get(key, key): value for key, value in architecture.items()}
+        hidden, heads = architecture["hidden_size"], architecture.get("num_attention_heads", 1)
+        head_dim = architecture.get("head_dim") or hidden // heads
+        kv_heads = architecture.get("num_key_value_heads") or heads
         attention = hidden * heads * head_dim * 2 + hidden * kv_heads * head_dim * 2
         # gate, up and down projections; gpt2 and the BERT family: up and down
-        gated = config.get("model_type") not in ("gpt2", "bert", "roberta")
-        mlp = (3 if gated else 2) * hidden * (config.get("intermediate_size") or 4 * hidden)
+        gated = architecture.get("model_type") not in ("gpt2", "bert", "roberta")
+        mlp = (3 if gated else 2) * hidden * (architecture.get("intermediate_size") or 4 * hidden)
         embeddings = (
-            (config["vocab_size"] + config.get("n_positions", 0))
+            (architecture["vocab_size"] + architecture.get("n_positions", 0))
             * hidden
-            * (1 if config.get("tie_word_embeddings", True) else 2)
+            * (1 if architecture.get("tie_word_embeddings", True) else 2)
         )
-        layers = config["num_hidden_layers"]
+        layers = architecture["num_hidden_layers"]
         return cls(
-            embeddings + layers * (attention + mlp), layers, hidden, kv_heads, head_dim, config["vocab_size"]
+            embeddings + layers * (attention + mlp),
+            layers,
+            hidden,
+            kv_heads,
+            head_dim,
+            architecture["vocab_size"],
         )
 
     @property

@@ -16,6 +16,7 @@ from plainsight.scheduling.model_rules import (
     TRAINING_RULES,
     twin_of,
 )
+from plainsight.settings import AugPeConfig, FinetuneConfig, RpsgConfig, Settings
 
 # Parquet bytes of one control-code row are at least this many (96-100 on the demo data),
 # so a codes file's size bounds its number of segments from above.
@@ -35,22 +36,22 @@ def segments_upper_bound(codes_mb: float) -> int:
 
 
 class JobTokens:
-    """The tokens of the model jobs of one config, by rule and wildcards. `segments(dataset, split)`
-    counts (or bounds) the segments of a split; `methods` is the method registry,
-    `plainsight.methods.registry`, which the callers hand in: a shared module imports no stage."""
+    """The tokens of the model jobs of one config's `settings`, by rule and wildcards.
+    `segments(dataset, split)` counts (or bounds) the segments of a split; `methods` is the method
+    registry, `plainsight.methods.registry`, which the callers hand in: a shared module imports no stage."""
 
-    def __init__(self, config: Mapping, segments: Callable[[str, str], int], methods: ModuleType):
-        self.config = config
+    def __init__(self, settings: Settings, segments: Callable[[str, str], int], methods: ModuleType):
+        self.settings = settings
         self.segments = segments
         self.methods = methods
-        self.resources = config["resources"]
+        self.resources = settings.resources
 
     def work(self, rule: str, w: Mapping[str, str], expected: bool = False) -> tuple[float, float]:
         """(tokens, tokens per second) of a model job: a bound on its work for the scheduler, or with
         `expected` the work it is expected to do (each generation decoded once) for the cost plan."""
         twin = twin_of(rule)
         if twin in GENERATION_RULES:
-            tokens = self.generations(twin, w, expected) * self.config["generation"]["max_new_tokens"]
+            tokens = self.generations(twin, w, expected) * self.settings.generation.max_new_tokens
             return tokens + self.surrogate_seconds_as_tokens(twin, w), self.tokens_per_second(
                 rule, "generation_tokens_per_second"
             )
@@ -63,65 +64,62 @@ class JobTokens:
         elif twin in CANARY_SCORING_RULES:
             tokens = self.canary_tokens(twin, w)
         elif twin in EMBEDDING_RULES:
-            tokens = self.audited_texts(twin, w) * self.config["generation"]["max_new_tokens"]
+            tokens = self.audited_texts(twin, w) * self.settings.generation.max_new_tokens
         else:  # mauve: the featurizer's forward passes over the generated and the real texts
-            mauve = self.config["utility"]["mauve"]
-            texts = 2 * (mauve["samples"] or self.segments(w["dataset"], "test"))
-            tokens = 0 if mauve["featurizer"] == "minilm" else texts * mauve["max_tokens"]
+            mauve = self.settings.utility.mauve
+            texts = 2 * (mauve.samples or self.segments(w["dataset"], "test"))
+            tokens = 0 if mauve.featurizer == "minilm" else texts * mauve.max_tokens
         return tokens, self.tokens_per_second(rule, "training_tokens_per_second")
 
     def tokens_per_second(self, rule: str, family_key: str) -> float:
         """A rule's measured throughput (`resources.rule_tokens_per_second`, by its name, then by the rule
         whose work it does), else its family's (`family_key`)."""
-        measured = self.resources["rule_tokens_per_second"] or {}
-        return measured.get(rule) or measured.get(twin_of(rule)) or self.resources[family_key]
+        measured = self.resources.rule_tokens_per_second or {}
+        return measured.get(rule) or measured.get(twin_of(rule)) or getattr(self.resources, family_key)
 
     def attempts(self, method: str, expected: bool = False) -> int:
         """Decodings per generation: at most one and its regenerations; one expected (a regeneration
         follows a blocked value only, rare: no ICL-PE generation of the demo's runs needed one)."""
         if expected:
             return 1
-        return 1 + self.methods.method(method).regenerations(self.config["generation"])
+        return 1 + self.methods.method(method).regenerations(self.settings.generation.max_regenerations)
 
     def shards(self, wildcards: Mapping[str, str]) -> int:
-        return self.config["generation"]["shards"] if "shard" in wildcards else 1
+        return self.settings.generation.shards if "shard" in wildcards else 1
 
     # --- generation ---
 
     def generations(self, rule: str, w: Mapping[str, str], expected: bool = False) -> int:
         """Texts a generate job writes, regenerations included (a bound: each may be regenerated), or with
         `expected` each once."""
-        generation = self.config["generation"]
         if rule == "generate_icl":
-            per_corpus = generation["generations_per_segment"] * len(
-                self.config["datasets"][w["dataset"]]["segments"]
-            )
+            per_corpus = self.settings.in_context_generations(w["dataset"])
             return math.ceil(per_corpus / self.shards(w)) * self.attempts(w["method"], expected)
         if rule == "generate_trained":
-            per_corpus = self.config["prefix_tuning"]["generations"] or self.segments(w["dataset"], "train")
+            per_corpus = self.trained_generations(w["dataset"])
             return math.ceil(per_corpus / self.shards(w))
         if rule == "generate_private_selection":
             return self.selection_texts(w)
-        samples = self.config["utility"]["mauve"]["samples"] or self.segments(w["dataset"], "test")
+        samples = self.settings.utility.mauve.samples or self.segments(w["dataset"], "test")
         return samples * self.attempts(w["method"], expected)
 
     def corpus_generations(self, dataset: str) -> int:
         """Generations of the larger corpus kind: an in-context method's, or a trained method's."""
-        generation = self.config["generation"]
-        return max(
-            generation["generations_per_segment"] * len(self.config["datasets"][dataset]["segments"]),
-            self.config["prefix_tuning"]["generations"] or self.segments(dataset, "train"),
-        )
+        return max(self.settings.in_context_generations(dataset), self.trained_generations(dataset))
+
+    def trained_generations(self, dataset: str) -> int:
+        """A trained method's corpus: `prefix_tuning.generations`, else one per fine-tuning segment."""
+        return self.settings.prefix_tuning.generations or self.segments(dataset, "train")
 
     # --- training and scoring ---
 
     def training_batch(self, rule: str) -> tuple[int, int]:
         """(sequences, tokens per sequence) of a training or scoring step."""
         if rule == "train_adapter":
-            prefix = self.config["prefix_tuning"]
-            return prefix["batch_size"], prefix["num_virtual_tokens"] + prefix["max_length"]
-        perplexity = self.config["utility"]["perplexity"]
-        return perplexity["batch_size"], perplexity["max_length"]
+            prefix = self.settings.prefix_tuning
+            return prefix.batch_size, prefix.sequence_tokens()
+        perplexity = self.settings.utility.perplexity
+        return perplexity.batch_size, perplexity.max_length
 
     def training_tokens(self, rule: str, w: Mapping[str, str]) -> float:
         """Tokens a training job trains on or scores: the adapter's epochs over the fine-tuning segments;
@@ -129,21 +127,20 @@ class JobTokens:
         dataset = w["dataset"]
         sequences_tokens = self.training_batch(rule)[1]
         if rule == "train_adapter":
-            return self.segments(dataset, "train") * self.config["prefix_tuning"]["epochs"] * sequences_tokens
+            return self.segments(dataset, "train") * self.settings.prefix_tuning.epochs * sequences_tokens
         scoring = self.segments(dataset, "test") * sequences_tokens
         if rule == "base_perplexity":
             return scoring
         return (
-            self.config["utility"]["perplexity"]["epochs"]
+            self.settings.utility.perplexity.epochs
             * self.corpus_generations(dataset)
-            * self.config["generation"]["max_new_tokens"]
+            * self.settings.generation.max_new_tokens
             + scoring
         )
 
     def membership_batch(self) -> tuple[int, int]:
         """(sequences, tokens per sequence) of a membership-scoring pass: a training example's length."""
-        prefix = self.config["prefix_tuning"]
-        return self.config["audit"]["batch_size"], prefix["num_virtual_tokens"] + prefix["max_length"]
+        return self.settings.audit.batch_size, self.settings.prefix_tuning.sequence_tokens()
 
     def membership_tokens(self, w: Mapping[str, str]) -> float:
         """Tokens the membership attacks score: balanced members and held-out segments (dev and test),
@@ -151,7 +148,7 @@ class JobTokens:
         step's work, counted as one."""
         held_out = self.held_out_segments(w["dataset"])
         texts = 2 * min(self.segments(w["dataset"], "train"), held_out)
-        models = 1 + sum(self.methods.method(m).trained for m in self.config["methods"])
+        models = 1 + sum(self.methods.method(m).trained for m in self.settings.methods)
         return texts * models * self.membership_batch()[1]
 
     def held_out_segments(self, dataset: str) -> int:
@@ -171,16 +168,15 @@ class JobTokens:
         dataset = w["dataset"]
         corpus = self.corpus_generations(dataset)
         if rule == "released_text_audit":
-            corpora = len(self.config["methods"]) + 2
+            corpora = len(self.settings.methods) + 2
             return self.segments(dataset, "train") + self.held_out_segments(dataset) + corpora * corpus
-        return self.held_out_segments(dataset) + 2 * corpus * len(self.config["seeds"])
+        return self.held_out_segments(dataset) + 2 * corpus * len(self.settings.seeds)
 
     def canary_tokens(self, rule: str, w: Mapping[str, str]) -> float:
         """Tokens the canary jobs pass through a model: `canary_docs` draws every suffix under the base
         model; `canary_attacks` scores every canary under the base model and a trained method's adapter
         (an in-context method's loads no model)."""
-        canaries = self.config["audit"]["canaries"]
-        count = canaries["single"] + canaries["per_repeat"] * len(canaries["repeats"])
+        count = self.settings.audit.canaries.count()
         if rule == "canary_docs":
             passes = CANARY_SUFFIX_PASSES
         else:
@@ -193,58 +189,54 @@ class JobTokens:
         private-selection methods the audit adds x their seeds where asked), predicting the test split
         after each (and, for silver labels, every corpus); at `model`'s training throughput, an upper
         bound for a smaller encoder."""
-        downstream = self.config["utility"]["downstream"]
-        if downstream["classifier"] != "encoder":
+        downstream = self.settings.utility.downstream
+        if downstream.classifier != "encoder":
             return 0
-        encoder = downstream["encoder"]
-        corpora = len(self.config["methods"]) * len(self.config["utility"]["seeds"])
+        encoder = downstream.encoder
+        corpora = len(self.settings.methods) * len(self.settings.utility.seeds)
         if with_private_selection:
-            added = self.methods.audited_private_selection(self.config)
-            corpora += len(added) * len(self.config["private_selection"]["seeds"])
+            added = self.methods.audited_private_selection(self.settings)
+            corpora += len(added) * len(self.settings.private_selection.seeds)
         generations = corpora * self.corpus_generations(w["dataset"])
         trained = self.segments(w["dataset"], "train") + generations
         predicted = (1 + corpora) * self.segments(w["dataset"], "test") + generations
-        return (encoder["epochs"] * trained + predicted) * encoder["max_length"]
+        return (encoder.epochs * trained + predicted) * encoder.max_length
 
     # --- the private-selection jobs: the model's texts, and (RPSG) a surrogate fine-tuned on some ---
 
-    def selection_settings(self, w: Mapping[str, str]) -> Mapping:
+    def selection_settings(self, w: Mapping[str, str]) -> RpsgConfig | AugPeConfig:
         """A private-selection method's config block: the block of its name."""
-        return self.config[self.methods.base_method(w["method"])]
+        return self.settings.block(self.methods.base_method(w["method"]))
 
     def selection_texts(self, w: Mapping[str, str]) -> int:
         """Texts a private-selection job writes (abstractions counted as long as a text: a bound).
         RPSG: m candidates and two rounds of variations per seed. Aug-PE: per paragraph range, the initial
         samples x (variations + 1), then samples x variations in each round but the last."""
         settings = self.selection_settings(w)
-        ranges = len(self.config["datasets"][w["dataset"]]["segments"])
+        ranges = len(self.settings.datasets[w["dataset"]].segments)
         if self.methods.method(w["method"]).rewrites_seeds:
             train = self.segments(w["dataset"], "train")
-            per_range = settings["private_seeds"]
+            per_range = settings.private_seeds
             seeds = train if per_range is None else min(train, per_range * ranges)
-            return seeds * (settings["candidates"] + 2)
-        samples, variations = settings["samples"], settings["variations"]
-        return ranges * samples * (variations + 1 + (settings["rounds"] - 1) * variations)
+            return seeds * (settings.candidates + 2)
+        samples, variations = settings.samples, settings.variations
+        return ranges * samples * (variations + 1 + (settings.rounds - 1) * variations)
 
-    def surrogate(self, rule: str, w: Mapping[str, str]) -> Mapping | None:
+    def surrogate(self, rule: str, w: Mapping[str, str]) -> FinetuneConfig | None:
         """RPSG's surrogate fine-tuning settings for its job; None for every other job."""
         if rule != "generate_private_selection" or not self.methods.method(w["method"]).rewrites_seeds:
             return None
-        return self.selection_settings(w)["surrogate"]
+        return self.selection_settings(w).surrogate
 
     def surrogate_seconds_as_tokens(self, rule: str, w: Mapping[str, str]) -> float:
         """The surrogate's training (epochs over one variant per seed), in new tokens of the job's time."""
         surrogate = self.surrogate(rule, w)
         if surrogate is None:
             return 0.0
-        seeds = self.selection_texts(w) / (self.selection_settings(w)["candidates"] + 2)
+        seeds = self.selection_texts(w) / (self.selection_settings(w).candidates + 2)
         trained = (
-            surrogate["epochs"]
-            * seeds
-            * min(surrogate["max_length"], self.config["generation"]["max_new_tokens"])
+            surrogate.epochs * seeds * min(surrogate.max_length, self.settings.generation.max_new_tokens)
         )
         return (
-            trained
-            * self.resources["generation_tokens_per_second"]
-            / self.resources["training_tokens_per_second"]
+            trained * self.resources.generation_tokens_per_second / self.resources.training_tokens_per_second
         )

@@ -8,7 +8,7 @@ expanded to one row per sequence, so row i of its output feeds sequence i only
 and Opacus's embedding grad sampler gives each sequence its own gradient. All
 base-model modules are frozen, so Opacus needs no grad sampler for them. The
 test suite checks this against single-sequence backward passes on a tiny Llama
-(equal to 1e-5, padded batch rows included), so LoRA is not needed.
+(equal to an absolute 0.00001, padded batch rows included), so LoRA is not needed.
 
 Privacy unit: the guarantee protects one document (TAB) or one patient (MIMIC), the docs
 table's `unit_id`, not one training sequence. A document gives several sequences (one per
@@ -30,8 +30,7 @@ rather than by `BatchMemoryManager`'s sampler so that one logical batch stays on
 Privacy: Poisson sampling of units (sample rate 1 / batches per epoch, about batch_size / N
 units, so `batch_size` is the expected batch size in units), per-unit clipping to
 `max_grad_norm`, Gaussian noise calibrated by `make_private_with_epsilon` for the target
-epsilon over all steps. Delta defaults to min(1e-5, 1 / (10 N)) for N units: publishing one
-randomly chosen unit in full is (0, 1 / N)-DP, so delta must stay well below 1 / N. The loss
+epsilon over all steps, at the delta of `plainsight.settings.dp_delta` for the run's units. The loss
 is each sequence's own mean NLL, averaged over the batch: a token-weighted mean over the whole
 batch would scale one sequence's gradient by the others' lengths, so adding or removing a unit
 could move more than its own clipped term.
@@ -48,7 +47,7 @@ from typing import Any
 
 import torch
 
-from plainsight.accounting import default_delta
+from plainsight.settings import dp_delta
 from plainsight.training.checkpoints import Checkpoints
 from plainsight.training.examples import TrainingExample, collate, micro_batches
 from plainsight.training.loop import TrainingSettings, fit
@@ -66,7 +65,7 @@ PRIVACY_UNITS = ("document", "sequence")
 class DPSettings:
     epsilon: float = 8.0
     max_grad_norm: float = 1.0
-    delta: float | None = None  # None = default_delta(N units) = min(1e-5, 1 / (10 N))
+    delta: float | None = None  # None: `dp_delta`'s default for the run's privacy units
     accountant: str = "prv"  # Opacus accountant, "prv" (tighter, its default) or "rdp"
     # "document": one unit per document or patient (train_dp's `units`); "sequence": per training sequence.
     privacy_unit: str = "document"
@@ -294,9 +293,7 @@ class PrivateSteps:
 
     def prepare(self, model, optimizer, examples, training: TrainingSettings, seed: int, pad_token_id: int):
         usable, self.groups = _usable_units(examples, self.units, self.settings.privacy_unit)
-        self.delta = (
-            self.settings.delta if self.settings.delta is not None else default_delta(len(self.groups))
-        )
+        self.delta = dp_delta(self.settings.delta, len(self.groups))
         self.params = [p for p in model.parameters() if p.requires_grad]
         self.device = self.params[0].device
         self.sampling_generator = torch.Generator().manual_seed(seed)
