@@ -27,6 +27,8 @@ CLEAN = {
     "leak_any_identifier_excess_high": 0.03,
     "leak_near_excess_low": -0.01,
     "leak_near_excess_high": 0.04,
+    "leak_code_part_excess_low": -0.02,
+    "leak_code_part_excess_high": 0.02,
     "text_mia_auc_cosine_low": 0.45,
     "text_mia_auc_cosine_high": 0.55,
     "text_mia_auc_ngram_low": 0.46,
@@ -166,7 +168,8 @@ def _upper_bounds_hold(row: dict, gate: Gate) -> bool:
         return value is not None and value <= threshold
 
     holds = all(
-        at_most(f"leak_{m}_excess_high", gate.leak_excess_max) for m in ("near", "any_identifier")
+        at_most(f"leak_{m}_excess_high", gate.leak_excess_max)
+        for m in ("near", "any_identifier", "code_part")
     ) and all(
         at_most(f"text_mia_auc_{n}_high", gate.text_membership_auc_max) for n in TEXT_MEMBERSHIP_ATTACKS
     )
@@ -187,7 +190,7 @@ def _upper_bounds_hold(row: dict, gate: Gate) -> bool:
 def test_no_evidence_passes_without_every_upper_bound_under_its_threshold(gate):
     rng = random.Random(20261127)
     passes = 0
-    for _ in range(4000):
+    for _ in range(6000):
         seeds = [(seed, _random_row(rng)) for seed in range(1, rng.randint(1, 3) + 1)]
         if rng.random() < 0.3:  # bounds drawn near the thresholds, where a wrong PASS would hide
             seeds = [
