@@ -7,11 +7,12 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from plainsight.audit import nearest
 from plainsight.code_runs import CodeRuns
 from plainsight.generation.blocking import ValueBlocker, Vocabulary
 from plainsight.methods.in_context import Blocking
 from plainsight.report.release import kept_rows, release_filter
-from test_released import measured
+from test_released import audit_alone, bag_of_words, corpus_tables, icl_corpus, measured
 
 CASE_NUMBER = "XXX-2022-8363"
 NOTES = {
@@ -131,3 +132,32 @@ def test_icl_pe_blocks_the_serial_under_another_prefix(tiny_tokenizer, vocabular
     assert four[0] not in with_runs.banned(other)
     another_year = tiny_tokenizer("case LY-2023-836", add_special_tokens=False).input_ids
     assert not with_runs.banned(another_year) & {completing}
+
+
+def test_a_trained_method_counts_distinct_serials_and_a_corpus_without_codes_has_nothing_to_match(
+    monkeypatch,
+):
+    monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
+    docs, codes, spans = case_notes()
+    _, _, counts = measured(
+        generations().drop(columns=["context_doc_ids", "context_segments"]), "ft", docs, spans, codes
+    )
+    # the serials only the fine-tuning notes hold against those only held-out notes hold, one per note
+    assert counts["measures"]["code_part"] | {"member_documents": None, "control_documents": None} == {
+        "member_hits": 1,
+        "members": 4,
+        "control_hits": 0,
+        "controls": 4,
+        "member_documents": None,
+        "control_documents": None,
+    }
+    # a corpus without code values: nothing to match, and the record says so instead of leaving no evidence
+    docs, codes, spans = corpus_tables(4)
+    corpus = icl_corpus(["alpha met delta", "nothing"], [[0], [1]]).drop(
+        columns=["context_doc_ids", "context_segments"]
+    )
+    measured_corpus = measured(corpus, "ft", docs, spans, codes)
+    assert measured_corpus[2]["measures"]["code_part"]["members"] == 0
+    record = audit_alone("ft", measured_corpus, docs, codes, spans, with_control_rows=False)["ft"].record
+    assert record["leak_code_part_members"] == 0 and record["leak_code_part_controls"] == 0
+    assert "leak_code_part_excess" not in record

@@ -17,6 +17,7 @@ from plainsight.audit.gate import (
     PASS,
     Gate,
     evidence,
+    nothing_to_match,
     seeds_verdict,
     verdict,
 )
@@ -49,6 +50,23 @@ def test_every_upper_bound_under_its_threshold_passes_on_a_formal_guarantee():
     result = verdict(CLEAN, Gate(), trained=False)
     assert result["verdict"] == PASS and result["verdict_kind"] == FORMAL
     assert "formal epsilon 0.50 per unit (max 1.00), not refuted" in result["verdict_reasons"]
+
+
+def test_a_measure_with_nothing_to_match_is_left_out_and_one_without_evidence_is_not():
+    codeless = {k: v for k, v in CLEAN.items() if not k.startswith("leak_code_part")}
+    # a corpus without code values: the code-part leak has no items on either side
+    nothing = verdict({**codeless, **nothing_to_match("code_part")}, Gate(), trained=True)
+    assert nothing["verdict"] == PASS
+    assert "code-part" not in nothing["verdict_reasons"]
+    # no record at all (not measured): no evidence, never a PASS
+    unmeasured = verdict(codeless, Gate(), trained=True)
+    assert unmeasured["verdict"] == INCONCLUSIVE
+    assert "code-part leak excess: no evidence in this run" in unmeasured["verdict_reasons"]
+    # nothing to match in every measure of the criterion: no evidence either
+    empty = {k: v for k, v in codeless.items() if not k.startswith(("leak_near", "leak_any_identifier"))}
+    for measure in ("near", "any_identifier", "code_part"):
+        empty |= nothing_to_match(measure)
+    assert verdict(empty, Gate(), trained=True)["verdict"] == INCONCLUSIVE
 
 
 def test_a_lower_bound_over_a_threshold_fails_and_names_the_criterion():

@@ -36,7 +36,7 @@ from plainsight.audit.evidence import (
     excess_record,
     released_text_epsilon,
 )
-from plainsight.audit.gate import Gate
+from plainsight.audit.gate import Gate, nothing_to_match
 from plainsight.audit.guarantee import guarantee_evidence
 from plainsight.audit.nearest import NEAREST_RANKS, embed, nearest_rows, top_cosines, training_segments
 from plainsight.audit.reidentification import RealUnits, reidentification
@@ -132,6 +132,8 @@ def evidence_record(counts: Mapping[str, Any], audit: Mapping[str, Any], judging
         if measure_counts["members"] and measure_counts["controls"]:
             threshold = judging.gate.threshold(leak_measure(measure).threshold_key)
             record.update(excess_record(measure, excess_of(measure_counts, counts["design"]), threshold))
+        elif not measure_counts["members"] and not measure_counts["controls"]:
+            record.update(nothing_to_match(measure))
     leaked = counts["measures"]["any_identifier"]
     if leaked["members"] and leaked["controls"]:
         record["released_text_epsilon"] = released_text_epsilon(
