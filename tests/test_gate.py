@@ -9,7 +9,7 @@ import random
 import pandas as pd
 import pytest
 
-from plainsight.audit.criteria import Gate
+from plainsight.audit.criteria import Gate, nothing_to_match
 from plainsight.audit.gate import EMPIRICAL, FORMAL, POLICY, seeds_verdict, verdict
 from plainsight.audit.outcomes import FAIL, INCONCLUSIVE, PASS, evidence
 from plainsight.audit.text_evidence import TEXT_MEMBERSHIP_ATTACKS
@@ -19,6 +19,8 @@ CLEAN = {
     "leak_any_identifier_excess_high": 0.03,
     "leak_near_excess_low": -0.01,
     "leak_near_excess_high": 0.04,
+    "leak_code_part_excess_low": -0.02,
+    "leak_code_part_excess_high": 0.02,
     "text_mia_auc_cosine_low": 0.45,
     "text_mia_auc_cosine_high": 0.55,
     "text_mia_auc_ngram_low": 0.46,
@@ -42,6 +44,23 @@ def test_every_upper_bound_under_its_threshold_passes_on_a_formal_guarantee():
     result = verdict(CLEAN, Gate(), trained=False)
     assert result["verdict"] == PASS and result["verdict_kind"] == FORMAL
     assert "formal epsilon 0.50 per unit (max 1.00), not refuted" in result["verdict_reasons"]
+
+
+def test_a_measure_with_nothing_to_match_is_left_out_and_one_without_evidence_is_not():
+    codeless = {k: v for k, v in CLEAN.items() if not k.startswith("leak_code_part")}
+    # a corpus without code values: the code-part leak has no items on either side
+    nothing = verdict({**codeless, **nothing_to_match("code_part")}, Gate(), trained=True)
+    assert nothing["verdict"] == PASS
+    assert "code-part" not in nothing["verdict_reasons"]
+    # no record at all (not measured): no evidence, never a PASS
+    unmeasured = verdict(codeless, Gate(), trained=True)
+    assert unmeasured["verdict"] == INCONCLUSIVE
+    assert "code-part leak excess: no evidence in this run" in unmeasured["verdict_reasons"]
+    # nothing to match in every measure of the criterion: no evidence either
+    empty = {k: v for k, v in codeless.items() if not k.startswith(("leak_near", "leak_any_identifier"))}
+    for measure in ("near", "any_identifier", "code_part"):
+        empty |= nothing_to_match(measure)
+    assert verdict(empty, Gate(), trained=True)["verdict"] == INCONCLUSIVE
 
 
 def test_a_lower_bound_over_a_threshold_fails_and_names_the_criterion():
@@ -221,7 +240,9 @@ def _upper_bounds_hold(row: dict, gate: Gate, trained: bool) -> bool:
             return valid_under(excess, gate.text_membership_auc_max, shift=0.5)
         return valid_under(f"text_mia_auc_{attack}", gate.text_membership_auc_max)
 
-    holds = all(valid_under(f"leak_{m}_excess", gate.leak_excess_max) for m in ("near", "any_identifier"))
+    holds = all(
+        valid_under(f"leak_{m}_excess", gate.leak_excess_max) for m in ("near", "any_identifier", "code_part")
+    )
     holds = holds and all(text_attack_holds(n) for n in TEXT_MEMBERSHIP_ATTACKS)
     holds = holds and valid_under("leak_verbatim_excess", gate.verbatim_excess_max)
     if "unit_linkage" in gate.criteria:
@@ -251,7 +272,7 @@ def _upper_bounds_hold(row: dict, gate: Gate, trained: bool) -> bool:
 def test_no_evidence_passes_without_every_upper_bound_under_its_threshold(criteria):
     rng = random.Random(20261127)
     passes = 0
-    for _ in range(4000):
+    for _ in range(6000):
         gate = Gate(criteria=criteria) if rng.random() < 0.5 else _random_gate(rng, criteria)
         trained = rng.random() < 0.5
         seeds = [(seed, _random_row(rng)) for seed in range(1, rng.randint(1, 3) + 1)]

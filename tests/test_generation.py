@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -28,6 +29,7 @@ from plainsight.generation.slots import Row
 from plainsight.matching import leaked_values
 from plainsight.methods.registry import method
 from plainsight.models import load_model
+from plainsight.settings import CodeRunsConfig
 
 SETTINGS = SamplingSettings(max_new_tokens=12, temperature=1.0, top_p=0.95, batch_size=2, group_size=4)
 PROMPTS = [
@@ -319,6 +321,21 @@ def test_near_variants_of_blocked_values_are_regenerated(monkeypatch, tiny_token
     assert results[0].text == "Clean text."
 
 
+def test_a_blocked_digit_run_under_another_prefix_is_regenerated(monkeypatch, tiny_tokenizer):
+    texts = {0: "Seen under case LY-2022-8363.", 1: "Seen under case LY 2022 / 83 63 again.", 2: "Seen."}
+    fake = ScriptedDecoder(
+        lambda attempt, prompt, generator: texts[min(attempt, 2)], monkeypatch, tiny_tokenizer
+    )
+    settings = SamplingSettings(
+        max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=1, max_regenerations=1
+    )
+    request = Request("a", ["XXX-2022-8363"], digit_runs=["20228363"])
+    results = Generator(None, tiny_tokenizer, settings).run([request], seed=0)
+    assert fake.calls == [("a", 0), ("a", 1)]
+    # the last attempt still holds it: kept, and recorded
+    assert results[0].regenerations == 1 and results[0].leaked_blocked == ["20228363"]
+
+
 def test_without_regenerations_a_leak_is_only_recorded(monkeypatch, tiny_tokenizer):
     fake = ScriptedDecoder(lambda attempt, prompt, generator: "mr cengiz polat", monkeypatch, tiny_tokenizer)
     settings = SamplingSettings(max_new_tokens=5, temperature=1.0, top_p=1.0, batch_size=2)
@@ -569,10 +586,16 @@ GENERATION_CONFIG = {
     "shards": 2,
 }
 SAMPLING_PARAMS = {"max_new_tokens": 64, "temperature": 0.7, "top_p": 0.9, "batch_size": 4, "group_size": 32}
+CODE_RUNS = {"entity_types": ["CODE"], "min_digits": 4}
+# the settings as a rule reads them: the generation block, and the code runs a blocking method blocks
+RULE_CONFIG = SimpleNamespace(
+    generation=SimpleNamespace(**GENERATION_CONFIG),
+    metrics=SimpleNamespace(code_runs=CodeRunsConfig(entity_types=("CODE",), min_digits=4)),
+)
 
 
 def test_generation_params_hold_only_what_the_method_reads():
-    generation, sampling = GENERATION_CONFIG, SAMPLING_PARAMS
+    generation, sampling = RULE_CONFIG, SAMPLING_PARAMS
     assert generation_params(method("ft_mask"), generation, "corpus") == sampling
     assert generation_params(method("icl"), generation, "corpus") == {
         **sampling,
@@ -586,11 +609,12 @@ def test_generation_params_hold_only_what_the_method_reads():
         "max_prompt_tokens": 4096,
         "max_regenerations": 3,
         "blocking": "values_and_parts",
+        "code_runs": CODE_RUNS,
     }
 
 
 def test_a_job_reads_its_generation_params_as_settings():
-    icl_pe = GenerationSettings.from_params(generation_params(method("icl_pe"), GENERATION_CONFIG, "corpus"))
+    icl_pe = GenerationSettings.from_params(generation_params(method("icl_pe"), RULE_CONFIG, "corpus"))
     assert icl_pe == GenerationSettings(
         **SAMPLING_PARAMS,
         max_prompt_tokens=4096,
@@ -598,8 +622,9 @@ def test_a_job_reads_its_generation_params_as_settings():
         generations_per_segment=4,
         max_regenerations=3,
         blocking="values_and_parts",
+        code_runs=CODE_RUNS,
     )
-    trained = GenerationSettings.from_params(generation_params(method("ft"), GENERATION_CONFIG, "corpus"))
+    trained = GenerationSettings.from_params(generation_params(method("ft"), RULE_CONFIG, "corpus"))
     assert trained == GenerationSettings(**SAMPLING_PARAMS)
     assert trained.generations_per_segment is None
     with pytest.raises(TypeError, match="threads"):

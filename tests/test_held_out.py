@@ -80,6 +80,7 @@ def test_hits_per_measure():
         "any_identifier": True,
         "verbatim": True,  # "lodged the application with the" (5 words) is A's
         "unit_linkage": False,  # no value that singles out one case: "European Court" is three cases'
+        "code_part": False,  # no code value
     }
     assert measure_hits(text, Source.of([C], real()), real()) == dict.fromkeys(hits, False)
 

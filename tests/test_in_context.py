@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from conftest import FICTIONAL_POOLS, RESOURCES
+from plainsight.code_runs import CodeRuns
 from plainsight.codes.control_code import (
     build_entities,
     entities_to_records,
@@ -176,12 +177,18 @@ def test_blocking_for_a_corpus_learns_its_ordinary_words(codes):
         ("d2", 0): "The Ministry of Justice, the Ministry and Henrik Hasslund.",
         ("d3", 0): "The court heard Maria Novak on 3 May 2001.",
     }
-    blocking = Blocking.for_corpus("values_and_parts", codes, texts)
+    phones = CodeRuns(frozenset({"CODE", "MISC"}), 6)
+    blocking = Blocking.for_corpus("values_and_parts", codes, texts, phones)
+    assert blocking.code_runs == phones
     assert {"the", "ministry"} <= blocking.common_words  # outside private values in d1 and d2
     assert "ankara" not in blocking.common_words and "polat" not in blocking.common_words
     entities = [[("ORG", "Ministry of Justice"), ("LOC", "Ankara")]]
     assert blocking.blocked(entities) == ("Ministry of Justice", "Ankara", "Justice")
     assert Blocking("values").blocked(entities) == ("Ministry of Justice", "Ankara")
+    # the digit runs of the configured code types, of the configured length
+    numbers = [[("MISC", "tel. +90 312 555 01 02"), ("CODE", "no. 4059"), ("QUANTITY", "1234567")]]
+    assert blocking.digit_runs(numbers) == ("3125550102",)
+    assert Blocking("values").digit_runs(numbers) == ()
     with pytest.raises(ValueError, match="blocking"):
         Blocking("everything")
 

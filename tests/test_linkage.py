@@ -57,6 +57,7 @@ METRICS = {
     "partial_leak_min_letters": 4,
     "verbatim_ngram": 10,
     "linkage_quasi_min": 2,
+    "code_runs": {"entity_types": ["CODE"], "min_digits": 4},
     "document": {"min_words": 1, "max_code_copy_share": 0.5, "max_repeated_4gram_share": 0.5},
 }
 

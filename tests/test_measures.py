@@ -60,11 +60,12 @@ def test_the_registry_holds_each_measure_once_with_its_criterion():
         "partial",
         "near",
         "any_identifier",
+        "code_part",
         "verbatim",
         "unit_linkage",
         "joint_linkage",
     ]
-    assert [m.name for m in judged_by("leak_excess")] == ["near", "any_identifier"]
+    assert [m.name for m in judged_by("leak_excess")] == ["near", "any_identifier", "code_part"]
     assert [m.name for m in judged_by("verbatim")] == ["verbatim"]
     assert [m.name for m in judged_by("unit_linkage")] == ["unit_linkage"]
     # joint linkage is reported, not judged, and has no paired control: its hit needs the whole corpus

@@ -517,6 +517,7 @@ def test_a_run_is_measured_by_its_method_familys_definitions(docs, spans):
         "partial_leak_min_letters": 4,
         "verbatim_ngram": 5,
         "linkage_quasi_min": 2,
+        "code_runs": {"entity_types": ["CODE"], "min_digits": 4},
         "document": {"min_words": 40, "max_code_copy_share": 0.5, "max_repeated_4gram_share": 0.5},
     }
     criteria = DocumentCriteria.from_config(metrics["document"])

@@ -73,6 +73,7 @@ def frames(drop: str = "any_identifier"):
             "near_leak": [True, True, False, False, False, False],
             "near_leaked_values": [["Berg"], ["Anna Berg", "Berg"], [], [], [], []],
             "unit_linked": [False, True, False, False, False, False],  # Anna Berg is one client's
+            "code_part_leak": [False] * 6,
             "leaked_identifier_values": [[], ["Anna Berg"], [], ["Tromso"], [], []],
             "leaked_value_classes": [[], ["source_specific"], [], ["common"], [], []],
         }

@@ -61,7 +61,12 @@ REAL_TEST = "Ms Joanna Nowak lives in Gdansk."
 # markup in a real value: the person view shows it as text
 REAL_C = "Mr Piotr Zielinski chairs the <b>Amber</b> Guild in Gdynia."
 # the metrics' matching settings, as rule privacy_metrics reads them
-METRICS = {"partial_leak_min_letters": 4, "verbatim_ngram": 10, "linkage_quasi_min": 2}
+METRICS = {
+    "partial_leak_min_letters": 4,
+    "verbatim_ngram": 10,
+    "linkage_quasi_min": 2,
+    "code_runs": {"entity_types": ["CODE"], "min_digits": 4},
+}
 
 
 def _spans_of(

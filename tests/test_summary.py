@@ -42,6 +42,9 @@ UNDECIDED_ROW = {
     "leak_any_identifier_excess": 0.0,
     "leak_any_identifier_excess_low": -0.02,
     "leak_any_identifier_excess_high": 0.03,
+    "leak_code_part_excess": 0.0,
+    "leak_code_part_excess_low": -0.02,
+    "leak_code_part_excess_high": 0.03,
 }
 FAILING_ROW = {**UNDECIDED_ROW, "leak_near_excess_low": 0.12, "leak_near_excess_high": 0.30}
 GATE = Gate(criteria=("leak_excess", "epsilon"))

@@ -171,6 +171,18 @@ class DocumentConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class CodeRunsConfig:
+    """`metrics.code_runs`: the entity types whose values are codes, and the fewest digits of a
+    distinctive run (`plainsight.code_runs`)."""
+
+    entity_types: tuple[str, ...] = ("CODE",)
+    min_digits: int = 4
+
+    def as_written(self) -> dict[str, Any]:
+        return {"entity_types": list(self.entity_types), "min_digits": self.min_digits}
+
+
+@dataclass(frozen=True, kw_only=True)
 class MetricsConfig:
     """`metrics`: the privacy metrics, and when a generation counts as a document."""
 
@@ -178,6 +190,7 @@ class MetricsConfig:
     document: DocumentConfig
     documents_warn_below: float
     linkage_quasi_min: int = 2
+    code_runs: CodeRunsConfig = field(default_factory=CodeRunsConfig)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -112,7 +112,7 @@ rule canary_generations:
         gpu_memory_mb=gpu_memory_mb("canary_generations"),
     params:
         generation=lambda wildcards: generation_params(
-            registry.method(wildcards.method), config["generation"], "corpus"
+            registry.method(wildcards.method), CONFIG_SETTINGS, "corpus"
         ),
         shard={"index": 0, "count": 1},
         generations=config["prefix_tuning"]["generations"],
@@ -149,7 +149,7 @@ rule canary_generations_in_context:
         gpu_memory_mb=gpu_memory_mb("canary_generations_in_context"),
     params:
         generation=lambda wildcards: generation_params(
-            registry.method(wildcards.method), config["generation"], "corpus"
+            registry.method(wildcards.method), CONFIG_SETTINGS, "corpus"
         ),
         shard={"index": 0, "count": 1},
         surrogates=config["codes"]["surrogates"],

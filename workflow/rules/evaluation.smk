@@ -106,7 +106,7 @@ rule mauve_texts:
         gpu_memory_mb=gpu_memory_mb("mauve_texts"),
     params:
         generation=lambda wildcards: generation_params(
-            registry.method(wildcards.method), config["generation"], "mauve"
+            registry.method(wildcards.method), CONFIG_SETTINGS, "mauve"
         ),
         mauve_samples=config["utility"]["mauve"]["samples"],
         model=lambda wildcards: model_source(variant_model(wildcards)),

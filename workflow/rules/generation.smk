@@ -50,7 +50,7 @@ rule generate_icl:
         gpu_memory_mb=gpu_memory_mb("generate_icl"),
     params:
         generation=lambda wildcards: generation_params(
-            registry.method(wildcards.method), config["generation"], "corpus"
+            registry.method(wildcards.method), CONFIG_SETTINGS, "corpus"
         ),
         shard=generation_shard,
         surrogates=config["codes"]["surrogates"],
@@ -85,7 +85,7 @@ rule generate_trained:
         gpu_memory_mb=gpu_memory_mb("generate_trained"),
     params:
         generation=lambda wildcards: generation_params(
-            registry.method(wildcards.method), config["generation"], "corpus"
+            registry.method(wildcards.method), CONFIG_SETTINGS, "corpus"
         ),
         shard=generation_shard,
         generations=config["prefix_tuning"]["generations"],
@@ -117,7 +117,7 @@ rule generate_zero_learning:
         gpu_memory_mb=gpu_memory_mb("generate_zero_learning"),
     params:
         generation=generation_params(
-            registry.method(prompting_method()), config["generation"], "corpus"
+            registry.method(prompting_method()), CONFIG_SETTINGS, "corpus"
         ),
         generations=config["prefix_tuning"]["generations"],
         label=NEGATIVE_CONTROL,
@@ -156,7 +156,7 @@ rule generate_private_selection:
         gpu_memory_mb=gpu_memory_mb("generate_private_selection"),
     params:
         generation=lambda wildcards: generation_params(
-            registry.method(wildcards.method), config["generation"], "corpus"
+            registry.method(wildcards.method), CONFIG_SETTINGS, "corpus"
         ),
         settings=selection_settings,
         embedder=config["private_selection"]["embedder"],

@@ -264,10 +264,24 @@ def leak_label(measure: LeakMeasure, row: Mapping[str, Any]) -> str:
     return measure.evidence_label if unit is None else f"{measure.evidence_label} (share of {unit})"
 
 
+def nothing_to_match(measure: str) -> dict[str, int]:
+    """The audit columns of a measure whose items neither side has (a corpus without code values, for the
+    code-part leak of a trained method): no members, no controls."""
+    return {f"leak_{measure}_members": 0, f"leak_{measure}_controls": 0}
+
+
+def _matches_something(row: Mapping[str, Any], measure: LeakMeasure) -> bool:
+    sides = (row.get(f"leak_{measure.name}_{side}") for side in ("members", "controls"))
+    return any(count != 0 for count in sides)
+
+
 def _judge_leak(criterion: str, row: Mapping[str, Any], gate: Gate) -> Outcome:
-    """A leak criterion: the excess of every measure that declares it, each against its threshold."""
+    """A leak criterion: the excess of every measure that declares it, each against its threshold. A
+    measure with nothing to match in the corpus (`nothing_to_match`) cannot leak and is left out, unless
+    it leaves no measure: then there is no evidence."""
+    measures = judged_by(criterion)
     judged = []
-    for m in judged_by(criterion):
+    for m in [m for m in measures if _matches_something(row, m)] or list(measures):
         threshold = gate.threshold(m.threshold_key)
         outcome = bounded(
             row.get(f"leak_{m.name}_excess_low"),

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL
-from plainsight.audit.criteria import Gate
+from plainsight.audit.criteria import Gate, nothing_to_match
 from plainsight.audit.evidence import (
     conclusion,
     detectable_auc,
@@ -140,6 +140,8 @@ def evidence_record(counts: Mapping[str, Any], audit: Mapping[str, Any], judging
         if measure_counts["members"] and measure_counts["controls"]:
             threshold = judging.gate.threshold(leak_measure(measure).threshold_key)
             record.update(excess_record(measure, excess_of(measure_counts, counts["design"]), threshold))
+        elif not measure_counts["members"] and not measure_counts["controls"]:
+            record.update(nothing_to_match(measure))
     leaked = counts["measures"]["any_identifier"]
     if leaked["members"] and leaked["controls"]:
         record["released_text_epsilon"] = released_text_epsilon(

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from plainsight.code_runs import held_runs
 from plainsight.entities import SegmentKey
 from plainsight.evaluation.real_segments import RealValues, Source, word_ngrams
 from plainsight.matching import (
@@ -60,6 +61,11 @@ class Side:
     def name_words(self) -> list[str]:
         """The words of this side's person names that occur on this side only."""
         return name_words(_only_in(self.real.persons, self.keys, self.others), self.real.min_letters)
+
+    @cached_property
+    def code_runs(self) -> list[str]:
+        """The distinctive digit runs of code values that occur on this side only."""
+        return _only_in(self.real.code_runs, self.keys, self.others)
 
     @cached_property
     def any_values(self) -> list[str]:
@@ -123,6 +129,13 @@ def _any_identifier_items(side: Side) -> HeldItems:
     return _held_items(
         side.corpus, side.any_values, side.documents_of_values(side.real.any_values, side.any_values)
     )
+
+
+def _code_part_items(side: Side) -> HeldItems:
+    # generation by generation: the corpus's separators between generations could join two runs
+    held = set().union(*(held_runs(text, side.code_runs) for text in side.generations))
+    documents = side.documents_of_values(side.real.code_runs, side.code_runs)
+    return [(document, run in held) for document, run in zip(documents, side.code_runs)]
 
 
 def _near_items(side: Side) -> HeldItems:
@@ -286,6 +299,20 @@ REGISTRY: dict[str, LeakMeasure] = {
             review_flag="any",
             drop_reason="a real direct or quasi identifier of any document of the corpus",
             held_items=_any_identifier_items,
+        ),
+        LeakMeasure(
+            "code_part",
+            "Code part",
+            "code-part leak excess",
+            "the distinctive digit run of a real code value, under any prefix, spacing or punctuation",
+            "code_part_leak",
+            lambda text, source, _real: bool(held_runs(text, source.code_runs)),
+            unit="distinct code digit runs",
+            criterion="leak_excess",
+            review_flag="code",
+            drop_reason="the digit run of a real code value (a case or phone number under another prefix or "
+            "spacing)",
+            held_items=_code_part_items,
         ),
         LeakMeasure(
             "verbatim",

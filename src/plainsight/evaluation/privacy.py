@@ -38,6 +38,7 @@ from typing import Any, get_args
 import numpy as np
 import pandas as pd
 
+from plainsight.code_runs import DEFAULT_CODE_RUNS, CodeRuns
 from plainsight.codes.control_code import build_entities, select_spans
 from plainsight.codes.fictional import EXCLUDED_TYPES
 from plainsight.data.segments import segment_texts
@@ -407,9 +408,11 @@ def real_values(
     verbatim_ngram: int,
     min_letters: int,
     linkage_quasi_min: int = LINKAGE_QUASI_MIN,
+    code_runs: CodeRuns = DEFAULT_CODE_RUNS,
 ) -> RealValues:
     """The real corpus as the held-out control matches it, with each segment's privacy unit and its
-    direct and quasi values apart, which unit linkage reads."""
+    direct and quasi values apart, which unit linkage reads, and the distinctive digit runs of its code
+    values (`code_runs`)."""
     return RealValues(
         values=gold_values_by_segment(spans, idset),
         persons=gold_values_by_segment(spans, idset, {"PERSON"}),
@@ -422,7 +425,17 @@ def real_values(
         direct=gold_values_by_segment(spans, "direct"),
         quasi=gold_values_by_segment(spans, "quasi"),
         linkage_quasi_min=linkage_quasi_min,
+        code_runs=segment_code_runs(spans, idset, code_runs),
     )
+
+
+def segment_code_runs(spans: pd.DataFrame, idset: str, code_runs: CodeRuns) -> dict[SegmentKey, list[str]]:
+    """Each segment's distinctive digit runs of the code values of the identifier set; segments
+    without one are absent."""
+    by_segment = {
+        key: code_runs.distinctive(entities) for key, entities in _gold_entities(spans, idset).items()
+    }
+    return {key: runs for key, runs in by_segment.items() if runs}
 
 
 def configured_real_values(
@@ -437,6 +450,7 @@ def configured_real_values(
         metrics["verbatim_ngram"],
         metrics["partial_leak_min_letters"],
         metrics["linkage_quasi_min"],
+        CodeRuns.from_config(metrics["code_runs"]),
     )
 
 

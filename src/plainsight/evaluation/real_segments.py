@@ -36,6 +36,8 @@ class RealValues:
     direct: Mapping[SegmentKey, list[str]] = field(default_factory=dict)  # direct identifiers only
     quasi: Mapping[SegmentKey, list[str]] = field(default_factory=dict)  # quasi identifiers only
     linkage_quasi_min: int = LINKAGE_QUASI_MIN
+    # the distinctive digit runs of the code values of the run's identifier set (`plainsight.code_runs`)
+    code_runs: Mapping[SegmentKey, list[str]] = field(default_factory=dict)
     _ngrams: dict[SegmentKey, set] = field(default_factory=dict, repr=False)
     _holders: dict[str, frozenset[SegmentKey]] = field(default_factory=dict, repr=False)
     _common_words: frozenset[str] | None = field(default=None, repr=False)
@@ -108,6 +110,7 @@ class Source:
     values: list[str]
     persons: list[str]
     any_values: list[str]
+    code_runs: list[str]
     near: NearMatcher
     ngrams: tuple[set, ...]
 
@@ -121,6 +124,7 @@ class Source:
             values,
             persons,
             real.union(real.any_values, keys),
+            real.union(real.code_runs, keys),
             NearMatcher([*values, *name_words(persons, real.min_letters)], real.common_words),
             tuple(real.ngrams(key) for key in keys),
         )

@@ -24,6 +24,12 @@ their near variants: a token may not make the word being written come within the
 allowed edits of one (`plainsight.matching.allowed_edits`), so "Brekkstad",
 "Brekkestam" and "Sörvik" are blocked beside "Brekkestad" and "Sørvik". The
 check runs over every token that starts or goes on with a word, in rapidfuzz.
+
+*Digit runs* (the distinctive digit runs of the blocked code values, `plainsight.code_runs`) are
+blocked whatever prefix, spacing or punctuation surrounds them: a token that holds a digit may not make
+a digit run of the text hold one ("LY-2022-83" + "63" for the run of "XXX-2022-8363", "12 34 56" + " 78"
+for that of "12345678"). Only the run the text ends in can go on, so each token with a digit is checked
+after it (`plainsight.code_runs.open_run`); a token that starts a new run is checked alone, once.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
+from plainsight.code_runs import held_runs, open_run
 from plainsight.matching import allowed_edits, fold, strip_diacritics
 
 _WHITESPACE = re.compile(rb"\s+")
@@ -118,6 +125,7 @@ class Vocabulary:
         self.starting_with = lru_cache(maxsize=None)(self._starting_with)
         self.containing = lru_cache(maxsize=None)(self._containing)
         self.near_words = lru_cache(maxsize=4096)(self.near_words)
+        self.holding_runs = lru_cache(maxsize=None)(self._holding_runs)
 
     def _starting_with(self, rest: bytes) -> tuple[int, ...]:
         """Tokens that begin with `rest` and do not run on into a longer word."""
@@ -170,6 +178,30 @@ class Vocabulary:
             for i in np.nonzero(distances <= most)[0]
             if distances[i] <= allowed_edits(min(len(candidates[i]), len(word)))
         )
+
+    @cached_property
+    def _digit_tokens(self) -> list[tuple[int, str]]:
+        """(id, text) of the tokens that hold a digit: only they can complete a digit run."""
+        decoded = (
+            (token_id, text.decode("utf-8", errors="ignore")) for token_id, text in enumerate(self.texts)
+        )
+        return [(token_id, text) for token_id, text in decoded if any(char.isdigit() for char in text)]
+
+    def _holding_runs(self, runs: tuple[str, ...]) -> tuple[int, ...]:
+        """Tokens whose own text holds one of the digit `runs`."""
+        return tuple(token_id for token_id, text in self._digit_tokens if held_runs(text, runs))
+
+    def completing_runs(self, before: str, runs: tuple[str, ...]) -> tuple[int, ...]:
+        """Tokens that, written after the open digit run `before`, make it hold one of `runs` it did not."""
+        already = set(held_runs(before, runs))
+        wanted = tuple(run for run in runs if run not in already)
+        return tuple(token_id for token_id, text in self._digit_tokens if held_runs(before + text, wanted))
+
+
+def banned_digit_runs(tail: bytes, runs: tuple[str, ...], vocabulary: Vocabulary) -> set[int]:
+    """Token ids that would make a digit run of the text after `tail` hold one of the digit `runs`."""
+    before = open_run(tail.decode("utf-8", errors="ignore"))
+    return set(vocabulary.completing_runs(before, runs) if before else vocabulary.holding_runs(runs))
 
 
 def _ends_word(text: bytes, end: int) -> bool:
@@ -228,7 +260,8 @@ def _near_prefix(written: str, word: str) -> bool:
 class ValueBlocker:
     """The blocked values of one document: which tokens may not come next after what it has generated.
 
-    `near_words` (distinctive words of the values) are blocked with their near variants too.
+    `near_words` (distinctive words of the values) are blocked with their near variants too, and
+    `digit_runs` (distinctive digit runs of its code values) under any prefix, spacing or punctuation.
     """
 
     def __init__(
@@ -237,20 +270,24 @@ class ValueBlocker:
         values: Sequence[str],
         tail_tokens: int = 48,
         near_words: Sequence[str] = (),
+        digit_runs: Sequence[str] = (),
     ):
         self.vocabulary = vocabulary
         self.values = sorted({form for value in values for form in casings(value)})
         self.near_words = sorted({fold(word) for word in near_words if allowed_edits(len(fold(word)))})
+        self.digit_runs = tuple(sorted(set(digit_runs)))
         self.tail_tokens = tail_tokens
 
     def banned(self, generated: Sequence[int]) -> set[int]:
-        """Token ids that would complete a blocked value, or a near variant of a near word, after the
-        `generated` token ids."""
-        if not self.values and not self.near_words:
+        """Token ids that would complete a blocked value, a near variant of a near word, or a blocked
+        digit run, after the `generated` token ids."""
+        if not self.values and not self.near_words and not self.digit_runs:
             return set()
         texts = self.vocabulary.texts
         tail = b"".join(texts[t] for t in generated[-self.tail_tokens :] if t < len(texts))
         banned = banned_tokens(tail, self.values, self.vocabulary)
         if self.near_words:
             banned |= banned_near_words(canonical(tail), self.near_words, self.vocabulary)
+        if self.digit_runs:
+            banned |= banned_digit_runs(tail, self.digit_runs, self.vocabulary)
         return banned

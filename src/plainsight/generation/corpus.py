@@ -138,7 +138,8 @@ def generate_corpus(
     )
     sampling = SamplingSettings.from_generation(generation, method)
     requests = [
-        Request(prompt, list(g.blocked_values), list(g.near_words)) for prompt, g in zip(prompts, planned)
+        Request(prompt, list(g.blocked_values), list(g.near_words), list(g.digit_runs))
+        for prompt, g in zip(prompts, planned)
     ]
     positions, results = Generator(model, tokenizer, sampling, common_words).run_shard(
         requests,

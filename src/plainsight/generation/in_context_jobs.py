@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from plainsight.code_runs import CodeRuns
 from plainsight.codes.fictional import Drawer
 from plainsight.codes.surrogates import fictional_drawer
 from plainsight.data.segments import SegmentKey, segment_texts
@@ -27,7 +28,9 @@ def context_blocking(common: JobCommon, codes: pd.DataFrame, texts: dict[Segment
     """What the method blocks: nothing unless it blocks its context values (then as configured)."""
     if not common.spec.blocks_context_values:
         return Blocking()
-    return Blocking.for_corpus(common.generation.blocking, codes, texts)
+    return Blocking.for_corpus(
+        common.generation.blocking, codes, texts, CodeRuns.from_config(common.generation.code_runs)
+    )
 
 
 @dataclass(frozen=True)

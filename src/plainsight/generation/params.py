@@ -8,19 +8,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from plainsight.methods import registry
+from plainsight.settings import Settings
 
 # The `generation` config keys every method's decoding reads; the others are read by some methods
 # only (`generation_params`), and `threads` and `shards` only lay out the jobs.
 SAMPLING_KEYS = ("max_new_tokens", "temperature", "top_p", "batch_size", "group_size")
 
 
-def generation_params(method: registry.Method, generation: Mapping, purpose: str) -> dict:
+def generation_params(method: registry.Method, settings: Settings, purpose: str) -> dict:
     """The `generation` settings a generate job of `method` reads, and only those: the rule's params,
-    so that changing a setting reruns the jobs it changes and no others.
+    so that changing a setting reruns the jobs it changes and no others. A method that blocks its
+    context values reads `metrics.code_runs` too: it blocks the digit runs the code-part leak counts.
 
     `purpose` is "corpus" (the method's synthetic corpus) or "mauve" (one text per sampled test
     segment, whose count is the MAUVE setting's).
     """
+    generation = settings.generation
     keys = list(SAMPLING_KEYS)
     if method.private_selection:
         # each step's prompt holds a text cut to fit; the method's own block sets its temperature
@@ -29,9 +32,14 @@ def generation_params(method: registry.Method, generation: Mapping, purpose: str
         keys += ["context_documents", "max_prompt_tokens"]
         if purpose == "corpus":
             keys.append("generations_per_segment")
+    params = {key: getattr(generation, key) for key in keys}
     if method.blocks_context_values:
-        keys += ["max_regenerations", "blocking"]
-    return {key: generation[key] for key in keys}
+        params |= {
+            "max_regenerations": generation.max_regenerations,
+            "blocking": generation.blocking,
+            "code_runs": settings.metrics.code_runs.as_written(),
+        }
+    return params
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,7 @@ class GenerationSettings:
     generations_per_segment: int | None = None  # an in-context method's corpus, per paragraph range
     max_regenerations: int | None = None  # a method that blocks its context values
     blocking: str | None = None
+    code_runs: Mapping[str, Any] | None = None  # `metrics.code_runs`, for a method that blocks
 
     @classmethod
     def from_params(cls, generation: Mapping[str, Any]) -> GenerationSettings:

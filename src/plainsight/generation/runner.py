@@ -6,7 +6,8 @@ once per run by `plainsight.generation.memory`): every prompt is prefilled
 alone, the slots decode together, and a finished document's slot goes to the
 next prompt at once, so the slots stay full until the last prompts. A document
 in which the near-leak detector (`plainsight.matching.NearMatcher`) still finds
-one of its blocked values, exactly or as a near variant, is decoded again with
+one of its blocked values, exactly or as a near variant, or that holds one of its
+blocked digit runs (`plainsight.code_runs.held_runs`), is decoded again with
 the next attempt's seed in the next free slot (at most `max_regenerations`
 times).
 
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from plainsight.code_runs import held_runs
 from plainsight.generation.blocking import ValueBlocker, Vocabulary
 from plainsight.generation.memory import batch_slots
 from plainsight.generation.params import GenerationSettings
@@ -73,6 +75,11 @@ class Request:
     prompt: str
     blocked_values: list[str] = field(default_factory=list)
     near_words: list[str] = field(default_factory=list)  # blocked with their near variants
+    digit_runs: list[str] = field(default_factory=list)  # blocked under any prefix or spacing
+
+    @property
+    def blocks(self) -> bool:
+        return bool(self.blocked_values or self.near_words or self.digit_runs)
 
 
 @dataclass
@@ -81,7 +88,15 @@ class Result:
     prompt_tokens: int
     new_tokens: int  # sampled in the last attempt, the token that ended it included
     regenerations: int = 0
-    leaked_blocked: list[str] = field(default_factory=list)  # blocked values (or near variants) still present
+    # blocked values (or near variants) and blocked digit runs still present
+    leaked_blocked: list[str] = field(default_factory=list)
+
+
+def still_leaked(request: Request, detector: NearMatcher | None, text: str) -> list[str]:
+    """The blocked values (exactly or as near variants) and the blocked digit runs a finished text holds:
+    what makes it decoded again."""
+    near = detector.found(text) if detector else []
+    return [*near, *held_runs(text, request.digit_runs)]
 
 
 def length_order(lengths: Sequence[int], ids: Sequence[int]) -> list[int]:
@@ -166,6 +181,7 @@ class Generator:
         detectors = [
             NearMatcher(r.blocked_values, self.common_words) if r.blocked_values else None for r in requests
         ]
+
         results: list[Result | None] = [None] * len(requests)
         decoder = self.decoder(max(map(len, prompt_ids), default=0), len(requests))
         sampled_tokens, started = 0, time.perf_counter()  # tokens of every attempt
@@ -173,13 +189,17 @@ class Generator:
 
         def row(position: int, attempt: int) -> Row:
             request = requests[position]
-            blocks = request.blocked_values or request.near_words
             return Row(
                 _Attempt(position, attempt),
                 prompt_ids[position],
                 torch.Generator().manual_seed(document_seed(seed, attempt, ids[position])),
-                ValueBlocker(self.vocabulary, request.blocked_values, near_words=request.near_words)
-                if blocks
+                ValueBlocker(
+                    self.vocabulary,
+                    request.blocked_values,
+                    near_words=request.near_words,
+                    digit_runs=request.digit_runs,
+                )
+                if request.blocks
                 else None,
             )
 
@@ -188,7 +208,7 @@ class Generator:
             sampled_tokens += len(done.generated)
             position, attempt = done.key.position, done.key.attempt
             text = cut_at_boundary(self.tokenizer.decode(done.generated, skip_special_tokens=True))
-            leaked = detectors[position].found(text) if detectors[position] else []
+            leaked = still_leaked(requests[position], detectors[position], text)
             if leaked and attempt < self.settings.max_regenerations:
                 progress.update(0, tokens=len(done.generated))
                 return row(position, attempt + 1)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from plainsight.code_runs import DEFAULT_CODE_RUNS, CodeRuns
 from plainsight.codes.control_code import Entities, format_code, records_to_entities
 from plainsight.codes.fictional import EXCLUDED_TYPES, Drawer
 from plainsight.entities import ENTITY_TYPES
@@ -35,23 +36,32 @@ class Blocking:
     `values`: each value of the context codes, whole (the paper). `values_and_parts`: also their
     distinctive words (`plainsight.matching.distinctive_words`: a person's name words; words of an
     organisation or place that the corpus does not use outside its private values, `common_words`),
-    and the near variants of those words (`plainsight.generation.blocking`).
+    the near variants of those words (`plainsight.generation.blocking`), and the distinctive digit runs
+    of their code values under any prefix, spacing or punctuation (`code_runs`, as the code-part leak
+    measure reads them).
     """
 
     mode: str = "values"
     common_words: frozenset[str] = frozenset()
+    code_runs: CodeRuns = DEFAULT_CODE_RUNS
 
     def __post_init__(self):
         if self.mode not in BLOCKING_MODES:
             raise ValueError(f"unknown blocking {self.mode!r}: expected one of {BLOCKING_MODES}")
 
     @classmethod
-    def for_corpus(cls, mode: str, codes: pd.DataFrame, texts: dict[tuple[str, int], str]) -> Blocking:
+    def for_corpus(
+        cls,
+        mode: str,
+        codes: pd.DataFrame,
+        texts: dict[tuple[str, int], str],
+        code_runs: CodeRuns,
+    ) -> Blocking:
         """`mode` with the ordinary words of the corpus of `codes` and segment `texts`."""
         values = {
             key: [value for _, value in entities] for key, entities in _entities_by_segment(codes).items()
         }
-        return cls(mode, public_words(texts, values))
+        return cls(mode, public_words(texts, values), code_runs)
 
     def blocked(self, context_entities: list[Entities]) -> tuple[str, ...]:
         """The values and words that may not be written."""
@@ -68,6 +78,12 @@ class Blocking:
         return tuple(
             private_parts([pair for entities in context_entities for pair in entities], self.common_words)
         )
+
+    def digit_runs(self, context_entities: list[Entities]) -> tuple[str, ...]:
+        """The digit runs that may not be written under any prefix, spacing or punctuation."""
+        if self.mode != "values_and_parts":
+            return ()
+        return tuple(self.code_runs.distinctive(pair for entities in context_entities for pair in entities))
 
 
 def context_pool(codes: pd.DataFrame, segment: int, needed: int = 3) -> list[tuple[str, int]]:
@@ -159,6 +175,7 @@ def _planned(
         target,
         blocking.blocked(context_entities),
         blocking.near_words(context_entities),
+        blocking.digit_runs(context_entities),
     )
 
 

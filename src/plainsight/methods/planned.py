@@ -19,3 +19,4 @@ class PlannedGeneration:
     target_entities: Entities
     blocked_values: tuple[str, ...]
     near_words: tuple[str, ...] = ()  # blocked with their near variants
+    digit_runs: tuple[str, ...] = ()  # distinctive digit runs of code values, blocked under any prefix
