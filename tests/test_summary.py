@@ -142,7 +142,10 @@ def test_a_method_without_a_formal_guarantee_is_not_releasable_by_policy_with_it
     assert (
         f"**NOT RELEASABLE BY POLICY** under the threat model that {THREAT}: the gate's policy requires a "
         "formal guarantee that covers the release, and no sample can stand in for one: no formal guarantee: "
-        "only a differentially private release can pass; empirical evidence: INCONCLUSIVE." in lines(page)
+        "only a differentially private release can pass (cannot be decided by a larger sample: needs a "
+        "formal guarantee of epsilon <= 1 per 'unit' with delta x units <= 0.1, or a policy that accepts "
+        "empirical evidence, release.gate.policy: empirical_evidence); empirical evidence: INCONCLUSIVE."
+        in lines(page)
     )
     assert (
         f"**{NOT_FOR_RELEASE}.** The verdict is NOT RELEASABLE BY POLICY, not PASS, and nobody has signed it "

@@ -12,6 +12,7 @@ from plainsight.audit.released_text_job import (
     CorpusFiles,
     Judging,
     RunInputs,
+    records_by_method,
     released_delta,
     write_run_audit,
 )
@@ -30,12 +31,9 @@ def main(job: RuleJob) -> None:
         job.params.metrics,
         job.input.codes,
     )
-    # each guaranteed method's mechanism records, in the order the rule lists them
-    guarantees = {}
-    for method, path in zip(job.params.guaranteed, job.input.guarantees):
-        guarantees.setdefault(method, []).append(path)
+    guarantees = records_by_method(job.params.guaranteed, job.input.guarantees)
     corpora = [
-        CorpusFiles(method, *files, tuple(guarantees.get(method, ())))
+        CorpusFiles(method, *files, guarantees.get(method, ()))
         for method, *files in zip(
             job.params.methods, job.input.corpora, job.input.metrics, job.input.controls
         )

@@ -93,6 +93,15 @@ def released_delta(inputs: RunInputs, delta: float | None, privacy_unit: str) ->
     return dp_delta(delta, privacy_units(inputs.docs, inputs.codes, privacy_unit))
 
 
+def records_by_method(methods: Sequence[str], paths: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Each method's mechanism records, from the rule's parallel lists (a method once per record), in the
+    order the rule lists them."""
+    grouped: dict[str, list[str]] = {}
+    for method, path in zip(methods, paths, strict=True):
+        grouped.setdefault(method, []).append(path)
+    return {method: tuple(records) for method, records in grouped.items()}
+
+
 @dataclass(frozen=True)
 class CorpusFiles:
     """One audited corpus: its method, its files, and where it claims a formal guarantee the records of
