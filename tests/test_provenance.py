@@ -31,6 +31,9 @@ FIXTURE = Path(__file__).parent / "fixtures" / "provenance_codes_from_real_segme
 CORPUS = "results/tab/known/direct/synthetic/dpsgd/seed1.parquet"
 RELEASED = "results/tab/known/direct/released_codes/dpsgd"
 DATA_FILE = "results/release/tab/known/direct/dpsgd/synthetic.jsonl"
+CARD = "results/release/tab/known/direct/dpsgd/README.md"
+# what leaves with a bundle: every file of its public part
+PUBLIC_FILES = ("synthetic.jsonl", "README.md")
 
 
 @pytest.fixture(scope="module")
@@ -79,17 +82,25 @@ def test_the_registry_declares_the_private_files_and_release_mechanisms(provenan
 
 
 def test_codes_from_real_segments_leave_an_unaccounted_path(provenance):
-    paths = unaccounted_paths(fixture_jobs(), provenance, [CORPUS, DATA_FILE])
-    assert set(paths) == {CORPUS, DATA_FILE}
+    paths = unaccounted_paths(fixture_jobs(), provenance, [CORPUS, DATA_FILE, CARD])
+    assert set(paths) == {CORPUS, DATA_FILE, CARD}
     path = paths[CORPUS]
     assert provenance.is_private(path[0]) and path[-1] == CORPUS
     assert "results/tab/known/direct/models/dpsgd/seed1" not in path  # the adapter is accounted
-    assert provenance.is_private(paths[DATA_FILE][0]) and paths[DATA_FILE][-1] == DATA_FILE
+    for public in (DATA_FILE, CARD):
+        assert provenance.is_private(paths[public][0]) and paths[public][-1] == public
 
 
-def test_released_codes_alone_leave_the_data_file_written_beside_the_card_unaccounted(provenance):
+def test_released_codes_alone_leave_the_data_file_and_card_written_from_private_inputs_unaccounted(
+    provenance,
+):
     jobs = released_design(fixture_jobs())
-    assert set(unaccounted_paths(jobs, provenance, [CORPUS, DATA_FILE])) == {DATA_FILE}
+    # the fixture's bundle rule writes both from the spans and the documents, beside the corpus
+    assert set(unaccounted_paths(jobs, provenance, [CORPUS, DATA_FILE, CARD])) == {DATA_FILE, CARD}
+    assert unaccounted_paths(jobs, provenance, [CARD])[CARD][0] in {
+        "results/tab/spans.parquet",
+        "results/tab/docs.parquet",
+    }
 
 
 def test_released_codes_account_for_every_path_and_name_both_mechanisms(provenance):
@@ -126,8 +137,8 @@ def test_the_composed_guarantee_is_the_accountants_not_the_sum():
 
 
 def profile_targets(configfiles: list[Path], provenance: Provenance) -> list[str]:
-    """What ships of every guaranteed method of a profile's Table 1 run: its bundle's data file, and its
-    corpora (Table 1's methods over `seeds`, the private-selection methods over theirs)."""
+    """What ships of every guaranteed method of a profile's Table 1 run: each file of its bundle's public
+    part, and its corpora (Table 1's methods over `seeds`, the private-selection methods over theirs)."""
     config: dict = {}
     for path in [ROOT / "config" / "config.yaml", *configfiles]:
         merge(config, yaml.safe_load(path.read_text(encoding="utf-8")))
@@ -137,7 +148,11 @@ def profile_targets(configfiles: list[Path], provenance: Provenance) -> list[str
     corpora = [f"{run}/synthetic/{m}/seed{s}.parquet" for m in trained for s in config["seeds"]] + [
         f"{run}/synthetic/{m}/seed{s}.parquet" for m in selected for s in config["private_selection"]["seeds"]
     ]
-    return corpora + [f"results/release/tab/known/direct/{m}/synthetic.jsonl" for m in trained + selected]
+    return corpora + [
+        f"results/release/tab/known/direct/{m}/{public}"
+        for m in trained + selected
+        for public in PUBLIC_FILES
+    ]
 
 
 def merge(base: dict, update: dict) -> None:
@@ -158,22 +173,23 @@ PROFILES = {
 @pytest.mark.parametrize("profile", sorted(PROFILES))
 def test_every_path_to_what_a_guaranteed_bundle_ships_passes_a_mechanism(profile, provenance):
     targets = profile_targets(PROFILES[profile], provenance)
-    assert any(target.endswith("dpsgd/synthetic.jsonl") for target in targets)
+    assert {f"results/release/tab/known/direct/dpsgd/{public}" for public in PUBLIC_FILES} <= set(targets)
     jobs = workflow_jobs(ROOT, PROFILES[profile], targets)
     assert unaccounted_paths(jobs, provenance, targets) == {}
     dpsgd = next(target for target in targets if "/dpsgd/" in target)
     assert {name for name, _ in mechanisms_behind(jobs, provenance, dpsgd)} == {"dp_sgd", "code_patterns"}
+    # the public card names the same mechanisms as the data file it describes
+    card = next(target for target in targets if target.endswith("dpsgd/README.md"))
+    assert {name for name, _ in mechanisms_behind(jobs, provenance, card)} == {"dp_sgd", "code_patterns"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the bundle's card, verdict.json and SUMMARY.md are written by a rule that also reads the private "
-    "corpus (release_bundle): they are the custodian's evidence, not yet a public part",
-)
-def test_every_path_to_a_guaranteed_bundles_card_passes_a_mechanism(provenance):
-    card = "results/release/tab/known/direct/dpsgd/README.md"
-    jobs = workflow_jobs(ROOT, PROFILES["decide"], [card])
-    assert unaccounted_paths(jobs, provenance, [card]) == {}
+def test_the_custodians_part_is_read_from_the_private_corpus_and_the_public_card_is_not(provenance):
+    verdict = "results/release/tab/known/direct/dpsgd/custodian/verdict.json"
+    jobs = workflow_jobs(ROOT, PROFILES["default"], [CARD, verdict])
+    paths = unaccounted_paths(jobs, provenance, [CARD, verdict])
+    assert list(paths) == [verdict] and provenance.is_private(paths[verdict][0])
+    writer = {path: job.rule for job in jobs for path in job.outputs}
+    assert (writer[CARD], writer[verdict]) == ("release_card", "release_bundle")
 
 
 def test_a_bundle_lists_each_seeds_mechanisms_and_the_shared_code_patterns_once(provenance):

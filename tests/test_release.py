@@ -3,6 +3,7 @@ hold, no real text, the dataset card's front matter, verdict and evidence, a lay
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import asdict, replace
@@ -15,7 +16,9 @@ from plainsight.audit.criteria import Gate
 from plainsight.audit.gate import FORMAL
 from plainsight.audit.protection import UnitSizes
 from plainsight.report.audit_verdict import AuditVerdict
+from plainsight.report.public_card import PublicBundle, public_card
 from plainsight.report.release import (
+    EVIDENCE_FILE,
     build_release,
     data_sha256,
     evidence_tables,
@@ -27,7 +30,13 @@ from plainsight.report.release import (
 from plainsight.report.release_card import person_notes, size_category
 from plainsight.report.release_filter import kept_rows, release_filter
 from plainsight.report.release_run import BundleSettings, EvidenceTable, ReleaseRun, bundle_drop
-from plainsight.report.sign_off import BundleSignOff, SignOff, bundle_sign_off, read_sign_offs
+from plainsight.report.sign_off import (
+    CUSTODIAN_FOLDER,
+    BundleSignOff,
+    SignOff,
+    bundle_sign_off,
+    read_sign_offs,
+)
 from plainsight.report.sign_off import main as sign_off_main
 from plainsight.report.summary import NOT_FOR_RELEASE, utility_rows
 
@@ -99,12 +108,13 @@ def frames(drop: str = "any_identifier"):
     return run, corpora, metrics, summaries
 
 
+# the bundle's data file, and its custodian's part (rule release_bundle's outputs)
 FILES = {
     "bundle": "synthetic.jsonl",
-    "card": "README.md",
-    "verdict": "verdict.json",
-    "summary": "SUMMARY.md",
-    "utility": "utility.csv",
+    "card": f"{CUSTODIAN_FOLDER}/{EVIDENCE_FILE}",
+    "verdict": f"{CUSTODIAN_FOLDER}/verdict.json",
+    "summary": f"{CUSTODIAN_FOLDER}/SUMMARY.md",
+    "utility": f"{CUSTODIAN_FOLDER}/utility.csv",
 }
 
 
@@ -209,10 +219,27 @@ def card_header(card: str) -> dict:
     return yaml.safe_load(card.split("---\n")[1])
 
 
+def public_bundle(run: ReleaseRun) -> PublicBundle:
+    """What the public card of `run`'s bundle is about: the config's settings, nothing of its evidence."""
+    return PublicBundle(
+        run.dataset,
+        run.setting,
+        run.idset,
+        run.method,
+        run.model,
+        run.generation,
+        run.settings,
+        run.sign_offs,
+    )
+
+
 def write_bundle(run, frames_, folder) -> None:
-    """The bundle in `folder` as its two rules write it: the data file, then the card beside it."""
+    """The bundle in `folder` as its rules write it: the data file, its public card beside it, then the
+    custodian's part."""
     paths = {name: folder / file for name, file in FILES.items()}
     write_data_file(frames_["kept"], paths["bundle"])
+    card = public_card(public_bundle(run), paths["bundle"].read_bytes(), [], None, FILES["bundle"])
+    (folder / "README.md").write_text(card, encoding="utf-8")
     write_release(run, frames_, [], paths)
 
 
@@ -233,9 +260,13 @@ def test_the_card_has_the_hub_front_matter_and_the_bundle_loads_as_json_lines(tm
             {"config_name": "default", "data_files": [{"split": "train", "path": "synthetic.jsonl"}]}
         ],
     }
-    # the data file the card names, JSON Lines with a text field, and the bundle's verdict beside it
-    data_files = sorted(p.name for p in folder.iterdir() if p.name != "README.md")
-    assert data_files == ["SUMMARY.md", "synthetic.jsonl", "utility.csv", "verdict.json"]
+    # the data file the card names, JSON Lines with a text field; the custodian's part in its own folder
+    assert sorted(p.name for p in folder.iterdir()) == ["README.md", CUSTODIAN_FOLDER, "synthetic.jsonl"]
+    custodian = sorted(p.name for p in (folder / CUSTODIAN_FOLDER).iterdir())
+    assert custodian == [EVIDENCE_FILE, "SUMMARY.md", "utility.csv", "verdict.json"]
+    # the evidence card names the same data file, from its folder
+    evidence = card_header((folder / FILES["card"]).read_text(encoding="utf-8"))
+    assert evidence["configs"][0]["data_files"] == [{"split": "train", "path": "../synthetic.jsonl"}]
     texts = pd.read_json(folder / "synthetic.jsonl", lines=True)
     assert texts["text"].tolist() == [TEXTS[0], TEXTS[5]] and texts["seed"].tolist() == [1, 2]
 
@@ -404,10 +435,10 @@ def audited(run: ReleaseRun, frames_: dict) -> ReleaseRun:
 
 
 def written(run: ReleaseRun, frames_: dict, folder) -> tuple[str, dict]:
-    """The card and verdict.json of the bundle written to `folder`, beside its data file."""
+    """The evidence card and verdict.json of the bundle written to `folder`, beside its data file."""
     write_bundle(run, frames_, folder)
-    card = (folder / "README.md").read_text(encoding="utf-8")
-    return card, json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
+    card = (folder / FILES["card"]).read_text(encoding="utf-8")
+    return card, json.loads((folder / FILES["verdict"]).read_text(encoding="utf-8"))
 
 
 def test_a_bundle_that_did_not_pass_says_not_for_release_unless_its_texts_are_signed_off(tmp_path):
@@ -445,7 +476,7 @@ def test_a_bundle_that_did_not_pass_says_not_for_release_unless_its_texts_are_si
         "date": "2026-11-20",
         "data_sha256": sha,
     }
-    summary = (tmp_path / "s" / "SUMMARY.md").read_text(encoding="utf-8")
+    summary = (tmp_path / "s" / FILES["summary"]).read_text(encoding="utf-8")
     assert NOT_FOR_RELEASE not in summary and f"on 2026-11-20 for the texts of data SHA-256 {sha}" in summary
 
     # the texts regenerated (another generation written): the sign-off is for other texts, stamped again
@@ -459,7 +490,7 @@ def test_a_bundle_that_did_not_pass_says_not_for_release_unless_its_texts_are_si
         "The privacy audit's verdict on the texts it ships is FAIL, not PASS, and the sign-off of this "
         f"method (by J. Doe, data custodian on 2026-11-20 for data SHA-256 {sha}) is for other texts" in card
     )
-    summary = (tmp_path / "r" / "SUMMARY.md").read_text(encoding="utf-8")
+    summary = (tmp_path / "r" / FILES["summary"]).read_text(encoding="utf-8")
     assert summary.startswith(f"# {NOT_FOR_RELEASE}") and "is for other texts" in summary
 
     passed = replace(run, verdict=replace(FAILED, verdict="PASS", kind="empirical evidence only"))
@@ -512,7 +543,9 @@ def test_sign_offs_read_a_yaml_date_and_pick_the_latest_of_a_bundles_texts():
 
 
 def test_the_sign_off_command_prints_the_entry_for_the_bundles_texts(tmp_path, capsys):
-    (tmp_path / "verdict.json").write_text(
+    custodian = tmp_path / CUSTODIAN_FOLDER
+    custodian.mkdir()
+    (custodian / "verdict.json").write_text(
         json.dumps({"method": "icl_pe", "data_sha256": "c" * 64, "verdict": "FAIL"}), encoding="utf-8"
     )
     sign_off_main([str(tmp_path), "--by", "J. Doe, custodian", "--reason", "pilot", "--date", "2026-11-20"])
@@ -521,8 +554,8 @@ def test_the_sign_off_command_prints_the_entry_for_the_bundles_texts(tmp_path, c
     assert read_sign_offs(yaml.safe_load(printed)) == (
         SignOff("icl_pe", "J. Doe, custodian", "pilot", "2026-11-20", "c" * 64),
     )
-    (tmp_path / "verdict.json").write_text(json.dumps({"method": "icl_pe"}), encoding="utf-8")
-    with pytest.raises(ValueError, match=re.escape(f"{tmp_path / 'verdict.json'}.data_sha256: missing")):
+    (custodian / "verdict.json").write_text(json.dumps({"method": "icl_pe"}), encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(f"{custodian / 'verdict.json'}.data_sha256: missing")):
         sign_off_main([str(tmp_path), "--by", "J. Doe", "--reason", "pilot"])
 
 
@@ -564,7 +597,7 @@ def test_the_card_gives_macro_f1_beside_chance_and_the_real_rows_and_the_full_ta
         "Every utility measure of the run's corpora: `utility.csv`, beside this card.",
     ]
     assert "distinct1" not in card and "nan" not in card
-    full = pd.read_csv(tmp_path / "utility.csv")
+    full = pd.read_csv(tmp_path / FILES["utility"])
     assert full["method"].tolist() == ["real", "chance", "real_sample", "icl_pe"]  # its run's rows only
     assert full.loc[3, ["macro_f1", "distinct1"]].tolist() == [0.5, 0.7]
     # a trained method without a utility row: said, with its zero-learning corpus
@@ -606,3 +639,64 @@ def test_verdict_json_states_the_policy_the_guarantee_and_a_kind_only_for_a_pass
     step_only = {"epsilon": 4.0, "delta": 1e-3, "release_epsilon": None}
     assert verdict_record(run, [step_only])["guarantee"] is None
     assert verdict_record(run)["policy"] is None
+
+
+def test_the_public_card_says_not_for_release_until_a_sign_off_accepts_its_data_files_texts(tmp_path):
+    run, corpora, metrics, summaries = frames()
+    frames_ = bundle_frames(run, corpora, metrics, summaries)
+    failing = audited(run, frames_)
+    write_bundle(failing, frames_, tmp_path / "f")
+    data = (tmp_path / "f" / "synthetic.jsonl").read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    assert sha == data_sha256(frames_["kept"])  # the file's own hash is the one its audit records
+    card = (tmp_path / "f" / "README.md").read_text(encoding="utf-8")
+    body = card.split("---\n", 2)[2].lstrip()
+    assert body.startswith(f"# {NOT_FOR_RELEASE}: synthetic corpus: casenotes, icl_pe")
+    assert "not-for-release" in card_header(card)["tags"]
+    assert f"no custodian has signed these texts off (`release.sign_off`, data SHA-256 {sha})" in body
+    assert "- Seeds: 1, 2; 2 generations shipped." in body and "No formal guarantee" in body
+    # nothing of the evidence: not the verdict, not a count read from the private corpus
+    assert not [word for word in ("FAIL", "PASS", "source-specific", "left out", "PIPP") if word in body]
+
+    accepted = SignOff("icl_pe", "J. Doe, data custodian", "the audit passed", "2026-11-20", sha)
+    other = replace(accepted, data_sha256="d" * 64)
+    stamped = public_card(
+        public_bundle(replace(failing, sign_offs=(other,))), data, [], None, "synthetic.jsonl"
+    )
+    assert NOT_FOR_RELEASE in stamped and "is for other texts" in stamped
+    released_card = public_card(
+        public_bundle(replace(failing, sign_offs=(other, accepted))), data, [], None, "synthetic.jsonl"
+    )
+    assert NOT_FOR_RELEASE not in released_card and "not-for-release" not in released_card
+    assert (
+        f"**Released** by J. Doe, data custodian on 2026-11-20 for the texts of data SHA-256 {sha}: "
+        "the audit passed" in released_card
+    )
+    # the same inputs, the same card
+    assert released_card == public_card(
+        public_bundle(replace(failing, sign_offs=(other, accepted))), data, [], None, "synthetic.jsonl"
+    )
+
+
+def test_the_public_card_states_the_guarantee_from_the_mechanisms_records():
+    run, *_ = frames()
+    run = replace(run, method="dpsgd", generation={"max_new_tokens": 128, "temperature": 0.7, "top_p": 0.9})
+    record = {"epsilon": 1.0, "delta": 1e-5, "noise_multiplier": 1.2, "privacy_unit": "document", "units": 64}
+    accounting = {
+        "mechanisms": [
+            {
+                "name": "dp_sgd",
+                "description": "DP-SGD training",
+                "record": "models/dpsgd/seed1",
+                "epsilon": 1.0,
+                "delta": 1e-5,
+                "privacy_unit": "document",
+            }
+        ],
+        "composed": None,
+    }
+    line = b'{"text": "A note.", "fictional_code": "PERSON: 1", "method": "dpsgd", "seed": 1}\n'
+    card = public_card(public_bundle(run), line, [record], accounting, "synthetic.jsonl")
+    assert "- Generation: max_new_tokens 128, temperature 0.7, top_p 0.9." in card
+    assert "DP-SGD: epsilon 1.00 at delta 1e-05 per" in card and "- dp_sgd: DP-SGD training;" in card
+    assert "No formal guarantee" not in card and "- Seeds: 1; 1 generations shipped." in card

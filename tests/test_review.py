@@ -902,7 +902,10 @@ def test_the_pages_summary_is_the_bundles_summary_md_word_for_word_from_one_audi
     frames = bundle_frames(
         {**bundle_files, "spans": _parquet(spans, tmp_path / "spans.parquet")}, utility, comments
     )
-    links = {"card": "results/release/casenotes/known/direct/icl/README.md", "verdict": "x/verdict.json"}
+    links = {
+        "card": "results/release/casenotes/known/direct/icl/custodian/EVIDENCE.md",
+        "verdict": "x/verdict.json",
+    }
     summary_md = summary_markdown(bundle_summary(run, frames, [], links))
 
     # rule review_page: the same files, read by the same code, the links reaching the bundle's folder
@@ -913,7 +916,7 @@ def test_the_pages_summary_is_the_bundles_summary_md_word_for_word_from_one_audi
     page_summaries = page_bundle_summaries(
         subject, bundles, release, {"spans": spans, "comments": comments}, {}, page_path
     )
-    folder = "../../../../release/casenotes/known/direct/icl/"
+    folder = "../../../../release/casenotes/known/direct/icl/custodian/"
     assert list(page_summaries) == ["icl"]
     assert summary_markdown(page_summaries["icl"]).replace(folder, "") == summary_md
     assert f"[the verdict for machines]({folder}verdict.json)" in summary_markdown(page_summaries["icl"])

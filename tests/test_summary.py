@@ -292,7 +292,7 @@ def test_a_bundles_summary_reads_the_cards_verdict_and_says_what_it_ships():
     run = ReleaseRun("tab", "known", "direct", "icl", "smollm2-135m", {}, BundleSettings("any_identifier"))
     run = replace(run, verdict=audit({1: FAILING_ROW}, Gate(criteria=("leak_excess",))))
     frames = {"metrics": METRICS, "spans": SPANS, "kept": METRICS.iloc[[1]], "comments": COMMENTS}
-    paths = {"card": "out/README.md", "verdict": "out/verdict.json"}
+    paths = {"card": "out/custodian/EVIDENCE.md", "verdict": "out/custodian/verdict.json"}
     page = summary_markdown(bundle_summary(run, frames, [], paths))
     assert (
         lines(page)[0] == f"# {NOT_FOR_RELEASE}: release summary: tab, icl, known setting, direct identifiers"
@@ -302,7 +302,7 @@ def test_a_bundles_summary_reads_the_cards_verdict_and_says_what_it_ships():
         "value, 0 a common one." in lines(page)
     )
     assert (
-        "Details: [the dataset card, with all the evidence](README.md); "
+        "Details: [the evidence card, with all the evidence](EVIDENCE.md); "
         "[the verdict for machines](verdict.json)." in lines(page)
     )
     assert "Not measured: the run's utility table has no row for this method (`utility.runs`)." in lines(page)

@@ -517,8 +517,11 @@ def test_a_bundle_on_any_run_schedules_its_own_audit_and_utility(tmp_path):
     workdir = make_workdir(tmp_path / "bundle")
     # the generic example's case notes and TAB's unknown setting: neither in `audit` nor in `utility.runs`
     for target, config in (
-        ("results/release/casenotes/known/direct/icl_pe/README.md", ["config/examples/generic.yaml"]),
-        ("results/release/tab/unknown/direct/icl_pe/README.md", []),
+        (
+            "results/release/casenotes/known/direct/icl_pe/custodian/SUMMARY.md",
+            ["config/examples/generic.yaml"],
+        ),
+        ("results/release/tab/unknown/direct/icl_pe/custodian/SUMMARY.md", []),
     ):
         planned = planned_rules(workdir, target, *(["--configfile", *config] if config else []))
         # every seed of `seeds` filtered once, against its own negative control; one audit, one utility run
@@ -538,11 +541,13 @@ def test_a_bundle_on_any_run_schedules_its_own_audit_and_utility(tmp_path):
         },
     )
     planned = planned_rules(
-        workdir, "results/release/tab/unknown/direct/ft/README.md", "--configfile", "adapter.yaml"
+        workdir, "results/release/tab/unknown/direct/ft/custodian/SUMMARY.md", "--configfile", "adapter.yaml"
     )
     assert planned["membership_scores"] == planned["canary_attacks"] == 3
     # rule all builds no bundle
-    assert not {"release_filter", "release_audit", "release_bundle"} & set(planned_rules(workdir))
+    assert not {"release_filter", "release_audit", "release_bundle", "release_card"} & set(
+        planned_rules(workdir)
+    )
 
 
 def test_config_typo_fails_before_any_job(tmp_path):

@@ -95,19 +95,27 @@ def test_known_on_a_corpus_without_spans_stops_before_any_job(tmp_path):
 
 def test_release_bundle_of_icl_pe_holds_no_real_value(example_dir):
     bundle_dir = "results/release/casenotes/known/direct/icl_pe"
-    snakemake(example_dir, f"{bundle_dir}/synthetic.jsonl", "--configfile", EXAMPLE, "tiny.yaml")
+    custodian = f"{bundle_dir}/custodian"
+    snakemake(
+        example_dir,
+        f"{bundle_dir}/README.md",
+        f"{custodian}/SUMMARY.md",
+        "--configfile",
+        EXAMPLE,
+        "tiny.yaml",
+    )
     rows = [
         json.loads(line) for line in (example_dir / bundle_dir / "synthetic.jsonl").read_text().splitlines()
     ]
-    card = (example_dir / bundle_dir / "README.md").read_text()
+    card = (example_dir / custodian / "EVIDENCE.md").read_text()
     corpus = pd.read_parquet(example_dir / "results/casenotes/known/direct/synthetic/icl_pe/seed1.parquet")
     assert all(set(row) == {"text", "fictional_code", "method", "seed"} for row in rows)
     assert f"{len(rows)} of {len(corpus)} generations" in card and "## Known limits" in card
-    header = yaml.safe_load(card.split("---\n")[1])
+    header = yaml.safe_load((example_dir / bundle_dir / "README.md").read_text().split("---\n")[1])
     assert header["configs"][0]["data_files"] == [{"split": "train", "path": "synthetic.jsonl"}]
     assert header["license"] == "other" and header["size_categories"] == ["n<1K"]
     # the example audits tab only: the bundle brings its own audit, of the texts it ships, and its utility
-    verdict = json.loads((example_dir / bundle_dir / "verdict.json").read_text())
+    verdict = json.loads((example_dir / custodian / "verdict.json").read_text())
     assert verdict["verdict"] in {"PASS", "FAIL", "INCONCLUSIVE"} and verdict["generations"] == {
         "1": len(rows)
     }

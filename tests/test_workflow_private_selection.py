@@ -150,7 +150,7 @@ def test_the_methods_table_sets_them_beside_the_configured_methods(selection_dir
 def test_the_all_methods_page_and_bundle_show_them(selection_dir, side_by_side):
     configs = side_by_side
     page = "results/review/tab/known/direct/all_methods"
-    bundle = "results/release/tab/known/direct/aug_pe/README.md"
+    bundle = "results/release/tab/known/direct/aug_pe/custodian/EVIDENCE.md"
     snakemake(selection_dir, f"{page}/index.html", f"{page}/comments.parquet", bundle, *configs)
     shown = sorted(path.name for path in (selection_dir / page / "data").glob("corpus_*.js"))
     assert shown == [f"corpus_{method}_seed1.js" for method in ("aug_pe", "dpsgd", "icl", "rpsg")]

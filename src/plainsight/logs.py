@@ -32,3 +32,9 @@ def run_step(main: Callable[[], None], log_file: str | Path | None = None) -> No
         logging.getLogger("plainsight").error("%s", error)
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
+
+
+def warn_if(note: str) -> None:
+    """Log `note` as a warning of the running step; an empty note says nothing."""
+    if note:
+        logging.getLogger("plainsight").warning("%s", note)

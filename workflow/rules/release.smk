@@ -1,10 +1,13 @@
-# Release bundles: a method's synthetic texts alone and their dataset card, with the verdict of the
-# texts they ship, the guarantee, the utility and the reviewers' comments of its run (results/release).
-# Built on request for any dataset, setting, identifier set and method, not by rule all: a bundle brings
-# its own audit (rule release_audit) and its run's utility measures, whatever `audit` and `utility.runs`
-# list.
+# Release bundles (results/release): a method's synthetic texts alone and their public card (the public
+# part, release_data.smk), and the custodian's part, with the verdict of the texts they ship, the
+# guarantee, the utility and the reviewers' comments of its run. Built on request for any dataset,
+# setting, identifier set and method, not by rule all: a bundle brings its own audit (rule release_audit)
+# and its run's utility measures, whatever `audit` and `utility.runs` list; on a run the config does not
+# train, it trains that run's adapters (release_unconfigured_training says so).
 
-from plainsight.report.sign_off import read_sign_offs
+from plainsight.report.release import EVIDENCE_FILE
+from plainsight.report.release_card import UTILITY_FILE
+from plainsight.report.sign_off import CUSTODIAN_FOLDER, read_sign_offs
 
 
 include: "functions/release.smk"
@@ -23,6 +26,11 @@ RELEASE_FILTERED = f"{RELEASE}/seed{{seed}}_filter.parquet"
 RELEASE_AUDIT = f"{RELEASE}/audit.json"
 RELEASE_METRICS = (
     "results/{dataset}/{setting}/{idset}/metrics/{method}/seed{seed}.parquet"
+)
+# The custodian's part of a bundle: the evidence computed on the private corpus, beside the public part
+# (release_data.smk) but never part of what leaves with it.
+CUSTODIAN = (
+    f"results/release/{{dataset}}/{{setting}}/{{idset}}/{{method}}/{CUSTODIAN_FOLDER}"
 )
 RELEASE_SETTINGS = {
     key: config["release"][key]
@@ -93,7 +101,7 @@ rule release_audit:
 
 
 rule release_bundle:
-    """A method's dataset card beside its data file (rule release_data: the kept rows of every seed, no real text, no context ids), with the verdict of those texts, its run's utility table and the summary a custodian signs."""
+    """The custodian's part of a bundle (its custodian/ folder, which does not leave with it): the evidence card of its data file (rule release_data: the kept rows of every seed, no real text, no context ids) with the verdict of those texts, the counts of private values behind it, its run's utility table and the summary a custodian signs."""
     input:
         corpora=release_runs(CORPUS),
         filtered=release_runs(RELEASE_FILTERED),
@@ -114,10 +122,10 @@ rule release_bundle:
         provenance=PROVENANCE,
         data="results/release/{dataset}/{setting}/{idset}/{method}/synthetic.jsonl",
     output:
-        card="results/release/{dataset}/{setting}/{idset}/{method}/README.md",
-        verdict="results/release/{dataset}/{setting}/{idset}/{method}/verdict.json",
-        summary="results/release/{dataset}/{setting}/{idset}/{method}/SUMMARY.md",
-        utility="results/release/{dataset}/{setting}/{idset}/{method}/utility.csv",
+        card=f"{CUSTODIAN}/{EVIDENCE_FILE}",
+        verdict=f"{CUSTODIAN}/verdict.json",
+        summary=f"{CUSTODIAN}/SUMMARY.md",
+        utility=f"{CUSTODIAN}/{UTILITY_FILE}",
     log:
         "results/logs/release_bundle/{dataset}_{setting}_{idset}_{method}.log",
     conda:

@@ -1,6 +1,7 @@
-"""Rule `release_bundle`: the dataset card (README.md) of a method's data file (rule `release_data`: the
-rows `release.drop` kept over its seeds), the verdict of their own audit (verdict.json), the summary a
-custodian signs (SUMMARY.md) and their run's utility table (utility.csv)."""
+"""Rule `release_bundle`: the custodian's part of a bundle (custodian/): the evidence card (EVIDENCE.md) of
+a method's data file (rule `release_data`: the rows `release.drop` kept over its seeds), the verdict of
+their own audit (verdict.json), the summary a custodian signs (SUMMARY.md) and their run's utility table
+(utility.csv)."""
 
 from dataclasses import replace
 

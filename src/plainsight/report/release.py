@@ -1,5 +1,7 @@
-"""Release bundle: a method's synthetic texts alone, its dataset card (`plainsight.report.release_card`)
-with the verdict and the evidence behind them, its verdict for machines and the summary a custodian signs.
+"""Release bundle: a method's synthetic texts alone and, in its custodian's part (`custodian/`, which does
+not leave with the bundle), the evidence card (`plainsight.report.release_card`) with the verdict and the
+evidence computed on the private corpus behind it, its verdict for machines and the summary a custodian
+signs. The bundle's public card is `plainsight.report.public_card`'s.
 
 `synthetic.jsonl` holds one line per kept generation: its text, the fictional code it was written
 from, the method and the seed; no real text and no context document ids. `SUMMARY.md` is the one page
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,12 +40,13 @@ from plainsight.report.audit_verdict import (
 from plainsight.report.release_card import dataset_card
 from plainsight.report.release_filter import FILTER_KEYS, read_seeds
 from plainsight.report.release_run import KNOWN_LIMITS, BundleSettings, EvidenceTable, ReleaseRun, bundle_drop
-from plainsight.report.sign_off import read_sign_offs
+from plainsight.report.sign_off import CUSTODIAN_FOLDER, read_sign_offs
 from plainsight.report.summary import NOT_FOR_RELEASE, ReleaseSummary, SummaryFrames, build_summary
 from plainsight.report.summary_render import summary_markdown
 from plainsight.report.utility_table import REAL_ROWS, run_utility_table
 
 BUNDLE_FILE = "synthetic.jsonl"
+EVIDENCE_FILE = "EVIDENCE.md"  # the custodian's card, with every count the audit read from the private corpus
 BUNDLE_COLUMNS = ("text", "fictional_code", "method", "seed")
 
 
@@ -260,7 +264,7 @@ def write_release(
         frames["kept"],
         frames["summaries"],
         dp_records,
-        Path(paths["bundle"]).name,
+        Path(os.path.relpath(paths["bundle"], Path(paths["card"]).parent)).as_posix(),
     )
     check_data_file(bundle, paths["bundle"])
     write_text(card, paths["card"])
@@ -296,7 +300,7 @@ def bundle_summary(
         run.keys,
         KNOWN_LIMITS,
         (
-            ("the dataset card, with all the evidence", f"{folder}{Path(paths['card']).name}"),
+            ("the evidence card, with all the evidence", f"{folder}{Path(paths['card']).name}"),
             ("the verdict for machines", f"{folder}{Path(paths['verdict']).name}"),
         ),
         run.other_sign_offs,
@@ -337,8 +341,8 @@ def shipped_summary(
     return bundle_summary(run, frames, dp_records, paths, folder)
 
 
-# the bundle's files its summary links to (rule release_bundle's outputs)
-SUMMARY_LINKS = {"card": "README.md", "verdict": "verdict.json"}
+# the custodian's files its summary links to (rule release_bundle's outputs, beside it)
+SUMMARY_LINKS = {"card": EVIDENCE_FILE, "verdict": "verdict.json"}
 
 
 @dataclass(frozen=True)
@@ -394,7 +398,9 @@ def page_bundle_summaries(
             BundleSettings.from_config(release),
             sign_offs=read_sign_offs(release["sign_off"]),
         )
-        folder = Path(*up, "release", keys["dataset"], keys["setting"], keys["idset"], method).as_posix()
+        folder = Path(
+            *up, "release", keys["dataset"], keys["setting"], keys["idset"], method, CUSTODIAN_FOLDER
+        ).as_posix()
         frames = {**shared, "utility": run_utility_table([utility], names)}
         summaries[method] = shipped_summary(run, files, frames, SUMMARY_LINKS, f"{folder}/")
     return summaries

@@ -1,14 +1,15 @@
 """Sign-offs: who accepted a method's release bundle although its verdict is not PASS, why, when, and for
 which texts. `release.sign_off` lists them, one per method and bundle; each holds the SHA-256 of the
-data file it accepted (`data_sha256` of the bundle's verdict.json), so that texts generated later are
-not covered by it: a bundle whose texts differ from every sign-off of its method says NOT FOR RELEASE
-again, and why.
+data file it accepted (`data_sha256` of the bundle's custodian/verdict.json), so that texts generated
+later are not covered by it: a bundle whose texts differ from every sign-off of its method says NOT FOR
+RELEASE again, and why. The public card, written without the verdict, says NOT FOR RELEASE until a
+sign-off accepts its texts, whatever the verdict: the sign-off is the custodian's decision to release.
 
     python -m plainsight.report.sign_off results/release/{dataset}/{setting}/{idset}/{method} \\
         --by "J. Doe, data custodian" --reason "only for the internal pilot"
 
 prints the entry to add under `release.sign_off` in the config overlay, with the method and data hash
-read from the bundle's verdict.json and today's date; rebuilding the bundle then records it.
+read from the bundle's custodian/verdict.json and today's date; rebuilding the bundle then records it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ import yaml
 from plainsight.io import read_json
 
 SIGN_OFF_KEY = "release.sign_off"
+# where a bundle's custodian's part lies in its folder: the evidence, the verdict and the summary the
+# custodian signs, none of which leaves with the bundle
+CUSTODIAN_FOLDER = "custodian"
 SIGN_OFF_FIELDS = ("method", "by", "reason", "date", "data_sha256")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
@@ -139,10 +143,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("bundle", type=Path, help="the bundle's folder (results/release/.../{method})")
     parser.add_argument("--by", required=True, help="who accepts it (a name and a role)")
-    parser.add_argument("--reason", required=True, help="why, although its verdict is not PASS")
+    parser.add_argument(
+        "--reason", required=True, help="why it may leave (the verdict, or why although it is not PASS)"
+    )
     parser.add_argument("--date", type=datetime.date.fromisoformat, default=datetime.date.today())
     args = parser.parse_args(argv)
-    verdict = args.bundle / "verdict.json"
+    verdict = args.bundle / CUSTODIAN_FOLDER / "verdict.json"
     entry = sign_off_entry(read_json(verdict), args.by, args.reason, args.date, str(verdict))
     print(f"# add under {SIGN_OFF_KEY} in your config overlay, then rebuild the bundle")
     print(yaml.safe_dump([entry], sort_keys=False, allow_unicode=True, default_style=None), end="")

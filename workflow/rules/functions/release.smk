@@ -6,6 +6,8 @@ import json
 import re
 from pathlib import Path
 
+from snakemake.logging import logger
+
 # The config a bundle was built with, as its verdict.json records it: the same settings give the same
 # fingerprint, whatever the order of their keys.
 CONFIG_FINGERPRINT = hashlib.sha256(
@@ -28,6 +30,60 @@ def release_runs(pattern):
         return expand(pattern, seed=release_seeds(wildcards.method), **wildcards)
 
     return runs
+
+
+def configured_runs():
+    """(dataset, setting, identifier set) of every run the config trains and generates for: Table 1's,
+    each audited one and each utility run."""
+    audited = [
+        (d, s, i)
+        for d in AUDITED_DATASETS
+        for s in AUDIT["settings"]
+        for i in AUDIT["identifier_sets"]
+    ]
+    utility = [
+        (r["dataset"], r["setting"], r["idset"]) for r in config["utility"]["runs"]
+    ]
+    table1 = tuple(METHODS_TABLE_RUN[key] for key in ("dataset", "setting", "idset"))
+    return {table1, *audited, *utility}
+
+
+WARNED_UNCONFIGURED = set()
+
+
+def release_unconfigured_training(wildcards):
+    """What a bundle of a trained method trains that the config does not list (its method not in
+    `methods`, or its run none the config names): a line its rules log, warned once when the workflow
+    plans it; "" where the config trains it anyway or the method trains nothing."""
+    method = wildcards.method
+    run = (wildcards.dataset, wildcards.setting, wildcards.idset)
+    if not registry.method(method).trained:
+        return ""
+    missing = [
+        *(
+            [f"`{method}` is not in `methods`"]
+            if method not in config["methods"]
+            else []
+        ),
+        *(
+            [
+                f"the run {', '.join(run)} is not one the config names (Table 1's, `audit`, `utility.runs`)"
+            ]
+            if run not in configured_runs()
+            else []
+        ),
+    ]
+    if not missing:
+        return ""
+    seeds = release_seeds(method)
+    note = (
+        f"the bundle of {method} on {', '.join(run)} trains its own adapters ({len(seeds)}, one per seed "
+        f"of `seeds`: {', '.join(map(str, seeds))}) for this bundle alone: {'; '.join(missing)}"
+    )
+    if (method, run) not in WARNED_UNCONFIGURED:
+        WARNED_UNCONFIGURED.add((method, run))
+        logger.warning(f"Warning: {note}.")
+    return note
 
 
 def release_guarantees(wildcards):
@@ -152,7 +208,8 @@ def release_comments(wildcards):
 
 
 # The generation settings a bundle's card states: the decoding settings of the methods that decode
-# from prompts, or a private-selection method's own block (one level of nesting flattened).
+# from prompts, those its method reads (`generation_params`: a trained method has no context documents
+# and blocks nothing), or a private-selection method's own block (one level of nesting flattened).
 RELEASE_GENERATION_SETTINGS = (
     "generations_per_segment",
     "context_documents",
@@ -165,8 +222,10 @@ RELEASE_GENERATION_SETTINGS = (
 
 
 def release_generation_settings(wildcards):
-    if not registry.method(wildcards.method).private_selection:
-        return {key: config["generation"][key] for key in RELEASE_GENERATION_SETTINGS}
+    method = registry.method(wildcards.method)
+    if not method.private_selection:
+        read = generation_params(method, config["generation"], "corpus")
+        return {key: read[key] for key in RELEASE_GENERATION_SETTINGS if key in read}
     flat = {}
     for key, value in selection_settings(wildcards).items():
         if isinstance(value, dict):
