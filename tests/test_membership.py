@@ -21,8 +21,11 @@ from plainsight.audit.roc import (
     CONTROL_MODEL,
     attack_scores,
     balanced_sets,
+    excess_over_resampled_control,
+    nearest_score_draws,
     paired_auc_difference,
     roc_summary,
+    row_auc,
     text_counts,
     weighted_aucs,
     weighted_tprs,
@@ -185,6 +188,66 @@ def test_separated_units_give_one_and_duplicated_texts_in_their_unit_change_noth
     assert paired_auc_difference(
         np.repeat(member, 2), np.repeat(score, 2), np.zeros(120), 400, 3, np.repeat(units, 2)
     ) == pytest.approx(paired_auc_difference(member, score, np.zeros(60), 400, 3, units), abs=1e-12)
+
+
+def test_row_auc_counts_each_pair_as_often_as_its_texts_ties_half():
+    member, score = np.array([True, True, False, False]), np.array([2.0, 1.0, 1.0, 0.0])
+    # pairs (2, 1), (2, 0), (1, 1) tied, (1, 0): 3.5 of 4
+    assert row_auc(member, score, np.ones(4)) == pytest.approx(0.875, abs=1e-12)
+    # the first member twice: (2 + 2 + 0.5 + 1) of 3 x 2 pairs
+    assert row_auc(member, score, np.array([2.0, 1.0, 1.0, 1.0])) == pytest.approx(5.5 / 6, abs=1e-12)
+    rng = np.random.default_rng(4)
+    member, score = rng.random(80) < 0.5, rng.integers(0, 6, 80).astype(float)
+    score[:3] = np.inf
+    counts = text_counts(member, 30, 2)
+    assert [row_auc(member, score, row) for row in counts] == pytest.approx(
+        weighted_aucs(member, score, counts), abs=1e-12
+    )
+
+
+def test_the_control_draws_are_its_highest_score_over_resampled_generations():
+    pairs = np.array([[0.1, 0.9, 0.3], [0.5, 0.2, 0.4]])
+    draws = nearest_score_draws(pairs, 200, 1)
+    assert draws[0].tolist() == [0.9, 0.5]  # as written: every generation once
+    assert set(draws[1:, 0]) == {0.1, 0.9, 0.3} and set(draws[1:, 1]) == {0.5, 0.2, 0.4}
+    # a draw holds both rows' values of the same generations: 0.9 (generation 1) goes with 0.2 or more
+    assert (draws[1:, 1][draws[1:, 0] == 0.9] >= 0.2).all()
+    assert np.array_equal(draws, nearest_score_draws(pairs, 200, 1))
+    assert not np.array_equal(draws, nearest_score_draws(pairs, 200, 2))
+    with pytest.raises(ValueError, match=r"needs generations: pair scores of shape \(2, 0\)"):
+        nearest_score_draws(np.zeros((2, 0)), 10)
+
+
+def test_the_control_corpus_variance_widens_the_excess_interval():
+    rng = np.random.default_rng(11)
+    member, units = np.repeat([True, False], 60), np.repeat(np.arange(60), 2)
+    pairs = rng.normal(size=(120, 30))  # 120 texts against 30 generations, nothing told apart
+    score = pairs.max(axis=1)
+    # a control of one generation has no variance of its own: the paired difference, draw for draw
+    single = pairs[:, :1]
+    assert excess_over_resampled_control(
+        member, score, nearest_score_draws(single, 400, 3), 3, units
+    ) == pytest.approx(paired_auc_difference(member, score, single[:, 0], 400, 3, units), abs=1e-12)
+    # two identical corpora: without the control's variance the excess is 0 in every draw; with it the
+    # interval covers 0 about its middle (a resample's AUC falls either way)
+    assert paired_auc_difference(member, score, score, 400, 3, units) == (0.0, 0.0, 0.0)
+    excess, low, high = excess_over_resampled_control(
+        member, score, nearest_score_draws(pairs, 400, 3), 3, units
+    )
+    assert excess == 0.0 and low < -0.05 and high > 0.05
+    assert abs(low + high) / 2 < 0.25 * (high - low)
+    # another control: wider than the paired difference on the same draws of the texts
+    other = rng.normal(size=(120, 30))
+    _, paired_low, paired_high = paired_auc_difference(member, score, other.max(axis=1), 400, 3, units)
+    wide = excess_over_resampled_control(member, score, nearest_score_draws(other, 400, 3), 3, units)
+    assert wide[0] == pytest.approx(
+        roc_summary(member, score, resamples=0).auc - roc_summary(member, other.max(axis=1), resamples=0).auc,
+        abs=1e-12,
+    )
+    assert wide[2] - wide[1] > paired_high - paired_low + 0.01
+    assert wide == excess_over_resampled_control(member, score, nearest_score_draws(other, 400, 3), 3, units)
+    with pytest.raises(ValueError, match=r"control draws of shape \(401, 119\) for 120 texts"):
+        excess_over_resampled_control(member, score, nearest_score_draws(other[:119], 400, 3), 3, units)
 
 
 def test_roc_needs_both_classes_and_a_ranked_score_per_text():

@@ -103,7 +103,7 @@ def test_texts_sharing_no_rare_evidence_rank_at_chance():
     docs = random_corpus(30, 10, vocabulary=5000, length=30, seed=4)
     generations = [" ".join(f"z{n}{k}" for k in range(20)) for n in range(30)]  # no real word at all
     sources = [[f"d{n}", f"d{(n + 1) % 30}"] for n in range(30)]
-    record = attack(units_of(docs), generations, sources, negative_control=np.zeros(40))
+    record = attack(units_of(docs), generations, sources, negative_control=np.zeros((40, 1)))
     # every unit ties at 0: two wanted units of 40 are first with probability 2/40, among five with
     # 1 - C(38, 5) / C(40, 5) = 1 - (35 x 34) / (40 x 39)
     assert record["reidentification_top1"] == pytest.approx(2 / 40, abs=1e-12)
@@ -122,7 +122,7 @@ def test_on_random_text_the_auc_is_near_one_half_and_the_ranks_near_chance():
     sources = [[f"d{rng.randrange(300)}"] for _ in generations]
     controls = [[f"d{rng.randrange(300)}"] for _ in generations]
     units = units_of(docs)
-    negative = units.index.best_scores([random_text(rng, 40, 25) for _ in range(300)])
+    negative = units.index.unit_scores([random_text(rng, 40, 25) for _ in range(300)])
     members = [f"d{n}" for n in range(300)]  # a trained method: every training unit is a member
     record = attack(units, generations, sources, controls, members, negative)
     assert record["text_mia_reidentification_members"] == 300

@@ -408,7 +408,7 @@ def test_a_split_biased_by_construction_shows_in_the_negative_control_and_the_ex
         [f"t{n}" for n in range(8)],
         200,
         1,
-        units.index.best_scores(control_texts),
+        units.index.unit_scores(control_texts),
     )
     assert record["text_mia_auc_reidentification"] == record["text_mia_auc_reidentification_negative"] == 1.0
     for name in TEXT_MEMBERSHIP_ATTACKS:

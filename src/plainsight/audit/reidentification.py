@@ -45,7 +45,13 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from plainsight.audit.roc import auc_resamples, balanced_sets
+from plainsight.audit.roc import (
+    auc_resamples,
+    balanced_sets,
+    excess_over_resampled_control,
+    nearest_score_draws,
+    roc_summary,
+)
 from plainsight.audit.text_evidence import REIDENTIFICATION as ATTACK
 from plainsight.entities import IDENTIFIER_SETS, SegmentKey
 from plainsight.errors import InputError
@@ -157,9 +163,11 @@ class RareEvidenceIndex:
         )
         return (held @ sparse.diags(self.weights) @ self.holders).tocsr()
 
-    def best_scores(self, texts: Sequence[str]) -> np.ndarray:
-        """Per unit, its highest score over `texts` (`best_by_unit`)."""
-        return best_by_unit(self.scores(texts))
+    def unit_scores(self, texts: Sequence[str]) -> np.ndarray:
+        """Each unit's score (a row, to `SCORE_DECIMALS`) in each of `texts` (a column), 0 where the text
+        shares no rare evidence with it: the highest over a row is the unit's `best_by_unit`, and a
+        resample of the texts reads the columns it draws (`roc.nearest_score_draws`)."""
+        return np.round(self.scores(texts).T.toarray(), SCORE_DECIMALS)
 
 
 def best_by_unit(scores: sparse.csr_matrix) -> np.ndarray:
@@ -263,9 +271,9 @@ def reidentification(
 ) -> dict[str, float]:
     """The re-identification attack on a corpus: per generation the doc ids it was written from
     (`sources`, empty where the method shows none) and of its matched control (`controls`, empty where
-    it has none); `members`, the doc ids the method saw. `negative_control`: the best score of each unit
-    over a corpus written without private data (`RareEvidenceIndex.best_scores`), which the AUC is judged
-    against.
+    it has none); `members`, the doc ids the method saw. `negative_control`: each unit's score in each
+    generation of a corpus written without private data (`RareEvidenceIndex.unit_scores`), which the AUC
+    is judged against, its generations resampled in the excess's bounds (`roc.nearest_score_draws`).
     Columns: `reidentification_top{k}` and `_control` (shares of generations), `reidentification_units`,
     and as a text membership attack `text_mia_auc_reidentification` (+ `_low`, `_high`; with the
     negative control `_negative` and `text_mia_excess_reidentification` + `_low`, `_high`) with its
@@ -284,10 +292,8 @@ def reidentification(
     record.update({f"text_mia_{ATTACK}_members": len(chosen), f"text_mia_{ATTACK}_non_members": len(others)})
     ranked = [units.index.row[unit] for unit in chosen + others]
     label = [True] * len(chosen) + [False] * len(others)
-    compared = [best_by_unit(scores)[ranked]]
-    if negative_control is not None:
-        compared.append(negative_control[ranked])
-    observed, drawn = auc_resamples(label, compared, bootstrap, seed)
+    score = best_by_unit(scores)[ranked]
+    observed, drawn = auc_resamples(label, [score], bootstrap, seed)
     low, high = percentile_interval(drawn[:, 0])
     record.update(
         {
@@ -297,11 +303,12 @@ def reidentification(
         }
     )
     if negative_control is not None:
-        excess_low, excess_high = percentile_interval(drawn[:, 0] - drawn[:, 1])
+        control = nearest_score_draws(negative_control[ranked], bootstrap, seed)
+        excess, excess_low, excess_high = excess_over_resampled_control(label, score, control, seed)
         record.update(
             {
-                f"text_mia_auc_{ATTACK}_negative": float(observed[1]),
-                f"text_mia_excess_{ATTACK}": float(observed[0] - observed[1]),
+                f"text_mia_auc_{ATTACK}_negative": roc_summary(label, control[0], resamples=0).auc,
+                f"text_mia_excess_{ATTACK}": excess,
                 f"text_mia_excess_{ATTACK}_low": excess_low,
                 f"text_mia_excess_{ATTACK}_high": excess_high,
             }

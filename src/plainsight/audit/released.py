@@ -28,8 +28,13 @@ import numpy as np
 import pandas as pd
 
 from plainsight.audit.nearest import embed, training_segments, unit_rows, words
-from plainsight.audit.roc import balanced_sets, paired_auc_difference, roc_summary
-from plainsight.audit.shared_runs import longest_shared_with_any
+from plainsight.audit.roc import (
+    balanced_sets,
+    excess_over_resampled_control,
+    nearest_score_draws,
+    roc_summary,
+)
+from plainsight.audit.shared_runs import longest_shared_ngram, longest_shared_with_any
 from plainsight.data.segments import segment_texts
 from plainsight.entities import SegmentKey
 from plainsight.errors import InputError
@@ -162,6 +167,24 @@ def nearest_scores(
     return dict(zip(TEXT_ATTACKS, (cosines, ngrams)))
 
 
+def pair_scores(
+    keys: Sequence[SegmentKey], texts: Mapping[SegmentKey, str], embedded: SegmentEmbeddings, written: Written
+) -> dict[str, np.ndarray]:
+    """Each text attack's score of each real segment (a row) against each generation of a corpus (a
+    column): the cosine and the longest shared word n-gram, whose highest over a row is the segment's score
+    (`nearest_scores`); what a resample of the corpus's generations reads."""
+    generations, generation_features = written
+    cosines = (
+        unit_rows(embedded.of(keys)).astype(np.float64) @ unit_rows(generation_features).astype(np.float64).T
+    )
+    generation_words = [words(text) for text in generations]
+    ngrams = np.array(
+        [[longest_shared_ngram(words(texts[key]), other) for other in generation_words] for key in keys],
+        dtype=float,
+    ).reshape(len(keys), len(generations))
+    return dict(zip(TEXT_ATTACKS, (cosines, ngrams)))
+
+
 def versus_negative_control(
     label: Sequence[bool],
     scores: Mapping[str, np.ndarray],
@@ -170,16 +193,16 @@ def versus_negative_control(
     units: Sequence[str],
 ) -> dict[str, float]:
     """Per text attack: the negative control's AUC on the same segments, and the excess of the corpus's
-    AUC over it with its paired bootstrap bounds over the segments' `units` (`text_mia_excess_{attack}`,
-    `_low`, `_high`)."""
+    AUC over it (`text_mia_excess_{attack}`, `_low`, `_high`), its bootstrap bounds over the segments'
+    `units` and, in the same draws, the control corpus's generations (`control`: `pair_scores`): the
+    control is one sample of a corpus written without private data, and its AUC varies with it."""
     record: dict[str, float] = {}
     for name in TEXT_ATTACKS:
-        excess, low, high = paired_auc_difference(
-            label, scores[name], control[name], settings.bootstrap, settings.seed, units
-        )
+        draws = nearest_score_draws(control[name], settings.bootstrap, settings.seed)
+        excess, low, high = excess_over_resampled_control(label, scores[name], draws, settings.seed, units)
         record.update(
             {
-                f"text_mia_auc_{name}_negative": roc_summary(label, control[name], resamples=0).auc,
+                f"text_mia_auc_{name}_negative": roc_summary(label, draws[0], resamples=0).auc,
                 f"text_mia_excess_{name}": excess,
                 f"text_mia_excess_{name}_low": low,
                 f"text_mia_excess_{name}_high": high,
@@ -219,7 +242,7 @@ def text_membership(
             }
         )
     if negative_control is not None:
-        control = nearest_scores(keys, texts, embedded, negative_control)
+        control = pair_scores(keys, texts, embedded, negative_control)
         result.update(versus_negative_control(label, scores, control, settings, units))
     return result
 

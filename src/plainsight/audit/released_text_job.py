@@ -186,7 +186,7 @@ class RunContext:
     judging: Judging
     units: RealUnits  # the real units the re-identification attack ranks, indexed once
     negative_control: Written | None = None  # its generations and features: the text attacks' control
-    negative_control_units: np.ndarray | None = None  # the negative control's best score per unit
+    negative_control_units: np.ndarray | None = None  # each unit's score in each negative control text
 
 
 def _one_corpus(
@@ -311,7 +311,7 @@ def audit_corpora(
     if negative_control is not None:
         generations = negative_control["text"].fillna("").astype(str).tolist()
         written = (generations, embed(generations, settings.embedding))
-        written_units = units.index.best_scores(generations)
+        written_units = units.index.unit_scores(generations)
     context = RunContext(
         embedded, train, train_texts, inputs, settings, judging or Judging(), units, written, written_units
     )

@@ -121,6 +121,51 @@ def paired_auc_difference(
     return (float(observed[0] - observed[1]), *percentile_interval(drawn[:, 0] - drawn[:, 1]))
 
 
+def excess_over_resampled_control(
+    member: Sequence[bool],
+    score: Sequence[float],
+    control_draws: np.ndarray,
+    seed: int = 0,
+    units: Units = None,
+) -> tuple[float, float, float]:
+    """AUC of `score` minus the negative control's AUC, with 95% percentile bootstrap bounds that hold the
+    control corpus's own sampling variance: `control_draws` (`nearest_score_draws`) holds the control's
+    score of every text as written (row 0) and on each of its resampled corpora (one row per draw), and
+    draw r reads row r on the r-th draw of the texts' `units` (members and non-members separately, as
+    `paired_auc_difference`). The corpus judged is fixed (it is what is released); the control stands in
+    for any corpus written without private data, so its generations are a sample."""
+    member = np.asarray(member, dtype=bool)
+    control_draws = np.asarray(control_draws, dtype=float)
+    if control_draws.ndim != 2 or control_draws.shape[1] != len(member):
+        raise ValueError(f"control draws of shape {control_draws.shape} for {len(member)} texts")
+    counts = text_counts(member, len(control_draws) - 1, seed, units)
+    aucs = weighted_aucs(member, scores_of(member, score), counts)
+    controls = np.array(
+        [row_auc(member, scores_of(member, row), weights) for row, weights in zip(control_draws, counts)]
+    )
+    excess = aucs - controls
+    return (float(excess[0]), *percentile_interval(excess[1:]))
+
+
+def nearest_score_draws(pair_scores: np.ndarray, resamples: int, seed: int = 0) -> np.ndarray:
+    """Each text's score against a corpus, its highest over the corpus's generations (`pair_scores`: one
+    row per text, one column per generation), as written (row 0) and on each of `resamples` corpora
+    drawn from its generations with replacement (rows 1 on): the corpus's own sampling variance, a
+    generation drawn twice counting once, as the highest does. Seeded apart from the texts' draws."""
+    pair_scores = np.asarray(pair_scores, dtype=float)
+    if pair_scores.ndim != 2 or pair_scores.shape[1] == 0:
+        raise ValueError(
+            f"a text's nearest score needs generations: pair scores of shape {pair_scores.shape}"
+        )
+    generations = pair_scores.shape[1]
+    drawn = draw_counts(np.random.default_rng([seed, 1]), generations, resamples) > 0
+    draws = np.empty((1 + resamples, pair_scores.shape[0]))
+    draws[0] = pair_scores.max(axis=1)
+    for row, chosen in enumerate(drawn, start=1):
+        draws[row] = pair_scores[:, chosen].max(axis=1)
+    return draws
+
+
 def auc_resamples(
     member: Sequence[bool],
     scores: Sequence[Sequence[float]],
@@ -194,6 +239,20 @@ def weighted_aucs(member: np.ndarray, score: np.ndarray, counts: np.ndarray) -> 
     wins = (above > below) + 0.5 * (above == below)
     pairs = counts[:, positives].sum(axis=1) * counts[:, negatives].sum(axis=1)
     return ((counts[:, positives] @ wins) * counts[:, negatives]).sum(axis=1) / pairs
+
+
+def row_auc(member: np.ndarray, score: np.ndarray, weights: np.ndarray) -> float:
+    """The AUC of one row of `weighted_aucs` (each text counted `weights` times), through sorted scores
+    rather than every pair, for rows whose scores differ: a member's weight times the non-members' weight
+    below its score, and half of that at its score."""
+    negative_scores = score[~member]
+    order = np.argsort(negative_scores, kind="stable")
+    ranked, below = negative_scores[order], np.concatenate([[0.0], np.cumsum(weights[~member][order])])
+    positive_scores, positive_weights = score[member], weights[member]
+    under = below[np.searchsorted(ranked, positive_scores, side="left")]
+    at_or_under = below[np.searchsorted(ranked, positive_scores, side="right")]
+    wins = positive_weights @ (under + at_or_under) / 2
+    return float(wins / (positive_weights.sum() * below[-1]))
 
 
 def weighted_tprs(
