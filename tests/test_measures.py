@@ -123,7 +123,7 @@ def test_a_measure_declared_once_reaches_every_output(tagged, monkeypatch, tmp_p
     release = ReleaseRun("tab", "known", "direct", "icl", "smollm2-135m", {"max_new_tokens": 8})
     release = ReleaseRun(
         *(getattr(release, k) for k in ("dataset", "setting", "idset", "method", "model", "generation")),
-        evidence=tuple(evidence_tables(release, [str(csv)], None, [])),
+        evidence=tuple(evidence_tables(release, [str(csv)], [])),
         verdict=method_verdict(release, [str(csv)]),
     )
     released = corpus.assign(fictional_code="PERSON: Teodor Aalto")

@@ -105,12 +105,13 @@ def test_dp_sgd_passes_its_poisson_batch_in_physical_batches_of_8(paper):
     physical batch of 8 sequences passes 4 documents at a time."""
     from plainsight.methods import registry
     from plainsight.scheduling import CostModel
+    from plainsight.settings import Settings
 
     shapes = load_yaml(REPO / "resources/model_shapes.yaml")
     job = {"dataset": "tab", "setting": "known", "idset": "direct", "seed": "1", "method": "dpsgd"}
-    split = CostModel(paper, shapes, lambda dataset, split: 2028, registry)
+    split = CostModel(Settings.from_config(paper), shapes, lambda dataset, split: 2028, registry)
     assert split.adapter_batch(job) == (8, 2068)
-    whole = merged(paper, {"prefix_tuning": {"physical_batch_size": None}})
+    whole = Settings.from_config(merged(paper, {"prefix_tuning": {"physical_batch_size": None}}))
     assert CostModel(whole, shapes, lambda dataset, split: 2028, registry).adapter_batch(job) == (28, 2068)
 
 

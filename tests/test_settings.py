@@ -49,6 +49,7 @@ def test_every_default_is_the_schemas():
     pairs = schema_defaults(SCHEMA, Settings)
     assert [key for key, *_ in pairs] == [
         "metrics.linkage_quasi_min",
+        "metrics.code_runs",
         "release.drop_guaranteed",
         "release.in_all",
         "release.sign_off",
@@ -59,6 +60,7 @@ def test_every_default_is_the_schemas():
         "audit.canaries.in_verdict",
         "review",
         "review.seeds",
+        "review.release_summaries",
         "review.comments_dir",
         "prefix_tuning.init_from",
         "prefix_tuning.projection_hidden",

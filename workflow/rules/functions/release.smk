@@ -224,7 +224,7 @@ RELEASE_GENERATION_SETTINGS = (
 def release_generation_settings(wildcards):
     method = registry.method(wildcards.method)
     if not method.private_selection:
-        read = generation_params(method, config["generation"], "corpus")
+        read = generation_params(method, CONFIG_SETTINGS, "corpus")
         return {key: read[key] for key in RELEASE_GENERATION_SETTINGS if key in read}
     flat = {}
     for key, value in selection_settings(wildcards).items():
