@@ -561,19 +561,19 @@ def test_the_sign_off_command_prints_the_entry_for_the_bundles_texts(tmp_path, c
 
 UTILITY = pd.DataFrame(
     {
-        "dataset": ["casenotes"] * 4 + ["other"],
+        "dataset": ["casenotes"] * 5 + ["other"],
         "setting": "known",
         "idset": "direct",
-        "method": ["real", "chance", "real_sample", "icl_pe", "icl_pe"],
-        "macro_f1": [0.8, 0.2, 0.6, 0.5, 0.9],
-        "macro_f1_low": [None, None, None, 0.4, 0.8],
-        "macro_f1_high": [None, None, None, 0.6, 1.0],
-        "distinct1": [None, None, None, 0.7, 0.7],
+        "method": ["real", "chance", "real_sample", "negative_control", "icl_pe", "icl_pe"],
+        "macro_f1": [0.8, 0.2, 0.6, 0.3, 0.5, 0.9],
+        "macro_f1_low": [None, None, None, 0.2, 0.4, 0.8],
+        "macro_f1_high": [None, None, None, 0.4, 0.6, 1.0],
+        "distinct1": [None, None, None, 0.6, 0.7, 0.7],
     }
 )
 
 
-def test_the_card_gives_macro_f1_beside_chance_and_the_real_rows_and_the_full_table_beside_it(tmp_path):
+def test_the_card_gives_macro_f1_beside_chance_zero_learning_and_the_real_rows_and_the_full_table(tmp_path):
     run, corpora, metrics, summaries = frames()
     summaries = summaries.assign(documents=[90.0, 80.0, 1.0])  # the averaged rows' mean: 85%
     run = replace(run, utility=utility_rows(UTILITY, run.keys, "icl_pe"))
@@ -589,27 +589,30 @@ def test_the_card_gives_macro_f1_beside_chance_and_the_real_rows_and_the_full_ta
         "|---|---|",
         "| This corpus | 0.500 [0.400, 0.600] |",
         "| Chance (labels drawn at the real shares) | 0.200 |",
+        "| Zero learning (the base model from fictional codes alone) | 0.300 |",
         "| Real training data (ceiling) | 0.800 |",
         "| Real training data, as many texts as a corpus | 0.600 |",
         "",
-        "Downstream macro-F1: 50% of the way from chance to the real-data ceiling.",
+        "Downstream macro-F1: 50% of the way from chance to the real-data ceiling, 0.200 above the "
+        "zero-learning corpus (0.300).",
         "",
         "Every utility measure of the run's corpora: `utility.csv`, beside this card.",
     ]
     assert "distinct1" not in card and "nan" not in card
     full = pd.read_csv(tmp_path / FILES["utility"])
-    assert full["method"].tolist() == ["real", "chance", "real_sample", "icl_pe"]  # its run's rows only
-    assert full.loc[3, ["macro_f1", "distinct1"]].tolist() == [0.5, 0.7]
-    # a trained method without a utility row: said, with its zero-learning corpus
+    # its run's rows only
+    assert full["method"].tolist() == ["real", "chance", "real_sample", "negative_control", "icl_pe"]
+    assert full.loc[4, ["macro_f1", "distinct1"]].tolist() == [0.5, 0.7]
+    # a run whose utility measures lack the zero-learning corpus says so
+    lacking = UTILITY[UTILITY["method"] != "negative_control"]
+    without = replace(run, utility=utility_rows(lacking, run.keys, "icl_pe"))
+    card, _ = written(without, frames_, tmp_path / "without")
+    assert "| Zero learning (the base model from fictional codes alone) | not measured |" in card.splitlines()
+    # a trained method without a utility row: said
     trained = replace(frames()[0], method="ft")
     _, card = released(trained, corpora.assign(method="ft"), metrics, frames()[3])
     utility = card.split("## Utility\n\n")[1].split("\n## ")[0]
-    assert utility.splitlines() == [
-        "The zero-learning corpus (the same prompts without the adapter, the text attacks' negative control) "
-        "has no utility measure.",
-        "",
-        "Not measured: the run's utility measures have no row for this method.",
-    ]
+    assert utility.splitlines() == ["Not measured: the run's utility measures have no row for this method."]
 
 
 def test_verdict_json_states_the_policy_the_guarantee_and_a_kind_only_for_a_pass():

@@ -480,8 +480,8 @@ def test_the_page_opens_with_each_methods_release_summary(tmp_path):
             "dataset": "tab",
             "setting": "known",
             "idset": "direct",
-            "method": ["real", "chance", "icl"],
-            "macro_f1": [0.8, 0.2, 0.5],
+            "method": ["real", "chance", "negative_control", "icl"],
+            "macro_f1": [0.8, 0.2, 0.3, 0.5],
         }
     )
     page = (build_fixture_site(tmp_path / "a", utility=utility) / "index.html").read_text(encoding="utf-8")
@@ -490,7 +490,8 @@ def test_the_page_opens_with_each_methods_release_summary(tmp_path):
     stamp = '<span class="stamp">NOT FOR RELEASE</span>'
     assert summary_rows(page) == [
         f'ICL | <span class="verdict-badge verdict-fail">FAIL</span> | {stamp} | 3 | 1 | 1 | 0.500 (chance '
-        '0.200, ceiling 0.800) | 1 of 3 | <a class="summary-link" href="#summary-icl">summary</a>',
+        "0.200, zero learning 0.300, ceiling 0.800) | 1 of 3 | "
+        '<a class="summary-link" href="#summary-icl">summary</a>',
         f'Fine-tuning | <span class="verdict-badge verdict-no-audit">no audit</span> | {stamp} | 3 | 1 | 1 '
         '| not measured | 0 of 3 | <a class="summary-link" href="#summary-ft">summary</a>',
     ]
@@ -498,7 +499,10 @@ def test_the_page_opens_with_each_methods_release_summary(tmp_path):
     assert '<p class="stamp"><strong>NOT FOR RELEASE.</strong> The verdict is FAIL, not PASS' in details
     assert "<td>CODE</td><td>1</td><td>0</td><td>1</td><td>0</td>" in details
     assert "<td>LOC</td><td>0</td><td>1</td><td>0</td><td>1</td>" in details
-    assert "Downstream macro-F1: 50% of the way from chance to the real-data ceiling." in details
+    assert (
+        "Downstream macro-F1: 50% of the way from chance to the real-data ceiling, 0.200 above the "
+        "zero-learning corpus (0.300)." in details
+    )
     assert "1 of 3 generations (33.3%) reviewed on the review page; their verdicts: leaks 1." in details
 
 

@@ -71,13 +71,13 @@ METRICS = pd.DataFrame(
 UTILITY = pd.DataFrame(
     {
         **RUN,
-        "method": ["real", "chance", "real_sample", "icl", "icl"],
-        "macro_f1": [0.8, 0.2, 0.6, 0.5, 0.1],
-        "macro_f1_low": [0.7, None, 0.5, 0.4, 0.0],
-        "macro_f1_high": [0.9, None, 0.7, 0.6, 0.2],
-        "accuracy": [0.5, 0.1, 0.4, 0.3, 0.0],
+        "method": ["real", "chance", "real_sample", "negative_control", "icl", "icl"],
+        "macro_f1": [0.8, 0.2, 0.6, 0.35, 0.5, 0.1],
+        "macro_f1_low": [0.7, None, 0.5, 0.3, 0.4, 0.0],
+        "macro_f1_high": [0.9, None, 0.7, 0.4, 0.6, 0.2],
+        "accuracy": [0.5, 0.1, 0.4, 0.4, 0.3, 0.0],
     }
-).assign(setting=["known"] * 4 + ["unknown"])  # the last row is another run's
+).assign(setting=["known"] * 5 + ["unknown"])  # the last row is another run's
 COMMENTS = pd.DataFrame(
     {
         "method": ["icl", "icl", "icl", "ft"],
@@ -233,19 +233,34 @@ def test_real_values_are_counted_by_entity_type_and_class_in_generations_and_dis
         )
 
 
-def test_utility_stands_beside_chance_and_the_ceiling_or_is_said_to_be_missing():
+def test_utility_stands_beside_chance_zero_learning_and_the_ceiling_or_is_said_to_be_missing():
     page = summary_markdown(summary(None, utility=UTILITY))
-    assert "| Downstream macro-F1 | 0.500 [0.400, 0.600] | 0.200 | 0.800 | 0.600 |" in lines(page)
-    assert "| Accuracy | 0.300 | 0.100 | 0.500 | 0.400 |" in lines(page)
-    # (0.5 - 0.2) / (0.8 - 0.2) and (0.3 - 0.1) / (0.5 - 0.1)
-    assert (
-        "Downstream macro-F1: 50% of the way from chance to the real-data ceiling; Accuracy: 50% of the way "
-        "from chance to the real-data ceiling." in lines(page)
+    assert lines(page.split("## Utility")[1])[4] == (
+        "| Measure (score, 0 to 1) | This corpus | Chance (labels drawn at the real shares) | Zero learning "
+        "(the base model from fictional codes alone) | Real training data (ceiling) | Real training data, as "
+        "many texts as a corpus |"
     )
-    below = summary_markdown(summary(None, utility=UTILITY.assign(macro_f1=[0.8, 0.2, 0.6, 0.1, 0.1])))
+    assert "| Downstream macro-F1 | 0.500 [0.400, 0.600] | 0.200 | 0.350 | 0.800 | 0.600 |" in lines(page)
+    assert "| Accuracy | 0.300 | 0.100 | 0.400 | 0.500 | 0.400 |" in lines(page)
+    # (0.5 - 0.2) / (0.8 - 0.2), 0.5 - 0.35; (0.3 - 0.1) / (0.5 - 0.1), 0.4 - 0.3
     assert (
-        "Downstream macro-F1: at or below chance, the corpus taught the classifier nothing about the labels"
-        in below
+        "Downstream macro-F1: 50% of the way from chance to the real-data ceiling, 0.150 above the "
+        "zero-learning corpus (0.350); Accuracy: 50% of the way from chance to the real-data ceiling, 0.100 "
+        "below the zero-learning corpus (0.400)." in lines(page)
+    )
+    below = summary_markdown(summary(None, utility=UTILITY.assign(macro_f1=[0.8, 0.2, 0.6, 0.35, 0.1, 0.1])))
+    assert (
+        "Downstream macro-F1: at or below chance, the corpus taught the classifier nothing about the labels, "
+        "0.250 below the zero-learning corpus (0.350)" in below
+    )
+    # a run whose utility measures lack the zero-learning corpus says so
+    without = summary_markdown(summary(None, utility=UTILITY[UTILITY["method"] != "negative_control"]))
+    assert "| Downstream macro-F1 | 0.500 [0.400, 0.600] | 0.200 | not measured | 0.800 | 0.600 |" in lines(
+        without
+    )
+    assert (
+        "Downstream macro-F1: 50% of the way from chance to the real-data ceiling, the zero-learning corpus "
+        "not measured;" in without
     )
     missing = "Not measured: the run's utility table has no row for this method (`utility.runs`)."
     assert missing in lines(summary_markdown(summary(None)))

@@ -11,6 +11,7 @@ from plainsight.report.utility_table import (
     CHANCE_DISPLAY,
     REAL_DISPLAY,
     REAL_SAMPLE_DISPLAY,
+    ZERO_LEARNING_DISPLAY,
     markdown_utility_table,
     utility_notes,
     utility_plots,
@@ -86,6 +87,26 @@ def test_rows_are_means_over_seeds_with_the_real_row_first():
     ft = table.set_index("method").loc["ft"]
     assert ft["macro_f1"] == pytest.approx(0.5) and ft["adherence_exact"] == pytest.approx(0.6)
     assert ft["seeds"] == 2 and table.set_index("method").loc["real", "seeds"] == 0
+
+
+def test_the_zero_learning_corpus_stands_beside_the_real_rows_with_its_seeds():
+    zero = [
+        {**measures().iloc[0].to_dict(), "method": "negative_control", "seed": seed, "macro_f1": f1}
+        for seed, f1 in ((1, 0.2), (2, 0.4))
+    ]
+    table = utility_table(pd.concat([measures(), pd.DataFrame(zero)], ignore_index=True), METHODS)
+    assert table["display"].tolist() == [
+        REAL_DISPLAY,
+        CHANCE_DISPLAY,
+        REAL_SAMPLE_DISPLAY,
+        ZERO_LEARNING_DISPLAY,
+        "ICL",
+        "Fine-tuning",
+    ]
+    row = table.set_index("method").loc["negative_control"]
+    assert row["macro_f1"] == pytest.approx(0.3) and row["seeds"] == 2  # (0.2 + 0.4) / 2
+    text = markdown_utility_table(table, utility_notes("tfidf_logreg"))
+    assert f"| {ZERO_LEARNING_DISPLAY} | 0.300 [0.100, 0.900] |" in text
 
 
 def test_unknown_method_is_refused():

@@ -677,6 +677,7 @@ def test_utility_measures_table_and_plots(workflow_dir):
         "Real training data (ceiling)",
         "Chance (labels drawn at the real shares)",
         "Real training data, as many texts as a corpus",
+        "Zero learning (the base model from fictional codes alone)",
         "Baseline",
         "DP-SGD",
         "ICL",
@@ -689,6 +690,8 @@ def test_utility_measures_table_and_plots(workflow_dir):
     assert table.loc[1, "macro_f1"] < table.loc[0, "macro_f1"]  # chance below the real ceiling
     shown = table.set_index("method")
     assert pd.isna(shown.loc["baseline", "adherence_exact"]) and shown.loc["icl", "adherence_exact"] >= 0
+    # the zero-learning corpus of each utility seed, measured as a corpus: what the base model knew
+    assert shown.loc["negative_control", "seeds"] == 1 and shown.loc["negative_control", "texts"] > 0
     markdown = (workflow_dir / "results/tables/tab/utility.md").read_text(encoding="utf-8")
     assert (
         "## TAB, private entities known, direct identifiers" in markdown

@@ -43,7 +43,7 @@ from plainsight.report.release_run import KNOWN_LIMITS, BundleSettings, Evidence
 from plainsight.report.sign_off import CUSTODIAN_FOLDER, read_sign_offs
 from plainsight.report.summary import NOT_FOR_RELEASE, ReleaseSummary, SummaryFrames, build_summary
 from plainsight.report.summary_render import summary_markdown
-from plainsight.report.utility_table import REAL_ROWS, run_utility_table
+from plainsight.report.utility_table import REFERENCE_ROWS, run_utility_table
 
 BUNDLE_FILE = "synthetic.jsonl"
 EVIDENCE_FILE = "EVIDENCE.md"  # the custodian's card, with every count the audit read from the private corpus
@@ -200,12 +200,14 @@ def method_verdict(run: ReleaseRun, audit_tables: Sequence[str]) -> AuditVerdict
 
 
 def run_utility(run: ReleaseRun, utility: pd.DataFrame | None) -> pd.DataFrame:
-    """The method's row of its run's utility table beside the real data's and chance's (`utility`: the
-    run's utility table, `plainsight.report.utility_table`): `utility.csv` of the bundle."""
+    """The method's row of its run's utility table beside its reference rows (the real data's, chance's
+    and the zero-learning corpus's; `utility`: the run's utility table,
+    `plainsight.report.utility_table`): `utility.csv` of the bundle."""
     if utility is None:
         return pd.DataFrame(columns=["dataset", "setting", "idset", "method"])
     rows = run_rows(utility, run.keys)
-    return rows[rows["method"].isin([registry.base_method(run.method), *REAL_ROWS])].reset_index(drop=True)
+    chosen = rows["method"].isin([registry.base_method(run.method), *REFERENCE_ROWS])
+    return rows[chosen].reset_index(drop=True)
 
 
 def evidence_tables(

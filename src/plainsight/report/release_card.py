@@ -21,9 +21,14 @@ from plainsight.report.release_filter import HOLDS_SOURCE_SPECIFIC, drop_measure
 from plainsight.report.release_run import KNOWN_LIMITS, ReleaseRun, bounds_release
 from plainsight.report.sign_off import SIGN_OFF_KEY, other_texts_note
 from plainsight.report.summary import NOT_FOR_RELEASE
-from plainsight.report.summary_page import against_chance, score_text
+from plainsight.report.summary_page import against_references, score_text, zero_learning_text
 from plainsight.report.table_format import dp_notes
-from plainsight.report.utility_table import CHANCE_DISPLAY, REAL_DISPLAY, REAL_SAMPLE_DISPLAY
+from plainsight.report.utility_table import (
+    CHANCE_DISPLAY,
+    REAL_DISPLAY,
+    REAL_SAMPLE_DISPLAY,
+    ZERO_LEARNING_DISPLAY,
+)
 
 SUMMARY_LABELS = {
     "pipp": "PIPP (% of generations)",
@@ -205,8 +210,8 @@ def _verdict_section(run: ReleaseRun) -> list[str]:
 
 
 def utility_section(run: ReleaseRun, summaries: pd.DataFrame) -> list[str]:
-    """The corpus's downstream macro-F1 beside chance and the real-data rows, and its documents share;
-    the run's full utility table is `UTILITY_FILE`, beside the card."""
+    """The corpus's downstream macro-F1 beside chance, the zero-learning corpus and the real-data rows,
+    and its documents share; the run's full utility table is `UTILITY_FILE`, beside the card."""
     documents = summary_row(summaries).get(SUMMARY_LABELS["documents"])
     lines = [
         "## Utility",
@@ -217,23 +222,28 @@ def utility_section(run: ReleaseRun, summaries: pd.DataFrame) -> list[str]:
             else []
         ),
     ]
-    if registry.method(run.method).trained:
-        lines += [
-            "The zero-learning corpus (the same prompts without the adapter, the text attacks' negative "
-            "control) has no utility measure.",
-            "",
-        ]
     f1 = next((row for row in run.utility or () if row.column == "macro_f1"), None)
     if f1 is None:
         return [*lines, "Not measured: the run's utility measures have no row for this method.", ""]
-    reference = (f1.chance, f1.ceiling, f1.same_size)
     scores = pd.DataFrame(
         {
-            "Corpus": ["This corpus", CHANCE_DISPLAY, REAL_DISPLAY, REAL_SAMPLE_DISPLAY],
-            f1.label: [score_text(f1.value, f1.low, f1.high), *map(score_text, reference)],
+            "Corpus": [
+                "This corpus",
+                CHANCE_DISPLAY,
+                ZERO_LEARNING_DISPLAY,
+                REAL_DISPLAY,
+                REAL_SAMPLE_DISPLAY,
+            ],
+            f1.label: [
+                score_text(f1.value, f1.low, f1.high),
+                score_text(f1.chance),
+                zero_learning_text(f1.zero_learning),
+                score_text(f1.ceiling),
+                score_text(f1.same_size),
+            ],
         }
     )
-    closed = [against_chance(f1) + "."] if f1.ceiling > f1.chance and not np.isnan(f1.value) else []
+    closed = [against_references(f1) + "."] if f1.ceiling > f1.chance and not np.isnan(f1.value) else []
     return [
         *lines,
         "Train on the synthetic corpus, test on the real test split (means over seeds, 95% interval).",

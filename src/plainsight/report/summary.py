@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from plainsight.audit import NEGATIVE_CONTROL
 from plainsight.audit.outcomes import PASS
 from plainsight.codes.control_code import select_spans
 from plainsight.entities import ENTITY_TYPES
@@ -190,7 +191,8 @@ def shipped(metrics: pd.DataFrame, spans: pd.DataFrame, kept: pd.DataFrame, drop
 
 @dataclass(frozen=True)
 class UtilityRow:
-    """One utility measure of the method's corpus beside chance and the real-data rows (NaN: none)."""
+    """One utility measure of the method's corpus beside chance, the zero-learning corpus and the
+    real-data rows (NaN: none)."""
 
     column: str  # of the utility table
     label: str
@@ -200,6 +202,7 @@ class UtilityRow:
     chance: float
     ceiling: float
     same_size: float  # real training data, as many texts as the corpus
+    zero_learning: float  # the base model from fictional codes alone: what it knew without the private data
 
 
 def utility_rows(
@@ -229,6 +232,7 @@ def utility_rows(
             score(CHANCE, column),
             score(REAL, column),
             score(REAL_SAMPLE, column),
+            score(NEGATIVE_CONTROL, column),
         )
         for column in UTILITY_MEASURES
         if column in table

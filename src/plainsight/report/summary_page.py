@@ -20,7 +20,12 @@ from plainsight.report.summary import (
     UtilityRow,
     criteria,
 )
-from plainsight.report.utility_table import CHANCE_DISPLAY, REAL_DISPLAY, REAL_SAMPLE_DISPLAY
+from plainsight.report.utility_table import (
+    CHANCE_DISPLAY,
+    REAL_DISPLAY,
+    REAL_SAMPLE_DISPLAY,
+    ZERO_LEARNING_DISPLAY,
+)
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,11 @@ def score_text(value: float, low: float = math.nan, high: float = math.nan) -> s
     if math.isnan(value):
         return "—"
     return f"{value:.3f}" + ("" if math.isnan(low) or math.isnan(high) else f" [{low:.3f}, {high:.3f}]")
+
+
+def zero_learning_text(value: float) -> str:
+    """The zero-learning corpus's score, or why there is none (a run whose utility measures lack it)."""
+    return "not measured" if math.isnan(value) else score_text(value)
 
 
 def _title(summary: ReleaseSummary) -> Heading:
@@ -298,12 +308,20 @@ def utility_blocks(summary: ReleaseSummary) -> list[Block]:
                 "utility",
             ),
         ]
-    header = ("Measure (score, 0 to 1)", "This corpus", CHANCE_DISPLAY, REAL_DISPLAY, REAL_SAMPLE_DISPLAY)
+    header = (
+        "Measure (score, 0 to 1)",
+        "This corpus",
+        CHANCE_DISPLAY,
+        ZERO_LEARNING_DISPLAY,
+        REAL_DISPLAY,
+        REAL_SAMPLE_DISPLAY,
+    )
     rows = tuple(
         (
             row.label,
             score_text(row.value, row.low, row.high),
             score_text(row.chance),
+            zero_learning_text(row.zero_learning),
             score_text(row.ceiling),
             score_text(row.same_size),
         )
@@ -315,7 +333,7 @@ def utility_blocks(summary: ReleaseSummary) -> list[Block]:
         Table(header, rows, "utility"),
     ]
     closed = [
-        against_chance(row)
+        against_references(row)
         for row in summary.utility
         if row.ceiling > row.chance and not math.isnan(row.value)  # NaN: not measured
     ]
@@ -324,12 +342,23 @@ def utility_blocks(summary: ReleaseSummary) -> list[Block]:
     return blocks
 
 
-def against_chance(row: UtilityRow) -> str:
-    """Where a score lies between chance and the real-data ceiling (the ceiling above chance)."""
+def against_references(row: UtilityRow) -> str:
+    """Where a score lies between chance and the real-data ceiling (the ceiling above chance), and how far
+    from the zero-learning corpus's: what the private data added to what the base model knew anyway."""
     if row.value <= row.chance:
-        return f"{row.label}: at or below chance, the corpus taught the classifier nothing about the labels"
-    share = 100 * (row.value - row.chance) / (row.ceiling - row.chance)
-    return f"{row.label}: {share:.0f}% of the way from chance to the real-data ceiling"
+        place = "at or below chance, the corpus taught the classifier nothing about the labels"
+    else:
+        share = 100 * (row.value - row.chance) / (row.ceiling - row.chance)
+        place = f"{share:.0f}% of the way from chance to the real-data ceiling"
+    return f"{row.label}: {place}, {against_zero_learning(row)}"
+
+
+def against_zero_learning(row: UtilityRow) -> str:
+    if math.isnan(row.zero_learning):
+        return "the zero-learning corpus not measured"
+    difference = row.value - row.zero_learning
+    side = "above" if difference >= 0 else "below"
+    return f"{abs(difference):.3f} {side} the zero-learning corpus ({score_text(row.zero_learning)})"
 
 
 def review_blocks(summary: ReleaseSummary) -> list[Block]:
@@ -385,6 +414,7 @@ def overview(summary: ReleaseSummary) -> dict[str, Any]:
         if summary.downstream_not_measured
         else "not measured"
         if f1 is None
-        else f"{score_text(f1.value)} (chance {score_text(f1.chance)}, ceiling {score_text(f1.ceiling)})",
+        else f"{score_text(f1.value)} (chance {score_text(f1.chance)}, zero learning "
+        f"{zero_learning_text(f1.zero_learning)}, ceiling {score_text(f1.ceiling)})",
         "reviewed": f"{summary.review.reviewed:,} of {summary.review.generations:,}",
     }

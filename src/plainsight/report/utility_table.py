@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from plainsight.audit import NEGATIVE_CONTROL
 from plainsight.evaluation.diversity import words
 from plainsight.evaluation.downstream import CHANCE, NOT_MEASURED, REAL, REAL_SAMPLE
 from plainsight.io import atomic_path, write_text
@@ -23,7 +24,12 @@ from plainsight.report.audit_verdict import RUN_COLUMNS
 REAL_DISPLAY = "Real training data (ceiling)"
 REAL_SAMPLE_DISPLAY = "Real training data, as many texts as a corpus"
 CHANCE_DISPLAY = "Chance (labels drawn at the real shares)"
+ZERO_LEARNING_DISPLAY = "Zero learning (the base model from fictional codes alone)"
+# the rows with no synthetic corpus of their own
 REAL_ROWS = (REAL, CHANCE, REAL_SAMPLE)
+# The rows a method's scores are read beside: the real rows and the zero-learning corpus (the audit's
+# negative control), which says what the base model knew without the private data.
+REFERENCE_ROWS = (*REAL_ROWS, NEGATIVE_CONTROL)
 # (column, Markdown label, decimals, percent); a column with `_low`/`_high` shows its interval.
 COLUMNS: tuple[tuple[str, str, int, bool], ...] = (
     ("macro_f1", "Downstream macro-F1", 3, False),
@@ -45,11 +51,12 @@ TEXT_COLUMNS: tuple[str, ...] = ("label_source", "labels")
 
 
 def utility_table(measures: pd.DataFrame, methods: Mapping[str, str]) -> pd.DataFrame:
-    """Means over seeds per (run, method): the real row first in each run, then `methods`' order."""
+    """Means over seeds per (run, method): the reference rows first in each run, then `methods`' order."""
     measures = measures.assign(
-        method=measures["method"].map(lambda m: m if m in REAL_ROWS else base_method(m))
+        method=measures["method"].map(lambda m: m if m in REFERENCE_ROWS else base_method(m))
     )
-    order = {REAL: -3, CHANCE: -2, REAL_SAMPLE: -1, **{method: n for n, method in enumerate(methods)}}
+    order = {key: n - len(REFERENCE_ROWS) for n, key in enumerate(REFERENCE_ROWS)}
+    order |= {method: n for n, method in enumerate(methods)}
     unknown = sorted(set(measures["method"]) - set(order))
     if unknown:
         raise ValueError(f"utility measures for methods without a display name: {', '.join(unknown)}")
@@ -66,7 +73,13 @@ def utility_table(measures: pd.DataFrame, methods: Mapping[str, str]) -> pd.Data
         3,
         "display",
         table["method"].map(
-            {REAL: REAL_DISPLAY, CHANCE: CHANCE_DISPLAY, REAL_SAMPLE: REAL_SAMPLE_DISPLAY, **methods}
+            {
+                REAL: REAL_DISPLAY,
+                CHANCE: CHANCE_DISPLAY,
+                REAL_SAMPLE: REAL_SAMPLE_DISPLAY,
+                NEGATIVE_CONTROL: ZERO_LEARNING_DISPLAY,
+                **methods,
+            }
         ),
     )
     return table.reset_index(drop=True)
@@ -79,7 +92,7 @@ def run_utility_table(measure_files: Sequence[str | Path], names: Mapping[str, s
     if not measure_files:
         return None
     measures = pd.concat([pd.read_parquet(path) for path in measure_files], ignore_index=True)
-    methods = [base_method(m) for m in measures["method"] if m not in REAL_ROWS]
+    methods = [base_method(m) for m in measures["method"] if m not in REFERENCE_ROWS]
     return utility_table(measures, {m: names.get(m, m) for m in dict.fromkeys(methods)})
 
 
@@ -149,7 +162,10 @@ def utility_notes(classifier: str) -> list[str]:
         "their shares of the real training split whatever the text (a label's F1 2pq / (p + q)); a corpus "
         "at or below it taught the classifier nothing about the labels. The last real row trains on a "
         "seeded sample of real training segments as large as the largest corpus, so that a corpus's gap to "
-        "the ceiling can be told apart from its smaller size.",
+        "the ceiling can be told apart from its smaller size. Zero learning: the corpus the base model "
+        "writes from the fictional codes alone, with no adapter and no real text in its prompts (the "
+        "audit's negative control); a method's lead over it is what the private data added, the rest the "
+        "base model knew anyway.",
         "Adherence: mean share of a generation's fictional values in its text, exactly and with near "
         "variants, and of its code's entity types present; — for a method that shows no code.",
         "Self-BLEU: BLEU-4 of each text against the others (1: all the same); distinct-n over the corpus's "
@@ -207,10 +223,13 @@ def plot_lengths(texts: Mapping[str, Sequence[str]], title: str, path: str | Pat
 
 
 def plot_downstream_f1(table: pd.DataFrame, title: str, path: str | Path) -> None:
-    """One bar per method (downstream macro-F1 with its interval), the real ceiling as a line."""
+    """One bar per method (downstream macro-F1 with its interval); the real ceiling, chance and the
+    zero-learning corpus as lines."""
     plt = _pyplot()
-    real, matched, chance = (table[table["method"] == key] for key in (REAL, REAL_SAMPLE, CHANCE))
-    rows = table[~table["method"].isin(REAL_ROWS)]
+    real, matched, chance, zero = (
+        table[table["method"] == key] for key in (REAL, REAL_SAMPLE, CHANCE, NEGATIVE_CONTROL)
+    )
+    rows = table[~table["method"].isin(REFERENCE_ROWS)]
     figure, axis = plt.subplots(figsize=(8, 4.5), constrained_layout=True)
     errors = [
         (rows["macro_f1"] - rows["macro_f1_low"]).clip(lower=0),
@@ -241,7 +260,14 @@ def plot_downstream_f1(table: pd.DataFrame, title: str, path: str | Path) -> Non
             linestyle="-.",
             label=f"chance: {chance.iloc[0]['macro_f1']:.2f}",
         )
-    if not (real.empty and matched.empty and chance.empty):
+    if not zero.empty:
+        axis.axhline(
+            zero.iloc[0]["macro_f1"],
+            color="tab:green",
+            linestyle=(0, (1, 3)),
+            label=f"zero learning: {zero.iloc[0]['macro_f1']:.2f}",
+        )
+    if not (real.empty and matched.empty and chance.empty and zero.empty):
         axis.legend(fontsize=8)
     axis.set_ylim(0, 1)
     axis.set_ylabel("macro-F1 on the real test split")
@@ -269,9 +295,10 @@ def utility_plots(
     run = measures.iloc[0]
     title = f"{run['dataset'].upper()}, private entities {run['setting']}, {run['idset']} identifiers"
     texts: dict[str, list[str]] = {REAL_DISPLAY: docs[docs["split"] == "train"]["text"].astype(str).tolist()}
+    names = {**methods, NEGATIVE_CONTROL: ZERO_LEARNING_DISPLAY}
     for corpus in corpora:
         name = (
-            methods.get(base_method(str(corpus["method"].iloc[0])), str(corpus["method"].iloc[0]))
+            names.get(base_method(str(corpus["method"].iloc[0])), str(corpus["method"].iloc[0]))
             if len(corpus)
             else None
         )

@@ -18,12 +18,14 @@ def selection_corpus(wildcards):
 
 
 def utility_corpus_keys(with_private_selection=False):
-    """(method, seed) of every corpus a utility run reads, in the config's order; with the
+    """(method, seed) of every corpus a utility run reads, in the config's order, then the
+    zero-learning corpus of each seed (the audit's negative control: what the base model writes
+    without the private data, which every method's scores are read beside); with the
     private-selection methods at their own seeds (the only corpora they write) when asked.
     """
     keys = [
         {"method": method, "seed": seed}
-        for method in config["methods"]
+        for method in [*config["methods"], NEGATIVE_CONTROL]
         for seed in config["utility"]["seeds"]
     ]
     if with_private_selection:
