@@ -11,7 +11,7 @@ from plainsight.audit import nearest
 from plainsight.code_runs import CodeRuns
 from plainsight.generation.blocking import ValueBlocker, Vocabulary
 from plainsight.methods.in_context import Blocking
-from plainsight.report.release import kept_rows, release_filter
+from plainsight.report.release_filter import kept_rows, release_filter
 from test_released import audit_alone, bag_of_words, corpus_tables, icl_corpus, measured
 
 CASE_NUMBER = "XXX-2022-8363"

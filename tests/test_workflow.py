@@ -302,7 +302,7 @@ def test_privacy_audit_table_plots_and_a_bad_adapter(workflow_dir):
     ]
     # the base model released nothing and the negative control is the text attacks' yardstick: no verdict
     assert table.loc[table["method"].isin(["base", "negative_control"]), "verdict"].isna().all()
-    assert set(table["verdict"].iloc[1:-1]) <= {"PASS", "FAIL", "INCONCLUSIVE"}
+    assert set(table["verdict"].iloc[1:-1]) <= {"PASS", "FAIL", "INCONCLUSIVE", "NOT RELEASABLE BY POLICY"}
     # the copying control copies its contexts verbatim; at the tiny config's 4 generations no test can call
     # that significant (the unit tests' larger control is), and the verdict never passes it
     control = table[table["method"] == "positive_control"].iloc[0]
@@ -498,6 +498,11 @@ def test_every_generation_and_training_setting_reruns_only_the_jobs_that_read_it
             "table": int(icl + trained > 0),
             "review_comments": int(icl + trained > 0),
         }  # its file check reads the corpora
+        # DP-SGD's codes: its mechanism reads its budget and unit, a seed's draws the generations
+        if block == "dpsgd" and key in ("epsilon", "delta", "privacy_unit"):
+            expected |= {"release_code_patterns": 1, "released_codes": ONE_METHOD_RUNS}
+        if (block, key) == ("prefix_tuning", "generations"):
+            expected |= {"released_codes": ONE_METHOD_RUNS}
         expected = {rule: count for rule, count in expected.items() if count}
         if planned != expected:
             wrong[f"{block}.{key}"] = planned
@@ -515,7 +520,8 @@ def test_large_variant_jobs_ask_for_the_large_model_memory(tmp_path):
 
 def test_a_bundle_on_any_run_schedules_its_own_audit_and_utility(tmp_path):
     workdir = make_workdir(tmp_path / "bundle")
-    # the generic example's case notes and TAB's unknown setting: neither in `audit` nor in `utility.runs`
+    # the generic example's case notes (audited where asked: `audit.datasets` is left out there) and TAB's
+    # unknown setting (outside `audit.settings`): neither in `utility.runs`
     for target, config in (
         (
             "results/release/casenotes/known/direct/icl_pe/custodian/SUMMARY.md",
@@ -530,7 +536,8 @@ def test_a_bundle_on_any_run_schedules_its_own_audit_and_utility(tmp_path):
             "generate_zero_learning": 3,
         }, target
         assert planned["release_audit"] == planned["utility_measures"] == planned["release_bundle"] == 1
-        assert not {"privacy_audit_table", "utility_table", "membership_scores"} & set(planned), target
+        if not config:  # TAB's unknown setting is outside `audit.settings`: no run audit is scheduled
+            assert not {"privacy_audit_table", "utility_table", "membership_scores"} & set(planned), target
     # the verdict's other evidence where it reads it: the adapter attacks and the canaries of every seed
     write_overlay(
         workdir,

@@ -116,9 +116,9 @@ def test_release_bundle_of_icl_pe_holds_no_real_value(example_dir):
     assert header["license"] == "other" and header["size_categories"] == ["n<1K"]
     # the example audits tab only: the bundle brings its own audit, of the texts it ships, and its utility
     verdict = json.loads((example_dir / custodian / "verdict.json").read_text())
-    assert verdict["verdict"] in {"PASS", "FAIL", "INCONCLUSIVE"} and verdict["generations"] == {
-        "1": len(rows)
-    }
+    assert verdict["verdict"] in {"PASS", "FAIL", "INCONCLUSIVE", "NOT RELEASABLE BY POLICY"} and verdict[
+        "generations"
+    ] == {"1": len(rows)}
     data = (example_dir / bundle_dir / "synthetic.jsonl").read_bytes()
     assert verdict["data_sha256"] == hashlib.sha256(data).hexdigest() and verdict["before_filter"] is None
     assert "## Utility of the run's corpora" in card

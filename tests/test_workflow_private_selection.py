@@ -120,7 +120,7 @@ def test_the_methods_table_sets_them_beside_the_configured_methods(selection_dir
     # the privacy audit table gives the configured methods' verdicts; the gate, the others'
     assert set(configured["verdict_source"]) == {"privacy audit table"}
     assert set(selected["verdict_source"]) == {"audit record"}
-    assert set(table["verdict"]) <= {"PASS", "FAIL", "INCONCLUSIVE"}
+    assert set(table["verdict"]) <= {"PASS", "FAIL", "INCONCLUSIVE", "NOT RELEASABLE BY POLICY"}
     # the all-methods utility table measures every corpus, the private-selection ones too
     assert table["macro_f1"].between(0, 1).all()
     assert configured["canary_epsilon"].notna().all() and selected["canary_epsilon"].isna().all()
@@ -164,6 +164,7 @@ def test_the_all_methods_page_and_bundle_show_them(selection_dir, side_by_side):
         "PASS",
         "FAIL",
         "INCONCLUSIVE",
+        "NOT RELEASABLE BY POLICY",
     }
     # rule all's page keeps the configured methods: the demo never waits for the training-free generators
     assert "review_page_all_methods" not in planned_rules(selection_dir, *configs)
