@@ -174,8 +174,10 @@ def test_the_all_methods_page_and_bundle_show_them(selection_dir, side_by_side):
         selection_dir, bundle, *configs, "two_seeds.yaml"
     )
     card = (selection_dir / bundle).read_text(encoding="utf-8")
-    # its utility is the all-methods measures' row of its run, its settings its own block's
-    assert "## Utility of the run's corpora" in card and "| aug_pe |" in card
+    # its utility is the all-methods measures' row of its run (the card's short table, the full row in
+    # custodian/utility.csv), its settings its own block's
+    utility = pd.read_csv(selection_dir / "results/release/tab/known/direct/aug_pe/custodian/utility.csv")
+    assert "## Utility" in card and "aug_pe" in set(utility["method"])
     assert "rounds 2" in card and "context_documents" not in card
     # its verdict is its own audit's, of the texts it ships; the methods table's, of the corpus as
     # written, beside it
