@@ -124,13 +124,19 @@ def test_release_bundle_of_icl_pe_holds_no_real_value(example_dir):
     assert verdict["data_sha256"] == hashlib.sha256(data).hexdigest()
     assert verdict["before_filter"]["verdict"] in {"PASS", "FAIL", "INCONCLUSIVE", "NOT RELEASABLE BY POLICY"}
     assert "## Utility" in card
+    # what leaves is the data file and its public card; the custodian's folder stays behind
     assert sorted(p.name for p in (example_dir / bundle_dir).iterdir()) == [
         "README.md",
-        "SUMMARY.md",
+        "custodian",
         "synthetic.jsonl",
-        "verdict.json",
     ]
-    summary = (example_dir / bundle_dir / "SUMMARY.md").read_text()  # no verdict passes at this size
+    assert {p.name for p in (example_dir / custodian).iterdir()} >= {
+        "EVIDENCE.md",
+        "SUMMARY.md",
+        "verdict.json",
+        "utility.csv",
+    }
+    summary = (example_dir / custodian / "SUMMARY.md").read_text()  # no verdict passes at this size
     assert summary.startswith("# NOT FOR RELEASE: release summary: casenotes, icl_pe, known setting")
     assert "## Real values in the generations" in summary
     assert f"The bundle ships {len(rows)} of these {len(corpus)} (`release.drop: any_identifier`)" in summary
