@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: run all decide setup validate browser lint test clean
+.PHONY: run all decide decide-dir setup validate browser lint test clean
 
 run: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES)
@@ -14,12 +14,18 @@ all: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES) results/tables/all
 
 # The decisive profile: a larger fictional corpus and samples the release gate can decide on
-# (docs/performance.md#the-decisive-run). Its cost plan first (results/plan/all.md), then rule all.
-# It writes the same results/ as `make run`: run it in a clone of its own to keep both.
-DECIDE := --configfile config/decide.yaml
-decide: $(STAMP)
+# (docs/performance.md#the-decisive-run). Its cost plan first (runs/decide/results/plan/all.md), then
+# rule all. It runs in a folder of its own that links the workflow, config and resources, so its
+# results, review comments and Snakemake state stay apart from `make run`'s in the same clone.
+DECIDE_DIR ?= runs/decide
+DECIDE := --directory $(DECIDE_DIR) --configfile config/decide.yaml
+decide: $(STAMP) decide-dir
 	$(BIN)/snakemake --cores $(CORES) results/plan/all.md $(DECIDE)
 	$(BIN)/snakemake --cores $(CORES) all $(DECIDE)
+
+decide-dir:
+	mkdir -p $(DECIDE_DIR)
+	for name in workflow config resources; do ln -sfn $(CURDIR)/$$name $(DECIDE_DIR)/$$name; done
 
 setup: $(STAMP)
 
@@ -55,4 +61,4 @@ test: lint browser
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests
 
 clean:
-	rm -rf results .snakemake
+	rm -rf results .snakemake runs

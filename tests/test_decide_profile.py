@@ -4,6 +4,7 @@ the generated corpus, the canary audit and a release bundle per method."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from plainsight.audit.evidence_plan import formal_epsilons
 from plainsight.audit.sample_sizes import documents_to_pass, leak_effect, sample_to_decide, texts_to_decide
 from plainsight.methods import registry
 from plainsight.settings import Settings
-from test_workflow import make_workdir, merged, planned_rules
+from test_workflow import merged, planned_rules
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
@@ -87,7 +88,12 @@ def test_the_corpus_gives_the_trained_and_text_criteria_their_samples(decide):
 
 
 def test_the_decisive_target_builds_the_corpus_canaries_and_a_bundle_per_method(tmp_path, decide):
-    workdir = make_workdir(tmp_path / "decide")
+    # the folder `make decide` runs in: the workflow, config and resources linked, its results its own
+    workdir = tmp_path / "runs/decide"
+    subprocess.run(["make", "--silent", "-C", str(REPO), "decide-dir", f"DECIDE_DIR={workdir}"], check=True)
+    assert {p.name: p.resolve() for p in workdir.iterdir()} == {
+        name: REPO / name for name in ("workflow", "config", "resources")
+    }
     planned = planned_rules(workdir, "--configfile", DECIDE)
     methods = len(decide["methods"])
     assert planned["generate_tab"] == planned["ingest"] == 1
