@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import asdict, replace
+from dataclasses import asdict, fields, replace
 
 import pandas as pd
 import pytest
@@ -16,7 +16,7 @@ from plainsight.audit.criteria import Gate
 from plainsight.audit.gate import FORMAL
 from plainsight.audit.protection import UnitSizes
 from plainsight.report.audit_verdict import AuditVerdict
-from plainsight.report.public_card import PublicBundle, public_card
+from plainsight.report.public_card import public_card
 from plainsight.report.release import (
     EVIDENCE_FILE,
     build_release,
@@ -29,7 +29,7 @@ from plainsight.report.release import (
 )
 from plainsight.report.release_card import person_notes, size_category
 from plainsight.report.release_filter import kept_rows, release_filter
-from plainsight.report.release_run import BundleSettings, EvidenceTable, ReleaseRun, bundle_drop
+from plainsight.report.release_run import BundleSettings, EvidenceTable, PublicBundle, ReleaseRun, bundle_drop
 from plainsight.report.sign_off import (
     CUSTODIAN_FOLDER,
     BundleSignOff,
@@ -103,7 +103,7 @@ def frames(drop: str = "any_identifier"):
         "smollm2-135m",
         {"max_new_tokens": 128},
         BundleSettings(drop),
-        (EvidenceTable("Audit", pd.DataFrame({"nearest cosine": [0.41]})),),
+        evidence=(EvidenceTable("Audit", pd.DataFrame({"nearest cosine": [0.41]})),),
     )
     return run, corpora, metrics, summaries
 
@@ -221,16 +221,7 @@ def card_header(card: str) -> dict:
 
 def public_bundle(run: ReleaseRun) -> PublicBundle:
     """What the public card of `run`'s bundle is about: the config's settings, nothing of its evidence."""
-    return PublicBundle(
-        run.dataset,
-        run.setting,
-        run.idset,
-        run.method,
-        run.model,
-        run.generation,
-        run.settings,
-        run.sign_offs,
-    )
+    return PublicBundle(**{field.name: getattr(run, field.name) for field in fields(PublicBundle)})
 
 
 def write_bundle(run, frames_, folder) -> None:

@@ -7,8 +7,8 @@ from plainsight.audit.guarantee import read_guarantee_record
 from plainsight.audit.provenance import read_bundle_accounting
 from plainsight.io import write_text
 from plainsight.logs import warn_if
-from plainsight.report.public_card import PublicBundle, public_card
-from plainsight.report.release_run import BundleSettings
+from plainsight.report.public_card import public_card
+from plainsight.report.release_run import BundleSettings, PublicBundle
 from plainsight.report.sign_off import read_sign_offs
 from plainsight.snakemake_job import RuleJob, run_rule
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -29,35 +28,15 @@ from plainsight.report.release_card import (
     selection_notes,
     size_category,
 )
-from plainsight.report.release_run import KNOWN_LIMITS, BundleSettings
+from plainsight.report.release_run import KNOWN_LIMITS, PublicBundle
 from plainsight.report.sign_off import (
     CUSTODIAN_FOLDER,
     SIGN_OFF_KEY,
-    SignOff,
     bundle_sign_off,
     other_texts_note,
 )
 from plainsight.report.summary import NOT_FOR_RELEASE
 from plainsight.report.table_format import dp_notes
-
-
-@dataclass(frozen=True)
-class PublicBundle:
-    """What the public card of a bundle is about: its run, method and model, the generation settings its
-    method reads, the `release` settings and every sign-off of `release.sign_off`."""
-
-    dataset: str
-    setting: str
-    idset: str
-    method: str
-    model: str
-    generation: Mapping[str, Any]
-    settings: BundleSettings = field(default_factory=BundleSettings)
-    sign_offs: Sequence[SignOff] = ()
-
-    @property
-    def title(self) -> str:
-        return f"{self.dataset}, {self.method}, {self.setting} setting, {self.idset} identifiers"
 
 
 def file_sha256(data: bytes) -> str:

@@ -77,7 +77,10 @@ def bundle_drop(settings: BundleSettings, dp_records: Sequence[Mapping[str, Any]
 
 
 @dataclass(frozen=True)
-class ReleaseRun:
+class PublicBundle:
+    """What the public card of a bundle is about: its run, method and model, the generation settings its
+    method reads, the `release` settings and every sign-off of `release.sign_off`."""
+
     dataset: str
     setting: str
     idset: str
@@ -85,9 +88,20 @@ class ReleaseRun:
     model: str
     generation: Mapping[str, Any]
     settings: BundleSettings = field(default_factory=BundleSettings)
+    sign_offs: Sequence[SignOff] = ()  # `release.sign_off`, of every method; `sign_off` picks this bundle's
+
+    @property
+    def title(self) -> str:
+        return f"{self.dataset}, {self.method}, {self.setting} setting, {self.idset} identifiers"
+
+
+@dataclass(frozen=True)
+class ReleaseRun(PublicBundle):
+    """A bundle as its custodian sees it: what its public card is about, and the evidence computed on
+    the private corpus (its audit, verdict, privacy units and utility), which stays with the custodian."""
+
     evidence: Sequence[EvidenceTable] = field(default_factory=tuple)
     verdict: AuditVerdict | None = None  # of what the bundle ships (`shipped_verdict`); None: not audited
-    sign_offs: Sequence[SignOff] = ()  # `release.sign_off`, of every method; `sign_off` picks this bundle's
     config_fingerprint: str = ""  # of the config the bundle was built with
     audit: Mapping[str, Any] = field(default_factory=dict)  # the record `verdict` is read from
     before_filter: AuditVerdict | None = None  # the run's audit table's verdict, of the corpus unfiltered
@@ -95,10 +109,6 @@ class ReleaseRun:
     # the mechanisms behind the bundle and their composition (`provenance.bundle_accounting`); None: none
     privacy_accounting: Mapping[str, Any] | None = None
     utility: tuple[UtilityRow, ...] | None = None  # its run's (`summary.utility_rows`); None: not measured
-
-    @property
-    def title(self) -> str:
-        return f"{self.dataset}, {self.method}, {self.setting} setting, {self.idset} identifiers"
 
     @property
     def keys(self) -> dict[str, str]:
