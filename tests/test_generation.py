@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from conftest import GPU, device
+from plainsight.code_runs import CodeRuns
 from plainsight.generation.params import GenerationSettings, generation_params
 from plainsight.generation.runner import (
     Generator,
@@ -29,7 +30,6 @@ from plainsight.generation.slots import Row
 from plainsight.matching import leaked_values
 from plainsight.methods.registry import method
 from plainsight.models import load_model
-from plainsight.settings import CodeRunsConfig
 
 SETTINGS = SamplingSettings(max_new_tokens=12, temperature=1.0, top_p=0.95, batch_size=2, group_size=4)
 PROMPTS = [
@@ -590,7 +590,7 @@ CODE_RUNS = {"entity_types": ["CODE"], "min_digits": 4}
 # the settings as a rule reads them: the generation block, and the code runs a blocking method blocks
 RULE_CONFIG = SimpleNamespace(
     generation=SimpleNamespace(**GENERATION_CONFIG),
-    metrics=SimpleNamespace(code_runs=CodeRunsConfig(entity_types=("CODE",), min_digits=4)),
+    metrics=SimpleNamespace(code_runs=CodeRuns(frozenset({"CODE"}), 4)),
 )
 
 

@@ -120,6 +120,17 @@ def test_the_delta_rule_at_10_and_at_20000_units():
         ({"audit": {"canaries": {"repeats": [1, "x"]}}}, "audit.canaries.repeats[1]", "'x' is not an int"),
         ({"resources": {"gpu_memoryy_gb": 80}}, "resources.gpu_memoryy_gb", "unknown key"),
         ({"datasets": {"tab": {"segments": [[1, 6, 9]]}}}, "datasets.tab.segments[0]", "is not a list of 2"),
+        ({"metrics": {"code_runs": {"min_digits": 0}}}, "metrics.code_runs", "min_digits must be at least 1"),
+        (
+            {"metrics": {"code_runs": {"entity_types": ["SERIAL"]}}},
+            "metrics.code_runs",
+            "unknown entity types",
+        ),
+        (
+            {"metrics": {"code_runs": {"entity_types": "CODE"}}},
+            "metrics.code_runs.entity_types",
+            "not a list",
+        ),
     ],
 )
 def test_a_wrong_type_or_an_unknown_value_or_key_stops_naming_the_key(change, key, problem):

@@ -56,6 +56,10 @@ class CodeRuns:
     def from_config(cls, code_runs: Mapping[str, Any]) -> CodeRuns:
         return cls(frozenset(code_runs["entity_types"]), int(code_runs["min_digits"]))
 
+    def as_written(self) -> dict[str, Any]:
+        """As the config writes it (a job's param, which Snakemake compares to rerun a changed job)."""
+        return {"entity_types": sorted(self.entity_types), "min_digits": self.min_digits}
+
     def distinctive(self, entities: Iterable[tuple[str, str]]) -> list[str]:
         """The distinctive runs of the code values among (entity type, value) pairs, without repeats."""
         runs = (

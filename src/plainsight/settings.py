@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+from plainsight.code_runs import CodeRuns
 from plainsight.errors import InputError
 
 # Publishing one randomly chosen unit of N in full is (0, 1 / N)-DP, so a meaningful delta stays well
@@ -171,18 +172,6 @@ class DocumentConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
-class CodeRunsConfig:
-    """`metrics.code_runs`: the entity types whose values are codes, and the fewest digits of a
-    distinctive run (`plainsight.code_runs`)."""
-
-    entity_types: tuple[str, ...] = ("CODE",)
-    min_digits: int = 4
-
-    def as_written(self) -> dict[str, Any]:
-        return {"entity_types": list(self.entity_types), "min_digits": self.min_digits}
-
-
-@dataclass(frozen=True, kw_only=True)
 class MetricsConfig:
     """`metrics`: the privacy metrics, and when a generation counts as a document."""
 
@@ -190,7 +179,7 @@ class MetricsConfig:
     document: DocumentConfig
     documents_warn_below: float
     linkage_quasi_min: int = 2
-    code_runs: CodeRunsConfig = field(default_factory=CodeRunsConfig)
+    code_runs: CodeRuns = field(default_factory=CodeRuns)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -549,7 +538,10 @@ def config_block(kind: type[Block], value: Any, key: str) -> Block:
             given[name] = _value(hints[name], value[name], _key(key, name))
         elif spec.default is dataclasses.MISSING and spec.default_factory is dataclasses.MISSING:
             raise InputError("config", _key(key, name), "missing")
-    return kind(**given)
+    try:
+        return kind(**given)
+    except ValueError as error:  # a block's own check of its values (e.g. `CodeRuns`)
+        raise InputError("config", key, str(error)) from None
 
 
 def _value(kind: Any, value: Any, key: str) -> Any:
@@ -574,6 +566,10 @@ def _value(kind: Any, value: Any, key: str) -> Any:
         if value not in args:
             raise InputError("config", key, f"{value!r} is not one of {', '.join(map(str, args))}")
         return value
+    if origin is frozenset:
+        if not isinstance(value, list | tuple | set | frozenset):
+            raise InputError("config", key, f"{value!r} is not a list")
+        return frozenset(_value(args[0], item, f"{key}[{i}]") for i, item in enumerate(value))
     if origin is tuple:
         if not isinstance(value, list | tuple):
             raise InputError("config", key, f"{value!r} is not a list")
