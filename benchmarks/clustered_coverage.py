@@ -11,9 +11,10 @@ Everything is simulated through the functions the audit runs, at the decisive pr
   normal with a unit effect (share ICC of its variance) shared by the unit's segments; the corpus's
   score at a true AUC of 0.6 (the gate's maximum), the negative control's at 0.5 on the same segments
   (correlated 0.5 with the corpus's score, unit effect and rest alike), so the judged value, 0.5 plus the
-  excess, is 0.6 too. Bounds from `roc.auc_resamples` and `roc.percentile_interval` (what `roc_summary`
-  and `paired_auc_difference` compose), the audit's 1000 resamples and seed, over units (as the audit
-  runs them) and, for comparison, over segments (as it did before);
+  excess, is 0.6 too. Bounds from `roc.auc_resamples` and `intervals.widened_interval` (what `roc_summary`
+  and `paired_auc_difference` compose: the percentile interval widened by the small-sample factor),
+  the audit's 1000 resamples and seed, over units (as the audit runs them) and, for comparison, over
+  segments (as it did before);
 - the leak excess of trained methods (`evidence.document_rate_bounds`, combined as `cluster_excess`
   does): member and held-out documents of --values distinct values each, hits beta-binomial within a
   document at each ICC, control rates in --control-rates and the member rate that plus the gate's
@@ -55,7 +56,8 @@ from common import REPO, write_report
 from evidence_coverage import clustered_hits, paired_coverage
 from plainsight.audit.evidence import document_rate_bounds
 from plainsight.audit.gate import FAIL, PASS, Gate, seeds_verdict
-from plainsight.audit.roc import auc_resamples, percentile_interval
+from plainsight.audit.roc import auc_resamples, smallest_side
+from plainsight.evaluation.intervals import widened_interval
 
 AUC_MAX, EXCESS_MAX = 0.6, 0.05  # the default gate's maxima (checked against config/config.yaml)
 RESAMPLES, BOOTSTRAP_SEED = 1000, 1  # the audit's (audit.bootstrap, TextAuditSettings.seed)
@@ -74,9 +76,9 @@ class Profile:
 
 
 PROFILES = {
-    # config/decide.yaml: 120 training and 96 held-out (dev + test) documents, two segments each,
-    # 100 generations per method; the text attacks balance 96 held-out units with as many members
-    "decisive": Profile(120, 96, 96, 2, 100),
+    # config/decide.yaml: 132 training and 132 held-out (dev + test) documents, two segments each,
+    # 142 generations per method; the text attacks balance 132 held-out units with as many members
+    "decisive": Profile(132, 132, 132, 2, 142),
     # config/paper.yaml: TAB's 1,014 training and 127 test documents, two segments each
     "paper": Profile(1014, 127, 127, 2, 1000),
 }
@@ -112,11 +114,15 @@ def text_bounds(member, units, corpus: np.ndarray, control: np.ndarray) -> np.nd
     """Per run (row): the corpus's AUC bounds and the bounds of its excess over the negative control,
     all runs read on the audit's one set of draws (the same texts, units and seed give the same draws)."""
     scores = [row for pair in zip(corpus, control) for row in pair]
-    _, drawn = auc_resamples(member, scores, RESAMPLES, BOOTSTRAP_SEED, units)
+    observed, drawn = auc_resamples(member, scores, RESAMPLES, BOOTSTRAP_SEED, units)
+    smallest = smallest_side(member, units)
     rows = []
     for run in range(len(corpus)):
         own, other = drawn[:, 2 * run], drawn[:, 2 * run + 1]
-        rows.append([*percentile_interval(own), *percentile_interval(own - other)])
+        own_auc, excess = observed[2 * run], observed[2 * run] - observed[2 * run + 1]
+        rows.append(
+            [*widened_interval(own_auc, own, smallest), *widened_interval(excess, own - other, smallest)]
+        )
     return np.array(rows)
 
 

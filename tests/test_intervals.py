@@ -14,6 +14,8 @@ from plainsight.evaluation.intervals import (
     mcnemar_exact,
     paired_leaks,
     percentile_interval,
+    small_sample_factor,
+    widened_interval,
     wilson_interval,
 )
 
@@ -106,3 +108,25 @@ def test_the_percentile_interval_takes_its_tails_at_exactly_half_the_missing_lev
     # 0 and 10 alone: linear between them, 2.5% of the way and 97.5% of the way
     assert percentile_interval(np.array([10.0, 0.0])) == pytest.approx((0.25, 9.75), abs=1e-12)
     assert all(math.isnan(bound) for bound in percentile_interval(np.array([])))
+
+
+def test_the_small_sample_factor_by_hand():
+    # 96 units: sqrt(96 / 95) = 1.005249, t_95 at 0.975 = 1.985251, z = 1.959964: 1.018277
+    assert small_sample_factor(96) == pytest.approx(1.005249 * 1.985251 / 1.959964, abs=2e-6)
+    assert small_sample_factor(96) == pytest.approx(1.0183, abs=1e-4)
+    # 2 units: sqrt(2) x t_1 (12.706205) / z; many units: 1
+    assert small_sample_factor(2) == pytest.approx(math.sqrt(2) * 12.706205 / 1.959964, abs=1e-5)
+    assert small_sample_factor(100_000) == pytest.approx(1.0, abs=1e-4)
+    assert math.isnan(small_sample_factor(1))
+
+
+def test_the_widened_interval_moves_each_bound_outward_by_the_factor():
+    draws = np.arange(101, dtype=float)  # percentile bounds 2.5 and 97.5
+    widen = small_sample_factor(96) - 1
+    low, high = widened_interval(40.0, draws, 96)
+    assert low == pytest.approx(2.5 - widen * 37.5, abs=1e-9)
+    assert high == pytest.approx(97.5 + widen * 57.5, abs=1e-9)
+    # an observed value outside the percentile interval never narrows it
+    low, high = widened_interval(1.0, draws, 96)
+    assert low < 2.5 and high > 97.5
+    assert all(math.isnan(bound) for bound in widened_interval(0.5, np.array([]), 96))

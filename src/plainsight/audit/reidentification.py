@@ -51,12 +51,13 @@ from plainsight.audit.roc import (
     excess_over_resampled_control,
     nearest_score_draws,
     roc_summary,
+    smallest_side,
 )
 from plainsight.audit.text_evidence import REIDENTIFICATION as ATTACK
 from plainsight.entities import IDENTIFIER_SETS, SegmentKey
 from plainsight.errors import InputError
 from plainsight.evaluation.held_out import ANY_IDENTIFIER_SET
-from plainsight.evaluation.intervals import percentile_interval
+from plainsight.evaluation.intervals import widened_interval
 from plainsight.matching import words
 
 NGRAM = 3
@@ -294,7 +295,7 @@ def reidentification(
     label = [True] * len(chosen) + [False] * len(others)
     score = best_by_unit(scores)[ranked]
     observed, drawn = auc_resamples(label, [score], bootstrap, seed)
-    low, high = percentile_interval(drawn[:, 0])
+    low, high = widened_interval(observed[0], drawn[:, 0], smallest_side(label))
     record.update(
         {
             f"text_mia_auc_{ATTACK}": float(observed[0]),

@@ -19,7 +19,7 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 
-from plainsight.evaluation.intervals import percentile_interval
+from plainsight.evaluation.intervals import widened_interval
 from plainsight.rng import stable_rng
 
 MEMBERSHIP_ATTACKS = ("loss", "zlib", "min_k", "reference")
@@ -90,9 +90,10 @@ def roc_summary(
         [weighted_aucs(member, score, counts), weighted_tprs(member, score, counts, fpr_bounds)]
     )
     observed, draws = values[0], values[1:]
-    low, high = (
-        np.percentile(draws, [2.5, 97.5], axis=0) if len(draws) else np.full((2, len(observed)), np.nan)
-    )
+    smallest = smallest_side(member, units)
+    low, high = np.array(
+        [widened_interval(value, draws[:, column], smallest) for column, value in enumerate(observed)]
+    ).T
     return RocSummary(
         float(observed[0]),
         float(low[0]),
@@ -118,7 +119,9 @@ def paired_auc_difference(
     scores, so what the two share (the texts, and any difference between the sets) cancels in the
     difference."""
     observed, drawn = auc_resamples(member, [score, control], resamples, seed, units)
-    return (float(observed[0] - observed[1]), *percentile_interval(drawn[:, 0] - drawn[:, 1]))
+    difference = float(observed[0] - observed[1])
+    interval = widened_interval(difference, drawn[:, 0] - drawn[:, 1], smallest_side(member, units))
+    return (difference, *interval)
 
 
 def excess_over_resampled_control(
@@ -144,7 +147,7 @@ def excess_over_resampled_control(
         [row_auc(member, scores_of(member, row), weights) for row, weights in zip(control_draws, counts)]
     )
     excess = aucs - controls
-    return (float(excess[0]), *percentile_interval(excess[1:]))
+    return (float(excess[0]), *widened_interval(excess[0], excess[1:], smallest_side(member, units)))
 
 
 def nearest_score_draws(pair_scores: np.ndarray, resamples: int, seed: int = 0) -> np.ndarray:
@@ -211,6 +214,16 @@ def text_counts(member: np.ndarray, resamples: int, seed: int, units: Units = No
         cluster = unit_numbers(side, units)
         counts[1:, side] = draw_counts(rng, int(cluster.max()) + 1, resamples)[:, cluster]
     return counts
+
+
+def smallest_side(member: Sequence[bool], units: Units = None) -> int:
+    """The fewer of the members' and the non-members' units: the strata the bootstrap resamples, whose
+    smaller one sets how much its percentile interval is widened (`intervals.small_sample_factor`)."""
+    member = np.asarray(member, dtype=bool)
+    return min(
+        int(unit_numbers(np.flatnonzero(side), None if units is None else list(units)).max(initial=-1)) + 1
+        for side in (member, ~member)
+    )
 
 
 def unit_numbers(texts: np.ndarray, units: Units) -> np.ndarray:

@@ -42,6 +42,28 @@ def percentile_interval(draws: np.ndarray, level: float = 0.95) -> tuple[float, 
     return float(low), float(high)
 
 
+def small_sample_factor(units: int, level: float = 0.95) -> float:
+    """How much wider than a percentile bootstrap's an interval of `units` independent draws must be to
+    hold its level: sqrt(n / (n - 1)) t_{n-1} / z. The bootstrap's spread is the plug-in one (divided by
+    n, not n - 1) and its tails the normal's; at 96 units the factor is 1.018, at 1,000 1.002. Measured:
+    without it the units' AUC bootstrap misses on one side 2.8% of the time against 2.5%
+    (docs/performance.md#clustered-bounds-coverage-and-the-gates-family-wise-error)."""
+    if units < 2:
+        return math.nan
+    tail = (1 + level) / 2
+    return math.sqrt(units / (units - 1)) * stats.t.ppf(tail, units - 1) / stats.norm.ppf(tail)
+
+
+def widened_interval(
+    observed: float, draws: np.ndarray, units: int, level: float = 0.95
+) -> tuple[float, float]:
+    """The percentile interval of `draws` at `level`, each bound moved away from `observed` by the
+    `small_sample_factor` of `units` (the fewest resampled units of a stratum); NaN without draws."""
+    low, high = percentile_interval(draws, level)
+    widen = small_sample_factor(units, level) - 1  # outward only, even where `observed` lies outside
+    return low - widen * abs(observed - low), high + widen * abs(high - observed)
+
+
 def bootstrap_interval(
     generations: pd.DataFrame,
     statistic: Callable[[pd.DataFrame], float],
