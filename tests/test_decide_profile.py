@@ -4,7 +4,10 @@ the generated corpus, the canary audit and a release bundle per method."""
 
 from __future__ import annotations
 
+import json
 import subprocess
+import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ from snakemake.utils import validate
 from plainsight.audit.criteria import Gate
 from plainsight.audit.evidence_plan import formal_epsilons
 from plainsight.audit.sample_sizes import documents_to_pass, leak_effect, sample_to_decide, texts_to_decide
+from plainsight.data.ingest import coin_split
 from plainsight.methods import registry
 from plainsight.settings import Settings
 from test_workflow import merged, planned_rules
@@ -71,20 +75,31 @@ def test_in_context_generations_decide_the_leak_criteria(decide):
     assert decide["prefix_tuning"]["generations"] >= generations
 
 
-def test_the_corpus_gives_the_trained_and_text_criteria_their_samples(decide):
+def test_the_corpus_gives_the_trained_and_text_criteria_their_samples(decide, tmp_path):
+    """The documents the coin draws into each split of the generated corpus (one privacy unit each): the
+    trained methods' bounds count documents on each side, the re-identification attack documents, the
+    other text attacks segments; each side holds what the gate needs to decide with probability 0.8."""
+    pytest.importorskip("faker")
     gate = decide["release"]["gate"]
-    documents = decide["datasets"]["tab"]["documents"]
-    held_out = documents["dev"] + documents["test"]
-    # one privacy unit per TAB document: the trained methods' bounds count documents on each side
-    assert min(documents["train"], held_out) >= documents_to_pass(gate["leak_excess_max"]) == 72
-    # the text attacks: members and as many held-out segments (two per document), twice what a single
-    # AUC needs to PASS with probability 0.8, as the gate judges the difference from the negative
-    # control's AUC
-    ranges = len(decide["datasets"]["tab"]["segments"])
-    texts = ranges * min(documents["train"], held_out)
-    assert texts >= 2 * texts_to_decide(0.5, gate["text_membership_auc_max"]) == 264
-    planned = decide["resources"]["planned_segments"]["tab"]
-    assert planned == {split: ranges * n for split, n in documents.items()}
+    dataset = decide["datasets"]["tab"]
+    sys.path.insert(0, str(REPO / "tools/demo_corpora"))
+    try:
+        from make_demo_corpora import write_tab_of_size
+    finally:
+        sys.path.remove(str(REPO / "tools/demo_corpora"))
+    write_tab_of_size(dataset["documents"], tmp_path)
+    drawn = coin_split(dataset)
+    splits = Counter(
+        drawn(doc["doc_id"])
+        for split in dataset["documents"]
+        for doc in json.loads((tmp_path / f"echr_{split}.json").read_text(encoding="utf-8"))
+    )
+    assert splits == {"train": 143, "dev": 90, "test": 67}
+    members, held_out = splits["train"], splits["dev"] + splits["test"]
+    assert min(members, held_out) >= documents_to_pass(gate["leak_excess_max"]) == 72
+    assert min(members, held_out) >= texts_to_decide(0.5, gate["text_membership_auc_max"]) == 134
+    ranges = len(dataset["segments"])
+    assert decide["resources"]["planned_segments"]["tab"] == {s: ranges * n for s, n in splits.items()}
 
 
 def test_the_decisive_target_builds_the_corpus_canaries_and_a_bundle_per_method(tmp_path, decide):

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from scipy.stats import binom, multinomial, norm
+from scipy.stats import binom, multinomial, norm, t
 
 from plainsight.audit.canary_table import family_confidence
 from plainsight.audit.criteria import Gate
@@ -175,23 +175,25 @@ def test_documents_without_a_hit_certify_no_less_than_their_floor():
 def test_the_auc_bounds_use_the_detectable_aucs_error_and_level():
     for members in (24, 48, 65):
         low, high = auc_bounds(0.5, members, members)
-        z = norm.ppf(1 - AUC_ALPHA)
-        assert detectable_auc(members, members) == pytest.approx(
-            0.5 + (high - 0.5) * (z + norm.ppf(POWER)) / z
-        )
+        se = math.sqrt((2 * members + 1) / (12 * members**2))
+        widened = math.sqrt(members / (members - 1)) * t.ppf(1 - AUC_ALPHA, members - 1)  # z times the factor
+        assert high - 0.5 == pytest.approx(widened * se)
+        # the interval's lower bound clears 0.5 with probability POWER: its half-width plus z_POWER errors
+        assert detectable_auc(members, members) == pytest.approx(high + norm.ppf(POWER) * se)
         assert low == pytest.approx(1 - high)
 
 
-def test_132_texts_each_pass_an_auc_of_05_and_54_fail_an_auc_of_075_with_probability_08():
-    # nothing learnt: P(PASS) = Phi(0.1 / se - 1.96) >= 0.8 once se <= 0.1 / 2.8016 = 0.03569, with
-    # se^2 = (2n + 1) / (12 n^2): 0.0012674 at 132, 0.0012771 at 131
-    assert texts_to_decide(0.5, 0.6) == 132
-    assert auc_decision_probability(0.5, 0.6, 132) == pytest.approx(0.802, abs=0.001)
-    assert auc_decision_probability(0.5, 0.6, 131) == pytest.approx(0.799, abs=0.001)
-    # at 65 each the bound's half-width is 0.0997: its expected value passes, half the time
-    assert auc_decision_probability(0.5, 0.6, 65) == pytest.approx(0.503, abs=0.002)
-    assert texts_to_decide(0.75, 0.6) == 54
-    assert auc_decision_probability(0.75, 0.6, 53) < POWER < auc_decision_probability(0.75, 0.6, 54)
+def test_134_texts_each_pass_an_auc_of_05_and_56_fail_an_auc_of_075_with_probability_08():
+    # nothing learnt: P(PASS) = Phi(0.1 / se - z f), se^2 = (2n + 1) / (12 n^2) and f the small-sample
+    # factor sqrt(n / (n - 1)) t_{n-1} / z: at 134, se = 0.035333 and z f = 1.98538, Phi(0.84484) = 0.8009;
+    # at 133, se = 0.035466 and z f = 1.98558, Phi(0.83402) = 0.7979
+    assert texts_to_decide(0.5, 0.6) == 134
+    assert auc_decision_probability(0.5, 0.6, 134) == pytest.approx(0.8009, abs=0.0005)
+    assert auc_decision_probability(0.5, 0.6, 133) == pytest.approx(0.7979, abs=0.0005)
+    # at 65 each the bound's half-width is 0.1023, over the 0.1 between 0.5 and the maximum
+    assert auc_decision_probability(0.5, 0.6, 65) == pytest.approx(0.482, abs=0.002)
+    assert texts_to_decide(0.75, 0.6) == 56
+    assert auc_decision_probability(0.75, 0.6, 55) < POWER < auc_decision_probability(0.75, 0.6, 56)
     assert texts_to_decide(0.6, 0.6) is None
 
 
@@ -277,8 +279,8 @@ def test_the_default_config_plans_every_criterion():
     text = plans[("text_membership", "all methods")]
     assert (text.planned, text.to_pass, text.to_fail) == (
         "<= 48",
-        ">= 132 each to PASS with probability 0.8 at AUC 0.50, cannot be decided on this corpus: it has 48",
-        ">= 54 each to FAIL with probability 0.8 at AUC 0.75, cannot be decided on this corpus: it has 48",
+        ">= 134 each to PASS with probability 0.8 at AUC 0.50, cannot be decided on this corpus: it has 48",
+        ">= 56 each to FAIL with probability 0.8 at AUC 0.75, cannot be decided on this corpus: it has 48",
     )
     epsilon = plans[("epsilon", "all methods")]
     assert epsilon.planned == "40 (20), not in the verdict" and "none can pass" in epsilon.to_pass
@@ -310,7 +312,7 @@ def test_an_inconclusive_reason_names_the_sample_that_would_decide_it():
     # an AUC of 0.55: P(PASS) = 0.8001 at 522 each, 0.7994 at 521
     texts = {"text_mia_members": 600, "text_mia_non_members": 600, "text_mia_auc_cosine": 0.55}
     assert auc_deciding_sample(texts, "cosine", 0.6) == (
-        " (needs >= 522 members and as many held-out texts to PASS with probability 0.8 at AUC 0.55, "
+        " (needs >= 525 members and as many held-out texts to PASS with probability 0.8 at AUC 0.55, "
         "this run has 600 and 600)"
     )
     for reason in (leak_deciding_sample(paired, "near", 0.05), auc_deciding_sample(texts, "cosine", 0.6)):
@@ -341,13 +343,13 @@ def test_a_sample_the_corpus_cannot_give_says_so_and_what_can_decide():
     # a corpus of 24 training and 24 held-out segments: no AUC of 0.5 passes under 132 each
     texts = {"text_mia_members": 24, "text_mia_non_members": 24, "text_mia_auc_cosine": 0.5}
     assert auc_deciding_sample(texts, "cosine", 0.6) == (
-        " (cannot be decided on this corpus: needs >= 132 members and as many held-out texts to PASS with "
+        " (cannot be decided on this corpus: needs >= 134 members and as many held-out texts to PASS with "
         "probability 0.8 at AUC 0.50, it has 24 and 24; a larger corpus can decide it, or a formal "
         "guarantee at or under release.gate.epsilon_max under a policy that leaves text_membership out of "
         "release.gate.criteria)"
     )
     beside = {**texts, "text_mia_excess_ngram": 0.0, "text_mia_excess_ngram_low": -0.1}
-    assert "needs more than 132 members" in auc_deciding_sample(beside, "ngram", 0.6)
+    assert "needs more than 134 members" in auc_deciding_sample(beside, "ngram", 0.6)
     # a trained method's values are the corpus's: 30 per side cannot decide; in-context generations can grow
     unpaired = {
         "leak_design": "unpaired",

@@ -356,6 +356,23 @@ def test_the_text_criterion_judges_the_auc_beyond_the_negative_control():
     assert outcome == FAIL and "beyond the negative control >= 0.65 (max 0.60)" in reasons
 
 
+def test_with_a_coin_split_the_text_criterion_judges_the_attacks_own_auc():
+    # the same excess that PASSes beside the negative control; members and held-out drawn by a coin:
+    # the raw AUCs are what the gate judges, the control's correction is not applied
+    raw = {f"text_mia_auc_{n}_{side}": v for n in TEXT_MEMBERSHIP_ATTACKS for side, v in (("low", 0.48),)}
+    raw |= {f"text_mia_auc_{n}_high": 0.57 for n in TEXT_MEMBERSHIP_ATTACKS}
+    excess = {
+        f"text_mia_excess_{n}_{side}": v for n in TEXT_MEMBERSHIP_ATTACKS for side, v in (("low", 0.15),)
+    }
+    excess |= {f"text_mia_excess_{n}_high": 0.3 for n in TEXT_MEMBERSHIP_ATTACKS}
+    assert _text_only({**raw, **excess})[0] == FAIL  # beside the control: 0.5 + 0.15 > 0.6
+    outcome, reasons = _text_only({**raw, **excess, "text_mia_split": "coin"})
+    assert outcome == PASS
+    assert "text membership AUC (cosine, members and held-out drawn by a coin) <= 0.57 (max 0.60)" in reasons
+    above = {**raw, **excess, "text_mia_split": "coin", "text_mia_auc_ngram_low": 0.61}
+    assert _text_only({**above, "text_mia_auc_ngram_high": 0.7})[0] == FAIL
+
+
 @pytest.mark.parametrize("missing", [None, math.nan, pd.NA, "0.01"])
 def test_a_half_missing_excess_is_no_evidence_whatever_the_raw_auc(missing):
     clean_raw = {key: value for key, value in CLEAN.items() if key.startswith("text_mia_auc")}
@@ -397,7 +414,7 @@ def test_an_inconclusive_auc_names_the_texts_that_would_decide_it():
     outcome = verdict(row, EMPIRICAL_GATE, trained=False)
     assert outcome["verdict"] == INCONCLUSIVE
     assert (
-        "(needs >= 132 members and as many held-out texts to PASS with probability 0.8 at AUC 0.50, this "
+        "(needs >= 134 members and as many held-out texts to PASS with probability 0.8 at AUC 0.50, this "
         "run has 148 and 148)" in (outcome["verdict_reasons"])
     )
     # fewer members than that: the corpus cannot give the sample, and the reason says what can decide
@@ -405,7 +422,7 @@ def test_an_inconclusive_auc_names_the_texts_that_would_decide_it():
         {**row, "text_mia_members": 48, "text_mia_non_members": 48}, EMPIRICAL_GATE, trained=False
     )
     assert (
-        "(cannot be decided on this corpus: needs >= 132 members and as many held-out texts to PASS with "
+        "(cannot be decided on this corpus: needs >= 134 members and as many held-out texts to PASS with "
         "probability 0.8 at AUC 0.50, it has 48 and 48; a larger corpus can decide it"
     ) in fewer["verdict_reasons"]
     assert "needs" not in verdict(CLEAN, Gate(), trained=False)["verdict_reasons"]  # a PASS names nothing

@@ -138,6 +138,29 @@ def test_documents_of_one_unit_share_a_split(tmp_path):
     assert set(docs["split"]) == {"train", "dev", "test"}
 
 
+def test_a_coin_split_draws_every_unit_whatever_its_given_split(tmp_path, caplog):
+    # every record says train; the coin draws each unit (two documents a unit) against the fractions
+    rows = [
+        {**records(1)[0], "doc_id": f"d{i}", "unit_id": f"u{i // 2}", "split": "train"} for i in range(200)
+    ]
+    fractions = {"train": 0.5, "dev": 0.25, "test": 0.25}
+    with caplog.at_level("INFO"):
+        docs, _ = ingest(write_jsonl(tmp_path / "c.jsonl", rows), split="coin", split_fractions=fractions)
+    split_of = docs.groupby("unit_id")["split"].agg(set)
+    assert (split_of.map(len) == 1).all()
+    assert {unit: split.pop() for unit, split in split_of.items()} == {
+        f"u{u}": seeded_split(f"u{u}", fractions, 0) for u in range(100)
+    }
+    moved = int((docs.drop_duplicates("doc_id")["split"] != "train").sum())
+    assert 0 < moved < 200 and f"split: coin: {moved} of 200 documents moved" in caplog.text
+    # without the key the given split is kept (here, all in train: refused, dev and test would be empty)
+    with pytest.raises(InputError, match="split.s. dev, test hold no document"):
+        ingest(tmp_path / "c.jsonl", split_fractions=fractions)
+    # another seed draws another split
+    other, _ = ingest(tmp_path / "c.jsonl", split="coin", split_fractions=fractions, split_seed=1)
+    assert list(other["split"]) != list(docs["split"])
+
+
 def test_streamed_files_equal_the_tables(tmp_path):
     path = write_jsonl(tmp_path / "c.jsonl", records(n=9))
     docs, spans = ingest(path)

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from scipy import stats
 
 from plainsight.audit.membership import (
     ScoringSettings,
@@ -126,16 +127,24 @@ def test_each_draws_auc_and_tpr_are_those_of_the_roc_of_the_texts_it_drew():
     assert aucs == pytest.approx(direct[:, 0, 0], abs=1e-12)
     assert tprs == pytest.approx(direct[:, :, 1], abs=1e-12)
     assert len(set(aucs)) > 5 and len(set(tprs[:, 0])) > 3  # the draws differ
-    # the summary: row 0 and the percentiles of the other rows
+    # the summary: row 0, and the percentiles of the other rows moved outward from it by the small-sample
+    # factor of the smaller side's 4 units, sqrt(4 / 3) t_3 / z
     summary = roc_summary(member, score, (0.25, 0.5), resamples=60, seed=4)
     assert summary.auc == pytest.approx(direct[0, 0, 0], abs=1e-12)
     assert summary.tpr == pytest.approx({0.25: direct[0, 0, 1], 0.5: direct[0, 1, 1]}, abs=1e-12)
-    low, high = np.percentile(direct[1:, :, 1], [2.5, 97.5], axis=0)
+    widen = math.sqrt(4 / 3) * stats.t.ppf(0.975, 3) / stats.norm.ppf(0.975) - 1
+
+    def widened(observed, draws):
+        low, high = np.percentile(draws, [2.5, 97.5])
+        return low - widen * abs(observed - low), high + widen * abs(high - observed)
+
     assert (summary.auc_low, summary.auc_high) == pytest.approx(
-        tuple(np.percentile(direct[1:, 0, 0], [2.5, 97.5])), abs=1e-12
+        widened(direct[0, 0, 0], direct[1:, 0, 0]), abs=1e-12
     )
-    assert summary.tpr_low == pytest.approx(dict(zip((0.25, 0.5), low)), abs=1e-12)
-    assert summary.tpr_high == pytest.approx(dict(zip((0.25, 0.5), high)), abs=1e-12)
+    tpr = {bound: widened(direct[0, i, 1], direct[1:, i, 1]) for i, bound in enumerate((0.25, 0.5))}
+    assert summary.tpr_low == pytest.approx({bound: pair[0] for bound, pair in tpr.items()}, abs=1e-12)
+    assert summary.tpr_high == pytest.approx({bound: pair[1] for bound, pair in tpr.items()}, abs=1e-12)
+    assert summary.auc_high - summary.auc_low > np.ptp(np.percentile(direct[1:, 0, 0], [2.5, 97.5]))
 
 
 def test_the_bootstrap_intervals_are_fixed_by_the_seed():

@@ -455,7 +455,9 @@ def test_every_corpus_is_judged_against_the_negative_control_which_has_its_own_r
     )
     assert list(audits) == ["icl", POSITIVE_CONTROL, NEGATIVE_CONTROL]
     copying, own = audits[POSITIVE_CONTROL].record, audits[NEGATIVE_CONTROL].record
-    assert copying["text_mia_excess_cosine_low"] > 0.3  # copies of its members, against text that is not
+    # copies of its members, against text that is not: significant although 4 units a side widen the
+    # interval by the small-sample factor sqrt(4/3) t_3 / z = 1.87
+    assert copying["text_mia_excess_cosine_low"] > 0.15
     # the control's own row: members are the fine-tuning set (8, balanced against the 4 held out), and
     # it is not judged against itself
     assert own["text_mia_members"] == own["text_mia_non_members"] == 4

@@ -121,6 +121,8 @@ def test_the_delta_rule_at_10_and_at_20000_units():
         ({"resources": {"gpu_memoryy_gb": 80}}, "resources.gpu_memoryy_gb", "unknown key"),
         ({"datasets": {"tab": {"segments": [[1, 6, 9]]}}}, "datasets.tab.segments[0]", "is not a list of 2"),
         ({"metrics": {"code_runs": {"min_digits": 0}}}, "metrics.code_runs", "min_digits must be at least 1"),
+        ({"datasets": {"tab": {"split": "coin"}}}, "datasets.tab", "give them"),
+        ({"datasets": {"tab": {"split": "random"}}}, "datasets.tab.split", "is not one of given, coin"),
         (
             {"metrics": {"code_runs": {"entity_types": ["SERIAL"]}}},
             "metrics.code_runs",

@@ -74,10 +74,20 @@ class DatasetConfig:
     segments: tuple[tuple[int, int], ...]
     path: str | None = None
     documents: SplitSizes | None = None
+    split: Literal["given", "coin"] | None = None
     split_fractions: SplitFractions | None = None
     split_seed: int | None = None
     paragraph_break: Literal["blank_line", "line_break"] | None = None
     label_map: Mapping[str, SpanLabel] | None = None
+
+    def __post_init__(self):
+        if self.split == "coin" and self.split_fractions is None:
+            raise ValueError("split: coin draws each unit's split against `split_fractions`: give them")
+
+    @property
+    def coin_split(self) -> bool:
+        """Whether every unit's split is drawn by a seeded coin (members and held-out exchangeable)."""
+        return self.split == "coin"
 
     def as_written(self) -> dict[str, Any]:
         """The block as a mapping of the keys set, as the ingest rule hands it to the readers."""

@@ -89,6 +89,7 @@ rule release_audit:
         metrics=PRIVACY_METRICS,
         verbatim_ngram=AUDIT["verbatim_ngram"],
         bootstrap=AUDIT["bootstrap"],
+        split=dataset_split,
         gate=config["release"]["gate"],
         release=RELEASE_SETTINGS,
         delta=CONFIG_SETTINGS.dpsgd.delta,

@@ -46,7 +46,11 @@ def main(job: RuleJob) -> None:
         ),
         inputs,
         TextAuditSettings(
-            params.verbatim_ngram, params.bootstrap, 1, FeatureSettings(device=device, dtype=dtype)
+            params.verbatim_ngram,
+            params.bootstrap,
+            1,
+            FeatureSettings(device=device, dtype=dtype),
+            params.split,
         ),
         Judging(Gate.from_config(params.gate), released_delta(inputs, params.delta, params.privacy_unit)),
         job.output[0],

@@ -41,7 +41,9 @@ def main(job: RuleJob) -> None:
     write_run_audit(
         corpora,
         inputs,
-        TextAuditSettings(job.params.verbatim_ngram, job.params.bootstrap, job.seed, features),
+        TextAuditSettings(
+            job.params.verbatim_ngram, job.params.bootstrap, job.seed, features, job.params.split
+        ),
         Judging(
             Gate.from_config(job.params.gate),
             released_delta(inputs, job.params.delta, job.params.privacy_unit),

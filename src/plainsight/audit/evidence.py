@@ -48,6 +48,7 @@ import numpy as np
 from scipy.stats import beta, binom, binomtest, chi2, fisher_exact, norm
 
 from plainsight.audit.epsilon import clopper_pearson, epsilon_lower_bound
+from plainsight.evaluation.intervals import small_sample_factor
 from plainsight.evaluation.measures import LeakMeasure
 
 ALPHA = 0.05  # one-sided tests; each one-sided bound is at 95%
@@ -610,9 +611,11 @@ def detectable_auc(members: int, non_members: int) -> float:
     """The AUC whose 95% bootstrap interval lies above 0.5 with 80% power: one-sided AUC_ALPHA, the level
     at which the tables call an AUC significant, from the Mann-Whitney statistic's null standard error
     sqrt((n1 + n0 + 1) / (12 n1 n0)). Under an effect the AUC's own standard error is smaller than the
-    null one, so this errs towards a larger AUC (more power at it than stated)."""
+    null one, so this errs towards a larger AUC (more power at it than stated). The interval's half-width
+    is widened as the audit widens it (`intervals.small_sample_factor` of the smaller side)."""
     se = math.sqrt((members + non_members + 1) / (12 * members * non_members))
-    return min(1.0, 0.5 + (norm.ppf(1 - AUC_ALPHA) + norm.ppf(POWER)) * se)
+    widened = norm.ppf(1 - AUC_ALPHA) * small_sample_factor(min(members, non_members))
+    return min(1.0, 0.5 + (widened + norm.ppf(POWER)) * se)
 
 
 def conclusion(

@@ -135,6 +135,9 @@ class TextAuditSettings:
     bootstrap: int = 1000
     seed: int = 1  # draws the balanced member and held-out sets
     embedding: FeatureSettings = FeatureSettings()
+    # the dataset's `split`: with `coin` members and held-out texts are exchangeable by design, and the
+    # gate judges the attacks' own AUC (`text_evidence.judged_beside_control`)
+    split: str = "given"
 
 
 class SegmentEmbeddings:

@@ -50,6 +50,7 @@ from plainsight.audit.released import (
     released_text_audit,
 )
 from plainsight.audit.text_evidence import (
+    SPLIT_COLUMN,
     TEXT_MEMBERSHIP_ATTACKS,
     membership_size_columns,
     text_membership_bounds,
@@ -215,6 +216,7 @@ def _one_corpus(
     record = {
         **audit_record(audit),
         **corpus_reidentification(corpus, metrics, method, run, against_negative_control),
+        SPLIT_COLUMN: run.settings.split,
     }
     return CorpusAudit(nearest, {**record, **evidence_record(counts, record, run.judging)}, distances)
 

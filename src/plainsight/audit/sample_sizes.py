@@ -54,7 +54,8 @@ from plainsight.audit.canary_table import guesses_per_side
 from plainsight.audit.epsilon import clopper_pearson, one_run_max_epsilon
 from plainsight.audit.evidence import AUC_ALPHA, CELL_CONFIDENCE, FISHER, POWER, document_rate_bounds
 from plainsight.audit.outcomes import FAIL, PASS, evidence
-from plainsight.audit.text_evidence import TextAttack, has_negative_control, membership_size_columns
+from plainsight.audit.text_evidence import TextAttack, judged_beside_control, membership_size_columns
+from plainsight.evaluation.intervals import small_sample_factor
 from plainsight.evaluation.measures import leak_measures
 
 DECIDING_PROBABILITY = POWER  # the chance of deciding that a planned sample gives the gate
@@ -222,10 +223,13 @@ def leak_effect(threshold: float) -> float:
 
 def auc_bounds(auc: float, members: int, non_members: int) -> tuple[float, float]:
     """(lower, upper) bounds on an AUC at the Mann-Whitney statistic's null standard error
-    sqrt((n1 + n0 + 1) / (12 n1 n0)), one-sided at AUC_ALPHA: the error and level of
-    `evidence.detectable_auc`."""
-    half_width = norm.ppf(1 - AUC_ALPHA) * math.sqrt(
-        (members + non_members + 1) / (12 * members * non_members)
+    sqrt((n1 + n0 + 1) / (12 n1 n0)), one-sided at AUC_ALPHA (the error and level of
+    `evidence.detectable_auc`), widened as the audit widens its bootstrap interval
+    (`intervals.small_sample_factor` of the smaller side)."""
+    half_width = (
+        norm.ppf(1 - AUC_ALPHA)
+        * math.sqrt((members + non_members + 1) / (12 * members * non_members))
+        * small_sample_factor(min(members, non_members))
     )
     return auc - half_width, auc + half_width
 
@@ -397,7 +401,7 @@ def auc_deciding_sample(row: Mapping[str, Any], attack: str, threshold: float) -
     """What would decide a text attack's INCONCLUSIVE AUC, as `leak_deciding_sample` says it, at the row's
     AUC (0.5 where it has none). Members are the corpus's training segments: where the run has fewer
     than needed, this corpus cannot decide it."""
-    beside_control = has_negative_control(row, attack)
+    beside_control = judged_beside_control(row, attack)
     if beside_control:  # the gate judges 0.5 plus the excess over the negative control
         excess = evidence(row.get(TextAttack(attack).excess_column()))
         auc = None if excess is None else NULL_AUC + excess

@@ -6,11 +6,14 @@ columns that name it: the nearest synthetic document's cosine and shared n-gram 
 (`plainsight.audit.reidentification`). A new attack is one `TextAttack` here and the job that writes its
 columns.
 
-Members and held-out segments differ by construction (splits, lengths, storylines), so a corpus written
-without private data already scores an AUC away from 0.5 on them. Where the run has that negative control
-(`plainsight.audit.released.versus_negative_control`), the gate judges the bias-corrected AUC, 0.5 plus
-the excess of the corpus's AUC over the control's, with the bounds of that paired excess; a record
-without it is judged on its raw AUC.
+Members and held-out segments of a given split differ by construction (splits, lengths, storylines), so a
+corpus written without private data already scores an AUC away from 0.5 on them. Where the run has that
+negative control (`plainsight.audit.released.versus_negative_control`), the gate judges the bias-corrected
+AUC, 0.5 plus the excess of the corpus's AUC over the control's, with the bounds of that paired excess: an
+approximation whose upper bound misses more often than its level (AUCs do not add). Where the dataset's
+units were drawn into their splits by a coin (`split: coin`), members and held-out texts are exchangeable
+by design and the gate judges the attack's own AUC against 0.5, the negative control's shown beside it;
+a record without a control is judged on its raw AUC too.
 """
 
 from __future__ import annotations
@@ -46,8 +49,15 @@ def _number(value: Any) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool) and not math.isnan(float(value))
 
 
-def has_negative_control(row: Mapping[str, Any], attack: str) -> bool:
-    """Whether the row holds the attack's excess over the negative control (a bound that is a number)."""
+SPLIT_COLUMN = "text_mia_split"  # the dataset's `split` the members and held-out texts were drawn by
+COIN = "coin"
+
+
+def judged_beside_control(row: Mapping[str, Any], attack: str) -> bool:
+    """Whether the gate judges the attack beside its negative control: the row holds the excess over it (a
+    bound that is a number) and its split was not drawn by a coin."""
+    if row.get(SPLIT_COLUMN) == COIN:
+        return False
     return any(_number(row.get(TextAttack(attack).excess_column(f"_{side}"))) for side in ("low", "high"))
 
 
@@ -56,11 +66,12 @@ def text_membership_bounds(row: Mapping[str, Any], attack: str) -> tuple[Any, An
     over the negative control where the row has one, else the raw AUC's bounds. A missing or non-numeric
     bound is passed on as it is, for the gate to take as no evidence."""
     columns = TextAttack(attack)
-    if not has_negative_control(row, attack):
+    if not judged_beside_control(row, attack):
+        drawn = ", members and held-out drawn by a coin" if row.get(SPLIT_COLUMN) == COIN else ""
         return (
             row.get(columns.auc_column("_low")),
             row.get(columns.auc_column("_high")),
-            f"text membership AUC ({attack})",
+            f"text membership AUC ({attack}{drawn})",
         )
     low, high = (row.get(columns.excess_column(f"_{side}")) for side in ("low", "high"))
     return (

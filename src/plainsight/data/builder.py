@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -72,9 +72,16 @@ class CorpusBuilder:
     """Collects documents, segments them, and yields (or writes) the docs and spans tables."""
 
     def __init__(
-        self, ranges: list[tuple[int, int]], policy: ProblemPolicy, paragraph_break: str = "blank_line"
+        self,
+        ranges: list[tuple[int, int]],
+        policy: ProblemPolicy,
+        paragraph_break: str = "blank_line",
+        drawn_split: Callable[[str], str] | None = None,
     ):
+        """`drawn_split`: a unit's split drawn at random (`split: coin`), in place of the source's."""
         self.ranges = [tuple(r) for r in ranges]
+        self.drawn_split = drawn_split
+        self.moved: Counter = Counter()  # (given split, drawn split) -> documents, with `drawn_split`
         self.policy = policy
         self.paragraph_break = paragraph_break
         self.docs = _Rows(DOCS_SCHEMA)
@@ -104,6 +111,9 @@ class CorpusBuilder:
         gender) are copied to every segment of the document.
         """
         record = f"document {doc_id}"
+        if self.drawn_split is not None:
+            given, split = split, self.drawn_split(unit_id)
+            self.moved[given, split] += 1
         if doc_id in self._seen:
             self.policy.fatal(InputError(path, record, "duplicate document id"))
             return
@@ -194,3 +204,8 @@ class CorpusBuilder:
     def _log_summary(self) -> None:
         summary = dict(self.counts) | {f"dropped {k}": v for k, v in self.policy.dropped.items()}
         log.info("corpus: %d segments, %d spans; %s", self.docs.count, self.spans.count, summary)
+        if self.drawn_split is not None:
+            moved = sum(n for (given, drawn), n in self.moved.items() if given != drawn)
+            counts = ", ".join(f"{given} -> {drawn}: {n}" for (given, drawn), n in sorted(self.moved.items()))
+            total = sum(self.moved.values())
+            log.info("split: coin: %d of %d documents moved from the given split (%s)", moved, total, counts)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from plainsight.data.builder import CorpusBuilder
-from plainsight.data.generic import GenericSettings, ingest_generic
+from plainsight.data.generic import GenericSettings, ingest_generic, seeded_split
 from plainsight.data.mimic import PlaceholderTypes, ingest_mimic
 from plainsight.data.problems import ProblemPolicy
 from plainsight.data.tab import ingest_tab
@@ -57,8 +57,20 @@ def reader(paths: list[str | Path], dataset: dict) -> Reader:
 
 def _builder(dataset: dict, on_invalid: str) -> CorpusBuilder:
     return CorpusBuilder(
-        dataset["segments"], ProblemPolicy(on_invalid), dataset.get("paragraph_break", "blank_line")
+        dataset["segments"],
+        ProblemPolicy(on_invalid),
+        dataset.get("paragraph_break", "blank_line"),
+        coin_split(dataset),
     )
+
+
+def coin_split(dataset: dict) -> Callable[[str], str] | None:
+    """With `split: coin`, a unit's split drawn by a seeded hash against `split_fractions` (the one the
+    generic reader gives a record without a split); None: the source's split is kept."""
+    if dataset.get("split", "given") != "coin":
+        return None
+    fractions, seed = dict(dataset["split_fractions"]), int(dataset.get("split_seed", 0))
+    return lambda unit_id: seeded_split(unit_id, fractions, seed)
 
 
 def _read_tab(

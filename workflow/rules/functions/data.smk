@@ -14,6 +14,12 @@ def dataset_config(wildcards):
     return config["datasets"][wildcards.dataset]
 
 
+def dataset_split(wildcards):
+    """The `split` of a job's dataset: `coin` where its units were drawn into their splits by a coin (the
+    text attacks are then judged on their own AUC)."""
+    return CONFIG_SETTINGS.datasets[wildcards.dataset].split or "given"
+
+
 def raw_inputs(wildcards):
     """The user-facing source files of one dataset (`source: generated`: rule generate_tab's output)."""
     dataset = dataset_config(wildcards)
