@@ -1,14 +1,13 @@
-# What several stages read: the method registry's patterns, the config's lists, the privacy metrics'
-# settings, wildcard constraints, the per-dataset files, the model and corpus paths, the paper's tables
-# and where every result table and plot goes. The config's checks and rule all's targets are in the
-# Snakefile; a stage's own names are in its rule file, its functions in functions/ under its name.
-
-import yaml
+# What several stages read: the registry's patterns, the config's lists and settings, wildcard
+# constraints, the per-dataset files, model and corpus paths, the paper's tables and every table's and
+# plot's place. The config's checks and rule all's targets are in the Snakefile; a stage's own names
+# in its rule file, its functions in functions/ under its name.
 
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
 from plainsight.audit.provenance import PROVENANCE, Provenance, mechanism_records
 from plainsight.methods import registry
 from plainsight.model_settings import is_embedded
+from plainsight.report.table_format import load_table_specs
 from plainsight.settings import Settings
 
 # Every block of the config, typed, resolved once: what the jobs and the cost model read.
@@ -128,9 +127,7 @@ def audit_plot(kind):
 
 
 # The paper's tables (config `tables.paper`; the runs each one reads are in report.smk)
-PAPER_TABLES = yaml.safe_load(open(config["tables"]["paper"], encoding="utf-8"))[
-    "tables"
-]
+PAPER_TABLES = load_table_specs(config["tables"]["paper"])["tables"]
 # The datasets whose runs are audited where a target asks (a review page, a release bundle): `audit.datasets`,
 # or every configured dataset where the key is left out, so that a corpus of one's own is audited without
 # naming it; and those whose audit tables rule all builds, and whose canary tables results/tables/all
