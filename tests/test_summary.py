@@ -15,7 +15,7 @@ from plainsight.evaluation.downstream import NOT_MEASURED, not_measured_scores
 from plainsight.report.audit_verdict import AuditVerdict, row_verdict
 from plainsight.report.release import bundle_summary
 from plainsight.report.release_run import KNOWN_LIMITS, BundleSettings, ReleaseRun
-from plainsight.report.sign_off import SignOff
+from plainsight.report.sign_off import UNSIGNED, BundleSignOff, SignOff
 from plainsight.report.summary import (
     NOT_FOR_RELEASE,
     ReleaseSummary,
@@ -106,11 +106,10 @@ def summary(
         "tab, icl, known setting, direct identifiers",
         "icl",
         verdict_,
-        sign_off,
+        BundleSignOff(sign_off, other_sign_offs),
         SummaryFrames(METRICS, SPANS, utility, comments),
         RUN,
         KNOWN_LIMITS[:1],
-        other_sign_offs=other_sign_offs,
     )
 
 
@@ -220,12 +219,12 @@ def test_real_values_are_counted_by_entity_type_and_class_in_generations_and_dis
         "| Distinct source-specific values | Distinct common values |"
     )
     assert "over 3 generations (seeds 1, 2), before any is left out." in page
-    clean = build_summary("t", "icl", None, None, SummaryFrames(METRICS.iloc[[1]], SPANS), RUN, ())
+    clean = build_summary("t", "icl", None, UNSIGNED, SummaryFrames(METRICS.iloc[[1]], SPANS), RUN, ())
     assert "over 1 generation (seed 1), before any is left out." in summary_markdown(clean)
     assert "No generation holds one." in lines(summary_markdown(clean))
     # metrics without classes say so; a class the metrics do not know stops
     assert leak_counts(METRICS.drop(columns="leaked_value_classes"), SPANS) is None
-    old = build_summary("t", "icl", None, None, SummaryFrames(METRICS[["seed"]], SPANS), RUN, ())
+    old = build_summary("t", "icl", None, UNSIGNED, SummaryFrames(METRICS[["seed"]], SPANS), RUN, ())
     assert "The per-generation metrics do not class the values they found." in lines(summary_markdown(old))
     with pytest.raises(ValueError, match="'rare'"):
         leak_counts(

@@ -155,7 +155,7 @@ def verdict_record(run: ReleaseRun, dp_records: Sequence[Mapping[str, Any]] = ()
         "seed_verdicts": verdict.seed_verdicts if verdict is not None else "",
         "source": verdict.source if verdict is not None else "",
         "sign_off": None if run.sign_off is None else run.sign_off.record(),
-        "sign_offs_for_other_texts": [sign_off.record() for sign_off in run.other_sign_offs],
+        "sign_offs_for_other_texts": [sign_off.record() for sign_off in run.signed.other_texts],
         "config_fingerprint": run.config_fingerprint,
         **{key: run.audit.get(key) for key in SHIPPED_AUDIT_KEYS},
         "before_filter": None
@@ -290,7 +290,7 @@ def bundle_summary(
         run.title,
         run.method,
         run.verdict,
-        run.sign_off,
+        run.signed,
         SummaryFrames(
             frames["metrics"],
             frames["spans"],
@@ -305,7 +305,6 @@ def bundle_summary(
             ("the evidence card, with all the evidence", f"{folder}{Path(paths['card']).name}"),
             ("the verdict for machines", f"{folder}{Path(paths['verdict']).name}"),
         ),
-        run.other_sign_offs,
     )
 
 

@@ -147,8 +147,8 @@ def _stamp_section(run: ReleaseRun) -> list[str]:
     verdict = run.verdict.verdict if run.verdict is not None else "no verdict"
     if run.stamped:
         unsigned = (
-            other_texts_note(run.other_sign_offs)
-            if run.other_sign_offs
+            other_texts_note(run.signed.other_texts)
+            if run.signed.other_texts
             else f"nobody has signed this bundle off (`{SIGN_OFF_KEY}`: who accepts it, and why)"
         )
         return [

@@ -12,7 +12,7 @@ import pandas as pd
 from plainsight.audit.protection import UnitSizes
 from plainsight.report.audit_verdict import AuditVerdict
 from plainsight.report.release_filter import DROP_RULES
-from plainsight.report.sign_off import SignOff, bundle_sign_off
+from plainsight.report.sign_off import BundleSignOff, SignOff, bundle_sign_off
 from plainsight.report.summary import UtilityRow, not_for_release
 
 KNOWN_LIMITS = (
@@ -120,14 +120,14 @@ class ReleaseRun(PublicBundle):
         return self.audit.get("data_sha256")
 
     @property
-    def sign_off(self) -> SignOff | None:
-        """The sign-off of the method that accepted these texts (their `data_sha256`)."""
-        return bundle_sign_off(self.sign_offs, self.method, self.data_sha256).accepted
+    def signed(self) -> BundleSignOff:
+        """The method's sign-off that accepted these texts (their `data_sha256`), and its others."""
+        return bundle_sign_off(self.sign_offs, self.method, self.data_sha256)
 
     @property
-    def other_sign_offs(self) -> tuple[SignOff, ...]:
-        """The method's sign-offs of other texts: they do not lift the stamp."""
-        return bundle_sign_off(self.sign_offs, self.method, self.data_sha256).other_texts
+    def sign_off(self) -> SignOff | None:
+        """The sign-off of the method that accepted these texts."""
+        return self.signed.accepted
 
     @property
     def stamped(self) -> bool:

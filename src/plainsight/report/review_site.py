@@ -33,6 +33,7 @@ from plainsight.report.review_data import (
     leak_flag_columns,
     real_corpus,
 )
+from plainsight.report.sign_off import UNSIGNED
 from plainsight.report.summary import ReleaseSummary, SummaryFrames, build_summary, value_types
 from plainsight.report.summary_page import overview
 from plainsight.report.summary_render import summary_html
@@ -255,7 +256,7 @@ def run_audit_summaries(
             display,
             method,
             None if verdicts is None else verdicts.get(method, AuditVerdict(NO_AUDIT, (), "")),
-            None,
+            UNSIGNED,
             SummaryFrames(
                 pd.concat(metrics[method], ignore_index=True), spans, evidence.utility, evidence.comments
             ),

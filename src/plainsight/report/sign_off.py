@@ -103,6 +103,9 @@ class BundleSignOff:
     other_texts: tuple[SignOff, ...]
 
 
+UNSIGNED = BundleSignOff(None, ())  # no sign-off of the method at all
+
+
 def bundle_sign_off(sign_offs: Sequence[SignOff], method: str, data_sha256: str | None) -> BundleSignOff:
     """Which of `sign_offs` covers the bundle of `method` whose data file has `data_sha256` (the latest
     where several do), and which of the method's are for other texts."""

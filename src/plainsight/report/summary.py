@@ -31,7 +31,7 @@ from plainsight.matching import fold, normalise_value
 from plainsight.methods.registry import base_method
 from plainsight.report.audit_verdict import AuditVerdict, run_rows
 from plainsight.report.leak_classes import listed
-from plainsight.report.sign_off import SignOff
+from plainsight.report.sign_off import BundleSignOff, SignOff
 from plainsight.report.utility_table import COLUMNS, not_measured
 
 NOT_FOR_RELEASE = "NOT FOR RELEASE"
@@ -320,22 +320,22 @@ def build_summary(
     title: str,
     method: str,
     verdict: AuditVerdict | None,
-    sign_off: SignOff | None,
+    sign_offs: BundleSignOff,
     frames: SummaryFrames,
     run: Mapping[str, str],
     limits: Sequence[str],
     links: Sequence[tuple[str, str]] = (),
-    other_sign_offs: Sequence[SignOff] = (),
 ) -> ReleaseSummary:
-    """The summary of one method's corpora on a run, from what `frames` holds; `sign_off` accepted
-    these texts, `other_sign_offs` accepted others of the method (and so do not lift the stamp)."""
+    """The summary of one method's corpora on a run, from what `frames` holds; `sign_offs`: the one that
+    accepted these texts, and the method's others (which accepted other texts: they do not lift the
+    stamp)."""
     metrics, spans = frames.metrics, frames.spans
     seeds = tuple(sorted({int(seed) for seed in metrics["seed"]}))
     return ReleaseSummary(
         title,
         method,
         verdict,
-        sign_off,
+        sign_offs.accepted,
         len(metrics),
         seeds,
         leak_counts(metrics, spans),
@@ -344,6 +344,6 @@ def build_summary(
         tuple(limits),
         tuple(links),
         None if frames.kept is None else shipped(metrics, spans, frames.kept, frames.drop),
-        tuple(other_sign_offs),
+        sign_offs.other_texts,
         "" if frames.utility is None else not_measured(run_rows(frames.utility, run)),
     )
