@@ -266,7 +266,7 @@ def test_the_default_config_plans_every_criterion():
     }
     paired = plans[("leak_excess", "in-context (paired)")]
     assert (paired.planned, paired.to_pass, paired.to_fail) == (
-        "16",
+        "12",
         ">= 72 generations to PASS with probability 0.8 at excess 0.00",
         ">= 141 generations to FAIL with probability 0.8 at excess 0.15",
     )

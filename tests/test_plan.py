@@ -364,7 +364,7 @@ def test_the_plan_shows_the_evidence_plan_beside_the_hours():
     assert lines[0] == "## Evidence plan"
     # 12 generations per paragraph range x 2 ranges against the 72 a 0.05 threshold needs at no control hit
     assert (
-        "| leak_excess | in-context (paired) | generations per method and seed | 16 | >= 72 generations "
+        "| leak_excess | in-context (paired) | generations per method and seed | 12 | >= 72 generations "
         "to PASS with probability 0.8 at excess 0.00 | >= 141 generations to FAIL with probability 0.8 "
         "at excess 0.15 |" in lines
     )

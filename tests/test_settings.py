@@ -81,10 +81,10 @@ def test_every_default_is_the_schemas():
 
 def test_the_demo_config_resolves_to_its_values():
     settings = Settings.from_config(default_config())
-    assert settings.generation.generations_per_segment == 8
+    assert settings.generation.generations_per_segment == 6
     assert settings.dpsgd.delta is None and settings.dpsgd.privacy_unit == "document"
     assert settings.datasets["tab"].segments == ((1, 6), (6, 12))
-    assert settings.in_context_generations("tab") == 16  # 8 per range, 2 ranges
+    assert settings.in_context_generations("tab") == 12  # 6 per range, 2 ranges
     assert settings.block("rpsg") is settings.rpsg
     with pytest.raises(KeyError, match="no config block 'resources_x'"):
         settings.block("resources_x")
