@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: run all decide decide-dir setup validate browser lint test clean
+.PHONY: run all decide decide-dir decide-full-blocking setup validate browser lint test clean
 
 run: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES)
@@ -18,10 +18,22 @@ all: $(STAMP)
 # rule all. It runs in a folder of its own that links the workflow, config and resources, so its
 # results, review comments and Snakemake state stay apart from `make run`'s in the same clone.
 DECIDE_DIR ?= runs/decide
-DECIDE := --directory $(DECIDE_DIR) --configfile config/decide.yaml
+DECIDE_CONFIG ?= config/decide.yaml
+DECIDE_TARGETS ?= all
+DECIDE = --directory $(DECIDE_DIR) --configfile $(DECIDE_CONFIG)
 decide: $(STAMP) decide-dir
 	$(BIN)/snakemake --cores $(CORES) results/plan/all.md $(DECIDE)
-	$(BIN)/snakemake --cores $(CORES) all $(DECIDE)
+	$(BIN)/snakemake --cores $(CORES) $(DECIDE_TARGETS) $(DECIDE)
+
+# ICL with privacy enhancement blocking every identifier of its context documents (direct and quasi)
+# in the decisive profile, judged under the empirical policy (config/decide-full-blocking.yaml): its
+# privacy audit table, utility table and release bundle, in a folder of its own.
+FULL_BLOCKING_RUN := results/release/tab/known/both/icl_pe
+decide-full-blocking:
+	$(MAKE) decide DECIDE_DIR=runs/decide-full-blocking \
+		DECIDE_CONFIG="config/decide.yaml config/decide-full-blocking.yaml" \
+		DECIDE_TARGETS="results/tables/tab/privacy_audit.csv results/tables/tab/utility.csv \
+		$(FULL_BLOCKING_RUN)/README.md $(FULL_BLOCKING_RUN)/custodian/SUMMARY.md"
 
 decide-dir:
 	mkdir -p $(DECIDE_DIR)

@@ -31,12 +31,13 @@ runs.
 Family-wise error (decisive sizes): the verdict of a trained method over --seeds seeds at the default gate
 (config/config.yaml release.gate), `plainsight.audit.gate.seeds_verdict` over rows whose bounds are drawn as
 above (four leak measures: near and any-identifier leaks, unit linkage, verbatim copying; the cosine and
-n-gram attacks beyond the negative control; the re-identification attack on one score per unit; a formal
-epsilon at the maximum, so that the epsilon criterion passes and the rest decide). Each criterion's
-evidence is drawn independently of the others. Toward FAIL: how often a method with no leak (every excess
-0, every AUC 0.5) FAILs, and one exactly at every threshold; toward PASS: how often a method exactly at
-every threshold PASSes. The text attacks' bounds per seed are drawn from the coverage runs' pool.
-Fixed seed.
+n-gram attacks and the re-identification attack on one score per unit, judged as the profile's split has
+them: their raw AUC on a coin split (the decisive profile), their excess over the negative control on a
+given one; a formal epsilon at the maximum, so that the epsilon criterion passes and the rest decide).
+Each criterion's evidence is drawn independently of the others. Toward FAIL: how often a method with no
+leak (every excess 0, every AUC 0.5) FAILs, and one exactly at every threshold; toward PASS: how often a
+method exactly at every threshold PASSes. The text attacks' bounds per seed are drawn from the coverage
+runs' pool. Fixed seed.
 """
 
 from __future__ import annotations
@@ -73,14 +74,18 @@ class Profile:
     text_units: int  # members and held-out units a side of the text attacks (balanced sets)
     segments: int  # per document
     generations: int  # per method: the paired design's pairs
+    # how the gate judges the text attacks: "coin" (members and held-out units drawn by a coin: the raw
+    # AUC) or "given" (the corpus's own split: the excess over the negative control)
+    split: str
 
 
 PROFILES = {
-    # config/decide.yaml: 132 training and 132 held-out (dev + test) documents, two segments each,
-    # 142 generations per method; the text attacks balance 132 held-out units with as many members
-    "decisive": Profile(132, 132, 132, 2, 142),
+    # config/decide.yaml: 300 documents split by a coin, which gives 143 training and 157 held-out
+    # (dev + test) documents, two segments each, 142 generations per method; the text attacks balance
+    # 143 held-out units with the 143 members
+    "decisive": Profile(143, 157, 143, 2, 142, "coin"),
     # config/paper.yaml: TAB's 1,014 training and 127 test documents, two segments each
-    "paper": Profile(1014, 127, 127, 2, 1000),
+    "paper": Profile(1014, 127, 127, 2, 1000, "given"),
 }
 
 
@@ -145,9 +150,9 @@ def text_coverage(bounds: np.ndarray, auc: float, excess: float) -> dict[str, fl
 
 
 def reidentification_pool(rng, units: int, runs: int, auc: float, control_auc: float) -> np.ndarray:
-    """The re-identification attack's excess bounds per run: one score per unit (no cluster)."""
+    """The re-identification attack's bounds per run (as `text_bounds`): one score per unit (no cluster)."""
     _, _, corpus, control = segment_scores(rng, runs, units, 1, 0.0, auc, control_auc)
-    return text_bounds(np.repeat([True, False], units), None, corpus, control)[:, 2:]
+    return text_bounds(np.repeat([True, False], units), None, corpus, control)
 
 
 # --- leak excess of trained methods -------------------------------------------------------------------
@@ -169,11 +174,13 @@ def leak_bounds(
 
 
 def verdict_rates(
-    rng, gate: Gate, seeds: int, verdicts: int, leaks: dict, text_pool: np.ndarray, reid_pool: np.ndarray
+    rng, gate: Gate, split: str, seeds: int, verdicts: int, leaks: dict, text_pool, reid_pool
 ) -> dict[str, float]:
     """The share of `verdicts` simulated methods that FAIL and that PASS over `seeds` seeds: each seed's
     row holds each leak measure's bounds (`leaks`: measure -> (lower, upper) arrays of verdicts x seeds),
-    two text attacks' excess bounds and the re-identification's, drawn from the pools."""
+    two text attacks' bounds and the re-identification's, drawn from the pools: their raw AUC's on a coin
+    split, their excess over the negative control on a given one."""
+    kind, columns = ("auc", slice(0, 2)) if split == "coin" else ("excess", slice(2, 4))
     outcomes = []
     for draw in range(verdicts):
         rows = []
@@ -184,9 +191,9 @@ def verdict_rates(
                 row[f"leak_{measure}_excess_high"] = float(high[draw, seed])
             picked = {a: text_pool[rng.integers(len(text_pool))] for a in TEXT_ATTACKS}
             picked["reidentification"] = reid_pool[rng.integers(len(reid_pool))]
-            for attack, (low, high) in ((a, b[-2:]) for a, b in picked.items()):
-                row[f"text_mia_excess_{attack}_low"] = float(low)
-                row[f"text_mia_excess_{attack}_high"] = float(high)
+            for attack, (low, high) in ((a, b[columns]) for a, b in picked.items()):
+                row[f"text_mia_{kind}_{attack}_low"] = float(low)
+                row[f"text_mia_{kind}_{attack}_high"] = float(high)
             rows.append((seed + 1, row))
         outcomes.append(seeds_verdict(rows, gate, trained=True)["verdict"])
     return {"fail": outcomes.count(FAIL) / verdicts, "pass": outcomes.count(PASS) / verdicts}
@@ -289,9 +296,18 @@ def main() -> None:
                     high.reshape(args.verdicts, args.seeds),
                 )
             rates = verdict_rates(
-                rng, gate, args.seeds, args.verdicts, leaks, text_pools[scenario], reid[scenario]
+                rng,
+                gate,
+                decisive.split,
+                args.seeds,
+                args.verdicts,
+                leaks,
+                text_pools[scenario],
+                reid[scenario],
             )
-            family.append({"icc": icc, "scenario": scenario, "seeds": args.seeds, **rates})
+            family.append(
+                {"icc": icc, "scenario": scenario, "seeds": args.seeds, "split": decisive.split, **rates}
+            )
         print(f"family icc {icc}: {time.perf_counter() - started:.0f} s", flush=True)
 
     report = {

@@ -115,3 +115,40 @@ def test_the_decisive_target_builds_the_corpus_canaries_and_a_bundle_per_method(
     assert planned["canary_table"] == 1 and planned["canary_attacks"] == methods
     assert planned["release_bundle"] == planned["release_audit"] == methods
     assert planned["generate_icl"] == 2 and planned["train_adapter"] == 1
+
+
+FULL_BLOCKING = "config/decide-full-blocking.yaml"
+
+
+@pytest.fixture(scope="module")
+def full_blocking(decide):
+    config = merged(decide, load_yaml(REPO / FULL_BLOCKING))
+    validate(config, str(SCHEMA))
+    return config
+
+
+def test_full_blocking_changes_the_identifiers_blocked_and_the_policy_only(decide, full_blocking):
+    """ICL-PE's codes, hence what it blocks, hold direct and quasi identifiers; the corpus, the samples
+    and every threshold stay the decisive profile's, and the policy lets empirical evidence alone PASS."""
+    gate = dict(full_blocking["release"]["gate"])
+    assert gate.pop("policy") == "empirical_evidence" != decide["release"]["gate"]["policy"]
+    assert gate == {key: value for key, value in decide["release"]["gate"].items() if key != "policy"}
+    assert full_blocking["methods"] == ["icl_pe"]
+    assert full_blocking["identifier_sets"] == full_blocking["audit"]["identifier_sets"] == ["both"]
+    assert [run["idset"] for run in full_blocking["utility"]["runs"]] == ["both"]
+    for key in ("datasets", "generation", "metrics", "seeds", "settings"):
+        assert full_blocking[key] == decide[key], key
+
+
+def test_the_full_blocking_target_audits_and_bundles_icl_pe_alone(tmp_path):
+    workdir = tmp_path / "runs/decide-full-blocking"
+    subprocess.run(["make", "--silent", "-C", str(REPO), "decide-dir", f"DECIDE_DIR={workdir}"], check=True)
+    bundle = "results/release/tab/known/both/icl_pe"
+    targets = (
+        "results/tables/tab/privacy_audit.csv",
+        f"{bundle}/README.md",
+        f"{bundle}/custodian/SUMMARY.md",
+    )
+    planned = planned_rules(workdir, *targets, "--configfile", DECIDE, FULL_BLOCKING)
+    assert planned["generate_icl"] == planned["release_bundle"] == planned["canary_table"] == 1
+    assert "train_adapter" not in planned and "generate_trained" not in planned
