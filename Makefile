@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: run all decide decide-dir decide-full-blocking setup validate browser lint test clean
+.PHONY: run all decide decide-dir decide-full-blocking frontier setup validate browser lint test clean
 
 run: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES)
@@ -34,6 +34,23 @@ decide-full-blocking:
 		DECIDE_CONFIG="config/decide.yaml config/decide-full-blocking.yaml" \
 		DECIDE_TARGETS="results/tables/tab/privacy_audit.csv results/tables/tab/utility.csv \
 		$(FULL_BLOCKING_RUN)/README.md $(FULL_BLOCKING_RUN)/custodian/SUMMARY.md"
+
+# The privacy-utility frontier: the decisive profile's DP methods once per epsilon, each in a folder of its
+# own (config/frontier.yaml and an epsilon.yaml written there), then one table and figure beside the
+# decisive run's reference lines (make decide first: its folder is the reference).
+FRONTIER_EPSILONS ?= 0.5 1 2 4 8
+FRONTIER_DIR ?= runs/frontier
+FRONTIER_RUN := results/tab/known/direct/utility/dpsgd/seed1_mauve.json results/tables/tab/utility.csv \
+	results/tables/tab/privacy_audit.csv
+frontier: $(STAMP) decide
+	for epsilon in $(FRONTIER_EPSILONS); do \
+		folder=$(CURDIR)/$(FRONTIER_DIR)/epsilon-$$epsilon; mkdir -p $$folder; \
+		echo "dpsgd: {epsilon: $$epsilon}" > $$folder/epsilon.yaml; \
+		$(MAKE) decide DECIDE_DIR=$$folder DECIDE_TARGETS="$(FRONTIER_RUN)" \
+			DECIDE_CONFIG="config/decide.yaml config/frontier.yaml $$folder/epsilon.yaml" || exit 1; \
+	done
+	$(BIN)/python -m plainsight.report.frontier --out $(FRONTIER_DIR) --reference $(DECIDE_DIR) \
+		--runs $(foreach epsilon,$(FRONTIER_EPSILONS),$(FRONTIER_DIR)/epsilon-$(epsilon))
 
 decide-dir:
 	mkdir -p $(DECIDE_DIR)

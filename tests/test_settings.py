@@ -50,6 +50,7 @@ def test_every_default_is_the_schemas():
     assert [key for key, *_ in pairs] == [
         "metrics.linkage_quasi_min",
         "metrics.code_runs",
+        "utility.mauve.resamples",
         "release.drop_guaranteed",
         "release.in_all",
         "release.sign_off",

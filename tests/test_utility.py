@@ -15,7 +15,7 @@ from conftest import RESOURCES
 from plainsight.data.segments import mauve_targets
 from plainsight.evaluation.downstream import NOT_MEASURED, DownstreamSettings
 from plainsight.evaluation.features import FeatureSettings, featurize
-from plainsight.evaluation.mauve_score import MauveSettings, mauve_from_features, mauve_score
+from plainsight.evaluation.mauve_score import MauveSettings, mauve_from_features, mauve_interval, mauve_score
 from plainsight.evaluation.perplexity import corpus_perplexity
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.evaluation.utility import BASE_MODEL_METHOD, summary_rows, utility_record
@@ -192,10 +192,29 @@ def test_mauve_on_embedded_sentence_features(caplog):
     assert features.shape == (20, 384)
     # every batch of the embedder's forward passes counted, 16 texts and then 4
     assert caplog.records[-1].getMessage().startswith("court: 20/20 texts (100%), ")
-    assert mauve_score(court, court, settings).mauve == pytest.approx(1.0, abs=1e-9)
-    shifted = mauve_score(court, clinic, settings)
+    assert mauve_score(court, court, settings)[0].mauve == pytest.approx(1.0, abs=1e-9)
+    shifted, interval = mauve_score(court, clinic, settings)
     assert shifted.mauve < 0.5 and shifted.p_samples == shifted.q_samples == 20 and shifted.buckets == 2
     assert (shifted.device, shifted.dtype) == ("cpu", "float32")
+    assert all(math.isnan(bound) for bound in interval)  # no resamples asked for
+
+
+def test_mauve_interval_resamples_the_pairs():
+    rng = np.random.default_rng(3)
+    p = rng.normal(size=(60, 4))
+    settings = MauveSettings()
+    # every resample of a set paired with itself is the same set twice: MAUVE 1 each time
+    assert mauve_interval(p, p, settings, 5, 1) == pytest.approx((1.0, 1.0), abs=1e-9)
+    low, high = mauve_interval(p, p + 3.0, settings, 5, 1)
+    assert 0 <= low <= high < 0.1
+    near = rng.normal(size=(60, 4)) + 0.3
+    estimate = mauve_from_features(p, near, settings).mauve
+    low, high = mauve_interval(p, near, settings, 20, 1)
+    assert low < high and low - 0.05 <= estimate <= high + 0.05
+    assert mauve_interval(p, near, settings, 20, 1) == (low, high)  # seeded
+    assert all(math.isnan(b) for b in mauve_interval(p, near, settings, 0, 1))
+    with pytest.raises(ValueError, match="pairs expected"):
+        mauve_interval(p, near[:50], settings, 5, 1)
 
 
 def test_mauve_on_a_hugging_face_model_last_hidden_state(tiny_model_dir, caplog):

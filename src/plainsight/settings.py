@@ -223,6 +223,7 @@ class MauveConfig:
     samples: int | None
     scaling_factor: float
     max_tokens: int
+    resamples: int = 0  # bootstrap resamples of the pairs for MAUVE's interval
 
 
 @dataclass(frozen=True, kw_only=True)
