@@ -37,7 +37,8 @@ decide-full-blocking:
 
 # The privacy-utility frontier: the decisive profile's DP methods once per epsilon, each in a folder of its
 # own (config/frontier.yaml and an epsilon.yaml written there), then one table and figure beside the
-# decisive run's reference lines (make decide first: its folder is the reference).
+# decisive run's reference lines (make decide first: its folder is the reference), which the decisive
+# run's review page then shows (review.frontier).
 FRONTIER_EPSILONS ?= 0.5 1 2 4 8
 FRONTIER_DIR ?= runs/frontier
 FRONTIER_RUN := results/tab/known/direct/utility/dpsgd/seed1_mauve.json results/tables/tab/utility.csv \
@@ -51,6 +52,9 @@ frontier: $(STAMP) decide
 	done
 	$(BIN)/python -m plainsight.report.frontier --out $(FRONTIER_DIR) --reference $(DECIDE_DIR) \
 		--runs $(foreach epsilon,$(FRONTIER_EPSILONS),$(FRONTIER_DIR)/epsilon-$(epsilon))
+	echo "review: {frontier: $(CURDIR)/$(FRONTIER_DIR)}" > $(FRONTIER_DIR)/review.yaml
+	$(MAKE) decide DECIDE_TARGETS=results/review/tab/known/direct/index.html \
+		DECIDE_CONFIG="config/decide.yaml $(CURDIR)/$(FRONTIER_DIR)/review.yaml"
 
 decide-dir:
 	mkdir -p $(DECIDE_DIR)

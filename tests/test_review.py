@@ -3,6 +3,7 @@ in headless Chromium (built from fixture corpora with the nearest-documents sche
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import time
@@ -19,6 +20,7 @@ from plainsight.evaluation.downstream import not_measured_scores
 from plainsight.evaluation.privacy import real_values
 from plainsight.matching import near_spans, value_spans
 from plainsight.report.audit_verdict import AuditVerdict, audit_verdicts
+from plainsight.report.frontier import frontier_view
 from plainsight.report.release import (
     PageBundles,
     bundle_frames,
@@ -385,6 +387,7 @@ def build_fixture_site(
     utility: pd.DataFrame | None = None,
     texts: dict[str, list[str]] | None = None,
     bundles: dict[str, ReleaseSummary] | None = None,
+    frontier: dict | None = None,
 ) -> Path:
     """The review page of two fixture corpora (icl and ft), as the rule builds it; the audit's verdicts
     (icl audited, ft without a row) unless given, no utility table and no comments unless given; each
@@ -418,6 +421,7 @@ def build_fixture_site(
             utility,
             pd.DataFrame({"method": ["icl"], "seed": [1], "verdict": ["leaks"]}),
             bundles,
+            frontier,
         ),
     )
     return site
@@ -463,6 +467,41 @@ def test_the_page_shows_each_methods_audit_verdict_escaped_or_no_audit(tmp_path)
     audit = page_manifest(page)["audit"]
     assert not audit["audited"] and {m["verdict"] for m in audit["methods"]} == {"no audit"}
     assert "(no audit of this run" in page
+
+
+def test_the_page_shows_the_frontier_where_given_escaped(tmp_path):
+    table = tmp_path / "frontier.csv"
+    pd.DataFrame(
+        [
+            {
+                "method": "dpsgd",
+                "dp_epsilon": 1.0,
+                "verdict": "PASS",
+                "fit_as_text": "<b>not fit</b> as text",
+                "documents_share": 0.17,
+                "documents_share_low": 0.12,
+                "documents_share_high": 0.22,
+                "macro_f1": 0.15,
+                "macro_f1_low": 0.05,
+                "macro_f1_high": 0.25,
+                "mauve": float("nan"),
+                "mauve_low": float("nan"),
+                "mauve_high": float("nan"),
+            }
+        ]
+    ).to_csv(table, index=False)
+    figure = tmp_path / "frontier.png"
+    figure.write_bytes(b"\x89PNG fixture bytes")
+    view = frontier_view([table, figure], {"dpsgd": "DP-SGD"})
+    assert frontier_view([], {}) is None
+    page = (build_fixture_site(tmp_path / "with", frontier=view) / "index.html").read_text(encoding="utf-8")
+    section = page.split('<section id="frontier"')[1].split("</section>")[0]
+    assert "<td>DP-SGD</td><td>1</td>" in section and 'verdict-pass">PASS' in section
+    assert "<td>17 [12, 22]</td><td>0.150 [0.050, 0.250]</td><td>not measured</td>" in section
+    assert "&lt;b&gt;not fit&lt;/b&gt; as text" in section and "<b>" not in section
+    assert 'src="data:image/png;base64,' + base64.b64encode(figure.read_bytes()).decode() + '"' in section
+    page = (build_fixture_site(tmp_path / "without") / "index.html").read_text(encoding="utf-8")
+    assert 'id="frontier"' not in page
 
 
 def summary_rows(page: str) -> list[str]:

@@ -63,6 +63,7 @@ def test_every_default_is_the_schemas():
         "review.seeds",
         "review.release_summaries",
         "review.comments_dir",
+        "review.frontier",
         "prefix_tuning.init_from",
         "prefix_tuning.projection_hidden",
         "prefix_tuning.warmup_steps",

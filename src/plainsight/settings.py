@@ -351,6 +351,9 @@ class ReviewConfig:
     seeds: tuple[int, ...] | None = (1,)
     comments_dir: str = "review"
     release_summaries: bool = False
+    frontier: str | None = (
+        None  # the folder of make frontier's frontier.csv and .png, shown on Table 1's page
+    )
 
 
 # --- the methods' blocks ---------------------------------------------------------------------------

@@ -33,6 +33,7 @@ rule review_page:
             path for _, path in review_release_guarantees(wildcards)
         ],
         release_utility=review_release_utility,
+        frontier=review_frontier,
     output:
         index="results/review/{dataset}/{setting}/{idset}/index.html",
         data=directory("results/review/{dataset}/{setting}/{idset}/data"),

@@ -5,6 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 from plainsight.report.audit_verdict import audit_verdicts
+from plainsight.report.frontier import frontier_view
 from plainsight.report.release import PageBundles, page_bundle_summaries
 from plainsight.report.review_comments import read_comments
 from plainsight.report.review_site import (
@@ -60,6 +61,8 @@ def main(job: RuleJob) -> None:
                 names,
                 job.output.index,
             ),
+            # the privacy-utility frontier (review.frontier) on Table 1's page; the all-methods page has none
+            frontier_view(getattr(files, "frontier", []), names),
         ),
     )
 

@@ -25,6 +25,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import base64
 import math
 import sys
 from collections.abc import Mapping, Sequence
@@ -153,7 +154,7 @@ def references(reference: RunTables, displays: Mapping[str, str]) -> dict[str, d
     return {name: line for name, line in lines.items() if line}
 
 
-def _interval(row: Mapping, name: str, decimals: int = 3, percent: bool = False) -> str:
+def interval_text(row: Mapping, name: str, decimals: int = 3, percent: bool = False) -> str:
     value, low, high = (row[f"{name}{s}"] for s in ("", "_low", "_high"))
     if pd.isna(value):
         return "not measured"
@@ -176,10 +177,11 @@ def frontier_markdown(rows: pd.DataFrame, lines: Mapping[str, Mapping], displays
         "|---|---:|---:|---|---|---:|---:|---:|",
     ]
     for _, row in rows.iterrows():
+        documents = interval_text(row, "documents_share", percent=True)
         out.append(
             f"| {displays.get(row['method'], row['method'])} | {row['dp_epsilon']:g} | {row['dp_delta']:.1e} "
-            f"| {row['verdict']} | {row['fit_as_text']} | {_interval(row, 'documents_share', percent=True)} "
-            f"| {_interval(row, 'macro_f1')} | {_interval(row, 'mauve')} |"
+            f"| {row['verdict']} | {row['fit_as_text']} | {documents} "
+            f"| {interval_text(row, 'macro_f1')} | {interval_text(row, 'mauve')} |"
         )
     out += ["", "Reference lines (the decisive run):", ""]
     for name, line in lines.items():
@@ -263,6 +265,31 @@ def frontier_plot(
 def dp_methods() -> list[str]:
     """The methods with a formal guarantee, in the registry's order: the sweep's."""
     return [name for name in registry.names() if registry.method(name).protects is not None]
+
+
+def frontier_view(files: Sequence[str | Path], displays: Mapping[str, str]) -> dict | None:
+    """What the review page shows of a frontier (`review.frontier`: `files` are its frontier.csv and
+    frontier.png; none: no frontier, None): its rows as text and its figure as a data URI (the page stays
+    one file beside its data folder)."""
+    if not files:
+        return None
+    table, figure = map(Path, files)
+    rows = pd.read_csv(table)
+    return {
+        "rows": [
+            {
+                "method": displays.get(row["method"], row["method"]),
+                "epsilon": f"{row['dp_epsilon']:g}",
+                "verdict": row["verdict"],
+                "fit": "" if pd.isna(row["fit_as_text"]) else row["fit_as_text"],
+                "documents": interval_text(row, "documents_share", percent=True),
+                "macro_f1": interval_text(row, "macro_f1"),
+                "mauve": interval_text(row, "mauve"),
+            }
+            for _, row in rows.iterrows()
+        ],
+        "image": "data:image/png;base64," + base64.b64encode(figure.read_bytes()).decode("ascii"),
+    }
 
 
 def write_frontier(

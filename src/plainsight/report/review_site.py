@@ -203,17 +203,22 @@ def method_summaries(
     ]
 
 
-def render_page(page_manifest: Mapping[str, Any], summaries: Sequence[Mapping[str, Any]] = ()) -> str:
+def render_page(
+    page_manifest: Mapping[str, Any],
+    summaries: Sequence[Mapping[str, Any]] = (),
+    frontier: Mapping[str, Any] | None = None,
+) -> str:
     """index.html: every corpus value reaches the page through the data files, and the page writes
     them with textContent; Jinja2 escapes what the template itself shows (the summaries' HTML is escaped
-    where it is built)."""
+    where it is built). `frontier`: the privacy-utility frontier's rows and figure
+    (`plainsight.report.frontier.frontier_view`), or None."""
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("plainsight.report", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         undefined=jinja2.StrictUndefined,
     )
     return environment.get_template("review/index.html.j2").render(
-        manifest=page_manifest, summaries=summaries
+        manifest=page_manifest, summaries=summaries, frontier=frontier
     )
 
 
@@ -239,6 +244,7 @@ class ReviewEvidence:
     utility: pd.DataFrame | None = None
     comments: pd.DataFrame | None = None
     bundles: Mapping[str, ReleaseSummary] | None = None
+    frontier: Mapping[str, Any] | None = None  # `frontier_view` of `review.frontier`, on Table 1's page
 
 
 def run_audit_summaries(
@@ -327,4 +333,5 @@ def build_review_site(
         if evidence.bundles is not None
         else run_audit_summaries(subject, methods, metrics, spans, evidence)
     )
-    write_site(render_page(page, method_summaries(release, methods)), data_files, paths.index, paths.data)
+    html = render_page(page, method_summaries(release, methods), evidence.frontier)
+    write_site(html, data_files, paths.index, paths.data)

@@ -155,3 +155,14 @@ def review_release_utility(wildcards, runs=review_runs):
         )
         for method in review_release_methods(wildcards, runs)
     ]
+
+
+def review_frontier(wildcards):
+    """The privacy-utility frontier's table and figure (`review.frontier`), on Table 1's page only."""
+    folder = config["review"]["frontier"]
+    if (
+        folder is None
+        or {k: wildcards[k] for k in METHODS_TABLE_RUN} != METHODS_TABLE_RUN
+    ):
+        return []
+    return [f"{folder}/frontier.csv", f"{folder}/frontier.png"]
