@@ -30,7 +30,8 @@ runs.
 
 Family-wise error (decisive sizes): the verdict of a trained method over --seeds seeds at the default gate
 (config/config.yaml release.gate), `plainsight.audit.gate.seeds_verdict` over rows whose bounds are drawn as
-above (four leak measures: near and any-identifier leaks, unit linkage, verbatim copying; the cosine and
+above (the five leak measures the gate judges: near, any-identifier and code-part leaks, unit linkage,
+verbatim copying; the cosine and
 n-gram attacks and the re-identification attack on one score per unit, judged as the profile's split has
 them: their raw AUC on a coin split (the decisive profile), their excess over the negative control on a
 given one; a formal epsilon at the maximum, so that the epsilon criterion passes and the rest decide).
@@ -59,11 +60,15 @@ from plainsight.audit.evidence import document_rate_bounds
 from plainsight.audit.gate import FAIL, PASS, Gate, seeds_verdict
 from plainsight.audit.roc import auc_resamples, smallest_side
 from plainsight.evaluation.intervals import widened_interval
+from plainsight.evaluation.measures import leak_measures
 
 AUC_MAX, EXCESS_MAX = 0.6, 0.05  # the default gate's maxima (checked against config/config.yaml)
 RESAMPLES, BOOTSTRAP_SEED = 1000, 1  # the audit's (audit.bootstrap, TextAuditSettings.seed)
 SCORE_CORRELATION = 0.5  # between the corpus's and the negative control's score of one segment
-LEAK_MEASURES = ("near", "any_identifier", "unit_linkage", "verbatim")
+# every leak measure a criterion of the gate judges (the leak excess, unit linkage and verbatim copying)
+LEAK_MEASURES = tuple(m.name for m in leak_measures() if m.criterion is not None)
+PARTS = ("text", "leak", "paired", "family")
+FORMAL_CLAIM = {"dp_delta": 1e-5, "dp_unit": "unit"}  # DP-SGD's per document (unit) at the default delta
 TEXT_ATTACKS = ("cosine", "ngram")
 
 
@@ -174,18 +179,20 @@ def leak_bounds(
 
 
 def verdict_rates(
-    rng, gate: Gate, split: str, seeds: int, verdicts: int, leaks: dict, text_pool, reid_pool
+    rng, gate: Gate, profile: Profile, seeds: int, verdicts: int, leaks: dict, text_pool, reid_pool
 ) -> dict[str, float]:
     """The share of `verdicts` simulated methods that FAIL and that PASS over `seeds` seeds: each seed's
     row holds each leak measure's bounds (`leaks`: measure -> (lower, upper) arrays of verdicts x seeds),
     two text attacks' bounds and the re-identification's, drawn from the pools: their raw AUC's on a coin
     split, their excess over the negative control on a given one."""
-    kind, columns = ("auc", slice(0, 2)) if split == "coin" else ("excess", slice(2, 4))
+    kind, columns = ("auc", slice(0, 2)) if profile.split == "coin" else ("excess", slice(2, 4))
+    units = profile.member_documents
     outcomes = []
     for draw in range(verdicts):
         rows = []
         for seed in range(seeds):
-            row = {"dp_epsilon": gate.epsilon_max}
+            # a formal claim the gate accepts: epsilon at the maximum, per privacy unit, a small delta
+            row = {**FORMAL_CLAIM, "dp_epsilon": gate.epsilon_max, "dp_units": units}
             for measure, (low, high) in leaks.items():
                 row[f"leak_{measure}_excess_low"] = float(low[draw, seed])
                 row[f"leak_{measure}_excess_high"] = float(high[draw, seed])
@@ -211,6 +218,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3, help="seeds per verdict")
     parser.add_argument("--verdicts", type=int, default=4000, help="simulated verdicts per scenario")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument(
+        "--parts", nargs="+", choices=PARTS, default=list(PARTS), help="the simulations to run (default: all)"
+    )
     parser.add_argument("--out", type=Path, default=REPO / "results/benchmarks/clustered_coverage.json")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
@@ -220,7 +230,7 @@ def main() -> None:
         raise SystemExit("the default gate's maxima changed: update AUC_MAX and EXCESS_MAX")
 
     text, pools = [], {}
-    for name, profile in PROFILES.items():
+    for name, profile in PROFILES.items() if "text" in args.parts else ():
         for icc in args.correlations:
             bootstraps = (
                 (True, False) if name == "decisive" and icc in (0.0, max(args.correlations)) else (True,)
@@ -243,7 +253,7 @@ def main() -> None:
                 )
 
     leak = []
-    for name, profile in PROFILES.items():
+    for name, profile in PROFILES.items() if "leak" in args.parts else ():
         for icc in args.correlations:
             for values in args.values:
                 for control_rate in args.control_rates:
@@ -262,7 +272,7 @@ def main() -> None:
     print(f"leak: {time.perf_counter() - started:.0f} s", flush=True)
 
     paired = []
-    for name, profile in PROFILES.items():
+    for name, profile in PROFILES.items() if "paired" in args.parts else ():
         for member_only, control_only in ((0.05, 0.0), (0.1, 0.05), (0.25, 0.2)):
             low, high = paired_coverage(profile.generations, member_only, control_only)
             paired.append(
@@ -282,10 +292,12 @@ def main() -> None:
         "no leak": reidentification_pool(rng, decisive.text_units, args.runs, 0.5, 0.5),
         "at the thresholds": reidentification_pool(rng, decisive.text_units, args.runs, AUC_MAX, 0.5),
     }
-    for icc in (0.0, max(args.correlations)):
+    for icc in (0.0, max(args.correlations)) if "family" in args.parts else ():
         text_pools = {
             "no leak": text_cell(rng, decisive, icc, args.runs, True, 0.5, 0.5),
-            "at the thresholds": pools["decisive", icc],
+            "at the thresholds": pools[("decisive", icc)]
+            if ("decisive", icc) in pools
+            else text_cell(rng, decisive, icc, args.runs, True, AUC_MAX, 0.5),
         }
         for scenario, excess in (("no leak", 0.0), ("at the thresholds", EXCESS_MAX)):
             leaks = {}
@@ -298,7 +310,7 @@ def main() -> None:
             rates = verdict_rates(
                 rng,
                 gate,
-                decisive.split,
+                decisive,
                 args.seeds,
                 args.verdicts,
                 leaks,
@@ -318,13 +330,18 @@ def main() -> None:
         "profiles": {name: asdict(profile) for name, profile in PROFILES.items()},
         "worst_text_miss": {
             bootstrap: {
-                key: max(row[key] for row in text if row["bootstrap"] == bootstrap)
+                key: max((row[key] for row in text if row["bootstrap"] == bootstrap), default=None)
                 for key in ("auc_low_above", "auc_high_below", "excess_low_above", "excess_high_below")
             }
             for bootstrap in ("units", "segments")
         },
-        "worst_leak_miss": {key: max(row[key] for row in leak) for key in ("low_above", "high_below")},
-        "worst_paired_miss": {key: max(row[key] for row in paired) for key in ("low_above", "high_below")},
+        "worst_leak_miss": {
+            key: max((r[key] for r in leak), default=None) for key in ("low_above", "high_below")
+        },
+        "worst_paired_miss": {
+            key: max((r[key] for r in paired), default=None) for key in ("low_above", "high_below")
+        },
+        "parts": args.parts,
         "family": family,
         "text": text,
         "leak": leak,

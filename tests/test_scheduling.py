@@ -18,6 +18,7 @@ from plainsight.scheduling.memory import (
     poisson_quantile,
 )
 from plainsight.scheduling.model_shape import model_parameters
+from plainsight.scheduling.tokens import MAUVE_RESAMPLE_PAIRS, MAUVE_RESAMPLE_SECONDS
 
 
 def test_parameters_from_a_model_folder_match_the_model(tiny_model_dir):
@@ -147,6 +148,13 @@ def test_the_work_of_each_model_rule_by_hand():
     assert costs.work("perplexity", {**tab, "method": "ft"})[0] == 3 * max(4 * ranges, 40) * 100 + 10 * 50
     assert costs.work("base_perplexity", {"dataset": "tab"})[0] == 10 * 50
     assert costs.work("mauve", {**tab, "method": "ft"})[0] == 0  # the sentence embedder: minutes on the CPU
+    # MAUVE's bootstrap: each resample's clustering in seconds, as tokens of the job's throughput; 10 test
+    # segments here against the 134 pairs the per-resample time was measured at
+    resampled = cost_model(
+        utility={"mauve": {**default_config()["utility"]["mauve"], "samples": 0, "resamples": 100}}
+    )
+    tokens, rate = resampled.work("mauve", {**tab, "method": "ft"})
+    assert tokens / rate == pytest.approx(100 * MAUVE_RESAMPLE_SECONDS * 10 / MAUVE_RESAMPLE_PAIRS)
 
 
 def test_runtime_and_hours_share_the_work_and_differ_by_the_margin():
