@@ -21,7 +21,13 @@ from plainsight.report.plan import (
 )
 from plainsight.report.plan_check import read_plan
 from plainsight.scheduling import CostModel
-from plainsight.scheduling.memory import GIB, gpu_generation_bytes, prefix_parameters, training_step_bytes
+from plainsight.scheduling.memory import (
+    GIB,
+    TrainingStep,
+    gpu_generation_bytes,
+    prefix_parameters,
+    training_step_bytes,
+)
 from plainsight.scheduling.model_shape import ModelShape, model_shape
 from plainsight.settings import Settings
 
@@ -107,15 +113,18 @@ def test_training_memory_by_hand():
     # 16-bit weights 2,000; trainable 5 x 4 bytes x (4 copies + 3 per-sample gradients) = 140;
     # activations 3 x 4 positions x 8 x 2 layers x 34 = 6,528; logits 2 passes x 12 x 10 x (2 + 8) = 2,400
     assert (
-        training_step_bytes(SMALL, 2, 3, 4, 5, logits_passes=2, per_sample_gradients=True)
+        training_step_bytes(SMALL, 2, TrainingStep(3, 4, 5, logits_passes=2, per_sample_gradients=True))
         == 2_000 + 140 + 6_528 + 2_400
     )
     # the masked objective's KL rows: 8 bytes per vocabulary entry of each of the 12 positions
-    assert training_step_bytes(SMALL, 2, 3, 4, 5, logits_passes=2, masked_objective=True) == (
+    assert training_step_bytes(SMALL, 2, TrainingStep(3, 4, 5, logits_passes=2, masked_objective=True)) == (
         2_000 + 5 * 4 * 4 + 6_528 + 2_400 + 12 * 10 * 8
     )
     # trained float32 weights hold 16 bytes each; float32 activations are twice the 16-bit ones
-    assert training_step_bytes(SMALL, 4, 1, 1, 0, frozen_weights=False) == 16_000 + 8 * 2 * 34 * 2 + 10 * 12
+    assert (
+        training_step_bytes(SMALL, 4, TrainingStep(1, 1, frozen_weights=False))
+        == 16_000 + 8 * 2 * 34 * 2 + 10 * 12
+    )
 
 
 def test_the_gpu_memory_of_prefix_training_covers_the_measured_h100_peaks():

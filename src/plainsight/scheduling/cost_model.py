@@ -25,6 +25,7 @@ from plainsight.scheduling.memory import (
     LORA_WIDTHS_PER_LAYER,
     TRAINABLE_COPIES,
     TRAINING_ACTIVATION_FACTOR,
+    TrainingStep,
     cpu_training_mb,
     dp_batch_sequences,
     gpu_generation_bytes,
@@ -196,7 +197,9 @@ class CostModel(JobTokens):
             return self.training_gpu_bytes(rule, w)
         if rule in ("membership_scores", *CANARY_SCORING_RULES):
             sequences, tokens = self.membership_batch()
-            return training_step_bytes(self.shape(self.base_model), self.dtype_bytes, sequences, tokens, 0)
+            return training_step_bytes(
+                self.shape(self.base_model), self.dtype_bytes, TrainingStep(sequences, tokens)
+            )
         if rule == "utility_measures":
             downstream = self.settings.utility.downstream
             if downstream.classifier != "encoder":
@@ -205,11 +208,7 @@ class CostModel(JobTokens):
             return training_step_bytes(
                 self.shape(encoder.model),
                 self.dtype_bytes,
-                encoder.batch_size,
-                encoder.max_length,
-                0,
-                logits_passes=0,
-                frozen_weights=False,
+                TrainingStep(encoder.batch_size, encoder.max_length, logits_passes=0, frozen_weights=False),
             )
         mauve = self.settings.utility.mauve
         if rule in EMBEDDING_RULES or mauve.featurizer == "minilm":  # the sentence embedder: small
@@ -222,7 +221,7 @@ class CostModel(JobTokens):
             return self.adapter_step_bytes(w)
         shape = self.shape(self.base_model)
         if rule == "base_perplexity":
-            return training_step_bytes(shape, self.dtype_bytes, *self.training_batch(rule), 0)
+            return training_step_bytes(shape, self.dtype_bytes, TrainingStep(*self.training_batch(rule)))
         return self.finetune_gpu_bytes(shape, self.settings.utility.perplexity)
 
     # --- prefix training (train_adapter and its canary twin) ---
@@ -253,15 +252,14 @@ class CostModel(JobTokens):
         shape = self.shape(self.base_model)
         prefix = self.settings.prefix_tuning
         method = self.methods.method(w["method"])
-        return training_step_bytes(
-            shape,
-            self.dtype_bytes,
+        step = TrainingStep(
             *self.adapter_batch(w),
             prefix_parameters(shape, prefix.num_virtual_tokens, prefix.projection_hidden),
             logits_passes=2 if method.masked_objective else 1,
             masked_objective=method.masked_objective,
             per_sample_gradients=method.differentially_private,
         )
+        return training_step_bytes(shape, self.dtype_bytes, step)
 
     def adapter_host_mb(self, w: Mapping[str, str], headroom: float) -> int:
         """Host memory of a prefix-training job on the CPU: the runtime and one step
@@ -298,11 +296,5 @@ class CostModel(JobTokens):
         """A fine-tuning step (`utility.perplexity`, `rpsg.surrogate`): every weight, or LoRA adapters."""
         full = finetune.finetune == "full"
         lora = 0 if full else finetune.lora_rank * shape.layers * LORA_WIDTHS_PER_LAYER * shape.hidden
-        return training_step_bytes(
-            shape,
-            self.dtype_bytes,
-            finetune.batch_size,
-            finetune.max_length,
-            lora,
-            frozen_weights=not full,
-        )
+        step = TrainingStep(finetune.batch_size, finetune.max_length, lora, frozen_weights=not full)
+        return training_step_bytes(shape, self.dtype_bytes, step)

@@ -34,6 +34,7 @@ ft 9.5 GB (10.0), ft_mask 12.4 (12.9), DP-SGD 21.8 (28.0 for its Poisson bound o
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from plainsight.scheduling.decoding_slots import kv_cache_bytes
 from plainsight.scheduling.model_shape import ModelShape
@@ -124,27 +125,36 @@ def physical_batch_sequences(
     return min(batch_sequences, max(physical_batch_size, sequences_per_unit))
 
 
-def training_step_bytes(
-    shape: ModelShape,
-    dtype_bytes: int,
-    sequences: int,
-    tokens: int,
-    trainable_parameters: int,
-    logits_passes: int = 1,
-    masked_objective: bool = False,
-    per_sample_gradients: bool = False,
-    frozen_weights: bool = True,
-) -> int:
-    """One training step of `sequences` x `tokens` positions: the weights (frozen in `dtype_bytes`, or
-    trained in float32 with gradients and Adam moments), the trainable parameters' float32 copies (and,
-    with `per_sample_gradients`, one float32 gradient per sequence: DP-SGD's), the activations kept for
-    backward, and per position the logits and float32 loss rows of `logits_passes` forward passes (2 for
-    ft_mask's base pass) and, with `masked_objective`, the KL rows."""
-    weights = shape.parameters * (dtype_bytes if frozen_weights else 4 * TRAINABLE_COPIES)
-    trainable = trainable_parameters * 4 * (TRAINABLE_COPIES + (sequences if per_sample_gradients else 0))
-    positions = sequences * tokens
+@dataclass(frozen=True)
+class TrainingStep:
+    """What one training step holds beside the model: `sequences` x `tokens` positions, the trainable
+    parameters' count, the logits of `logits_passes` forward passes (2 for ft_mask's base pass; 0 for an
+    encoder's classification head), the masked objective's KL rows, DP-SGD's per-sample gradients, and
+    whether the model's own weights are frozen (in `dtype_bytes`) or trained (float32 with gradients
+    and Adam moments)."""
+
+    sequences: int
+    tokens: int
+    trainable_parameters: int = 0
+    logits_passes: int = 1
+    masked_objective: bool = False
+    per_sample_gradients: bool = False
+    frozen_weights: bool = True
+
+
+def training_step_bytes(shape: ModelShape, dtype_bytes: int, step: TrainingStep) -> int:
+    """One training step: the weights, the trainable parameters' float32 copies (and, with per-sample
+    gradients, one float32 gradient per sequence: DP-SGD's), the activations kept for backward, and per
+    position the logits and float32 loss rows of each forward pass and, with the masked objective, the
+    KL rows."""
+    weights = shape.parameters * (dtype_bytes if step.frozen_weights else 4 * TRAINABLE_COPIES)
+    gradients = step.sequences if step.per_sample_gradients else 0
+    trainable = step.trainable_parameters * 4 * (TRAINABLE_COPIES + gradients)
+    positions = step.sequences * step.tokens
     activations = positions * shape.hidden * shape.layers * ACTIVATION_BYTES_PER_TOKEN_UNIT * dtype_bytes // 2
-    row_bytes = logits_passes * (dtype_bytes + LOSS_ROW_BYTES) + (KL_ROW_BYTES if masked_objective else 0)
+    row_bytes = step.logits_passes * (dtype_bytes + LOSS_ROW_BYTES) + (
+        KL_ROW_BYTES if step.masked_objective else 0
+    )
     return weights + trainable + activations + positions * shape.vocab * row_bytes
 
 
