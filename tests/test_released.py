@@ -15,6 +15,7 @@ from plainsight.audit.nearest import embed, words
 from plainsight.audit.outcomes import FAIL, PASS
 from plainsight.audit.reidentification import RealUnits, reidentification
 from plainsight.audit.released import (
+    AuditedCorpus,
     TextAuditSettings,
     audit_record,
     member_keys,
@@ -153,11 +154,9 @@ def run_audit(monkeypatch, corpus, chosen_method="icl", held_out=4):
     docs, codes, spans = corpus_tables(held_out)
     table = nearest_table(corpus, codes, docs)
     return released_text_audit(
-        corpus,
+        AuditedCorpus(corpus, any_identifier_metrics(corpus, codes, docs, spans), table),
         codes,
         docs,
-        any_identifier_metrics(corpus, codes, docs, spans),
-        table,
         method(chosen_method),
         TextAuditSettings(verbatim_ngram=10, bootstrap=50, seed=1),
     )
@@ -192,11 +191,9 @@ def test_no_held_out_segments_names_the_codes_file(monkeypatch):
     table = nearest_table(corpus, codes, docs)
     with pytest.raises(InputError, match="codes.parquet: no held-out"):
         released_text_audit(
-            corpus,
+            AuditedCorpus(corpus, any_identifier_metrics(corpus, codes, docs, spans), table),
             codes,
             docs,
-            any_identifier_metrics(corpus, codes, docs, spans),
-            table,
             method("icl"),
             TextAuditSettings(bootstrap=0),
             files={"codes": "codes.parquet"},
@@ -367,11 +364,9 @@ def audit_against(monkeypatch, texts, control_texts, docs, codes, chosen_method=
     corpus = icl_corpus(texts, [[n % 8] for n in range(len(texts))])
     metrics = pd.DataFrame({"any_identifier_leak": [False] * len(texts)})
     audit, _ = released_text_audit(
-        corpus,
+        AuditedCorpus(corpus, metrics, nearest_table(corpus, codes, docs)),
         codes,
         docs,
-        metrics,
-        nearest_table(corpus, codes, docs),
         method(chosen_method),
         TextAuditSettings(verbatim_ngram=10, bootstrap=200, seed=1),
         negative_control=(control_texts, embed(control_texts, FeatureSettings())),

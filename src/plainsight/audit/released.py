@@ -219,19 +219,18 @@ def text_membership(
     held_out: Sequence[SegmentKey],
     texts: Mapping[SegmentKey, str],
     embedded: SegmentEmbeddings,
-    generations: Sequence[str],
-    generation_features: np.ndarray,
+    written: Written,
     settings: TextAuditSettings,
     unit_of: Mapping[str, str],
     negative_control: Written | None = None,
 ) -> dict[str, float]:
-    """AUC of "member" from the nearest synthetic document's cosine and shared n-gram, balanced sets, the
-    bootstrap over privacy units (`unit_of`: doc_id -> unit; a document's segments share its side); with a
-    negative control (its generations and features), the same attack on it with the same sets
-    (`versus_negative_control`)."""
+    """AUC of "member" from the nearest synthetic document's cosine and shared n-gram against the corpus
+    `written`, balanced sets, the bootstrap over privacy units (`unit_of`: doc_id -> unit; a document's
+    segments share its side); with a negative control (its generations and features), the same attack on
+    it with the same sets (`versus_negative_control`)."""
     chosen, others = balanced_sets(members, held_out, settings.seed)
     keys = chosen + others
-    scores = nearest_scores(keys, texts, embedded, (generations, generation_features))
+    scores = nearest_scores(keys, texts, embedded, written)
     label = [True] * len(chosen) + [False] * len(others)
     units = [unit_of[str(doc_id)] for doc_id, _ in keys]
     result: dict[str, float] = {"text_mia_members": len(chosen), "text_mia_non_members": len(others)}
@@ -294,24 +293,32 @@ def units_of_documents(docs: pd.DataFrame) -> dict[str, str]:
     return dict(zip(docs["doc_id"].astype(str), units.astype(str)))
 
 
+@dataclass(frozen=True)
+class AuditedCorpus:
+    """One corpus as its audit reads it: its generations, their per-generation metrics (which give the
+    any-identifier leaks) and their nearest training segments (the nearest-documents table)."""
+
+    corpus: pd.DataFrame
+    metrics: pd.DataFrame
+    nearest: pd.DataFrame
+
+
 def released_text_audit(
-    corpus: pd.DataFrame,
+    audited: AuditedCorpus,
     codes: pd.DataFrame,
     docs: pd.DataFrame,
-    metrics: pd.DataFrame,
-    nearest: pd.DataFrame,
     method: Method,
     settings: TextAuditSettings,
     files: Mapping[str, str] | None = None,
     prepared: tuple[SegmentEmbeddings, np.ndarray] | None = None,
     negative_control: Written | None = None,
 ) -> tuple[ReleasedTextAudit, pd.DataFrame]:
-    """The released-text audit of one corpus (its per-generation metrics give the any-identifier leaks),
-    and its distance rows (for the distance plot). `prepared`: the segment embeddings and the corpus's
-    features, where a caller that audits several corpora has them already; `negative_control`: the
-    generations and features of a corpus written without private data, which the text attacks are
-    judged against (it must be embedded as `prepared`'s corpus is)."""
+    """The released-text audit of one corpus, and its distance rows (for the distance plot). `prepared`:
+    the segment embeddings and the corpus's features, where a caller that audits several corpora has them
+    already; `negative_control`: the generations and features of a corpus written without private data,
+    which the text attacks are judged against (it must be embedded as `prepared`'s corpus is)."""
     files = {"codes": "codes", "corpus": "corpus", **(files or {})}
+    corpus, metrics = audited.corpus, audited.metrics
     generations = corpus["text"].fillna("").astype(str).tolist()
     if not generations:
         raise InputError(files["corpus"], None, "no generations to audit")
@@ -328,14 +335,13 @@ def released_text_audit(
         held_out,
         texts,
         embedded,
-        generations,
-        generation_features,
+        (generations, generation_features),
         settings,
         units_of_documents(docs),
         negative_control,
     )
     attack_fields = {f.name for f in fields(ReleasedTextAudit)}
-    distances = closest_records(nearest, generations, train, held_out, texts, embedded)
+    distances = closest_records(audited.nearest, generations, train, held_out, texts, embedded)
     synthetic, held = (distances[distances["kind"] == kind] for kind in ("synthetic", "held_out"))
     audit = ReleasedTextAudit(
         **{key: value for key, value in membership.items() if key in attack_fields},

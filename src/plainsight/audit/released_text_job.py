@@ -41,6 +41,7 @@ from plainsight.audit.guarantee import guarantee_evidence
 from plainsight.audit.nearest import NEAREST_RANKS, embed, nearest_rows, top_cosines, training_segments
 from plainsight.audit.reidentification import RealUnits, reidentification
 from plainsight.audit.released import (
+    AuditedCorpus,
     SegmentEmbeddings,
     TextAuditSettings,
     Written,
@@ -203,11 +204,9 @@ def _one_corpus(
     order, cosines = top_cosines(features, run.embedded.of(run.train), NEAREST_RANKS)
     nearest = nearest_rows(generations, run.train, run.train_texts, order, cosines)
     audit, distances = released_text_audit(
-        corpus,
+        AuditedCorpus(corpus, metrics, nearest),
         run.inputs.codes,
         run.inputs.docs,
-        metrics,
-        nearest,
         method,
         run.settings,
         prepared=(run.embedded, features),
