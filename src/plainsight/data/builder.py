@@ -12,6 +12,7 @@ import contextlib
 import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -68,6 +69,22 @@ class _Rows:
         return pa.Table.from_batches(self.batches, schema=self.schema)
 
 
+@dataclass(frozen=True)
+class SourceDocument:
+    """One document as a loader reads it, before segmentation: its split as the source gives it, the
+    annotator of its spans, its privacy unit (its own id, or its patient's), and the downstream task's
+    `labels` and a subgroup `group` (a country, a gender), which every segment of it carries."""
+
+    doc_id: str
+    split: str
+    text: str
+    annotator: str
+    spans: list[Span]
+    unit_id: str
+    labels: Sequence[str] = ()
+    group: str | None = None
+
+
 class CorpusBuilder:
     """Collects documents, segments them, and yields (or writes) the docs and spans tables."""
 
@@ -93,23 +110,9 @@ class CorpusBuilder:
         self._unit_documents: dict[str, dict[str, list[str]]] = {}
         self._unit_files: dict[str, str] = {}
 
-    def add(
-        self,
-        path: str | Path,
-        doc_id: str,
-        split: str,
-        text: str,
-        annotator: str,
-        spans: list[Span],
-        unit_id: str,
-        labels: Sequence[str] = (),
-        group: str | None = None,
-    ) -> None:
-        """Segment one document; `unit_id` is its privacy unit (its own id, or its patient's).
-
-        `labels` (the downstream task's classes) and `group` (a subgroup such as a country or a
-        gender) are copied to every segment of the document.
-        """
+    def add(self, path: str | Path, document: SourceDocument) -> None:
+        """Segment one document of the file `path` (errors name it)."""
+        doc_id, split, text, unit_id = document.doc_id, document.split, document.text, document.unit_id
         record = f"document {doc_id}"
         if self.drawn_split is not None:
             given, split = split, self.drawn_split(unit_id)
@@ -129,7 +132,7 @@ class CorpusBuilder:
             problem = f"document has {found} paragraphs, segmentation needs at least {needed}"
             self.policy.report(InputError(path, record, problem), "short document")
             return
-        for segment in segment_document(text, spans, self.ranges, self.paragraph_break):
+        for segment in segment_document(text, document.spans, self.ranges, self.paragraph_break):
             self.counts["crossing spans dropped"] += segment.crossing_spans
             self.docs.append(
                 {
@@ -137,10 +140,10 @@ class CorpusBuilder:
                     "split": split,
                     "segment": segment.index,
                     "text": segment.text,
-                    "annotator": annotator,
+                    "annotator": document.annotator,
                     "unit_id": unit_id,
-                    "labels": list(labels),
-                    "group": group,
+                    "labels": list(document.labels),
+                    "group": document.group,
                 }
             )
             for span in segment.spans:

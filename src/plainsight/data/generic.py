@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from plainsight.data.builder import CorpusBuilder
+from plainsight.data.builder import CorpusBuilder, SourceDocument
 from plainsight.data.problems import ProblemPolicy
 from plainsight.data.records import check_has_records, iter_records, record_fields
 from plainsight.entities import Span
@@ -84,17 +84,8 @@ def ingest_generic(
             policy.report(error, "invalid record")
             continue
         text, spans, unit_id, split, labels, group = document
-        builder.add(
-            path,
-            doc_id,
-            split,
-            text,
-            ANNOTATOR,
-            [_with_ids(span, doc_id, n) for n, span in enumerate(spans, start=1)],
-            unit_id=unit_id,
-            labels=labels,
-            group=group,
-        )
+        spans = [_with_ids(span, doc_id, n) for n, span in enumerate(spans, start=1)]
+        builder.add(path, SourceDocument(doc_id, split, text, ANNOTATOR, spans, unit_id, labels, group))
     empty = [split for split in SPLITS if not builder.split_documents[split]]
     if empty:
         raise InputError(

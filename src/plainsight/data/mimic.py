@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from plainsight.data.builder import CorpusBuilder
+from plainsight.data.builder import CorpusBuilder, SourceDocument
 from plainsight.data.problems import ProblemPolicy
 from plainsight.entities import Span
 from plainsight.errors import InputError, empty_file
@@ -125,16 +125,10 @@ def ingest_mimic(
         # note (ROW_ID) at a time would let the others reveal them.
         # NOTEEVENTS holds no gender (MIMIC keeps it in PATIENTS.csv), so the note has no group.
         category = (row.get("CATEGORY") or "").strip()
+        split = split_of(subject_id, fractions)
+        labels = [category] if category else []
         builder.add(
-            path,
-            row_id,
-            split_of(subject_id, fractions),
-            row["TEXT"],
-            "deid-placeholders",
-            spans,
-            unit_id=subject_id,
-            labels=[category] if category else [],
-            group=None,
+            path, SourceDocument(row_id, split, row["TEXT"], "deid-placeholders", spans, subject_id, labels)
         )
     if reader.line_num <= 1:  # the header alone
         raise empty_file(path)

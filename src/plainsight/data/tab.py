@@ -11,7 +11,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from plainsight.data.builder import CorpusBuilder
+from plainsight.data.builder import CorpusBuilder, SourceDocument
 from plainsight.data.problems import ProblemPolicy
 from plainsight.entities import ENTITY_TYPES, IDENTIFIER_TYPES, Span
 from plainsight.errors import InputError
@@ -125,17 +125,8 @@ def ingest_tab(paths: list[str | Path], builder: CorpusBuilder, policy: ProblemP
                 except InputError as error:
                     policy.report(error, "invalid mention")
             # One court case per document: the document is the privacy unit.
-            builder.add(
-                path,
-                doc_id,
-                document["dataset_type"],
-                text,
-                annotator,
-                spans,
-                unit_id=doc_id,
-                labels=labels,
-                group=group,
-            )
+            split = document["dataset_type"]
+            builder.add(path, SourceDocument(doc_id, split, text, annotator, spans, doc_id, labels, group))
 
 
 def download_tab(url: str, target: str | Path) -> None:
