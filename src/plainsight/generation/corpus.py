@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -115,6 +116,22 @@ def method_prompts(
     return prompts, trimmed
 
 
+@dataclass(frozen=True)
+class Shard:
+    """Which part of its corpus a job writes: shard `index` (0-based) of `count`."""
+
+    index: int = 0
+    count: int = 1
+
+    @classmethod
+    def from_params(cls, shard: Mapping[str, int]) -> Shard:
+        """The rule's `shard` param (`generation_shard` in workflow/rules/functions/generation.smk)."""
+        return cls(shard["index"], shard["count"])
+
+
+WHOLE_CORPUS = Shard()  # one shard: the whole corpus
+
+
 def generate_corpus(
     method_name: str,
     seed: int,
@@ -122,11 +139,10 @@ def generate_corpus(
     model: Any,
     tokenizer,
     generation: GenerationSettings,
-    shard: int = 0,
-    shards: int = 1,
+    shard: Shard = WHOLE_CORPUS,
     common_words: frozenset[str] = frozenset(),
 ) -> pd.DataFrame:
-    """Shard `shard` of `shards` of the corpus of `planned` generations, in generation order.
+    """Shard `shard` of the corpus of `planned` generations, in generation order.
 
     `model` is the base model for in-context methods and the adapter model for trained ones;
     `generation` the job's generation settings; `common_words` the corpus's ordinary words,
@@ -145,9 +161,9 @@ def generate_corpus(
         requests,
         [g.generation_id for g in planned],
         seed,
-        shard,
-        shards,
-        desc=f"{method_name} seed {seed} shard {shard}/{shards}",
+        shard.index,
+        shard.count,
+        desc=f"{method_name} seed {seed} shard {shard.index}/{shard.count}",
     )
     if method.trained:
         cut_unfinished_paragraphs(results, sampling.max_new_tokens)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import torch
 
-from plainsight.generation.corpus import generate_corpus
+from plainsight.generation.corpus import WHOLE_CORPUS, Shard, generate_corpus
 from plainsight.generation.params import GenerationSettings
 from plainsight.methods import registry
 from plainsight.methods.planned import PlannedGeneration
@@ -20,19 +20,6 @@ from plainsight.training.prefix import load_adapter
 
 if TYPE_CHECKING:
     from plainsight.snakemake_job import RuleJob
-
-
-@dataclass(frozen=True)
-class Shard:
-    """Which part of its corpus a job writes: shard `index` (0-based) of `count`."""
-
-    index: int = 0
-    count: int = 1
-
-    @classmethod
-    def from_params(cls, shard: Mapping[str, int]) -> Shard:
-        """The rule's `shard` param (`generation_shard` in workflow/rules/functions/generation.smk)."""
-        return cls(shard["index"], shard["count"])
 
 
 @dataclass(frozen=True)
@@ -80,7 +67,7 @@ class JobCommon:
         model, tokenizer = load_model(self.model, *resolve_placement(self.placement))
         return (load_adapter(model, adapter) if adapter else model), tokenizer
 
-    def decode(self, plan: Plan, model, tokenizer, shard: Shard = Shard()) -> pd.DataFrame:
+    def decode(self, plan: Plan, model, tokenizer, shard: Shard = WHOLE_CORPUS) -> pd.DataFrame:
         """Shard `shard` of the texts of `plan`, as the corpus table
         (`plainsight.generation.corpus.generate_corpus`)."""
         return generate_corpus(
@@ -90,7 +77,6 @@ class JobCommon:
             model,
             tokenizer,
             self.generation,
-            shard.index,
-            shard.count,
+            shard,
             plan.common_words,
         )
