@@ -11,6 +11,7 @@ import pytest
 
 from plainsight.audit.criteria import Gate
 from plainsight.audit.gate import seeds_verdict, verdict
+from plainsight.audit.outcomes import join_reasons, split_reasons
 from plainsight.evaluation.downstream import NOT_MEASURED, not_measured_scores
 from plainsight.report.audit_verdict import AuditVerdict, row_verdict
 from plainsight.report.release import bundle_summary
@@ -338,3 +339,25 @@ def test_a_run_without_a_downstream_task_says_why_in_the_summary_and_the_utility
     assert overview(unmeasured)["utility"] == f"not measured: {reason}"
     # a measured run's table has no such column, and its summary its scores
     assert summary(None, utility=UTILITY).downstream_not_measured == ""
+
+
+def test_reasons_that_hold_a_semicolon_split_where_the_gate_joined_them():
+    """An INCONCLUSIVE reason names what would decide it, and that may hold "; " itself: each criterion
+    stays one row of the summary, with its outcome."""
+    reasons = [
+        "leak_excess: FAIL (any-identifier leak excess >= 0.24 (max 0.05))",
+        "text_membership: INCONCLUSIVE (text membership AUC (cosine) in [0.53, 0.64] straddles 0.60 (cannot "
+        "be decided on this corpus: needs >= 7,440 members, it has 213; a larger corpus can decide it, or a "
+        "formal guarantee))",
+        "unit_linkage: BY CONSTRUCTION (the release filter dropped what its detectors find)",
+        "epsilon: PASS (formal epsilon 0.79 per unit (max 1.00))",
+    ]
+    assert split_reasons(join_reasons(reasons)) == reasons
+    verdict = row_verdict({"verdict": "FAIL", "verdict_reasons": join_reasons(reasons)})
+    assert verdict.reasons == tuple(reasons)
+    assert [(c.name, c.outcome) for c in criteria(verdict)] == [
+        ("leak_excess", "FAIL"),
+        ("text_membership", "INCONCLUSIVE"),
+        ("unit_linkage", "BY CONSTRUCTION"),
+        ("epsilon", "PASS"),
+    ]

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from plainsight.audit.criteria import THREAT_MODELS, Gate, criterion_outcomes
-from plainsight.audit.outcomes import BY_CONSTRUCTION, FAIL, INCONCLUSIVE, PASS, Outcome, worst
+from plainsight.audit.outcomes import BY_CONSTRUCTION, FAIL, INCONCLUSIVE, PASS, Outcome, join_reasons, worst
 
 FORMAL, EMPIRICAL = (
     "formal guarantee, not refuted by the audit",
@@ -61,7 +61,7 @@ def verdict(row: Mapping[str, Any], gate: Gate, trained: bool) -> dict[str, str]
     outcomes, overall, kind = _judged(criterion_outcomes(row, gate, trained), gate)
     return {
         "verdict": overall,
-        "verdict_reasons": "; ".join(
+        "verdict_reasons": join_reasons(
             f"{name}: {result} ({reason})" for name, (result, reason) in outcomes.items()
         ),
         "threat_model": THREAT_MODELS[gate.threat_model],

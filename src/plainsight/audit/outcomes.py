@@ -9,6 +9,7 @@ their upper end are not valid bounds: neither ever passes.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from numbers import Real
 from typing import Any
@@ -19,6 +20,22 @@ OUTCOMES = (FAIL, INCONCLUSIVE, PASS)  # worst first
 # dropped what the detector finds, which is no evidence; the verdict rests on the other criteria.
 BY_CONSTRUCTION = "BY CONSTRUCTION"
 Outcome = tuple[str, str]  # (outcome, reason)
+# A verdict's reasons, one per criterion ("name: OUTCOME (reason)"), are joined with "; ". A reason may
+# hold "; " itself (the sample that would decide it, and what else could), so a new one starts only
+# where a criterion's name and outcome follow.
+REASONS_SEPARATOR = "; "
+_NEXT_REASON = re.compile(
+    "; (?=" + r"\w+: (?:" + "|".join(map(re.escape, (*OUTCOMES, BY_CONSTRUCTION))) + r")(?: \(|$|;))"
+)
+
+
+def join_reasons(reasons: Iterable[str]) -> str:
+    return REASONS_SEPARATOR.join(reasons)
+
+
+def split_reasons(text: str) -> list[str]:
+    """The reasons `join_reasons` joined, whatever "; " each holds."""
+    return [reason.strip() for reason in _NEXT_REASON.split(text) if reason.strip()]
 
 
 def evidence(value: Any) -> float | None:

@@ -9,6 +9,8 @@ from typing import Any
 
 import pandas as pd
 
+from plainsight.audit.outcomes import split_reasons
+
 RUN_COLUMNS = ("dataset", "setting", "idset")
 NO_AUDIT = "no audit"
 # An audit row without a verdict: a table written before verdicts, or the base model's control row.
@@ -36,11 +38,11 @@ def _text(value: Any) -> str:
 
 
 def row_verdict(row: Mapping[str, Any], source: str = "") -> AuditVerdict:
-    """One audit row's verdict; its reasons split at the table's "; "."""
+    """One audit row's verdict; its reasons split where the gate joined them (`split_reasons`)."""
     reasons = _text(row.get("verdict_reasons"))
     return AuditVerdict(
         _text(row.get("verdict")) or NO_VERDICT,
-        tuple(reason.strip() for reason in reasons.split("; ") if reason.strip()),
+        tuple(split_reasons(reasons)),
         _text(row.get("threat_model")),
         source,
         _text(row.get("verdict_kind")),

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from plainsight.audit import NEGATIVE_CONTROL
-from plainsight.audit.outcomes import PASS
+from plainsight.audit.outcomes import PASS, join_reasons, split_reasons
 from plainsight.codes.control_code import select_spans
 from plainsight.entities import ENTITY_TYPES
 from plainsight.evaluation.downstream import CHANCE, REAL, REAL_SAMPLE
@@ -92,16 +92,12 @@ def _criterion(reason: str, seed: int | None) -> Criterion:
 
 def criteria(verdict: AuditVerdict) -> list[Criterion]:
     """Each criterion of the verdict's reasons, per seed where the gate names seeds ("seed 1: ... |
-    seed 2: ..."; `AuditVerdict.reasons` split that text at every "; ")."""
+    seed 2: ..."; `AuditVerdict.reasons` split that text where the gate joined its reasons)."""
     found = []
-    for block in "; ".join(verdict.reasons).split(" | "):
+    for block in join_reasons(verdict.reasons).split(" | "):
         seed = _SEED.match(block)
         text = block[seed.end() :] if seed else block
-        found += [
-            _criterion(reason.strip(), int(seed["seed"]) if seed else None)
-            for reason in text.split("; ")
-            if reason.strip()
-        ]
+        found += [_criterion(reason, int(seed["seed"]) if seed else None) for reason in split_reasons(text)]
     return found
 
 
