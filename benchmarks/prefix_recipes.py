@@ -63,7 +63,7 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
     from plainsight.methods.registry import method as registered
     from plainsight.models import load_model
     from plainsight.training.examples import corpus_init_text, training_examples
-    from plainsight.training.loop import TrainingSettings, fit
+    from plainsight.training.loop import Tracking, TrainingSettings, fit
     from plainsight.training.prefix import prefix_model
 
     settings_block = {**config()["prefix_tuning"], **overrides}
@@ -111,8 +111,7 @@ def run_recipe(name: str, overrides: dict, args) -> dict:
         settings,
         seed=args.seed,
         pad_token_id=tokenizer.pad_token_id,
-        desc=name,
-        on_step=on_step,
+        tracking=Tracking(name, on_step=on_step),
     )
     seconds = time.perf_counter() - started
     planned = trained.plan(fictional, codes, args.seed, args.generations)

@@ -14,7 +14,7 @@ from plainsight.logs import configure_logging
 from plainsight.models import load_model
 from plainsight.training.checkpoints import Checkpoints, remove_checkpoint
 from plainsight.training.examples import build_example
-from plainsight.training.loop import TrainingSettings, fit
+from plainsight.training.loop import Tracking, TrainingSettings, fit
 from plainsight.training.prefix import prefix_model, save_adapter
 
 TEXT = "The applicant, Mr Cengiz Polat, lives in Ankara. Polat appealed."
@@ -30,7 +30,12 @@ def run_job(model_dir: str, output_dir: str, checkpoint_dir: str) -> None:
     settings = TrainingSettings(epochs=20, learning_rate=1e-2, batch_size=1, max_length=48)
     checkpoints = Checkpoints(Path(checkpoint_dir), every_steps=1, method="ft")
     history = fit(
-        adapter, examples, settings, seed=11, pad_token_id=tokenizer.pad_token_id, checkpoints=checkpoints
+        adapter,
+        examples,
+        settings,
+        seed=11,
+        pad_token_id=tokenizer.pad_token_id,
+        tracking=Tracking(checkpoints=checkpoints),
     )
     save_adapter(adapter, output_dir, {"training.json": {"history": history}})
     remove_checkpoint(checkpoint_dir)

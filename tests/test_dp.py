@@ -29,7 +29,7 @@ from plainsight.training.dp import (
     train_dp,
 )
 from plainsight.training.examples import TrainingExample, collate
-from plainsight.training.loop import TrainingSettings
+from plainsight.training.loop import Tracking, TrainingSettings
 
 PAD = 0
 VIRTUAL_TOKENS = 4
@@ -299,7 +299,7 @@ def test_interrupted_dp_run_resumes_with_the_same_privacy_accounting(
             settings=dp_run(4, 2),
             seed=2,
             loss_fn=causal_loss,
-            checkpoints=checkpoints,
+            tracking=Tracking(checkpoints=checkpoints),
         )
         return trainable(model), result
 

@@ -35,7 +35,7 @@ from plainsight.training.checkpoints import (
     trainable_state,
 )
 from plainsight.training.examples import build_example
-from plainsight.training.loop import TrainingSettings, fit
+from plainsight.training.loop import Tracking, TrainingSettings, fit
 from plainsight.training.prefix import prefix_model
 from resume_job import run_job
 
@@ -67,7 +67,7 @@ def run(model_dir, settings, masked=True, checkpoints=None, seed=7):
         replace(settings, masked=masked),
         seed,
         tokenizer.pad_token_id,
-        checkpoints=checkpoints,
+        tracking=Tracking(checkpoints=checkpoints),
     )
     return trainable_state(adapter), history
 

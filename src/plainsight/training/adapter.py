@@ -22,7 +22,7 @@ from plainsight.models import load_model, model_placement, resolve_placement
 from plainsight.training.checkpoints import Checkpoints, remove_checkpoint
 from plainsight.training.dp import DPTrainingSettings, dp_adapter_model, train_dp
 from plainsight.training.examples import TrainingExample, corpus_init_text, training_examples
-from plainsight.training.loop import Backprop, TrainingSettings, fit
+from plainsight.training.loop import Backprop, Tracking, TrainingSettings, fit
 from plainsight.training.objectives import lm_loss
 from plainsight.training.prefix import prefix_model, save_adapter
 
@@ -110,8 +110,7 @@ def _train_prefix(job: AdapterJob, spec: Method, model, tokenizer, corpus: _Corp
         job.seed,
         tokenizer.pad_token_id,
         Backprop(params.get("physical_batch_size")),
-        desc=f"{job.method} seed {job.seed}",
-        checkpoints=job.checkpoints,
+        Tracking(f"{job.method} seed {job.seed}", job.checkpoints),
     )
     return adapter, {"adapter": "prefix", "history": history}
 
@@ -134,9 +133,8 @@ def _train_private(job: AdapterJob, spec: Method, model, tokenizer, corpus: _Cor
         DPTrainingSettings.from_params(params),
         job.seed,
         lm_loss,
-        job.checkpoints,
         units=privacy_units(corpus.docs, corpus.examples, job.docs),
-        desc=f"{job.method} seed {job.seed}",
+        tracking=Tracking(f"{job.method} seed {job.seed}", job.checkpoints),
     )
     log.info(
         "DP-SGD: privacy unit %s (%d units), epsilon %.3f at delta %.2e, noise multiplier %.3f, "

@@ -48,12 +48,12 @@ from typing import Any
 import torch
 
 from plainsight.settings import dp_delta
-from plainsight.training.checkpoints import Checkpoints
 from plainsight.training.examples import TrainingExample, collate, micro_batches
-from plainsight.training.loop import TrainingSettings, fit
+from plainsight.training.loop import Tracking, TrainingSettings, fit
 from plainsight.training.objectives import IGNORE_INDEX
 
 log = logging.getLogger(__name__)
+DP_TRACKING = Tracking("DP-SGD")
 
 ADAPTER = "prefix"
 
@@ -450,18 +450,17 @@ def train_dp(
     settings: DPTrainingSettings,
     seed: int,
     loss_fn,
-    checkpoints: Checkpoints | None = None,
     units: Sequence[str] | None = None,
-    desc: str = "DP-SGD",
+    tracking: Tracking = DP_TRACKING,
 ) -> dict:
     """Train the adapter of peft `model` in place with DP-SGD (`fit` with `PrivateSteps`); returns the
     privacy spent, the losses and the history.
 
-    With `checkpoints` the run resumes from its last checkpoint exactly as it would have gone on, the
-    accountant's history included.
+    With `tracking.checkpoints` the run resumes from its last checkpoint exactly as it would have gone on,
+    the accountant's history included.
     """
     strategy = PrivateSteps(settings.privacy, loss_fn, units, settings.physical_batch_size)
     longest = max((len(example.input_ids) for example in examples), default=0)
     training = settings.loop_settings(longest)
-    history = fit(model, examples, training, seed, pad_token_id, strategy, desc=desc, checkpoints=checkpoints)
+    history = fit(model, examples, training, seed, pad_token_id, strategy, tracking)
     return {**strategy.report(history), "history": history}

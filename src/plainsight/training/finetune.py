@@ -21,7 +21,7 @@ import torch
 from plainsight.progress import Progress
 from plainsight.rng import cuda_indices, seeded_torch
 from plainsight.training.examples import TrainingExample
-from plainsight.training.loop import TrainingSettings, fit
+from plainsight.training.loop import Tracking, TrainingSettings, fit
 from plainsight.training.scoring import scored_batches
 
 log = logging.getLogger(__name__)
@@ -143,6 +143,6 @@ def finetune(
         TrainingSettings(settings.epochs, settings.learning_rate, settings.batch_size, settings.max_length),
         seed=seed,
         pad_token_id=tokenizer.pad_token_id,
-        desc=desc,
+        tracking=Tracking(desc),
     )
     return tuned, history

@@ -296,6 +296,19 @@ def _start(
     return _Run(model, strategy, optimizer, scheduler, checkpoints, owner)
 
 
+@dataclass(frozen=True)
+class Tracking:
+    """How a training run shows and keeps itself: its progress label, its checkpoints (None: none; the run
+    cannot resume) and a call after each step (`on_step(step, record)`: monitoring, such as samples)."""
+
+    desc: str = "train"
+    checkpoints: Checkpoints | None = None
+    on_step: Callable[[int, dict[str, float]], None] | None = None
+
+
+UNTRACKED = Tracking()
+
+
 def fit(
     model,
     examples: Sequence[TrainingExample],
@@ -303,28 +316,26 @@ def fit(
     seed: int,
     pad_token_id: int,
     strategy: StepStrategy | None = None,
-    desc: str = "train",
-    checkpoints: Checkpoints | None = None,
-    on_step: Callable[[int, dict[str, float]], None] | None = None,
+    tracking: Tracking = UNTRACKED,
 ) -> list[dict[str, float]]:
     """Train the trainable parameters of `model` in place; returns the history, one record per step
     (the strategy's numbers, its loss terms among them, with the epoch and the learning rate).
 
     The global torch generators (dropout, any other sampling in the model) are seeded from `seed` inside
-    a fork, so the run repeats without disturbing the caller's. With `checkpoints` the run saves its
+    a fork, so the run repeats without disturbing the caller's. With `tracking.checkpoints` the run saves its
     state as it goes and, started again, resumes from its last checkpoint exactly as it would have
-    gone on: the batches done of the epoch are drawn again and skipped. `on_step(step, record)` is
+    gone on: the batches done of the epoch are drawn again and skipped. `tracking.on_step(step, record)` is
     called after each step (monitoring: samples during training).
     """
     strategy = Backprop() if strategy is None else strategy
-    run = _start(model, examples, settings, seed, pad_token_id, strategy, checkpoints)
+    run = _start(model, examples, settings, seed, pad_token_id, strategy, tracking.checkpoints)
     devices = cuda_indices(*{p.device for p in model.parameters() if p.requires_grad})
     was_training = model.training
     try:
         with seeded_torch(seed, "train", devices=devices):
             run.resume()
             model.train()
-            _epochs(run, settings.epochs, desc, on_step)
+            _epochs(run, settings.epochs, tracking.desc, tracking.on_step)
     finally:
         strategy.finish(model)
         model.train(was_training)
