@@ -208,6 +208,32 @@ def test_no_function_in_the_package_is_over_35_statements():
     assert long == []
 
 
+def parameter_count(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """Parameters a caller passes: positional, keyword-only and their variadic forms, not `self` or
+    `cls`."""
+    arguments = function.args
+    named = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    variadic = [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    bound = 1 if named and named[0].arg in ("self", "cls") else 0
+    return len(named) + len(variadic) - bound
+
+
+def test_parameter_count_leaves_out_self():
+    method = ast.parse("class A:\n    def f(self, a, *b, c=1, **d):\n        pass\n").body[0].body[0]
+    assert parameter_count(method) == 4
+
+
+def test_no_function_in_the_package_takes_over_8_parameters():
+    """A function that needs more takes a typed object that groups them (a settings block, a run)."""
+    wide = [
+        f"{path.relative_to(REPO)}: {node.name} ({parameter_count(node)} parameters)"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and parameter_count(node) > 8
+    ]
+    assert wide == []
+
+
 SCRIPTS = REPO / "workflow" / "scripts"
 
 
