@@ -178,7 +178,11 @@ rule utility_measures:
     params:
         corpus_keys=utility_corpus_keys(),
         downstream=config["utility"]["downstream"],
-        mauve=config["utility"]["mauve"],
+        # FID on MAUVE's real sample, with the embedded featurizer: only the keys it reads, so that a
+        # change of MAUVE's own settings (its resamples) leaves these measures current
+        mauve={
+            key: config["utility"]["mauve"][key] for key in ("samples", "max_tokens")
+        },
         placement=MODEL_PLACEMENT,
     script:
         "../scripts/utility_measures.py"
