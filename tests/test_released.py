@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from plainsight.audit import NEGATIVE_CONTROL, nearest
+from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL, control_corpora, nearest
 from plainsight.audit.criteria import Gate
 from plainsight.audit.gate import verdict
 from plainsight.audit.nearest import embed, words
@@ -21,7 +21,7 @@ from plainsight.audit.released import (
     member_keys,
     released_text_audit,
 )
-from plainsight.audit.released_text_job import POSITIVE_CONTROL, RunInputs, audit_corpora
+from plainsight.audit.released_text_job import RunInputs, audit_corpora
 from plainsight.audit.roc import paired_auc_difference
 from plainsight.audit.shared_runs import longest_shared_with_any
 from plainsight.audit.text_evidence import TEXT_MEMBERSHIP_ATTACKS
@@ -466,3 +466,20 @@ def test_every_corpus_is_judged_against_the_negative_control_which_has_its_own_r
     assert own["text_mia_reidentification_members"] == own["text_mia_reidentification_non_members"] == 4
     assert own["text_mia_auc_reidentification"] == 0.5 and "text_mia_excess_reidentification" not in own
     assert math.isnan(own["reidentification_top1"])
+
+
+def test_a_run_of_trained_methods_alone_audits_them_beside_the_negative_control_only(monkeypatch):
+    """The positive control copies an in-context corpus: a run with none (DP-SGD alone, as a frontier run)
+    has no positive control, and the workflow expects none (`control_corpora`)."""
+    monkeypatch.setattr(nearest, "sentence_features", bag_of_words)
+    docs, codes, spans = corpus_tables(4)
+    unrelated = ["zulu zulu zulu yankee", "xray xray whiskey", "victor uniform uniform", "tango tango"]
+    written = icl_corpus(unrelated[::-1], [[n] for n in range(4)]).assign(
+        method=NEGATIVE_CONTROL, seed=1, segment=0, fictional_entities=[[]] * 4
+    )
+    trained = icl_corpus(unrelated, [[n % 8] for n in range(4)])
+    audits = audit_alone(
+        "ft", measured(trained, "ft", docs, spans, codes), docs, codes, spans, negative_control=written
+    )
+    assert list(audits) == ["ft", NEGATIVE_CONTROL] == ["ft", *control_corpora(in_context=False)]
+    assert control_corpora(in_context=True) == [POSITIVE_CONTROL, NEGATIVE_CONTROL]

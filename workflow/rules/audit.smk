@@ -5,7 +5,13 @@
 # canaries.smk and canary_attacks.smk.
 
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
-from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL
+from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL, control_corpora
+
+# The controls each audited run's audit writes beside its methods' corpora: the positive control only
+# where an in-context method gives it a corpus to copy.
+AUDIT_CONTROLS = control_corpora(
+    any(registry.method(m).in_context for m in config["methods"])
+)
 
 
 include: "functions/audit.smk"
@@ -67,7 +73,7 @@ rule privacy_audit_table:
         ),
         controls=dataset_audit_files(
             f"{AUDIT_RUN}/audit/{POSITIVE_CONTROL}/seed{{seed}}_released.json",
-            AUDIT_SCORE_RUNS,
+            AUDIT_SCORE_RUNS if POSITIVE_CONTROL in AUDIT_CONTROLS else [],
         ),
         negative_controls=dataset_audit_files(
             f"{AUDIT_RUN}/audit/{NEGATIVE_CONTROL}/seed{{seed}}_released.json",

@@ -4,7 +4,6 @@
 # which the privacy audit table (audit.smk) reads.
 
 # Only modules free of torch and transformers: the Snakefile parses on a login node without them.
-from plainsight.audit import NEGATIVE_CONTROL, POSITIVE_CONTROL
 
 
 include: "functions/released_text_audit.smk"
@@ -12,7 +11,7 @@ include: "functions/released_text_audit.smk"
 
 # Every corpus of an audited run, the positive control the audit builds beside them, and the negative
 # control (rule generate_zero_learning) that their text attacks are judged against.
-AUDITED_CORPORA = [*config["methods"], POSITIVE_CONTROL, NEGATIVE_CONTROL]
+AUDITED_CORPORA = [*config["methods"], *AUDIT_CONTROLS]
 # The audited methods with a formal (epsilon, delta) claim: the audit tests their leaks against it.
 AUDITED_GUARANTEED = [
     m for m in config["methods"] if registry.method(m).differentially_private

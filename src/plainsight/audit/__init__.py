@@ -26,3 +26,10 @@ POSITIVE_CONTROL = "positive_control"
 # The method key of the negative control: a corpus the base model writes from fictional codes alone, with
 # no adapter and no real text (rule generate_zero_learning), which the text attacks are judged against.
 NEGATIVE_CONTROL = "negative_control"
+
+
+def control_corpora(in_context: bool) -> list[str]:
+    """The controls a run's audit writes beside its methods' corpora: the positive control, a corpus made
+    to copy the run's first in-context corpus, where the run has one (`in_context`), and the negative
+    control."""
+    return [POSITIVE_CONTROL, NEGATIVE_CONTROL] if in_context else [NEGATIVE_CONTROL]

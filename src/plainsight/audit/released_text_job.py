@@ -294,9 +294,10 @@ def audit_corpora(
     negative_control: pd.DataFrame | None = None,
 ) -> dict[str, CorpusAudit]:
     """The audit of every corpus of a run, keyed by method, its text attacks judged against
-    `negative_control` (a corpus written without private data) where given; then the positive control's
-    and the negative control's own audits, unless `with_control_rows` is off (a run of private-selection
-    corpora alone has no in-context corpus to copy)."""
+    `negative_control` (a corpus written without private data) where given; then, unless
+    `with_control_rows` is off (a run of private-selection corpora alone), the positive control's audit
+    where the run has an in-context corpus to copy, and the negative control's own
+    (`plainsight.audit.control_corpora`)."""
     methods = {name: registry.method(name) for name in corpora}
     train, train_texts = training_segments(inputs.codes, inputs.docs)
     if not train:
@@ -304,7 +305,8 @@ def audit_corpora(
     held_out = held_out_keys(inputs.codes, inputs.codes_file)
     embedded = SegmentEmbeddings([*train, *held_out], segment_texts(inputs.docs), settings.embedding)
     runs = {name: (corpora[name], metrics[name], counts[name], methods[name]) for name in corpora}
-    if with_control_rows:
+    # the positive control copies an in-context corpus: a run of trained methods alone has none to copy
+    if with_control_rows and any(method.in_context for method in methods.values()):
         copied_name, *copied = positive_control(corpora, methods, inputs, settings.seed)
         runs[POSITIVE_CONTROL] = (*copied, methods[copied_name])
     units = RealUnits.of(inputs.docs, inputs.spans, train, held_out, inputs.docs_file)
