@@ -179,7 +179,7 @@ def frontier_markdown(rows: pd.DataFrame, lines: Mapping[str, Mapping], displays
     for _, row in rows.iterrows():
         documents = interval_text(row, "documents_share", percent=True)
         out.append(
-            f"| {displays.get(row['method'], row['method'])} | {row['dp_epsilon']:g} | {row['dp_delta']:.1e} "
+            f"| {displays.get(row['method'], row['method'])} | {row['dp_epsilon']:.3g} | {row['dp_delta']:.1e} "
             f"| {row['verdict']} | {row['fit_as_text']} | {documents} "
             f"| {interval_text(row, 'macro_f1')} | {interval_text(row, 'mauve')} |"
         )
@@ -250,7 +250,7 @@ def frontier_plot(
                 documents_min, color="grey", linewidth=1, label=f"fit as text from {documents_min:.0%}"
             )
         axis.set_xscale("log")
-        axis.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
+        axis.set_xticks(epsilons, [f"{e:.3g}" for e in epsilons])
         axis.minorticks_off()
         axis.set_xlabel("epsilon per privacy unit (log scale)")
         axis.set_ylabel(label)
@@ -279,7 +279,7 @@ def frontier_view(files: Sequence[str | Path], displays: Mapping[str, str]) -> d
         "rows": [
             {
                 "method": displays.get(row["method"], row["method"]),
-                "epsilon": f"{row['dp_epsilon']:g}",
+                "epsilon": f"{row['dp_epsilon']:.3g}",
                 "verdict": row["verdict"],
                 "fit": "" if pd.isna(row["fit_as_text"]) else row["fit_as_text"],
                 "documents": interval_text(row, "documents_share", percent=True),
