@@ -179,8 +179,8 @@ def frontier_markdown(rows: pd.DataFrame, lines: Mapping[str, Mapping], displays
     for _, row in rows.iterrows():
         documents = interval_text(row, "documents_share", percent=True)
         out.append(
-            f"| {displays.get(row['method'], row['method'])} | {row['dp_epsilon']:.3g} | {row['dp_delta']:.1e} "
-            f"| {row['verdict']} | {row['fit_as_text']} | {documents} "
+            f"| {displays.get(row['method'], row['method'])} | {row['dp_epsilon']:.3g} "
+            f"| {row['dp_delta']:.1e} | {row['verdict']} | {row['fit_as_text']} | {documents} "
             f"| {interval_text(row, 'macro_f1')} | {interval_text(row, 'mauve')} |"
         )
     out += ["", "Reference lines (the decisive run):", ""]
