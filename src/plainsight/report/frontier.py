@@ -39,6 +39,7 @@ from plainsight.errors import InputError
 from plainsight.evaluation.downstream import CHANCE, REAL
 from plainsight.io import atomic_path, read_json, write_text
 from plainsight.methods import registry
+from plainsight.report.figures import pyplot, save_png
 from plainsight.report.table_format import load_table_specs
 
 # the run the sweep reads (the paper's Table 1: TAB, known entities, direct identifiers)
@@ -203,11 +204,7 @@ def frontier_plot(
 ) -> None:
     """Macro-F1 and the documents share against epsilon (log scale), one line per DP method, each point
     coloured by its verdict; the reference lines across."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     figure, axes = plt.subplots(1, 2, figsize=(11, 4.5), constrained_layout=True)
     # one look per reference line in both panels: the ceiling, chance, zero learning, the non-private method
     looks = dict(zip(lines, REFERENCE_LOOKS))
@@ -257,9 +254,7 @@ def frontier_plot(
         axis.set_ylim(0, 1)
         axis.legend(fontsize=7)
     figure.suptitle("Privacy-utility frontier (points: green PASS, red FAIL, grey otherwise)")
-    with atomic_path(path) as tmp:
-        figure.savefig(tmp, format="png", dpi=110)
-    plt.close(figure)
+    save_png(plt, figure, path)
 
 
 def dp_methods() -> list[str]:

@@ -20,6 +20,7 @@ from plainsight.evaluation.downstream import CHANCE, NOT_MEASURED, REAL, REAL_SA
 from plainsight.io import atomic_path, write_text
 from plainsight.methods.registry import base_method
 from plainsight.report.audit_verdict import RUN_COLUMNS
+from plainsight.report.figures import pyplot, save_png
 
 REAL_DISPLAY = "Real training data (ceiling)"
 REAL_SAMPLE_DISPLAY = "Real training data, as many texts as a corpus"
@@ -190,18 +191,9 @@ def write_utility_table(
 # --- plots ---------------------------------------------------------------------------------------
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def plot_lengths(texts: Mapping[str, Sequence[str]], title: str, path: str | Path) -> None:
     """Word counts per text of each corpus (display name -> texts) as overlaid step histograms."""
-    plt = _pyplot()
+    plt = pyplot()
     figure, axis = plt.subplots(figsize=(8, 4.5), constrained_layout=True)
     lengths = {name: [len(words(t)) for t in corpus] for name, corpus in texts.items()}
     top = max((max(v) for v in lengths.values() if v), default=1)
@@ -219,13 +211,13 @@ def plot_lengths(texts: Mapping[str, Sequence[str]], title: str, path: str | Pat
     axis.set_ylabel("share of texts (density)")
     axis.legend(fontsize=8)
     axis.set_title(title)
-    _save(plt, figure, path)
+    save_png(plt, figure, path)
 
 
 def plot_downstream_f1(table: pd.DataFrame, title: str, path: str | Path) -> None:
     """One bar per method (downstream macro-F1 with its interval); the real ceiling, chance and the
     zero-learning corpus as lines."""
-    plt = _pyplot()
+    plt = pyplot()
     real, matched, chance, zero = (
         table[table["method"] == key] for key in (REAL, REAL_SAMPLE, CHANCE, NEGATIVE_CONTROL)
     )
@@ -273,13 +265,7 @@ def plot_downstream_f1(table: pd.DataFrame, title: str, path: str | Path) -> Non
     axis.set_ylabel("macro-F1 on the real test split")
     axis.set_title(title)
     axis.tick_params(axis="x", labelrotation=20)
-    _save(plt, figure, path)
-
-
-def _save(plt, figure, path: str | Path) -> None:
-    with atomic_path(path) as tmp:
-        figure.savefig(tmp, format="png", dpi=110)
-    plt.close(figure)
+    save_png(plt, figure, path)
 
 
 def utility_plots(
