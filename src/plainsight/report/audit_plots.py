@@ -14,15 +14,12 @@ from plainsight.audit.canary_attacks import ATTACKS, CANARY_ATTACK_NAMES
 from plainsight.audit.canary_table import PER_PERSON
 from plainsight.audit.privacy_audit_table import BASE_DISPLAY
 from plainsight.audit.roc import CONTROL_MODEL, MEMBERSHIP_ATTACK_NAMES, MEMBERSHIP_ATTACKS, attack_scores
-from plainsight.io import atomic_path
+from plainsight.report.figures import pyplot, save_png
 
 
 def plot_roc(scores: pd.DataFrame, title: str, path: str | Path) -> None:
     """One panel per model (base first): the ROC curve of each attack, the diagonal for chance."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     from sklearn.metrics import roc_curve
 
     models = list(dict.fromkeys(scores["model"]))
@@ -40,18 +37,13 @@ def plot_roc(scores: pd.DataFrame, title: str, path: str | Path) -> None:
         axis.legend(fontsize=7, loc="lower right")
     figure.suptitle(title, fontsize=9)
     figure.tight_layout()
-    with atomic_path(path) as staged:
-        figure.savefig(staged, dpi=110, format="png")
-    plt.close(figure)
+    save_png(plt, figure, path)
 
 
 def plot_distances(distances: Mapping[str, pd.DataFrame], title: str, path: str | Path) -> None:
     """Per method, the nearest-training-segment cosines of its generations beside those of held-out
     real text."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     names = list(distances)
     figure, axis = plt.subplots(figsize=(1.3 * len(names) + 2.5, 3.8))
@@ -64,17 +56,12 @@ def plot_distances(distances: Mapping[str, pd.DataFrame], title: str, path: str 
     axis.set(ylabel="cosine to the nearest real training segment", title=title)
     axis.tick_params(axis="x", labelrotation=30, labelsize=8)
     figure.tight_layout()
-    with atomic_path(path) as staged:
-        figure.savefig(staged, dpi=110, format="png")
-    plt.close(figure)
+    save_png(plt, figure, path)
 
 
 def plot_auc(table: pd.DataFrame, path: str | Path) -> None:
     """AUC against the insertion count, one line per method and panel per attack, with intervals."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     table = table[table["bound_per"] != PER_PERSON]  # its x axis counts insertions, not documents
     attacks = [attack for attack in ATTACKS if attack in set(table["attack"])]
@@ -106,6 +93,4 @@ def plot_auc(table: pd.DataFrame, path: str | Path) -> None:
         )
         axis.legend(fontsize=7, loc="lower right")
     figure.tight_layout()
-    with atomic_path(path) as staged:
-        figure.savefig(staged, dpi=110, format="png")
-    plt.close(figure)
+    save_png(plt, figure, path)

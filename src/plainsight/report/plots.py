@@ -18,8 +18,8 @@ import pandas as pd
 
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT, pooled_interval
 from plainsight.evaluation.utility import summary_rows
-from plainsight.io import atomic_path
 from plainsight.methods import registry
+from plainsight.report.figures import pyplot, save_png
 from plainsight.report.table_format import confidence_half_width, load_table_specs, mean_over_seeds
 
 # (x metric, y metric, x label, y label, log-scale y) of each panel. Perplexity is on a log scale:
@@ -135,10 +135,7 @@ def plot_privacy_utility(
 ) -> None:
     """Two panels (see `panels`), one colour per method; written atomically as PNG."""
     shown = panels(utility_axis)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     names = list(dict.fromkeys([*ours.get("method", []), *paper.get("method", [])]))
     colours = {name: plt.get_cmap("tab10")(i % 10) for i, name in enumerate(names)}
@@ -192,9 +189,7 @@ def plot_privacy_utility(
         "MAUVE, perplexity over seeds); hollow: the paper",
     )
     figure.suptitle(title)
-    with atomic_path(path) as tmp:
-        figure.savefig(tmp, format="png", dpi=110)
-    plt.close(figure)
+    save_png(plt, figure, path)
 
 
 def _bar(row: Mapping[str, Any], metric: str) -> list[list[float]] | None:
