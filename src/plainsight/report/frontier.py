@@ -39,11 +39,10 @@ from plainsight.errors import InputError
 from plainsight.evaluation.downstream import CHANCE, REAL
 from plainsight.io import atomic_path, read_json, write_text
 from plainsight.methods import registry
+from plainsight.report.audit_verdict import RUN_COLUMNS, run_rows
 from plainsight.report.figures import pyplot, save_png
 from plainsight.report.table_format import load_table_specs
 
-# the run the sweep reads (the paper's Table 1: TAB, known entities, direct identifiers)
-RUN_KEYS = ("dataset", "setting", "idset")
 MEASURES = ("documents_share", "macro_f1", "mauve")
 VERDICT_COLOURS = {"PASS": "tab:green", "FAIL": "tab:red"}  # anything else: grey
 REFERENCE_LOOKS = (("black", "--"), ("tab:red", ":"), ("tab:orange", "-."), ("tab:purple", "--"))
@@ -68,11 +67,6 @@ class RunTables:
     mauve: Mapping[str, Mapping]  # method -> its first audited seed's MAUVE record
 
 
-def _run_rows(table: pd.DataFrame, run: Mapping[str, str]) -> pd.DataFrame:
-    keys = [k for k in RUN_KEYS if k in table]
-    return table[(table[keys].astype(str) == pd.Series({k: str(run[k]) for k in keys})).all(axis=1)]
-
-
 def read_run(folder: Path, run: Mapping[str, str]) -> RunTables:
     """The tables of `run` in a run folder; a folder without them is an input error naming the file."""
     tables = folder / "results" / "tables" / run["dataset"]
@@ -81,7 +75,7 @@ def read_run(folder: Path, run: Mapping[str, str]) -> RunTables:
         path = tables / f"{name}.csv"
         if not path.is_file():
             raise InputError(path, None, f"no {name} table: has this run of the sweep finished?")
-        read[name] = _run_rows(pd.read_csv(path), run)
+        read[name] = run_rows(pd.read_csv(path), run)
     utility_folder = folder / "results" / run["dataset"] / run["setting"] / run["idset"] / "utility"
     mauve = {}
     for method in read["privacy_audit"]["method"]:
@@ -293,7 +287,7 @@ def write_frontier(
     """frontier.csv, frontier.md and frontier.png in `out`, from the sweep's `runs` and the `reference`
     run, with the display names and Table 1's run of the paper's `tables` (resources/paper_tables.yaml)."""
     specs = load_table_specs(tables)
-    run = {key: specs["tables"]["table1"][key] for key in RUN_KEYS}
+    run = {key: specs["tables"]["table1"][key] for key in RUN_COLUMNS}
     rows = frontier_rows([read_run(folder, run) for folder in runs], dp_methods())
     if rows.empty:
         raise InputError(", ".join(map(str, runs)), None, "no DP method in these runs' audit tables")
