@@ -38,11 +38,16 @@ def default():
     return config
 
 
+def overlaid(config: dict, overlay: str) -> dict:
+    """`overlay` merged over `config` as Snakemake merges config files, checked against the schema."""
+    merged_config = merged(config, load_yaml(REPO / overlay))
+    validate(merged_config, str(SCHEMA))
+    return merged_config
+
+
 @pytest.fixture(scope="module")
 def decide(default):
-    config = merged(default, load_yaml(REPO / DECIDE))
-    validate(config, str(SCHEMA))
-    return config
+    return overlaid(default, DECIDE)
 
 
 def test_the_gate_is_the_defaults(default, decide):
@@ -122,9 +127,7 @@ FULL_BLOCKING = "config/decide-full-blocking.yaml"
 
 @pytest.fixture(scope="module")
 def full_blocking(decide):
-    config = merged(decide, load_yaml(REPO / FULL_BLOCKING))
-    validate(config, str(SCHEMA))
-    return config
+    return overlaid(decide, FULL_BLOCKING)
 
 
 def test_full_blocking_changes_the_identifiers_blocked_and_the_policy_only(decide, full_blocking):
