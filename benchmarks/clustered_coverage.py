@@ -9,12 +9,15 @@ Everything is simulated through the functions the audit runs, at the decisive pr
 - text membership attacks (`plainsight.audit.released`: the nearest synthetic document's cosine and
   n-gram): --units members and as many held-out units a side, two segments each, a segment's score
   normal with a unit effect (share ICC of its variance) shared by the unit's segments; the corpus's
-  score at a true AUC of 0.6 (the gate's maximum), the negative control's at 0.5 on the same segments
-  (correlated 0.5 with the corpus's score, unit effect and rest alike), so the judged value, 0.5 plus the
-  excess, is 0.6 too. Bounds from `roc.auc_resamples` and `intervals.widened_interval` (what `roc_summary`
-  and `paired_auc_difference` compose: the percentile interval widened by the small-sample factor),
-  the audit's 1000 resamples and seed, over units (as the audit runs them) and, for comparison, over
-  segments (as it did before);
+  score at a true AUC of 0.6 (the gate's maximum). The negative control is a corpus of --generations
+  generations (fewer than a run writes, for time: the bound's coverage rests on resampling them, not on
+  their number): a segment's score against each is the segment's control score (AUC 0.5, correlated 0.5
+  with the corpus's score, unit effect and rest alike) plus independent noise, its nearest score the
+  highest, so the judged excess over it is 0.1 and 0.5 plus the excess 0.6 too. Bounds as the audit
+  draws them: the raw AUC's from `roc.auc_resamples(...).bounds` (what `roc_summary` gives), the
+  excess's from `roc.excess_over_resampled_control` (the control's generations resampled in the same
+  draws), both BCa widened by the small-sample factor (`intervals.accelerated_interval`), the audit's
+  1000 resamples and seed, over units (as the audit runs them) and, for comparison, over segments;
 - the leak excess of trained methods (`evidence.document_rate_bounds`, combined as `cluster_excess`
   does): member and held-out documents of --values distinct values each, hits beta-binomial within a
   document at each ICC, control rates in --control-rates and the member rate that plus the gate's
@@ -58,8 +61,7 @@ from common import REPO, write_report
 from evidence_coverage import clustered_hits, paired_coverage
 from plainsight.audit.evidence import document_rate_bounds
 from plainsight.audit.gate import FAIL, PASS, Gate, seeds_verdict
-from plainsight.audit.roc import auc_resamples, smallest_side
-from plainsight.evaluation.intervals import widened_interval
+from plainsight.audit.roc import auc_resamples, excess_over_resampled_control
 from plainsight.evaluation.measures import leak_measures
 
 AUC_MAX, EXCESS_MAX = 0.6, 0.05  # the default gate's maxima (checked against config/config.yaml)
@@ -120,27 +122,38 @@ def segment_scores(rng, runs: int, units: int, segments: int, icc: float, auc: f
     return member, unit, corpus, control
 
 
-def text_bounds(member, units, corpus: np.ndarray, control: np.ndarray) -> np.ndarray:
-    """Per run (row): the corpus's AUC bounds and the bounds of its excess over the negative control,
-    all runs read on the audit's one set of draws (the same texts, units and seed give the same draws)."""
-    scores = [row for pair in zip(corpus, control) for row in pair]
-    observed, drawn = auc_resamples(member, scores, RESAMPLES, BOOTSTRAP_SEED, units)
-    smallest = smallest_side(member, units)
+def text_bounds(rng, member, units, corpus: np.ndarray, control: np.ndarray, generations: int) -> np.ndarray:
+    """Per run (row): the corpus's AUC bounds and the bounds of its excess over the negative control, whose
+    score of a text against each of `generations` generations is its control score plus noise (the
+    nearest the highest; none: no excess, NaN). Every run is read on the audit's one set of draws (the
+    same texts, units and seed give the same draws)."""
+    raw = auc_resamples(member, corpus, RESAMPLES, BOOTSTRAP_SEED, units)
     rows = []
-    for run in range(len(corpus)):
-        own, other = drawn[:, 2 * run], drawn[:, 2 * run + 1]
-        own_auc, excess = observed[2 * run], observed[2 * run] - observed[2 * run + 1]
-        rows.append(
-            [*widened_interval(own_auc, own, smallest), *widened_interval(excess, own - other, smallest)]
-        )
+    for run, (corpus_score, control_score) in enumerate(zip(corpus, control)):
+        excess = (math.nan, math.nan)
+        if generations:
+            pairs = control_score[:, None] + rng.normal(size=(len(member), generations))
+            excess = excess_over_resampled_control(
+                member, corpus_score, pairs, RESAMPLES, BOOTSTRAP_SEED, units
+            )[1:]
+        rows.append([*raw.bounds(run)[1:], *excess])
     return np.array(rows)
 
 
-def text_cell(rng, profile: Profile, icc: float, runs: int, clustered: bool, auc: float, control_auc: float):
+def text_cell(
+    rng,
+    profile: Profile,
+    icc: float,
+    runs: int,
+    clustered: bool,
+    auc: float,
+    control_auc: float,
+    generations: int,
+):
     member, unit, corpus, control = segment_scores(
         rng, runs, profile.text_units, profile.segments, icc, auc, control_auc
     )
-    return text_bounds(member, unit if clustered else None, corpus, control)
+    return text_bounds(rng, member, unit if clustered else None, corpus, control, generations)
 
 
 def text_coverage(bounds: np.ndarray, auc: float, excess: float) -> dict[str, float]:
@@ -154,10 +167,13 @@ def text_coverage(bounds: np.ndarray, auc: float, excess: float) -> dict[str, fl
     }
 
 
-def reidentification_pool(rng, units: int, runs: int, auc: float, control_auc: float) -> np.ndarray:
+def reidentification_pool(
+    rng, profile: Profile, runs: int, auc: float, control_auc: float, generations: int
+) -> np.ndarray:
     """The re-identification attack's bounds per run (as `text_bounds`): one score per unit (no cluster)."""
-    _, _, corpus, control = segment_scores(rng, runs, units, 1, 0.0, auc, control_auc)
-    return text_bounds(np.repeat([True, False], units), None, corpus, control)
+    _, _, corpus, control = segment_scores(rng, runs, profile.text_units, 1, 0.0, auc, control_auc)
+    member = np.repeat([True, False], profile.text_units)
+    return text_bounds(rng, member, None, corpus, control, generations)
 
 
 # --- leak excess of trained methods -------------------------------------------------------------------
@@ -211,6 +227,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--runs", type=int, default=1000, help="simulated text audits per cell")
+    parser.add_argument("--generations", type=int, default=40, help="the negative control's generations")
     parser.add_argument("--draws", type=int, default=4000, help="simulated leak counts per cell")
     parser.add_argument("--correlations", type=float, nargs="+", default=[0.0, 0.1, 0.3, 0.5])
     parser.add_argument("--values", type=int, nargs="+", default=[4, 16], help="distinct values per document")
@@ -236,7 +253,9 @@ def main() -> None:
                 (True, False) if name == "decisive" and icc in (0.0, max(args.correlations)) else (True,)
             )
             for clustered in bootstraps:
-                bounds = text_cell(rng, profile, icc, args.runs, clustered, AUC_MAX, 0.5)
+                # the excess where the gate judges it (a given split) and the bootstrap is the audit's
+                generations = args.generations if profile.split == "given" and clustered else 0
+                bounds = text_cell(rng, profile, icc, args.runs, clustered, AUC_MAX, 0.5, generations)
                 if clustered:
                     pools[name, icc] = bounds
                 text.append(
@@ -288,16 +307,21 @@ def main() -> None:
 
     family = []
     decisive = PROFILES["decisive"]
+    family_generations = (
+        args.generations if decisive.split == "given" else 0
+    )  # a coin split judges the raw AUC
     reid = {
-        "no leak": reidentification_pool(rng, decisive.text_units, args.runs, 0.5, 0.5),
-        "at the thresholds": reidentification_pool(rng, decisive.text_units, args.runs, AUC_MAX, 0.5),
+        "no leak": reidentification_pool(rng, decisive, args.runs, 0.5, 0.5, family_generations),
+        "at the thresholds": reidentification_pool(
+            rng, decisive, args.runs, AUC_MAX, 0.5, family_generations
+        ),
     }
     for icc in (0.0, max(args.correlations)) if "family" in args.parts else ():
         text_pools = {
-            "no leak": text_cell(rng, decisive, icc, args.runs, True, 0.5, 0.5),
+            "no leak": text_cell(rng, decisive, icc, args.runs, True, 0.5, 0.5, family_generations),
             "at the thresholds": pools[("decisive", icc)]
             if ("decisive", icc) in pools
-            else text_cell(rng, decisive, icc, args.runs, True, AUC_MAX, 0.5),
+            else text_cell(rng, decisive, icc, args.runs, True, AUC_MAX, 0.5, family_generations),
         }
         for scenario, excess in (("no leak", 0.0), ("at the thresholds", EXCESS_MAX)):
             leaks = {}
@@ -324,6 +348,7 @@ def main() -> None:
 
     report = {
         "runs": args.runs,
+        "generations": args.generations,
         "draws": args.draws,
         "verdicts": args.verdicts,
         "seed": args.seed,

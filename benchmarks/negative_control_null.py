@@ -44,7 +44,6 @@ import numpy as np
 from common import REPO, write_report
 from plainsight.audit.roc import (
     excess_over_resampled_control,
-    nearest_score_draws,
     paired_auc_difference,
     roc_summary,
 )
@@ -140,9 +139,8 @@ def subtracted(rng, args, icc: float, copy_share: float, control_centre: float, 
     _, low, high = paired_auc_difference(
         label, released_score, control_pairs.max(axis=1), RESAMPLES, BOOTSTRAP_SEED, units
     )
-    draws = nearest_score_draws(control_pairs, RESAMPLES, BOOTSTRAP_SEED)
     _, wide_low, wide_high = excess_over_resampled_control(
-        label, released_score, draws, BOOTSTRAP_SEED, units
+        label, released_score, control_pairs, RESAMPLES, BOOTSTRAP_SEED, units
     )
     return {
         "subtract": (0.5 + low, 0.5 + high),

@@ -10,12 +10,14 @@ import pytest
 from scipy import stats
 
 from plainsight.evaluation.intervals import (
+    accelerated_interval,
+    accelerated_tails,
+    acceleration,
     bootstrap_interval,
     mcnemar_exact,
     paired_leaks,
     percentile_interval,
     small_sample_factor,
-    widened_interval,
     wilson_interval,
 )
 
@@ -120,13 +122,51 @@ def test_the_small_sample_factor_by_hand():
     assert math.isnan(small_sample_factor(1))
 
 
-def test_the_widened_interval_moves_each_bound_outward_by_the_factor():
-    draws = np.arange(101, dtype=float)  # percentile bounds 2.5 and 97.5
+def test_the_acceleration_of_a_mean_by_hand():
+    # the jackknife of a mean of 0, 0, 0, 1: influence values x - 0.25 = -0.25 (three times) and 0.75, so
+    # a = (3 x -0.015625 + 0.421875) / (6 x 0.75^1.5) = 0.375 / 3.897114 = 0.096225
+    values = np.array([0.0, 0.0, 0.0, 1.0])
+    left_out = np.array([(values.sum() - x) / 3 for x in values])
+    assert acceleration([left_out]) == pytest.approx(0.375 / (6 * 0.75**1.5), abs=1e-12)
+    assert acceleration([left_out]) == pytest.approx(0.096225, abs=1e-6)
+    # two samples: each stratum's influence values scaled by its own size; a mirror-image pair cancels
+    assert acceleration([left_out, 2 - left_out]) == pytest.approx(0.0, abs=1e-12)
+    # nothing moves, or a stratum of one unit: no acceleration
+    assert acceleration([np.full(5, 0.7)]) == 0.0
+    assert acceleration([np.array([0.3])]) == 0.0
+    assert acceleration([np.array([0.3]), left_out]) == acceleration([left_out])
+
+
+def test_without_bias_or_acceleration_the_tails_are_the_percentile_intervals():
+    draws = np.arange(101, dtype=float)  # median 50
+    assert accelerated_tails(50.0, draws, 0.0, 0.95) == pytest.approx([2.5, 97.5], abs=1e-9)
+    # 60.5 of 101 draws under 60 (60 under, one tied): z0 = Phi^-1(0.599010) = 0.250785; the tails
+    # Phi(2 z0 -/+ 1.959964) = Phi(-1.458394), Phi(2.461534): 7.2366% and 99.3083%
+    assert accelerated_tails(60.0, draws, 0.0, 0.95) == pytest.approx([7.2366, 99.3083], abs=1e-4)
+    # acceleration 0.1 at z0 = 0: Phi(z / (1 - 0.1 z)) = Phi(-1.638771), Phi(2.437755): 5.0631%, 99.2611%
+    assert accelerated_tails(50.0, draws, 0.1, 0.95) == pytest.approx([5.0631, 99.2611], abs=1e-4)
+    # a draw equal to the observed value but for rounding is a tie, not a draw under it
+    assert accelerated_tails(50.0 + 1e-14, draws, 0.0, 0.95) == pytest.approx([2.5, 97.5], abs=1e-9)
+    # every draw under it: z0 stays finite, at half a draw from the end; a correction that turns over
+    # sends its tail to the end of the draws
+    assert np.isfinite(accelerated_tails(500.0, draws, 0.0, 0.95)).all()
+    assert accelerated_tails(50.0, draws, 0.6, 0.95)[1] == 100.0
+
+
+def test_the_accelerated_interval_moves_each_bound_outward_by_the_factor():
+    draws = np.arange(101, dtype=float)  # percentile bounds 2.5 and 97.5 at z0 = a = 0
     widen = small_sample_factor(96) - 1
-    low, high = widened_interval(40.0, draws, 96)
-    assert low == pytest.approx(2.5 - widen * 37.5, abs=1e-9)
-    assert high == pytest.approx(97.5 + widen * 57.5, abs=1e-9)
-    # an observed value outside the percentile interval never narrows it
-    low, high = widened_interval(1.0, draws, 96)
-    assert low < 2.5 and high > 97.5
-    assert all(math.isnan(bound) for bound in widened_interval(0.5, np.array([]), 96))
+    symmetric = [np.array([1.0, 2.0, 3.0])]  # no skew: acceleration 0
+    low, high = accelerated_interval(50.0, draws, symmetric, 96)
+    assert low == pytest.approx(2.5 - widen * 47.5, abs=1e-9)
+    assert high == pytest.approx(97.5 + widen * 47.5, abs=1e-9)
+    # an observed value outside the interval never narrows it
+    low, high = accelerated_interval(200.0, draws, symmetric, 96)
+    assert low < draws.max() and high >= draws.max()
+    assert all(math.isnan(bound) for bound in accelerated_interval(0.5, np.array([]), symmetric, 96))
+    # a positive acceleration (a long right tail: the mean of 0, 0, 0, 1 falls where its 1 is left out)
+    # moves both percentiles up
+    skewed = [np.array([1.0, 1.0, 1.0, 0.0]) / 3]
+    assert (
+        accelerated_interval(50.0, draws, skewed, 96)[0] > accelerated_interval(50.0, draws, symmetric, 96)[0]
+    )

@@ -26,7 +26,7 @@ from plainsight.audit.roc import (
     nearest_score_draws,
     paired_auc_difference,
     roc_summary,
-    row_auc,
+    row_aucs,
     text_counts,
     weighted_aucs,
     weighted_tprs,
@@ -127,24 +127,46 @@ def test_each_draws_auc_and_tpr_are_those_of_the_roc_of_the_texts_it_drew():
     assert aucs == pytest.approx(direct[:, 0, 0], abs=1e-12)
     assert tprs == pytest.approx(direct[:, :, 1], abs=1e-12)
     assert len(set(aucs)) > 5 and len(set(tprs[:, 0])) > 3  # the draws differ
-    # the summary: row 0, and the percentiles of the other rows moved outward from it by the small-sample
-    # factor of the smaller side's 4 units, sqrt(4 / 3) t_3 / z
+    # the summary: row 0, and the BCa bounds of the other rows (Efron's formula written out here: their
+    # median bias against row 0 and the acceleration of the leave-one-text-out values of each side),
+    # moved outward by the small-sample factor of the smaller side's 4 units, sqrt(4 / 3) t_3 / z
     summary = roc_summary(member, score, (0.25, 0.5), resamples=60, seed=4)
     assert summary.auc == pytest.approx(direct[0, 0, 0], abs=1e-12)
     assert summary.tpr == pytest.approx({0.25: direct[0, 0, 1], 0.5: direct[0, 1, 1]}, abs=1e-12)
     widen = math.sqrt(4 / 3) * stats.t.ppf(0.975, 3) / stats.norm.ppf(0.975) - 1
+    sides = (np.flatnonzero(member), np.flatnonzero(~member))
+    left_out = [
+        np.array(
+            [
+                per_draw_roc(member, score, np.arange(9) != text, bound)
+                for text in side
+                for bound in (0.25, 0.5)
+            ]
+        ).reshape(len(side), 2, 2)
+        for side in sides
+    ]
 
-    def widened(observed, draws):
-        low, high = np.percentile(draws, [2.5, 97.5])
+    def bca(observed, draws, jackknife):
+        rounded, at = np.round(draws, 9), round(observed, 9)  # ties that scikit-learn's sums rounded apart
+        bias = stats.norm.ppf((np.sum(rounded < at) + 0.5 * np.sum(rounded == at)) / len(draws))
+        influence = [(len(v) - 1) * (v.mean() - v) / len(v) for v in jackknife]
+        accelerated = sum((i**3).sum() for i in influence) / (6 * sum((i**2).sum() for i in influence) ** 1.5)
+        z = stats.norm.ppf([0.025, 0.975])
+        low, high = np.percentile(
+            draws, 100 * stats.norm.cdf(bias + (bias + z) / (1 - accelerated * (bias + z)))
+        )
         return low - widen * abs(observed - low), high + widen * abs(high - observed)
 
     assert (summary.auc_low, summary.auc_high) == pytest.approx(
-        widened(direct[0, 0, 0], direct[1:, 0, 0]), abs=1e-12
+        bca(direct[0, 0, 0], direct[1:, 0, 0], [v[:, 0, 0] for v in left_out]), abs=1e-12
     )
-    tpr = {bound: widened(direct[0, i, 1], direct[1:, i, 1]) for i, bound in enumerate((0.25, 0.5))}
+    tpr = {
+        bound: bca(direct[0, i, 1], direct[1:, i, 1], [v[:, i, 1] for v in left_out])
+        for i, bound in enumerate((0.25, 0.5))
+    }
     assert summary.tpr_low == pytest.approx({bound: pair[0] for bound, pair in tpr.items()}, abs=1e-12)
     assert summary.tpr_high == pytest.approx({bound: pair[1] for bound, pair in tpr.items()}, abs=1e-12)
-    assert summary.auc_high - summary.auc_low > np.ptp(np.percentile(direct[1:, 0, 0], [2.5, 97.5]))
+    assert summary.auc_high - summary.auc_low > 0.1
 
 
 def test_the_bootstrap_intervals_are_fixed_by_the_seed():
@@ -199,19 +221,23 @@ def test_separated_units_give_one_and_duplicated_texts_in_their_unit_change_noth
     ) == pytest.approx(paired_auc_difference(member, score, np.zeros(60), 400, 3, units), abs=1e-12)
 
 
-def test_row_auc_counts_each_pair_as_often_as_its_texts_ties_half():
+def test_row_aucs_count_each_pair_as_often_as_its_texts_ties_half():
     member, score = np.array([True, True, False, False]), np.array([2.0, 1.0, 1.0, 0.0])
-    # pairs (2, 1), (2, 0), (1, 1) tied, (1, 0): 3.5 of 4
-    assert row_auc(member, score, np.ones(4)) == pytest.approx(0.875, abs=1e-12)
-    # the first member twice: (2 + 2 + 0.5 + 1) of 3 x 2 pairs
-    assert row_auc(member, score, np.array([2.0, 1.0, 1.0, 1.0])) == pytest.approx(5.5 / 6, abs=1e-12)
+    # pairs (2, 1), (2, 0), (1, 1) tied, (1, 0): 3.5 of 4; the first member twice: (2 + 2 + 0.5 + 1) of
+    # 3 x 2 pairs; both rows at once
+    weights = np.array([[1.0, 1.0, 1.0, 1.0], [2.0, 1.0, 1.0, 1.0]])
+    assert row_aucs(member, np.tile(score, (2, 1)), weights) == pytest.approx([0.875, 5.5 / 6], abs=1e-12)
+    # rows of their own scores, ties across the classes and infinite scores: each row's AUC as
+    # `weighted_aucs` gives it for that score alone
     rng = np.random.default_rng(4)
-    member, score = rng.random(80) < 0.5, rng.integers(0, 6, 80).astype(float)
-    score[:3] = np.inf
-    counts = text_counts(member, 30, 2)
-    assert [row_auc(member, score, row) for row in counts] == pytest.approx(
-        weighted_aucs(member, score, counts), abs=1e-12
+    member = rng.random(80) < 0.5
+    scores = rng.integers(0, 6, (30, 80)).astype(float)
+    scores[:, :3] = np.inf
+    counts = text_counts(member, 29, 2)
+    assert row_aucs(member, scores, counts) == pytest.approx(
+        [weighted_aucs(member, row, weights[None])[0] for row, weights in zip(scores, counts)], abs=1e-12
     )
+    assert row_aucs(member, np.empty((0, 80)), np.empty((0, 80))).shape == (0,)
 
 
 def test_the_control_draws_are_its_highest_score_over_resampled_generations():
@@ -234,29 +260,27 @@ def test_the_control_corpus_variance_widens_the_excess_interval():
     score = pairs.max(axis=1)
     # a control of one generation has no variance of its own: the paired difference, draw for draw
     single = pairs[:, :1]
-    assert excess_over_resampled_control(
-        member, score, nearest_score_draws(single, 400, 3), 3, units
-    ) == pytest.approx(paired_auc_difference(member, score, single[:, 0], 400, 3, units), abs=1e-12)
+    assert excess_over_resampled_control(member, score, single, 400, 3, units) == pytest.approx(
+        paired_auc_difference(member, score, single[:, 0], 400, 3, units), abs=1e-12
+    )
     # two identical corpora: without the control's variance the excess is 0 in every draw; with it the
     # interval covers 0 about its middle (a resample's AUC falls either way)
     assert paired_auc_difference(member, score, score, 400, 3, units) == (0.0, 0.0, 0.0)
-    excess, low, high = excess_over_resampled_control(
-        member, score, nearest_score_draws(pairs, 400, 3), 3, units
-    )
+    excess, low, high = excess_over_resampled_control(member, score, pairs, 400, 3, units)
     assert excess == 0.0 and low < -0.05 and high > 0.05
     assert abs(low + high) / 2 < 0.25 * (high - low)
     # another control: wider than the paired difference on the same draws of the texts
     other = rng.normal(size=(120, 30))
     _, paired_low, paired_high = paired_auc_difference(member, score, other.max(axis=1), 400, 3, units)
-    wide = excess_over_resampled_control(member, score, nearest_score_draws(other, 400, 3), 3, units)
+    wide = excess_over_resampled_control(member, score, other, 400, 3, units)
     assert wide[0] == pytest.approx(
         roc_summary(member, score, resamples=0).auc - roc_summary(member, other.max(axis=1), resamples=0).auc,
         abs=1e-12,
     )
     assert wide[2] - wide[1] > paired_high - paired_low + 0.01
-    assert wide == excess_over_resampled_control(member, score, nearest_score_draws(other, 400, 3), 3, units)
-    with pytest.raises(ValueError, match=r"control draws of shape \(401, 119\) for 120 texts"):
-        excess_over_resampled_control(member, score, nearest_score_draws(other[:119], 400, 3), 3, units)
+    assert wide == excess_over_resampled_control(member, score, other, 400, 3, units)
+    with pytest.raises(ValueError, match=r"control pair scores of shape \(119, 30\) for 120 texts"):
+        excess_over_resampled_control(member, score, other[:119], 400, 3, units)
 
 
 def test_roc_needs_both_classes_and_a_ranked_score_per_text():

@@ -247,7 +247,8 @@ def test_the_bootstrap_auc_is_scikit_learns_and_pairs_its_draws():
 
     member = [True] * 5 + [False] * 4
     score = np.array([0.9, 0.5, 0.5, 0.2, 0.7, 0.5, 0.1, 0.5, 0.3])
-    observed, drawn = auc_resamples(member, [score, score[::-1]], resamples=50, seed=2)
+    draws = auc_resamples(member, [score, score[::-1]], resamples=50, seed=2)
+    observed, drawn = draws.observed, draws.drawn
     # by hand: of 20 pairs, 13 ordered right and 4 ties at 0.5: (13 + 2) / 20
     assert observed[0] == pytest.approx(15 / 20) == roc_auc_score(member, score)
     assert observed[1] == pytest.approx(roc_auc_score(member, score[::-1]))
@@ -265,4 +266,4 @@ def test_the_bootstrap_auc_is_scikit_learns_and_pairs_its_draws():
         assert drawn[number, 0] == pytest.approx(roc_auc_score(label, score[chosen]))
         assert drawn[number, 1] == pytest.approx(roc_auc_score(label, score[::-1][chosen]))
     assert all(math.isnan(bound) for bound in percentile_interval(np.array([])))  # no draws, no interval
-    assert auc_resamples(member, [score], resamples=0)[1].shape == (0, 1)
+    assert auc_resamples(member, [score], resamples=0).drawn.shape == (0, 1)

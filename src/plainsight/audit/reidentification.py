@@ -49,15 +49,12 @@ from plainsight.audit.roc import (
     auc_resamples,
     balanced_sets,
     excess_over_resampled_control,
-    nearest_score_draws,
     roc_summary,
-    smallest_side,
 )
 from plainsight.audit.text_evidence import REIDENTIFICATION as ATTACK
 from plainsight.entities import IDENTIFIER_SETS, SegmentKey
 from plainsight.errors import InputError
 from plainsight.evaluation.held_out import ANY_IDENTIFIER_SET
-from plainsight.evaluation.intervals import widened_interval
 from plainsight.matching import words
 
 NGRAM = 3
@@ -294,21 +291,22 @@ def reidentification(
     ranked = [units.index.row[unit] for unit in chosen + others]
     label = [True] * len(chosen) + [False] * len(others)
     score = best_by_unit(scores)[ranked]
-    observed, drawn = auc_resamples(label, [score], bootstrap, seed)
-    low, high = widened_interval(observed[0], drawn[:, 0], smallest_side(label))
+    auc, low, high = auc_resamples(label, [score], bootstrap, seed).bounds(0)
     record.update(
         {
-            f"text_mia_auc_{ATTACK}": float(observed[0]),
+            f"text_mia_auc_{ATTACK}": auc,
             f"text_mia_auc_{ATTACK}_low": low,
             f"text_mia_auc_{ATTACK}_high": high,
         }
     )
     if negative_control is not None:
-        control = nearest_score_draws(negative_control[ranked], bootstrap, seed)
-        excess, excess_low, excess_high = excess_over_resampled_control(label, score, control, seed)
+        control = negative_control[ranked]
+        excess, excess_low, excess_high = excess_over_resampled_control(
+            label, score, control, bootstrap, seed
+        )
         record.update(
             {
-                f"text_mia_auc_{ATTACK}_negative": roc_summary(label, control[0], resamples=0).auc,
+                f"text_mia_auc_{ATTACK}_negative": roc_summary(label, control.max(axis=1), resamples=0).auc,
                 f"text_mia_excess_{ATTACK}": excess,
                 f"text_mia_excess_{ATTACK}_low": excess_low,
                 f"text_mia_excess_{ATTACK}_high": excess_high,

@@ -31,7 +31,6 @@ from plainsight.audit.nearest import embed, training_segments, unit_rows, words
 from plainsight.audit.roc import (
     balanced_sets,
     excess_over_resampled_control,
-    nearest_score_draws,
     roc_summary,
 )
 from plainsight.audit.shared_runs import longest_shared_ngram, longest_shared_with_any
@@ -201,11 +200,14 @@ def versus_negative_control(
     control is one sample of a corpus written without private data, and its AUC varies with it."""
     record: dict[str, float] = {}
     for name in TEXT_ATTACKS:
-        draws = nearest_score_draws(control[name], settings.bootstrap, settings.seed)
-        excess, low, high = excess_over_resampled_control(label, scores[name], draws, settings.seed, units)
+        excess, low, high = excess_over_resampled_control(
+            label, scores[name], control[name], settings.bootstrap, settings.seed, units
+        )
         record.update(
             {
-                f"text_mia_auc_{name}_negative": roc_summary(label, draws[0], resamples=0).auc,
+                f"text_mia_auc_{name}_negative": roc_summary(
+                    label, control[name].max(axis=1), resamples=0
+                ).auc,
                 f"text_mia_excess_{name}": excess,
                 f"text_mia_excess_{name}_low": low,
                 f"text_mia_excess_{name}_high": high,

@@ -1,8 +1,9 @@
 """Membership attacks' scores and their ROC summaries: what the audit's tables read, without torch.
 
 Every attack score is oriented so that higher means "member". AUC and TPR at a fixed FPR, with a
-percentile bootstrap that resamples members and non-members separately: each draw counts every text
-as often as it was drawn, so a thousand draws are a few array operations, not a thousand ROCs.
+BCa bootstrap that resamples members and non-members separately: each draw counts every text as often
+as it was drawn, so a thousand draws are a few array operations, not a thousand ROCs, and the jackknife
+that sets BCa's acceleration is one more row per unit.
 Where texts come in clusters (a document's segments, a person's documents: its privacy unit), the
 bootstrap resamples the units, every text of a drawn unit counted as often as its unit was drawn: the
 texts of one unit share one side and what makes them alike, so resampling texts alone would treat them
@@ -19,7 +20,7 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 
-from plainsight.evaluation.intervals import widened_interval
+from plainsight.evaluation.intervals import accelerated_interval
 from plainsight.rng import stable_rng
 
 MEMBERSHIP_ATTACKS = ("loss", "zlib", "min_k", "reference")
@@ -79,20 +80,27 @@ def roc_summary(
     seed: int = 0,
     units: Units = None,
 ) -> RocSummary:
-    """AUC and TPR at each FPR bound, with 95% percentile bootstrap intervals (members' and
-    non-members' `units` resampled separately, so every resample has both). The observed values are
-    computed as each draw's are (`weighted_aucs` and `weighted_tprs` of `text_counts`), with every text
-    counted once."""
+    """AUC and TPR at each FPR bound, with 95% BCa bootstrap intervals (members' and non-members'
+    `units` resampled separately, so every resample has both; `intervals.accelerated_interval`). The
+    observed values are computed as each draw's are (`weighted_aucs` and `weighted_tprs` of
+    `text_counts`), with every text counted once, and so are the jackknife's (`left_out_counts`)."""
     member = np.asarray(member, dtype=bool)
     score = scores_of(member, score)
     counts = text_counts(member, resamples, seed, units)
+    left_out, strata = left_out_counts(member, units)
+    rows = np.vstack([counts, left_out])
     values = np.column_stack(
-        [weighted_aucs(member, score, counts), weighted_tprs(member, score, counts, fpr_bounds)]
+        [weighted_aucs(member, score, rows), weighted_tprs(member, score, rows, fpr_bounds)]
     )
-    observed, draws = values[0], values[1:]
+    observed, draws, jackknife = values[0], values[1 : len(counts)], values[len(counts) :]
     smallest = smallest_side(member, units)
     low, high = np.array(
-        [widened_interval(value, draws[:, column], smallest) for column, value in enumerate(observed)]
+        [
+            accelerated_interval(
+                value, draws[:, column], [jackknife[rows, column] for rows in strata], smallest
+            )
+            for column, value in enumerate(observed)
+        ]
     ).T
     return RocSummary(
         float(observed[0]),
@@ -114,40 +122,63 @@ def paired_auc_difference(
     seed: int = 0,
     units: Units = None,
 ) -> tuple[float, float, float]:
-    """AUC of `score` minus AUC of `control` on the same texts, with 95% percentile bootstrap bounds (each
+    """AUC of `score` minus AUC of `control` on the same texts, with 95% BCa bootstrap bounds (each
     one-sided 97.5%). Paired: every resample draws the same members' and non-members' `units` for both
     scores, so what the two share (the texts, and any difference between the sets) cancels in the
     difference."""
-    observed, drawn = auc_resamples(member, [score, control], resamples, seed, units)
-    difference = float(observed[0] - observed[1])
-    interval = widened_interval(difference, drawn[:, 0] - drawn[:, 1], smallest_side(member, units))
-    return (difference, *interval)
+    return auc_resamples(member, [score, control], resamples, seed, units).bounds(0, 1)
 
 
 def excess_over_resampled_control(
     member: Sequence[bool],
     score: Sequence[float],
-    control_draws: np.ndarray,
+    control_pairs: np.ndarray,
+    resamples: int = 1000,
     seed: int = 0,
     units: Units = None,
 ) -> tuple[float, float, float]:
-    """AUC of `score` minus the negative control's AUC, with 95% percentile bootstrap bounds that hold the
-    control corpus's own sampling variance: `control_draws` (`nearest_score_draws`) holds the control's
-    score of every text as written (row 0) and on each of its resampled corpora (one row per draw), and
-    draw r reads row r on the r-th draw of the texts' `units` (members and non-members separately, as
-    `paired_auc_difference`). The corpus judged is fixed (it is what is released); the control stands in
-    for any corpus written without private data, so its generations are a sample."""
+    """AUC of `score` minus the negative control's AUC, with 95% BCa bootstrap bounds that hold the
+    control corpus's own sampling variance: the control's score of a text is its highest over the control
+    corpus's generations (`control_pairs`: one row per text, one column per generation), and draw r reads
+    the r-th corpus `nearest_score_draws` draws from those generations on the r-th draw of the texts'
+    `units` (members and non-members separately, as `paired_auc_difference`); the jackknife leaves out
+    each unit and each generation in turn. The corpus judged is fixed (it is what is released); the
+    control stands in for any corpus written without private data, so its generations are a sample."""
     member = np.asarray(member, dtype=bool)
-    control_draws = np.asarray(control_draws, dtype=float)
-    if control_draws.ndim != 2 or control_draws.shape[1] != len(member):
-        raise ValueError(f"control draws of shape {control_draws.shape} for {len(member)} texts")
-    counts = text_counts(member, len(control_draws) - 1, seed, units)
-    aucs = weighted_aucs(member, scores_of(member, score), counts)
-    controls = np.array(
-        [row_auc(member, scores_of(member, row), weights) for row, weights in zip(control_draws, counts)]
-    )
+    control_pairs = np.asarray(control_pairs, dtype=float)
+    if control_pairs.ndim != 2 or control_pairs.shape[0] != len(member):
+        raise ValueError(f"control pair scores of shape {control_pairs.shape} for {len(member)} texts")
+    control_draws = nearest_score_draws(control_pairs, resamples, seed)
+    score = scores_of(member, score)
+    counts = text_counts(member, resamples, seed, units)
+    aucs = weighted_aucs(member, score, counts)
+    controls = row_aucs(member, control_draws, counts)
     excess = aucs - controls
-    return (float(excess[0]), *widened_interval(excess[0], excess[1:], smallest_side(member, units)))
+    left_out, strata = left_out_counts(member, units)
+    units_left_out = weighted_aucs(member, score, left_out) - weighted_aucs(
+        member, scores_of(member, control_draws[0]), left_out
+    )
+    without_each = nearest_without_each(control_pairs)
+    generations_left_out = aucs[0] - row_aucs(member, without_each, np.ones_like(without_each))
+    jackknife = [units_left_out[rows] for rows in strata] + [generations_left_out]
+    return (
+        float(excess[0]),
+        *accelerated_interval(excess[0], excess[1:], jackknife, smallest_side(member, units)),
+    )
+
+
+def nearest_without_each(pair_scores: np.ndarray) -> np.ndarray:
+    """Each text's highest score over the generations with one left out (one row per generation left
+    out, one column per text): the highest, or the second highest where the one left out held it; a
+    corpus of one generation has nothing to leave out (no row)."""
+    if pair_scores.shape[1] < 2:
+        return np.empty((0, pair_scores.shape[0]))
+    highest_two = -np.sort(-pair_scores, axis=1)[:, :2]
+    holder = np.argmax(pair_scores, axis=1)
+    without = np.tile(highest_two[:, 0], (pair_scores.shape[1], 1))
+    texts = np.arange(pair_scores.shape[0])
+    without[holder, texts] = highest_two[:, 1]
+    return without
 
 
 def nearest_score_draws(pair_scores: np.ndarray, resamples: int, seed: int = 0) -> np.ndarray:
@@ -169,21 +200,46 @@ def nearest_score_draws(pair_scores: np.ndarray, resamples: int, seed: int = 0) 
     return draws
 
 
+@dataclass(frozen=True)
+class AucDraws:
+    """Several scores' AUCs on the same texts: as observed, on each bootstrap draw (one row per draw),
+    and with each unit left out (one row per unit; `strata`: the rows of each side), one column per
+    score."""
+
+    observed: np.ndarray
+    drawn: np.ndarray
+    left_out: np.ndarray
+    strata: tuple[np.ndarray, ...]
+    smallest: int  # the fewer units of the two sides: `intervals.small_sample_factor`'s
+
+    def bounds(self, score: int, minus: int | None = None) -> tuple[float, float, float]:
+        """The AUC of column `score`, or its difference from column `minus`'s, with its 95% BCa bounds."""
+
+        def value(table: np.ndarray) -> np.ndarray:
+            return table[..., score] - (0 if minus is None else table[..., minus])
+
+        observed, left_out = float(value(self.observed)), value(self.left_out)
+        jackknife = [left_out[rows] for rows in self.strata]
+        return (observed, *accelerated_interval(observed, value(self.drawn), jackknife, self.smallest))
+
+
 def auc_resamples(
     member: Sequence[bool],
     scores: Sequence[Sequence[float]],
     resamples: int = 1000,
     seed: int = 0,
     units: Units = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(the AUC of each score, the AUCs of `resamples` bootstrap draws: one row per draw, one column per
-    score), members and non-members resampled separately and every score read on the same draw (paired,
-    as `paired_auc_difference`): `weighted_aucs` of `text_counts`, so no ROC is built per draw: a
-    thousand draws of a hundred texts a side take milliseconds."""
+) -> AucDraws:
+    """Each score's AUC as observed, on `resamples` bootstrap draws and with each unit left out, members
+    and non-members resampled separately and every score read on the same draw (paired, as
+    `paired_auc_difference`): `weighted_aucs` of `text_counts` and `left_out_counts`, so no ROC is built
+    per draw: a thousand draws of a hundred texts a side take milliseconds."""
     member = np.asarray(member, dtype=bool)
     counts = text_counts(member, resamples, seed, units)
-    aucs = np.array([weighted_aucs(member, scores_of(member, score), counts) for score in scores]).T
-    return aucs[0], aucs[1:]
+    left_out, strata = left_out_counts(member, units)
+    rows = np.vstack([counts, left_out])
+    aucs = np.array([weighted_aucs(member, scores_of(member, score), rows) for score in scores]).T
+    return AucDraws(aucs[0], aucs[1 : len(counts)], aucs[len(counts) :], strata, smallest_side(member, units))
 
 
 def scores_of(member: np.ndarray, score: Sequence[float]) -> np.ndarray:
@@ -226,6 +282,24 @@ def smallest_side(member: Sequence[bool], units: Units = None) -> int:
     )
 
 
+def left_out_counts(member: np.ndarray, units: Units = None) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """The jackknife's rows, as `text_counts`' (how often each text counts): one per unit of each side,
+    every text once but that unit's, and the rows of each side. A side of one unit has no row: leaving
+    it out would leave no ROC."""
+    units = None if units is None else list(units)
+    rows, strata = [], []
+    for side in (np.flatnonzero(member), np.flatnonzero(~member)):
+        cluster = unit_numbers(side, units)
+        count = int(cluster.max(initial=-1)) + 1
+        count = count if count >= 2 else 0
+        strata.append(np.arange(len(rows), len(rows) + count))
+        for number in range(count):
+            row = np.ones(len(member))
+            row[side[cluster == number]] = 0
+            rows.append(row)
+    return np.array(rows).reshape(len(rows), len(member)), tuple(strata)
+
+
 def unit_numbers(texts: np.ndarray, units: Units) -> np.ndarray:
     """The unit of each of `texts` (indices) as a number, units numbered in the order they first appear,
     so that with every text a unit of its own the numbers are 0, 1, 2, ... and the draws those of a text
@@ -254,18 +328,31 @@ def weighted_aucs(member: np.ndarray, score: np.ndarray, counts: np.ndarray) -> 
     return ((counts[:, positives] @ wins) * counts[:, negatives]).sum(axis=1) / pairs
 
 
-def row_auc(member: np.ndarray, score: np.ndarray, weights: np.ndarray) -> float:
-    """The AUC of one row of `weighted_aucs` (each text counted `weights` times), through sorted scores
-    rather than every pair, for rows whose scores differ: a member's weight times the non-members' weight
-    below its score, and half of that at its score."""
-    negative_scores = score[~member]
-    order = np.argsort(negative_scores, kind="stable")
-    ranked, below = negative_scores[order], np.concatenate([[0.0], np.cumsum(weights[~member][order])])
-    positive_scores, positive_weights = score[member], weights[member]
-    under = below[np.searchsorted(ranked, positive_scores, side="left")]
-    at_or_under = below[np.searchsorted(ranked, positive_scores, side="right")]
-    wins = positive_weights @ (under + at_or_under) / 2
-    return float(wins / (positive_weights.sum() * below[-1]))
+def row_aucs(member: np.ndarray, scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The AUC of each row of `scores` with its texts counted as the same row of `weights` says, for rows
+    whose scores differ (`weighted_aucs` holds one score for every row): a member's weight times the
+    non-members' weight under its score and half of that at its score. Each row's scores are ranked into
+    tie groups, and the non-members' weight per group and below it is a bincount and a cumulative sum,
+    so a thousand rows take one sort rather than a thousand."""
+    scores, weights = np.atleast_2d(scores), np.atleast_2d(weights)
+    rows, texts = scores.shape
+    order = np.argsort(scores, axis=1, kind="stable")
+    ranked = np.take_along_axis(scores, order, axis=1)
+    starts = np.hstack([np.ones((rows, 1), dtype=bool), ranked[:, 1:] != ranked[:, :-1]])
+    group = np.empty_like(order)
+    np.put_along_axis(group, order, np.cumsum(starts, axis=1) - 1, axis=1)
+    group += texts * np.arange(rows)[:, None]  # groups numbered apart row by row
+    at = np.bincount(group[:, ~member].ravel(), weights[:, ~member].ravel(), rows * texts).reshape(
+        rows, texts
+    )
+    under = np.cumsum(at, axis=1) - at
+    group -= texts * np.arange(rows)[:, None]
+    member_groups = group[:, member]
+    row_index = np.arange(rows)[:, None]
+    wins = (weights[:, member] * (under[row_index, member_groups] + at[row_index, member_groups] / 2)).sum(
+        axis=1
+    )
+    return wins / (weights[:, member].sum(axis=1) * weights[:, ~member].sum(axis=1))
 
 
 def weighted_tprs(
