@@ -616,23 +616,20 @@ def test_verdict_json_states_the_policy_the_guarantee_and_a_kind_only_for_a_pass
         "pass_rests_on": "empirical evidence only, no formal guarantee",
         "statement": "empirical evidence accepted: release.gate.criteria ask for no formal guarantee",
     }
+    # the guarantee is the claim the bundle's audit judged: every mechanism behind it, every seed's,
+    # composed (its row's dp_ columns), not one seed's record
     formal = {"thresholds": {**asdict(Gate()), "criteria": list(Gate().criteria)}}
-    passed = replace(run, audit=formal, verdict=replace(FAILED, verdict="PASS", kind=FORMAL))
-    seeds = [
-        {"epsilon": 7.99, "delta": 1e-5, "protects": "unit", "units": 30},
-        {"epsilon": 7.99, "delta": 1e-5, "protects": "unit", "units": 30},
-        {"epsilon": 3.5, "delta": 1e-5, "protects": "unit", "units": 30},
-    ]
-    record = verdict_record(passed, seeds)
+    claim = {"dp_epsilon": 0.786, "dp_delta": 1e-5, "dp_unit": "unit", "dp_units": 143}
+    passed = replace(
+        run, audit={**formal, "row": claim}, verdict=replace(FAILED, verdict="PASS", kind=FORMAL)
+    )
+    record = verdict_record(passed)
     assert record["verdict_kind"] == FORMAL and record["policy"]["requires_formal_guarantee"] is True
-    assert record["guarantee"] == [
-        {"epsilon": 7.99, "delta": 1e-5, "privacy_unit": "unit", "units": 30},
-        {"epsilon": 3.5, "delta": 1e-5, "privacy_unit": "unit", "units": 30},
-    ]
-    # a guarantee of a step only (a private selection's) bounds no release; no audit, no policy
-    step_only = {"epsilon": 4.0, "delta": 1e-3, "release_epsilon": None}
-    assert verdict_record(run, [step_only])["guarantee"] is None
-    assert verdict_record(run)["policy"] is None
+    assert record["guarantee"] == {"epsilon": 0.786, "delta": 1e-5, "privacy_unit": "unit", "units": 143}
+    # none judged (no claim, or a filter that read private data after the mechanism): none stated
+    without = replace(passed, audit={**formal, "row": {**claim, "dp_epsilon": None}})
+    assert verdict_record(without)["guarantee"] is None
+    assert verdict_record(run)["policy"] is None and verdict_record(run)["guarantee"] is None
 
 
 def test_the_public_card_says_not_for_release_until_a_sign_off_accepts_its_data_files_texts(tmp_path):

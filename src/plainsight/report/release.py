@@ -27,7 +27,7 @@ import pandas as pd
 
 from plainsight.audit.criteria import Gate
 from plainsight.audit.gate import EMPIRICAL, FORMAL
-from plainsight.audit.guarantee import read_guarantee_record, record_guarantee
+from plainsight.audit.guarantee import read_guarantee_record
 from plainsight.audit.privacy_audit_table import VERDICT_COLUMNS
 from plainsight.io import read_json, write_json, write_text
 from plainsight.methods import registry
@@ -123,21 +123,28 @@ def gate_policy(audit: Mapping[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def guarantee_records(dp_records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]] | None:
-    """The distinct formal guarantees that bound the released corpus over the bundle's seeds (epsilon,
-    delta, the privacy unit and how many there are); None where the method has none."""
-    claims = [claim for claim in map(record_guarantee, dp_records) if claim is not None]
-    distinct = dict.fromkeys((c.epsilon, c.delta, c.unit, c.units) for c in claims)
-    keys = ("epsilon", "delta", "privacy_unit", "units")
-    return [dict(zip(keys, claim)) for claim in distinct] or None
+def judged_guarantee(audit: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The formal claim the bundle's own audit judged (its row's `dp_` columns: every mechanism behind the
+    bundle, every seed's, composed; none where a release filter read private data after them): epsilon,
+    delta, the privacy unit and how many there are; None where it judged none."""
+    row = audit.get("row") or {}
+    if row.get("dp_epsilon") is None:
+        return None
+    return {
+        "epsilon": row["dp_epsilon"],
+        "delta": row.get("dp_delta"),
+        "privacy_unit": row.get("dp_unit"),
+        "units": row.get("dp_units"),
+    }
 
 
-def verdict_record(run: ReleaseRun, dp_records: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+def verdict_record(run: ReleaseRun) -> dict[str, Any]:
     """verdict.json: the bundle's verdict for a machine to read, with its criteria, what the gate asks of
-    a PASS (`policy`), the formal guarantee where the method has one (`dp_records`: its seeds' guarantee
-    records), the sign-off of its texts (and the method's sign-offs of other texts), and the fingerprint
-    of the config that built it; then what its audit judged (`SHIPPED_AUDIT_KEYS`) and the verdict of the
-    run's audit table on the corpus before the filter, where there is one."""
+    a PASS (`policy`), the formal guarantee its audit judged where there is one (`judged_guarantee`: the
+    one `privacy_accounting` composes), the sign-off of its texts (and the method's sign-offs of other
+    texts), and the fingerprint of the config that built it; then what its audit judged
+    (`SHIPPED_AUDIT_KEYS`) and the verdict of the run's audit table on the corpus before the filter,
+    where there is one."""
     verdict, before = run.verdict, run.before_filter
     return {
         "dataset": run.dataset,
@@ -148,7 +155,7 @@ def verdict_record(run: ReleaseRun, dp_records: Sequence[Mapping[str, Any]] = ()
         # what a PASS rests on; null for the other verdicts, whose `policy` says what a PASS would need
         "verdict_kind": verdict.kind if verdict is not None and verdict.kind else None,
         "policy": gate_policy(run.audit),
-        "guarantee": guarantee_records(dp_records),
+        "guarantee": judged_guarantee(run.audit),
         "release": NOT_FOR_RELEASE if run.stamped else "releasable",
         "threat_model": verdict.threat_model if verdict is not None else "",
         "criteria": list(verdict.reasons) if verdict is not None else [],
@@ -271,7 +278,7 @@ def write_release(
     check_data_file(bundle, paths["bundle"])
     write_text(card, paths["card"])
     write_text(run_utility(run, frames.get("utility")).to_csv(index=False), paths["utility"])
-    write_json(verdict_record(run, dp_records), paths["verdict"])
+    write_json(verdict_record(run), paths["verdict"])
     write_text(summary_markdown(bundle_summary(run, frames, dp_records, paths)), paths["summary"])
 
 
