@@ -23,7 +23,9 @@ from plainsight.audit.roc import (
     attack_scores,
     balanced_sets,
     excess_over_resampled_control,
+    left_out_counts,
     nearest_score_draws,
+    nearest_without_each,
     paired_auc_difference,
     roc_summary,
     row_aucs,
@@ -251,6 +253,30 @@ def test_the_control_draws_are_its_highest_score_over_resampled_generations():
     assert not np.array_equal(draws, nearest_score_draws(pairs, 200, 2))
     with pytest.raises(ValueError, match=r"needs generations: pair scores of shape \(2, 0\)"):
         nearest_score_draws(np.zeros((2, 0)), 10)
+
+
+def test_the_jackknife_leaves_out_each_unit_of_each_side_once():
+    member = np.array([True, True, True, False, False, False])
+    units = ["a", "a", "b", "c", "c", "d"]
+    rows, strata = left_out_counts(member, units)
+    # members' units a, b, then non-members' c, d: each row counts every text once but its unit's
+    assert rows.tolist() == [
+        [0, 0, 1, 1, 1, 1],
+        [1, 1, 0, 1, 1, 1],
+        [1, 1, 1, 0, 0, 1],
+        [1, 1, 1, 1, 1, 0],
+    ]
+    assert [side.tolist() for side in strata] == [[0, 1], [2, 3]]
+    # a side of one unit has nothing to leave out: leaving it would leave no ROC
+    rows, strata = left_out_counts(member, ["a", "a", "b", "c", "c", "c"])
+    assert len(rows) == 2 and [side.tolist() for side in strata] == [[0, 1], []]
+
+
+def test_a_generation_left_out_drops_a_texts_nearest_score_to_its_second_highest():
+    pairs = np.array([[0.1, 0.9, 0.3], [0.5, 0.2, 0.4]])
+    # generation 1 holds text 0's highest (0.9, then 0.3); generation 0 holds text 1's (0.5, then 0.4)
+    assert nearest_without_each(pairs).tolist() == [[0.9, 0.4], [0.3, 0.5], [0.9, 0.5]]
+    assert nearest_without_each(pairs[:, :1]).shape == (0, 2)  # one generation: nothing to leave out
 
 
 def test_the_control_corpus_variance_widens_the_excess_interval():
