@@ -619,13 +619,14 @@ def test_verdict_json_states_the_policy_the_guarantee_and_a_kind_only_for_a_pass
     # the guarantee is the claim the bundle's audit judged: every mechanism behind it, every seed's,
     # composed (its row's dp_ columns), not one seed's record
     formal = {"thresholds": {**asdict(Gate()), "criteria": list(Gate().criteria)}}
-    claim = {"dp_epsilon": 0.786, "dp_delta": 1e-5, "dp_unit": "unit", "dp_units": 143}
+    claim = {"dp_epsilon": 0.786, "dp_delta": 1e-5, "dp_unit": "unit", "dp_units": 143.0}
     passed = replace(
         run, audit={**formal, "row": claim}, verdict=replace(FAILED, verdict="PASS", kind=FORMAL)
     )
     record = verdict_record(passed)
     assert record["verdict_kind"] == FORMAL and record["policy"]["requires_formal_guarantee"] is True
     assert record["guarantee"] == {"epsilon": 0.786, "delta": 1e-5, "privacy_unit": "unit", "units": 143}
+    assert isinstance(record["guarantee"]["units"], int)
     # none judged (no claim, or a filter that read private data after the mechanism): none stated
     without = replace(passed, audit={**formal, "row": {**claim, "dp_epsilon": None}})
     assert verdict_record(without)["guarantee"] is None

@@ -134,7 +134,8 @@ def judged_guarantee(audit: Mapping[str, Any]) -> dict[str, Any] | None:
         "epsilon": row["dp_epsilon"],
         "delta": row.get("dp_delta"),
         "privacy_unit": row.get("dp_unit"),
-        "units": row.get("dp_units"),
+        # a count, though the audit's table held it as a float beside missing values
+        "units": None if row.get("dp_units") is None else int(row["dp_units"]),
     }
 
 
