@@ -151,11 +151,11 @@ def excess_over_resampled_control(
     control_draws = nearest_score_draws(control_pairs, resamples, seed)
     score = scores_of(member, score)
     counts = text_counts(member, resamples, seed, units)
-    aucs = weighted_aucs(member, score, counts)
-    controls = row_aucs(member, control_draws, counts)
-    excess = aucs - controls
     left_out, strata = left_out_counts(member, units)
-    units_left_out = weighted_aucs(member, score, left_out) - weighted_aucs(
+    corpus = weighted_aucs(member, score, np.vstack([counts, left_out]))  # the draws, then the jackknife
+    aucs = corpus[: len(counts)]
+    excess = aucs - row_aucs(member, control_draws, counts)
+    units_left_out = corpus[len(counts) :] - weighted_aucs(
         member, scores_of(member, control_draws[0]), left_out
     )
     without_each = nearest_without_each(control_pairs)
