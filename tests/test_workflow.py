@@ -557,6 +557,26 @@ def test_a_bundle_on_any_run_schedules_its_own_audit_and_utility(tmp_path):
     )
 
 
+def test_a_private_selection_verdict_with_canaries_in_it_plans_no_canaries(tmp_path):
+    # Aug-PE reads the private text only through its votes: no canary corpus is built for it, so
+    # neither its verdict nor rule all waits on a canary table it cannot have
+    workdir = make_workdir(tmp_path / "aug_pe")
+    write_overlay(
+        workdir,
+        "aug_pe.yaml",
+        {
+            "methods": ["aug_pe"],
+            "private_selection": {"methods": ["aug_pe"]},
+            "audit": {"canaries": {"in_verdict": True}},
+            "release": {"in_all": True},
+        },
+    )
+    planned = planned_rules(workdir, "--configfile", "aug_pe.yaml")
+    assert planned["generate_private_selection"] == 3  # config.yaml's seeds
+    assert planned["privacy_audit_table"] == planned["release_bundle"] == 1
+    assert not {"canary_docs", "canary_attacks", "canary_table"} & set(planned)
+
+
 def test_config_typo_fails_before_any_job(tmp_path):
     workdir = make_workdir(tmp_path / "typo")
     write_overlay(workdir, "typo.yaml", {"generation": {"max_new_tokenz": 10}})

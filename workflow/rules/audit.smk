@@ -28,6 +28,12 @@ AUDIT_RUNS = [
     for seed in AUDIT["seeds"]
 ]
 AUDIT_RUN = "results/{dataset}/{setting}/{idset}"
+# the audited runs whose method writes a canary corpus (canaries.smk): the decoded methods; a
+# private-selection method's canaries are not built, and a dataset without such a run has no canary table
+CANARY_RUNS = [
+    run for run in AUDIT_RUNS if not registry.method(run["method"]).private_selection
+]
+CANARIED_DATASETS = sorted({run["dataset"] for run in CANARY_RUNS})
 AUDITED_TRAINED = [m for m in config["methods"] if registry.method(m).trained]
 
 
@@ -87,7 +93,7 @@ rule privacy_audit_table:
             AUDIT_SCORE_RUNS,
         ),
         paper=config["tables"]["paper"],
-        canaries=[f"{CANARY_TABLE}.csv"] if AUDIT["canaries"]["in_verdict"] else [],
+        canaries=verdict_canary_table,
         utility=audited_utility,
     output:
         csv=report(

@@ -14,7 +14,6 @@ CANARY_RUN = "results/{dataset}/{setting}/{idset}/canaries/seed{seed}"
 # the run's docs and codes with the canaries in
 CANARY_DOCS = f"{CANARY_RUN}/docs.parquet"
 CANARY_CODES = f"{CANARY_RUN}/codes.parquet"
-CANARY_RUNS = AUDIT_RUNS
 
 
 rule canary_docs:

@@ -30,6 +30,14 @@ def dataset_audit_files(pattern, runs):
     return files
 
 
+def verdict_canary_table(wildcards):
+    """The dataset's canary table, where the verdict reads it (`audit.canaries.in_verdict`) and the
+    dataset has a canaried run."""
+    if AUDIT["canaries"]["in_verdict"] and wildcards.dataset in CANARIED_DATASETS:
+        return [f"{CANARY_TABLE}.csv".format(dataset=wildcards.dataset)]
+    return []
+
+
 def audited_utility(wildcards):
     """The dataset's utility table, where it measures one of its audited runs: each verdict line says
     whether the corpus is fit to release as text."""

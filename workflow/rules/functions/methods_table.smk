@@ -11,9 +11,9 @@ CORPUS_JOBS = {
 
 
 def methods_table_canaries():
-    """The canary table of the methods table's dataset, where that dataset is audited."""
+    """The canary table of the methods table's dataset, where that dataset has a canaried run."""
     dataset = METHODS_TABLE_RUN["dataset"]
-    if dataset not in AUDITED_DATASETS:
+    if dataset not in CANARIED_DATASETS:
         return []
     return [f"{CANARY_TABLE}.csv".format(dataset=dataset)]
 
