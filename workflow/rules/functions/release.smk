@@ -3,7 +3,6 @@
 
 import hashlib
 import json
-import re
 from pathlib import Path
 
 from snakemake.logging import logger
@@ -129,42 +128,6 @@ def release_scores(wildcards):
     return release_runs(
         "results/{dataset}/{setting}/{idset}/audit/membership/seed{seed}_scores.parquet"
     )(wildcards)
-
-
-def release_canary_runs(wildcards):
-    """The canaried runs of a bundle's seeds, where the canaries are in the verdict
-    (`audit.canaries.in_verdict`) and the method writes a canary corpus (the decoded methods).
-    """
-    if not (
-        AUDIT["canaries"]["in_verdict"]
-        and re.fullmatch(DECODED_METHOD, wildcards.method)
-    ):
-        return []
-    return [
-        {**release_run(wildcards), "method": wildcards.method, "seed": seed}
-        for seed in release_seeds(wildcards.method)
-    ]
-
-
-def release_canaries(wildcards):
-    """The canary attacks and designs of a bundle's seeds (rule canary_table's inputs for its runs)."""
-    runs = release_canary_runs(wildcards)
-    return {
-        "canary_attacks": [
-            f"{CANARY_RUN}/{{method}}_attacks.parquet".format(**run) for run in runs
-        ],
-        "canary_designs": [f"{CANARY_RUN}/canaries.json".format(**run) for run in runs],
-        "canary_adapters": [
-            str(Path(canary_dp_record(run)).parent)
-            for run in runs
-            if canary_dp_record(run)
-        ],
-    }
-
-
-def release_canary_claims(wildcards):
-    """The DP-SGD claim of each canary run of a bundle (None for a method without one)."""
-    return [canary_dp_record(run) or None for run in release_canary_runs(wildcards)]
 
 
 def release_audit_tables(wildcards):
