@@ -1,6 +1,6 @@
 """Coverage of the audit's bounds where observations cluster, and the release gate's family-wise error:
 
-    .venv/bin/python benchmarks/clustered_coverage.py      # about 3 minutes of CPU, one core
+    .venv/bin/python benchmarks/clustered_coverage.py      # about an hour of CPU, one core
 
 Everything is simulated through the functions the audit runs, at the decisive profile's sizes
 (config/decide.yaml) and the paper's (config/paper.yaml), at intraclass correlations (ICC) 0, 0.1,
@@ -15,9 +15,10 @@ Everything is simulated through the functions the audit runs, at the decisive pr
   with the corpus's score, unit effect and rest alike) plus independent noise, its nearest score the
   highest, so the judged excess over it is 0.1 and 0.5 plus the excess 0.6 too. Bounds as the audit
   draws them: the raw AUC's from `roc.auc_resamples(...).bounds` (what `roc_summary` gives), the
-  excess's from `roc.excess_over_resampled_control` (the control's generations resampled in the same
-  draws), both BCa widened by the small-sample factor (`intervals.accelerated_interval`), the audit's
-  1000 resamples and seed, over units (as the audit runs them) and, for comparison, over segments;
+  excess's from `roc.excess_over_resampled_control` (the paired difference's, widened by the variance of
+  the control's generations, `roc.control_auc_variance`), both BCa widened by the small-sample factor
+  (`intervals.accelerated_interval`), the audit's 1000 resamples and seed, over units (as the audit runs
+  them) and, for comparison, over segments;
 - the leak excess of trained methods (`evidence.document_rate_bounds`, combined as `cluster_excess`
   does): member and held-out documents of --values distinct values each, hits beta-binomial within a
   document at each ICC, control rates in --control-rates and the member rate that plus the gate's
@@ -236,18 +237,26 @@ def main() -> None:
     parser.add_argument("--verdicts", type=int, default=4000, help="simulated verdicts per scenario")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument(
+        "--profiles",
+        nargs="+",
+        choices=list(PROFILES),
+        default=list(PROFILES),
+        help="text, leak and paired cells' sizes",
+    )
+    parser.add_argument(
         "--parts", nargs="+", choices=PARTS, default=list(PARTS), help="the simulations to run (default: all)"
     )
     parser.add_argument("--out", type=Path, default=REPO / "results/benchmarks/clustered_coverage.json")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
+    profiles = {name: PROFILES[name] for name in args.profiles}
     started = time.perf_counter()
     gate = Gate.from_config(yaml.safe_load((REPO / "config/config.yaml").read_text())["release"]["gate"])
     if (gate.text_membership_auc_max, gate.leak_excess_max) != (AUC_MAX, EXCESS_MAX):
         raise SystemExit("the default gate's maxima changed: update AUC_MAX and EXCESS_MAX")
 
     text, pools = [], {}
-    for name, profile in PROFILES.items() if "text" in args.parts else ():
+    for name, profile in profiles.items() if "text" in args.parts else ():
         for icc in args.correlations:
             bootstraps = (
                 (True, False) if name == "decisive" and icc in (0.0, max(args.correlations)) else (True,)
@@ -272,7 +281,7 @@ def main() -> None:
                 )
 
     leak = []
-    for name, profile in PROFILES.items() if "leak" in args.parts else ():
+    for name, profile in profiles.items() if "leak" in args.parts else ():
         for icc in args.correlations:
             for values in args.values:
                 for control_rate in args.control_rates:
@@ -291,7 +300,7 @@ def main() -> None:
     print(f"leak: {time.perf_counter() - started:.0f} s", flush=True)
 
     paired = []
-    for name, profile in PROFILES.items() if "paired" in args.parts else ():
+    for name, profile in profiles.items() if "paired" in args.parts else ():
         for member_only, control_only in ((0.05, 0.0), (0.1, 0.05), (0.25, 0.2)):
             low, high = paired_coverage(profile.generations, member_only, control_only)
             paired.append(
@@ -352,7 +361,7 @@ def main() -> None:
         "draws": args.draws,
         "verdicts": args.verdicts,
         "seed": args.seed,
-        "profiles": {name: asdict(profile) for name, profile in PROFILES.items()},
+        "profiles": {name: asdict(profile) for name, profile in profiles.items()},
         "worst_text_miss": {
             bootstrap: {
                 key: max((row[key] for row in text if row["bootstrap"] == bootstrap), default=None)

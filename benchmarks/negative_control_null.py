@@ -23,8 +23,8 @@ own generations are a sample and can be resampled. Decisive sizes (config/decide
 Three audits of each run, all through the audit's functions (1000 resamples, seed 1):
 - subtract: 0.5 plus the excess over the negative control, paired over units (`paired_auc_difference`),
   the audit before this benchmark;
-- subtract + control variance: the same, each draw also on a resample of the control's generations
-  (`nearest_score_draws`, `excess_over_resampled_control`), the audit now;
+- subtract + control variance: the same, its bounds widened by the variance of the control's
+  generations (`control_auc_variance`, `excess_over_resampled_control`), the audit now;
 - coin split: members and non-members drawn by a fair coin per unit among the same population (no split
   shift by design), the raw AUC's bounds over units (`roc_summary`), no control needed.
 

@@ -22,10 +22,9 @@ from plainsight.audit.roc import (
     CONTROL_MODEL,
     attack_scores,
     balanced_sets,
+    control_auc_variance,
     excess_over_resampled_control,
     left_out_counts,
-    nearest_score_draws,
-    nearest_without_each,
     paired_auc_difference,
     roc_summary,
     row_aucs,
@@ -242,19 +241,6 @@ def test_row_aucs_count_each_pair_as_often_as_its_texts_ties_half():
     assert row_aucs(member, np.empty((0, 80)), np.empty((0, 80))).shape == (0,)
 
 
-def test_the_control_draws_are_its_highest_score_over_resampled_generations():
-    pairs = np.array([[0.1, 0.9, 0.3], [0.5, 0.2, 0.4]])
-    draws = nearest_score_draws(pairs, 200, 1)
-    assert draws[0].tolist() == [0.9, 0.5]  # as written: every generation once
-    assert set(draws[1:, 0]) == {0.1, 0.9, 0.3} and set(draws[1:, 1]) == {0.5, 0.2, 0.4}
-    # a draw holds both rows' values of the same generations: 0.9 (generation 1) goes with 0.2 or more
-    assert (draws[1:, 1][draws[1:, 0] == 0.9] >= 0.2).all()
-    assert np.array_equal(draws, nearest_score_draws(pairs, 200, 1))
-    assert not np.array_equal(draws, nearest_score_draws(pairs, 200, 2))
-    with pytest.raises(ValueError, match=r"needs generations: pair scores of shape \(2, 0\)"):
-        nearest_score_draws(np.zeros((2, 0)), 10)
-
-
 def test_the_jackknife_leaves_out_each_unit_of_each_side_once():
     member = np.array([True, True, True, False, False, False])
     units = ["a", "a", "b", "c", "c", "d"]
@@ -272,11 +258,23 @@ def test_the_jackknife_leaves_out_each_unit_of_each_side_once():
     assert len(rows) == 2 and [side.tolist() for side in strata] == [[0, 1], []]
 
 
-def test_a_generation_left_out_drops_a_texts_nearest_score_to_its_second_highest():
-    pairs = np.array([[0.1, 0.9, 0.3], [0.5, 0.2, 0.4]])
-    # generation 1 holds text 0's highest (0.9, then 0.3); generation 0 holds text 1's (0.5, then 0.4)
-    assert nearest_without_each(pairs).tolist() == [[0.9, 0.4], [0.3, 0.5], [0.9, 0.5]]
-    assert nearest_without_each(pairs[:, :1]).shape == (0, 2)  # one generation: nothing to leave out
+def test_the_control_auc_variance_is_the_delete_half_jackknife_over_generations():
+    member = np.array([True, False])
+    # two generations: a subset keeps one; generation 0 ranks the member first (AUC 1), generation 1 last
+    # (AUC 0), so the subsets' AUCs are a fair coin's, variance 1/4, times (2 - 1) / 1
+    pairs = np.array([[1.0, 0.0], [0.0, 1.0]])
+    assert control_auc_variance(member, pairs, 4000, 5) == pytest.approx(0.25, abs=0.002)
+    assert control_auc_variance(member, pairs, 4000, 5) == control_auc_variance(member, pairs, 4000, 5)
+    # five generations, subsets of three: the member's highest is 2 where generation 0 is kept (else 0),
+    # the non-member's 3 where generation 4 is (else 1), so the member leads in the 3 of the 10 subsets
+    # that keep 0 and not 4: the variance of a coin at 0.3, 0.21, times (5 - 2) / 2
+    pairs = np.array([[2.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 3.0]])
+    assert control_auc_variance(member, pairs, 20000, 1) == pytest.approx(1.5 * 0.21, abs=0.01)
+    # nothing to leave out, or no subset: no variance
+    assert control_auc_variance(member, pairs[:, :1], 100) == 0.0
+    assert control_auc_variance(member, pairs, 0) == 0.0
+    # generations that all rank the texts alike add nothing
+    assert control_auc_variance(member, np.array([[2.0, 3.0, 4.0], [1.0, 1.0, 1.0]]), 300) == 0.0
 
 
 def test_the_control_corpus_variance_widens_the_excess_interval():

@@ -163,8 +163,8 @@ class RareEvidenceIndex:
 
     def unit_scores(self, texts: Sequence[str]) -> np.ndarray:
         """Each unit's score (a row, to `SCORE_DECIMALS`) in each of `texts` (a column), 0 where the text
-        shares no rare evidence with it: the highest over a row is the unit's `best_by_unit`, and a
-        resample of the texts reads the columns it draws (`roc.nearest_score_draws`)."""
+        shares no rare evidence with it: the highest over a row is the unit's `best_by_unit`, and
+        `roc.control_auc_variance` reads subsets of the columns."""
         return np.round(self.scores(texts).T.toarray(), SCORE_DECIMALS)
 
 
@@ -271,7 +271,7 @@ def reidentification(
     (`sources`, empty where the method shows none) and of its matched control (`controls`, empty where
     it has none); `members`, the doc ids the method saw. `negative_control`: each unit's score in each
     generation of a corpus written without private data (`RareEvidenceIndex.unit_scores`), which the AUC
-    is judged against, its generations resampled in the excess's bounds (`roc.nearest_score_draws`).
+    is judged against, its generations' variance in the excess's bounds (`roc.control_auc_variance`).
     Columns: `reidentification_top{k}` and `_control` (shares of generations), `reidentification_units`,
     and as a text membership attack `text_mia_auc_reidentification` (+ `_low`, `_high`; with the
     negative control `_negative` and `text_mia_excess_reidentification` + `_low`, `_high`) with its

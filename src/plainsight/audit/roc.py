@@ -13,14 +13,16 @@ The token statistics behind the scores come from `plainsight.audit.membership`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
-from plainsight.evaluation.intervals import accelerated_interval
+from plainsight.evaluation.intervals import accelerated_interval, small_sample_factor
 from plainsight.rng import stable_rng
 
 MEMBERSHIP_ATTACKS = ("loss", "zlib", "min_k", "reference")
@@ -137,67 +139,48 @@ def excess_over_resampled_control(
     seed: int = 0,
     units: Units = None,
 ) -> tuple[float, float, float]:
-    """AUC of `score` minus the negative control's AUC, with 95% BCa bootstrap bounds that hold the
-    control corpus's own sampling variance: the control's score of a text is its highest over the control
-    corpus's generations (`control_pairs`: one row per text, one column per generation), and draw r reads
-    the r-th corpus `nearest_score_draws` draws from those generations on the r-th draw of the texts'
-    `units` (members and non-members separately, as `paired_auc_difference`); the jackknife leaves out
-    each unit and each generation in turn. The corpus judged is fixed (it is what is released); the
-    control stands in for any corpus written without private data, so its generations are a sample."""
+    """AUC of `score` minus the negative control's AUC, with 95% bounds that hold the control corpus's
+    own sampling variance. The control's score of a text is its highest over the control corpus's
+    generations (`control_pairs`: one row per text, one column per generation). The texts' variance is
+    the paired BCa bootstrap's over their `units` (`paired_auc_difference`, the control as written); the
+    generations' is `control_auc_variance`'s, and each bound lies that much further out, the two
+    distances added in quadrature. The corpus judged is fixed (it is what is released); the control
+    stands in for any corpus written without private data, so its generations are a sample. Counted in
+    both parts, what is particular to a text and a generation widens the interval (conservative)."""
     member = np.asarray(member, dtype=bool)
     control_pairs = np.asarray(control_pairs, dtype=float)
-    if control_pairs.ndim != 2 or control_pairs.shape[0] != len(member):
+    if control_pairs.ndim != 2 or control_pairs.shape[0] != len(member) or control_pairs.shape[1] == 0:
         raise ValueError(f"control pair scores of shape {control_pairs.shape} for {len(member)} texts")
-    control_draws = nearest_score_draws(control_pairs, resamples, seed)
-    score = scores_of(member, score)
-    counts = text_counts(member, resamples, seed, units)
-    left_out, strata = left_out_counts(member, units)
-    corpus = weighted_aucs(member, score, np.vstack([counts, left_out]))  # the draws, then the jackknife
-    aucs = corpus[: len(counts)]
-    excess = aucs - row_aucs(member, control_draws, counts)
-    units_left_out = corpus[len(counts) :] - weighted_aucs(
-        member, scores_of(member, control_draws[0]), left_out
-    )
-    without_each = nearest_without_each(control_pairs)
-    generations_left_out = aucs[0] - row_aucs(member, without_each, np.ones_like(without_each))
-    jackknife = [units_left_out[rows] for rows in strata] + [generations_left_out]
-    return (
-        float(excess[0]),
-        *accelerated_interval(excess[0], excess[1:], jackknife, smallest_side(member, units)),
-    )
-
-
-def nearest_without_each(pair_scores: np.ndarray) -> np.ndarray:
-    """Each text's highest score over the generations with one left out (one row per generation left
-    out, one column per text): the highest, or the second highest where the one left out held it; a
-    corpus of one generation has nothing to leave out (no row)."""
-    if pair_scores.shape[1] < 2:
-        return np.empty((0, pair_scores.shape[0]))
-    highest_two = -np.sort(-pair_scores, axis=1)[:, :2]
-    holder = np.argmax(pair_scores, axis=1)
-    without = np.tile(highest_two[:, 0], (pair_scores.shape[1], 1))
-    texts = np.arange(pair_scores.shape[0])
-    without[holder, texts] = highest_two[:, 1]
-    return without
-
-
-def nearest_score_draws(pair_scores: np.ndarray, resamples: int, seed: int = 0) -> np.ndarray:
-    """Each text's score against a corpus, its highest over the corpus's generations (`pair_scores`: one
-    row per text, one column per generation), as written (row 0) and on each of `resamples` corpora
-    drawn from its generations with replacement (rows 1 on): the corpus's own sampling variance, a
-    generation drawn twice counting once, as the highest does. Seeded apart from the texts' draws."""
-    pair_scores = np.asarray(pair_scores, dtype=float)
-    if pair_scores.ndim != 2 or pair_scores.shape[1] == 0:
-        raise ValueError(
-            f"a text's nearest score needs generations: pair scores of shape {pair_scores.shape}"
+    excess, low, high = auc_resamples(
+        member, [score, control_pairs.max(axis=1)], resamples, seed, units
+    ).bounds(0, 1)
+    generations = control_pairs.shape[1]
+    spread = 0.0
+    if generations > 1:
+        spread = (
+            stats.norm.ppf(0.975)
+            * small_sample_factor(generations)
+            * math.sqrt(control_auc_variance(member, control_pairs, resamples, seed))
         )
+    return excess, excess - math.hypot(excess - low, spread), excess + math.hypot(high - excess, spread)
+
+
+def control_auc_variance(member: np.ndarray, pair_scores: np.ndarray, subsets: int, seed: int = 0) -> float:
+    """The variance of the AUC of the texts' highest score over a corpus's generations (`pair_scores`:
+    one row per text, one column per generation) that comes from which generations the corpus holds:
+    the delete-d jackknife (Shao and Wu 1989) over `subsets` random subsets that leave out d = G // 2 of
+    the G generations, (G - d) / d times the variance of the subsets' AUCs. Not a bootstrap of the
+    generations: a resample holds about 63% of them once or more, and its highest score is not
+    distributed as a fresh corpus's (measured: docs/performance.md#clustered-bounds-coverage-and-the-
+    gates-family-wise-error). Seeded apart from the texts' draws; 0 with one generation or no subset."""
     generations = pair_scores.shape[1]
-    drawn = draw_counts(np.random.default_rng([seed, 1]), generations, resamples) > 0
-    draws = np.empty((1 + resamples, pair_scores.shape[0]))
-    draws[0] = pair_scores.max(axis=1)
-    for row, chosen in enumerate(drawn, start=1):
-        draws[row] = pair_scores[:, chosen].max(axis=1)
-    return draws
+    if generations < 2 or subsets == 0:
+        return 0.0
+    left_out = generations // 2
+    kept = np.argsort(np.random.default_rng([seed, 1]).random((subsets, generations)), axis=1)
+    nearest = np.stack([pair_scores[:, columns].max(axis=1) for columns in kept[:, left_out:]])
+    aucs = row_aucs(member, nearest, np.ones_like(nearest))
+    return float((generations - left_out) / left_out * np.var(aucs))
 
 
 @dataclass(frozen=True)
