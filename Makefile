@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: run all decide decide-dir decide-full-blocking frontier setup validate browser lint test clean
+.PHONY: run all decide decide-dir decide-full-blocking decide-aug-pe frontier setup validate browser lint test clean
 
 run: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES)
@@ -34,6 +34,12 @@ decide-full-blocking:
 		DECIDE_CONFIG="config/decide.yaml config/decide-full-blocking.yaml" \
 		DECIDE_TARGETS="results/tables/tab/privacy_audit.csv results/tables/tab/utility.csv \
 		$(FULL_BLOCKING_RUN)/README.md $(FULL_BLOCKING_RUN)/custodian/SUMMARY.md"
+
+# Aug-PE at epsilon 1 in the decisive profile (config/decide-aug-pe.yaml), with the frontier's MAUVE
+# settings: the training-free candidate for a useful release, its verdict and utility in a folder of its own.
+decide-aug-pe:
+	$(MAKE) decide DECIDE_DIR=runs/decide-aug-pe \
+		DECIDE_CONFIG="config/decide.yaml config/frontier.yaml config/decide-aug-pe.yaml"
 
 # The privacy-utility frontier: the decisive profile's DP methods once per epsilon, each in a folder of its
 # own (config/frontier.yaml and an epsilon.yaml written there), then one table and figure beside the
