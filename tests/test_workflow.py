@@ -557,7 +557,7 @@ def test_a_bundle_on_any_run_schedules_its_own_audit_and_utility(tmp_path):
     )
 
 
-def test_a_private_selection_verdict_with_canaries_in_it_plans_no_canaries(tmp_path):
+def test_a_private_selection_verdict_reads_its_guarantee_and_plans_no_canaries(tmp_path):
     # Aug-PE reads the private text only through its votes: no canary corpus is built for it, so
     # neither its verdict nor rule all waits on a canary table it cannot have
     workdir = make_workdir(tmp_path / "aug_pe")
@@ -575,6 +575,10 @@ def test_a_private_selection_verdict_with_canaries_in_it_plans_no_canaries(tmp_p
     assert planned["generate_private_selection"] == 3  # config.yaml's seeds
     assert planned["privacy_audit_table"] == planned["release_bundle"] == 1
     assert not {"canary_docs", "canary_attacks", "canary_table"} & set(planned)
+    # its run audit reads its guarantee record, so that the gate's epsilon criterion judges its claim
+    output = snakemake(workdir, "--dry-run", "--configfile", "aug_pe.yaml").stdout
+    audit_inputs = re.findall(r"rule released_text_audit:\n\s+input: ([^\n]+)", output)
+    assert audit_inputs and all("/synthetic/aug_pe/seed" in inputs and "_privacy.json" in inputs for inputs in audit_inputs)
 
 
 def test_config_typo_fails_before_any_job(tmp_path):

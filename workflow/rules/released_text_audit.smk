@@ -12,10 +12,10 @@ include: "functions/released_text_audit.smk"
 # Every corpus of an audited run, the positive control the audit builds beside them, and the negative
 # control (rule generate_zero_learning) that their text attacks are judged against.
 AUDITED_CORPORA = [*config["methods"], *AUDIT_CONTROLS]
-# The audited methods with a formal (epsilon, delta) claim: the audit tests their leaks against it.
-AUDITED_GUARANTEED = [
-    m for m in config["methods"] if registry.method(m).differentially_private
-]
+# The audited methods with a formal (epsilon, delta) claim over their whole corpus (a release-bounding
+# mechanism of resources/privacy_provenance.yaml: DP-SGD's, Aug-PE's): the audit tests their leaks
+# against it, and the gate's epsilon criterion reads it.
+AUDITED_GUARANTEED = PRIVACY_PROVENANCE.guaranteed_methods(config["methods"])
 # The audit records of the private-selection corpora (AUDITED_PRIVATE_SELECTION, common.smk):
 # their own job per run and seed, with no positive control.
 SELECTION_AUDIT = (
