@@ -578,7 +578,8 @@ def test_a_private_selection_verdict_reads_its_guarantee_and_plans_no_canaries(t
     # its run audit reads its guarantee record, so that the gate's epsilon criterion judges its claim
     output = snakemake(workdir, "--dry-run", "--configfile", "aug_pe.yaml").stdout
     audit_inputs = re.findall(r"rule released_text_audit:\n\s+input: ([^\n]+)", output)
-    assert audit_inputs and all("/synthetic/aug_pe/seed" in inputs and "_privacy.json" in inputs for inputs in audit_inputs)
+    assert audit_inputs
+    assert all("/synthetic/aug_pe/seed" in inputs and "_privacy.json" in inputs for inputs in audit_inputs)
 
 
 def test_config_typo_fails_before_any_job(tmp_path):
