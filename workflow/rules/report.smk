@@ -63,10 +63,7 @@ rule all_tables:
         utility=UTILITY_TABLES,
         utility_plots=UTILITY_PLOTS,
         review=review_pages,
-        canaries=expand(
-            f"{CANARY_TABLE}.csv",
-            dataset=[d for d in RULE_ALL_AUDIT_DATASETS if d in CANARIED_DATASETS],
-        ),
+        canaries=canary_tables(RULE_ALL_AUDIT_DATASETS),
         methods=[f"{METHODS_TABLE}.csv", f"{METHODS_TABLE}.md"],
         all_methods=[
             f"{ALL_METHODS_UTILITY}.csv",

@@ -30,12 +30,18 @@ def dataset_audit_files(pattern, runs):
     return files
 
 
+def canary_tables(datasets):
+    """The canary table of each of `datasets` that has a canaried run (CANARIED_DATASETS)."""
+    return [
+        f"{CANARY_TABLE}.csv".format(dataset=d)
+        for d in datasets
+        if d in CANARIED_DATASETS
+    ]
+
+
 def verdict_canary_table(wildcards):
-    """The dataset's canary table, where the verdict reads it (`audit.canaries.in_verdict`) and the
-    dataset has a canaried run."""
-    if AUDIT["canaries"]["in_verdict"] and wildcards.dataset in CANARIED_DATASETS:
-        return [f"{CANARY_TABLE}.csv".format(dataset=wildcards.dataset)]
-    return []
+    """The dataset's canary table, where the verdict reads it (`audit.canaries.in_verdict`)."""
+    return canary_tables([wildcards.dataset]) if AUDIT["canaries"]["in_verdict"] else []
 
 
 def audited_utility(wildcards):

@@ -12,10 +12,7 @@ CORPUS_JOBS = {
 
 def methods_table_canaries():
     """The canary table of the methods table's dataset, where that dataset has a canaried run."""
-    dataset = METHODS_TABLE_RUN["dataset"]
-    if dataset not in CANARIED_DATASETS:
-        return []
-    return [f"{CANARY_TABLE}.csv".format(dataset=dataset)]
+    return canary_tables([METHODS_TABLE_RUN["dataset"]])
 
 
 def methods_table_files(pattern):
