@@ -147,18 +147,20 @@ class _Target:
     value: str
     words: tuple[str, ...]  # folded
     code: bool  # a digit code of CODE_DIGITS_FOR_A_CHANGE digits or more
+    numeric: bool  # holds a digit: matched by its digit groups (`_near_numbers`), not by letter edits
 
     @classmethod
     def of(cls, value: str) -> _Target:
         words = tuple(folded_words(value))
-        code = _CODE.fullmatch(value.strip()) is not None and _digits(words) >= CODE_DIGITS_FOR_A_CHANGE
-        return cls(value, words, code)
+        digits = _digits(words)
+        code = _CODE.fullmatch(value.strip()) is not None and digits >= CODE_DIGITS_FOR_A_CHANGE
+        return cls(value, words, code, digits > 0)
 
     def window_sizes(self) -> range:
         """Words a variant may span: as many as the value, or one fewer or more for names and
         other words ("Holst Christensen" for "HolstChristensen"); numbers keep their groups."""
         n = len(self.words)
-        if _digits(self.words):
+        if self.numeric:
             return range(n, n + 1)
         return range(max(1, n - 1), n + 2)
 
@@ -202,6 +204,12 @@ class NearMatcher:
         self.targets = [_Target.of(value) for value in unique_values(values)]
         self.targets = [t for t in self.targets if t.words]
         self.common_words = common_words
+        # window size -> the targets a run of that many words may match, in the order given: a text is
+        # checked against thousands of values, so what depends on the values alone is worked out once
+        self._targets_by_size: dict[int, list[int]] = {}
+        for n, target in enumerate(self.targets):
+            for size in target.window_sizes():
+                self._targets_by_size.setdefault(size, []).append(n)
 
     def found(self, text: str) -> list[str]:
         """The values (in the order given) that occur in `text` exactly or as a near variant."""
@@ -209,27 +217,19 @@ class NearMatcher:
         words = [fold(word) for word in raw]
         variants_allowed = [word[:1].isupper() and fold(word) not in self.common_words for word in raw]
         hits: set[int] = set()
-        sizes = sorted({size for target in self.targets for size in target.window_sizes()})
-        for size in sizes:
+        for size in sorted(self._targets_by_size):
+            if size > len(words):  # no run of that many words, nor of more
+                break
             runs = _Runs(words, size, variants_allowed)
-            open_targets = [
-                n for n, t in enumerate(self.targets) if n not in hits and size in t.window_sizes()
-            ]
+            open_targets = [n for n in self._targets_by_size[size] if n not in hits]
             hits.update(
                 n
                 for n in open_targets
                 if runs.holds_exactly(self.targets[n])
-                or (_digits(self.targets[n].words) and runs.holds_number(self.targets[n]))
+                or (self.targets[n].numeric and runs.holds_number(self.targets[n]))
             )
-            hits.update(
-                runs.near_letters(
-                    [
-                        (n, self.targets[n])
-                        for n in open_targets
-                        if n not in hits and not _digits(self.targets[n].words)
-                    ]
-                )
-            )
+            letters = [n for n in open_targets if n not in hits and not self.targets[n].numeric]
+            hits.update(runs.near_letters([(n, self.targets[n]) for n in letters]))
         return [target.value for n, target in enumerate(self.targets) if n in hits]
 
 
