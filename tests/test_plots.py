@@ -11,7 +11,7 @@ from conftest import RESOURCES
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.report.plots import method_points, paper_points, plot_privacy_utility, seed_privacy_utility
 from plainsight.report.samples import examples_markdown
-from plainsight.report.table_format import load_table_specs
+from plainsight.report.table_specs import load_table_specs
 
 METHODS = {"icl": "ICL", "ft": "Fine-tuning"}
 

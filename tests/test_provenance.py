@@ -11,16 +11,14 @@ import pytest
 import yaml
 
 from plainsight.accounting import gaussian_noise_multiplier
+from plainsight.audit.guarantee import bundle_accounting, composed_guarantee, read_bundle_accounting
 from plainsight.audit.provenance import (
     PROVENANCE,
     Job,
     Provenance,
-    bundle_accounting,
-    composed_guarantee,
     mechanism_records,
     mechanisms_behind,
     pattern_regex,
-    read_bundle_accounting,
     unaccounted_paths,
     workflow_jobs,
 )

@@ -16,9 +16,9 @@ from plainsight.audit.criteria import Gate
 from plainsight.audit.gate import FORMAL
 from plainsight.audit.protection import UnitSizes
 from plainsight.report.audit_verdict import AuditVerdict
+from plainsight.report.bundle_files import CUSTODIAN_FOLDER, EVIDENCE_FILE
 from plainsight.report.public_card import public_card
 from plainsight.report.release import (
-    EVIDENCE_FILE,
     build_release,
     data_sha256,
     evidence_tables,
@@ -31,7 +31,6 @@ from plainsight.report.release_card import person_notes, size_category
 from plainsight.report.release_filter import kept_rows, release_filter
 from plainsight.report.release_run import BundleSettings, EvidenceTable, PublicBundle, ReleaseRun, bundle_drop
 from plainsight.report.sign_off import (
-    CUSTODIAN_FOLDER,
     BundleSignOff,
     SignOff,
     bundle_sign_off,

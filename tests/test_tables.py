@@ -15,12 +15,12 @@ from plainsight.report.table_format import (
     build_table,
     confidence_half_width,
     leak_definitions_note,
-    load_table_specs,
     markdown_table,
     regeneration_notes,
     versus_paper,
     write_table,
 )
+from plainsight.report.table_specs import load_table_specs
 
 PAPER_TABLES = RESOURCES / "paper_tables.yaml"
 # t_{0.975, 2} in closed form: with 2 degrees of freedom t_p = a * sqrt(2 / (1 - a^2)), a = 2p - 1,

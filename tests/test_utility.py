@@ -20,7 +20,8 @@ from plainsight.evaluation.perplexity import corpus_perplexity
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.evaluation.utility import BASE_MODEL_METHOD, summary_rows, utility_record
 from plainsight.evaluation.utility_measures import RunKey
-from plainsight.report.table_format import build_table, load_table_specs, versus_paper
+from plainsight.report.table_format import build_table, versus_paper
+from plainsight.report.table_specs import load_table_specs
 from plainsight.training.finetune import FinetuneSettings, finetune, text_examples, windows
 from test_review import corpus_frames
 

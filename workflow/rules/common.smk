@@ -7,7 +7,7 @@
 from plainsight.audit.provenance import PROVENANCE, Provenance, mechanism_records
 from plainsight.methods import registry
 from plainsight.model_settings import is_embedded
-from plainsight.report.table_format import load_table_specs
+from plainsight.report.table_specs import load_table_specs
 from plainsight.settings import Settings
 
 # Every block of the config, typed, resolved once: what the jobs and the cost model read.

@@ -5,9 +5,8 @@
 # and its run's utility measures, whatever `audit` and `utility.runs` list; on a run the config does not
 # train, it trains that run's adapters (release_unconfigured_training says so).
 
-from plainsight.report.release import EVIDENCE_FILE
-from plainsight.report.release_card import UTILITY_FILE
-from plainsight.report.sign_off import CUSTODIAN_FOLDER, read_sign_offs
+from plainsight.report.bundle_files import CUSTODIAN_FOLDER, EVIDENCE_FILE, UTILITY_FILE
+from plainsight.report.sign_off import read_sign_offs
 
 
 include: "functions/release.smk"

@@ -3,7 +3,7 @@ results/tables/{dataset} of that run."""
 
 from plainsight.audit.criteria import Gate
 from plainsight.report.methods_table import MethodsTableFiles, write_methods_table
-from plainsight.report.table_format import load_table_specs
+from plainsight.report.table_specs import load_table_specs
 from plainsight.snakemake_job import RuleJob, run_rule
 
 

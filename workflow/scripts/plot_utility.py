@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from plainsight.report.table_format import load_table_specs
+from plainsight.report.table_specs import load_table_specs
 from plainsight.report.utility_table import utility_plots
 from plainsight.snakemake_job import RuleJob, run_rule
 

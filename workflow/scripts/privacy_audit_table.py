@@ -3,7 +3,7 @@
 from plainsight.audit.criteria import Gate
 from plainsight.audit.privacy_audit_table import AuditTableFiles, build_privacy_audit
 from plainsight.report.privacy_audit_markdown import write_privacy_audit
-from plainsight.report.table_format import load_table_specs
+from plainsight.report.table_specs import load_table_specs
 from plainsight.snakemake_job import RuleJob, run_rule
 
 

@@ -7,9 +7,8 @@ from dataclasses import replace
 
 import pandas as pd
 
-from plainsight.audit.guarantee import read_guarantee_record
+from plainsight.audit.guarantee import read_bundle_accounting, read_guarantee_record
 from plainsight.audit.protection import UNIT_COLUMNS, unit_sizes
-from plainsight.audit.provenance import read_bundle_accounting
 from plainsight.io import read_json
 from plainsight.methods import registry
 from plainsight.report.release import (
@@ -23,7 +22,7 @@ from plainsight.report.release_run import BundleSettings, ReleaseRun
 from plainsight.report.review_comments import read_comments
 from plainsight.report.sign_off import read_sign_offs
 from plainsight.report.summary import utility_rows
-from plainsight.report.table_format import load_table_specs
+from plainsight.report.table_specs import load_table_specs
 from plainsight.report.utility_table import run_utility_table
 from plainsight.snakemake_job import RuleJob, run_rule
 

@@ -3,8 +3,7 @@ guarantee records and the config alone (`plainsight.report.public_card`)."""
 
 from pathlib import Path
 
-from plainsight.audit.guarantee import read_guarantee_record
-from plainsight.audit.provenance import read_bundle_accounting
+from plainsight.audit.guarantee import read_bundle_accounting, read_guarantee_record
 from plainsight.io import write_text
 from plainsight.logs import warn_if
 from plainsight.report.public_card import public_card

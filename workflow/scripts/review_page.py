@@ -15,7 +15,7 @@ from plainsight.report.review_site import (
     SitePaths,
     build_review_site,
 )
-from plainsight.report.table_format import load_table_specs
+from plainsight.report.table_specs import load_table_specs
 from plainsight.report.utility_table import run_utility_table
 from plainsight.snakemake_job import RuleJob, run_rule
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from plainsight import accounting
 from plainsight.audit.evidence import ALPHA, dp_null_controls_needed, dp_null_p_value, dp_null_testable
+from plainsight.audit.provenance import Mechanism, Provenance
 from plainsight.io import read_json
 
 
@@ -131,3 +132,41 @@ def guarantee_evidence(counts: Mapping[str, Any], paths: Sequence[str | Path]) -
     a step of it."""
     claim = release_guarantee(paths) if paths else None
     return guarantee_record(counts, claim) if claim is not None else {}
+
+
+# --- a bundle's mechanisms and their composition -----------------------------------------------------
+
+
+def bundle_accounting(entries: Sequence[tuple[Mechanism, str, Mapping[str, Any]]]) -> dict[str, Any]:
+    """What the card and verdict.json say of a bundle's guarantee: each mechanism behind it (name, what it
+    is, its record, epsilon, delta and unit) and their composition (`composed_guarantee`) over those that
+    spend (a prior spends nothing); None where no mechanism spends."""
+    listed = [
+        {
+            "name": mechanism.name,
+            "description": mechanism.description,
+            "record": path,
+            "epsilon": float(record.get("epsilon_spent", record["epsilon"])),
+            "delta": record.get("delta"),
+            "privacy_unit": record.get("privacy_unit"),
+        }
+        for mechanism, path, record in entries
+    ]
+    spending = [record for _, _, record in entries if "noise_multiplier" in record]
+    return {"mechanisms": listed, "composed": composed_guarantee(spending) if spending else None}
+
+
+def read_bundle_accounting(
+    provenance_file: str | Path, names: Sequence[str], records: Sequence[str | Path]
+) -> dict[str, Any] | None:
+    """`bundle_accounting` of the mechanism records at `records`, each of the mechanism `names` gives in
+    its order (rule `release_bundle`'s); None for a method without any."""
+    if not names:
+        return None
+    provenance = Provenance.from_yaml(provenance_file)
+    return bundle_accounting(
+        [
+            (provenance.named(name), str(path), read_guarantee_record(path))
+            for name, path in zip(names, records)
+        ]
+    )

@@ -5,7 +5,8 @@ private information under an accounted guarantee (the mechanisms). A file is rea
 a path of the workflow's DAG leads from a private file to it through jobs none of which is a registered
 mechanism; a mechanism's outputs carry private information only through its guarantee. A corpus or a
 bundle that states a formal guarantee must not be reached by private data (`unaccounted_paths`), and its
-guarantee is the composition of the mechanisms on its paths (`mechanisms_behind`, `composed_guarantee`):
+guarantee is the composition of the mechanisms on its paths (`mechanisms_behind`, then
+`plainsight.audit.guarantee.bundle_accounting`):
 a bundle that ships several seeds composes every seed's mechanisms.
 
 The DAG comes from Snakemake's API (`workflow_jobs`), built without running a job.
@@ -21,7 +22,6 @@ from typing import Any
 
 import yaml
 
-from plainsight.audit.guarantee import composed_guarantee, read_guarantee_record
 from plainsight.methods import registry
 
 # where the workflow keeps the declaration, relative to its working directory
@@ -206,41 +206,6 @@ def mechanism_records(
         paths = [mechanism.record.format(method=method, seed=seed, **run) for seed in seeds]
         entries.extend((mechanism, path) for path in dict.fromkeys(paths))
     return entries
-
-
-def bundle_accounting(entries: Sequence[tuple[Mechanism, str, Mapping[str, Any]]]) -> dict[str, Any]:
-    """What the card and verdict.json say of a bundle's guarantee: each mechanism behind it (name, what it
-    is, its record, epsilon, delta and unit) and their composition (`composed_guarantee`) over those that
-    spend (a prior spends nothing); None where no mechanism spends."""
-    listed = [
-        {
-            "name": mechanism.name,
-            "description": mechanism.description,
-            "record": path,
-            "epsilon": float(record.get("epsilon_spent", record["epsilon"])),
-            "delta": record.get("delta"),
-            "privacy_unit": record.get("privacy_unit"),
-        }
-        for mechanism, path, record in entries
-    ]
-    spending = [record for _, _, record in entries if "noise_multiplier" in record]
-    return {"mechanisms": listed, "composed": composed_guarantee(spending) if spending else None}
-
-
-def read_bundle_accounting(
-    provenance_file: str | Path, names: Sequence[str], records: Sequence[str | Path]
-) -> dict[str, Any] | None:
-    """`bundle_accounting` of the mechanism records at `records`, each of the mechanism `names` gives in
-    its order (rule `release_bundle`'s); None for a method without any."""
-    if not names:
-        return None
-    provenance = Provenance.from_yaml(provenance_file)
-    return bundle_accounting(
-        [
-            (provenance.named(name), str(path), read_guarantee_record(path))
-            for name, path in zip(names, records)
-        ]
-    )
 
 
 # --- the DAG of a profile ----------------------------------------------------------------------------

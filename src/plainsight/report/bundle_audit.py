@@ -49,7 +49,7 @@ from plainsight.io import write_json
 from plainsight.methods import registry
 from plainsight.report.release import data_sha256
 from plainsight.report.release_filter import read_seeds
-from plainsight.report.table_format import load_table_specs
+from plainsight.report.table_specs import load_table_specs
 from plainsight.report.utility_table import run_utility_table
 
 NOTHING_KEPT = "nothing kept: the release filter left no generation to ship, so there is no release to judge"

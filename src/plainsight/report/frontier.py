@@ -41,7 +41,7 @@ from plainsight.io import atomic_path, read_json, write_text
 from plainsight.methods import registry
 from plainsight.report.audit_verdict import RUN_COLUMNS, run_rows
 from plainsight.report.figures import pyplot, save_png
-from plainsight.report.table_format import load_table_specs
+from plainsight.report.table_specs import load_table_specs
 
 MEASURES = ("documents_share", "macro_f1", "mauve")
 VERDICT_COLOURS = {"PASS": "tab:green", "FAIL": "tab:red"}  # anything else: grey

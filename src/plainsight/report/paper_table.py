@@ -19,7 +19,6 @@ from plainsight.report.table_format import (
     document_warnings,
     dp_notes,
     leak_definitions_note,
-    load_table_specs,
     markdown_table,
     paired_notes,
     phantom_notes,
@@ -29,7 +28,7 @@ from plainsight.report.table_format import (
     versus_paper,
     write_table,
 )
-from plainsight.report.table_specs import table_settings
+from plainsight.report.table_specs import load_table_specs, table_settings
 
 
 @dataclass(frozen=True)

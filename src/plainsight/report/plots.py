@@ -20,7 +20,8 @@ from plainsight.evaluation.privacy import AVERAGED_SEGMENT, pooled_interval
 from plainsight.evaluation.utility import summary_rows
 from plainsight.methods import registry
 from plainsight.report.figures import pyplot, save_png
-from plainsight.report.table_format import confidence_half_width, load_table_specs, mean_over_seeds
+from plainsight.report.table_format import confidence_half_width, mean_over_seeds
+from plainsight.report.table_specs import load_table_specs
 
 # (x metric, y metric, x label, y label, log-scale y) of each panel. Perplexity is on a log scale:
 # a small demo model and the paper's 1.3B model differ by orders of magnitude.

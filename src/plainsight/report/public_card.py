@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from plainsight.methods import registry
+from plainsight.report.bundle_files import CUSTODIAN_FOLDER
 from plainsight.report.release_card import (
     CARD_TAGS,
     accounting_notes,
@@ -30,7 +31,6 @@ from plainsight.report.release_card import (
 )
 from plainsight.report.release_run import KNOWN_LIMITS, PublicBundle
 from plainsight.report.sign_off import (
-    CUSTODIAN_FOLDER,
     SIGN_OFF_KEY,
     bundle_sign_off,
     other_texts_note,

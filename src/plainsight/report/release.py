@@ -37,16 +37,16 @@ from plainsight.report.audit_verdict import (
     row_verdict,
     run_rows,
 )
+from plainsight.report.bundle_files import CUSTODIAN_FOLDER, EVIDENCE_FILE
 from plainsight.report.release_card import dataset_card
 from plainsight.report.release_filter import FILTER_KEYS, read_seeds
 from plainsight.report.release_run import KNOWN_LIMITS, BundleSettings, EvidenceTable, ReleaseRun, bundle_drop
-from plainsight.report.sign_off import CUSTODIAN_FOLDER, read_sign_offs
+from plainsight.report.sign_off import read_sign_offs
 from plainsight.report.summary import NOT_FOR_RELEASE, ReleaseSummary, SummaryFrames, build_summary
 from plainsight.report.summary_render import summary_markdown
 from plainsight.report.utility_table import REFERENCE_ROWS, run_utility_table
 
 BUNDLE_FILE = "synthetic.jsonl"
-EVIDENCE_FILE = "EVIDENCE.md"  # the custodian's card, with every count the audit read from the private corpus
 BUNDLE_COLUMNS = ("text", "fictional_code", "method", "seed")
 
 

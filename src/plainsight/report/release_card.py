@@ -17,6 +17,7 @@ import yaml
 from plainsight.audit.protection import person_claim, person_statement, units_line
 from plainsight.evaluation.privacy import AVERAGED_SEGMENT
 from plainsight.methods import registry
+from plainsight.report.bundle_files import UTILITY_FILE
 from plainsight.report.release_filter import HOLDS_SOURCE_SPECIFIC, drop_measures, drop_rule
 from plainsight.report.release_run import KNOWN_LIMITS, ReleaseRun, bounds_release
 from plainsight.report.sign_off import SIGN_OFF_KEY, other_texts_note
@@ -42,7 +43,6 @@ SUMMARY_LABELS = {
 
 
 CARD_TAGS = ("synthetic", "privacy", "anonymization")
-UTILITY_FILE = "utility.csv"  # the run's full utility table, beside the card
 
 
 _SIZE_UNITS = ("", "K", "M", "B", "T")

@@ -106,7 +106,7 @@ class ReleaseRun(PublicBundle):
     audit: Mapping[str, Any] = field(default_factory=dict)  # the record `verdict` is read from
     before_filter: AuditVerdict | None = None  # the run's audit table's verdict, of the corpus unfiltered
     units: UnitSizes | None = None  # the corpus's privacy units (`protection.unit_sizes`); None: not read
-    # the mechanisms behind the bundle and their composition (`provenance.bundle_accounting`); None: none
+    # the mechanisms behind the bundle and their composition (`guarantee.bundle_accounting`); None: none
     privacy_accounting: Mapping[str, Any] | None = None
     utility: tuple[UtilityRow, ...] | None = None  # its run's (`summary.utility_rows`); None: not measured
 

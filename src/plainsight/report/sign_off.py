@@ -25,11 +25,9 @@ from typing import Any
 import yaml
 
 from plainsight.io import read_json
+from plainsight.report.bundle_files import CUSTODIAN_FOLDER
 
 SIGN_OFF_KEY = "release.sign_off"
-# where a bundle's custodian's part lies in its folder: the evidence, the verdict and the summary the
-# custodian signs, none of which leaves with the bundle
-CUSTODIAN_FOLDER = "custodian"
 SIGN_OFF_FIELDS = ("method", "by", "reason", "date", "data_sha256")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
