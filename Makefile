@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: run all decide decide-dir decide-full-blocking decide-aug-pe frontier setup validate browser lint test clean
+.PHONY: run all decide decide-dir decide-full-blocking decide-aug-pe decide-dp-topics frontier frontier-dp-topics frontier-sweep setup validate browser lint test clean
 
 run: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES)
@@ -41,26 +41,45 @@ decide-aug-pe:
 	$(MAKE) decide DECIDE_DIR=runs/decide-aug-pe \
 		DECIDE_CONFIG="config/decide.yaml config/frontier.yaml config/decide-aug-pe.yaml"
 
+# The CTCL-style topic generator at epsilon 1 in the decisive profile (config/decide-dp-topics.yaml), with
+# the frontier's MAUVE settings: its verdict and utility in a folder of its own.
+decide-dp-topics:
+	$(MAKE) decide DECIDE_DIR=runs/decide-dp-topics \
+		DECIDE_CONFIG="config/decide.yaml config/frontier.yaml config/decide-dp-topics.yaml"
+
 # The privacy-utility frontier: the decisive profile's DP methods once per epsilon, each in a folder of its
 # own (config/frontier.yaml and an epsilon.yaml written there), then one table and figure beside the
 # decisive run's reference lines (make decide first: its folder is the reference), which the decisive
 # run's review page then shows (review.frontier).
 FRONTIER_EPSILONS ?= 0.5 1 2 4 8
 FRONTIER_DIR ?= runs/frontier
-FRONTIER_RUN := results/tab/known/direct/utility/dpsgd/seed1_mauve.json results/tables/tab/utility.csv \
-	results/tables/tab/privacy_audit.csv
 frontier: $(STAMP) decide
-	for epsilon in $(FRONTIER_EPSILONS); do \
-		folder=$(CURDIR)/$(FRONTIER_DIR)/epsilon-$$epsilon; mkdir -p $$folder; \
-		echo "dpsgd: {epsilon: $$epsilon}" > $$folder/epsilon.yaml; \
-		$(MAKE) decide DECIDE_DIR=$$folder DECIDE_TARGETS="$(FRONTIER_RUN)" \
-			DECIDE_CONFIG="config/decide.yaml config/frontier.yaml $$folder/epsilon.yaml" || exit 1; \
-	done
-	$(BIN)/python -m plainsight.report.frontier --out $(FRONTIER_DIR) --reference $(DECIDE_DIR) \
-		--runs $(foreach epsilon,$(FRONTIER_EPSILONS),$(FRONTIER_DIR)/epsilon-$(epsilon))
+	$(MAKE) frontier-sweep FRONTIER_METHOD=dpsgd FRONTIER_DIR=$(FRONTIER_DIR) FRONTIER_REFERENCE=$(DECIDE_DIR)
 	echo "review: {frontier: $(CURDIR)/$(FRONTIER_DIR)}" > $(FRONTIER_DIR)/review.yaml
 	$(MAKE) decide DECIDE_TARGETS=results/review/tab/known/direct/index.html \
 		DECIDE_CONFIG="config/decide.yaml $(CURDIR)/$(FRONTIER_DIR)/review.yaml"
+
+# The same sweep for the CTCL-style topic generator (config/decide-dp-topics.yaml), its reference lines
+# (zero learning, chance, the ceiling) from its own decisive run.
+frontier-dp-topics: $(STAMP) decide-dp-topics
+	$(MAKE) frontier-sweep FRONTIER_METHOD=dp_topics FRONTIER_DIR=runs/frontier-dp-topics \
+		FRONTIER_OVERLAY=config/decide-dp-topics.yaml FRONTIER_REFERENCE=runs/decide-dp-topics
+
+# One method (FRONTIER_METHOD, put in the decisive profile by FRONTIER_OVERLAY) once per epsilon, then the
+# table and figure against FRONTIER_REFERENCE's lines.
+FRONTIER_OVERLAY ?=
+FRONTIER_RUN = results/tab/known/direct/utility/$(FRONTIER_METHOD)/seed1_mauve.json \
+	results/tables/tab/utility.csv results/tables/tab/privacy_audit.csv
+frontier-sweep:
+	for epsilon in $(FRONTIER_EPSILONS); do \
+		folder=$(CURDIR)/$(FRONTIER_DIR)/epsilon-$$epsilon; mkdir -p $$folder; \
+		echo "$(FRONTIER_METHOD): {epsilon: $$epsilon}" > $$folder/epsilon.yaml; \
+		$(MAKE) decide DECIDE_DIR=$$folder DECIDE_TARGETS="$(FRONTIER_RUN)" \
+			DECIDE_CONFIG="config/decide.yaml config/frontier.yaml $(FRONTIER_OVERLAY) $$folder/epsilon.yaml" \
+			|| exit 1; \
+	done
+	$(BIN)/python -m plainsight.report.frontier --out $(FRONTIER_DIR) --reference $(FRONTIER_REFERENCE) \
+		--runs $(foreach epsilon,$(FRONTIER_EPSILONS),$(FRONTIER_DIR)/epsilon-$(epsilon))
 
 decide-dir:
 	mkdir -p $(DECIDE_DIR)

@@ -1,5 +1,5 @@
-"""RPSG and Aug-PE end to end on the tiny model and the shipped sentence embedder: the corpus table,
-the guarantee records, the filters' counts, determinism."""
+"""RPSG, Aug-PE and the CTCL-style topic generator end to end on the tiny model and the shipped sentence
+embedder: the corpus table, the guarantee records, the filters' counts, determinism."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from plainsight.generation.private_evolution import EvolutionRun, evolve_corpus
 from plainsight.generation.private_selection_jobs import CorpusTextsWriter, PrivateSelectionCorpusJob
 from plainsight.generation.seed_rewrite import RewriteRun, draw_seeds, rewrite_corpus
 from plainsight.generation.selection import Embedder, PrivateSegments, StepWriter, Written, selection_frame
+from plainsight.generation.topic_generation import TopicRun, topic_corpus
 from plainsight.methods.pii import PiiPatterns
 from plainsight.methods.private_selection import (
     EvolutionSettings,
@@ -28,6 +29,7 @@ from plainsight.methods.private_selection import (
     paper_delta,
 )
 from plainsight.methods.selection_prompts import SelectionPrompts
+from plainsight.methods.topics import TopicSettings, spent_epsilon
 from plainsight.models import CPU, load_model
 from plainsight.snakemake_job import RuleJob
 from plainsight.training.finetune import FinetuneSettings, text_nlls
@@ -154,6 +156,38 @@ def test_aug_pe_is_deterministic(writer_parts):
     first, _ = evolve(writer_parts, seed=2)
     second, _ = evolve(writer_parts, seed=2)
     pd.testing.assert_frame_equal(first, second)
+
+
+def topics(writer_parts, seed: int = 1):
+    model, tokenizer, prompts = writer_parts
+    run = TopicRun("dp_topics", seed, TopicSettings(2, 4, 3, 3, 4.0, None, 0), 12)
+    return topic_corpus(
+        run, private_data(), StepWriter(model, tokenizer, prompts, SETTINGS, seed), Embedder("minilm", CPU)
+    )
+
+
+def test_dp_topics_writes_its_samples_from_the_noisy_topics_and_states_its_budget(writer_parts):
+    frame, record = topics(writer_parts)
+    assert list(frame.columns) == list(CORPUS_COLUMNS)
+    assert sorted(frame["segment"]) == [0, 0, 0, 1, 1, 1]
+    assert frame["context_doc_ids"].map(len).eq(0).all()  # no text is written from a private one
+    assert record["units"] == 3 and record["private_records"] == 10 and record["rounds"] == 1
+    assert record["delta"] == pytest.approx(1 / (3 * math.log(3)))
+    spent = spent_epsilon(record["noise_multiplier"], record["delta"])
+    assert record["epsilon_spent"] == pytest.approx(spent)
+    assert 4.0 * 0.99 <= record["release_epsilon"] == record["epsilon_spent"] <= 4.0
+    # two topics per range, each with at most 3 keywords of the public texts; the texts per range add up
+    assert [(t["segment"], t["topic"]) for t in record["topics"]] == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert all(len(t["keywords"]) <= 3 for t in record["topics"])
+    for segment in (0, 1):
+        assert sum(t["texts"] for t in record["topics"] if t["segment"] == segment) == 3
+
+
+def test_dp_topics_is_deterministic(writer_parts):
+    first, first_record = topics(writer_parts, seed=2)
+    second, second_record = topics(writer_parts, seed=2)
+    pd.testing.assert_frame_equal(first, second)
+    assert first_record == second_record
 
 
 class UniformLM(torch.nn.Module):

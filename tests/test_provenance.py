@@ -76,7 +76,8 @@ def test_the_registry_declares_the_private_files_and_release_mechanisms(provenan
     assert provenance.is_private("results/tab/spans.parquet")
     assert provenance.is_private("results/mimic/known/both/codes.parquet")
     assert not provenance.is_private("resources/fictional_pools.yaml")
-    assert provenance.guaranteed_methods(["baseline", "ft", "dpsgd", "rpsg", "aug_pe"]) == ["dpsgd", "aug_pe"]
+    methods = ["baseline", "ft", "dpsgd", "rpsg", "aug_pe", "dp_topics"]
+    assert provenance.guaranteed_methods(methods) == ["dpsgd", "aug_pe", "dp_topics"]
 
 
 def test_codes_from_real_segments_leave_an_unaccounted_path(provenance):

@@ -26,18 +26,20 @@ def test_the_paper_methods_and_their_families():
     assert names("in_context") == ("baseline", "icl", "icl_pe")
     assert names("trained") == ("ft", "ft_mask", "dpsgd")
     assert [m.name for m in registry.METHODS.values() if m.blocks_context_values] == ["icl_pe"]
-    assert [m.name for m in registry.METHODS.values() if not m.shows_codes] == ["baseline", "rpsg", "aug_pe"]
+    without_codes = [m.name for m in registry.METHODS.values() if not m.shows_codes]
+    assert without_codes == ["baseline", "rpsg", "aug_pe", "dp_topics"]
     assert method("ft_mask").masked_objective and not method("ft").masked_objective
     assert method("dpsgd").differentially_private and method("dpsgd").trained
     assert all(m.training is None for m in registry.METHODS.values() if m.in_context)
 
 
 def test_the_training_free_private_generators():
-    assert names("private_selection") == ("rpsg", "aug_pe")
-    rpsg, aug_pe = method("rpsg"), method("aug_pe")
-    assert rpsg.private_selection and aug_pe.private_selection
-    assert rpsg.rewrites_seeds and not aug_pe.rewrites_seeds
-    assert not any(m.trained or m.in_context or m.differentially_private for m in (rpsg, aug_pe))
+    assert names("private_selection") == ("rpsg", "aug_pe", "dp_topics")
+    rpsg, aug_pe, topics = method("rpsg"), method("aug_pe"), method("dp_topics")
+    assert rpsg.private_selection and aug_pe.private_selection and topics.private_selection
+    assert rpsg.rewrites_seeds and not aug_pe.rewrites_seeds and not topics.rewrites_seeds
+    assert topics.selection == "topic_histogram"
+    assert not any(m.trained or m.in_context or m.differentially_private for m in (rpsg, aug_pe, topics))
     assert all(m.selection is None for m in registry.METHODS.values() if not m.private_selection)
     pattern = re.compile(wildcard_pattern("private_selection"))
     assert all(pattern.fullmatch(n) for n in ("rpsg", "aug_pe", "aug_pe.large"))
@@ -62,6 +64,7 @@ def test_each_guarantee_declares_what_it_protects():
         "dpsgd": "unit",
         "rpsg": "segment",
         "aug_pe": "unit",
+        "dp_topics": "unit",
     }
     assert method("aug_pe.large").protects == "unit"
     assert registry.PROTECTED["unit"].startswith("privacy unit (the docs' `unit_id`")
@@ -78,7 +81,7 @@ def test_a_model_variant_is_its_method_run_with_another_model():
 @pytest.mark.parametrize("name", ["icl-pe", "ICL", "icl.huge", "", "ft_mask.large.large"])
 def test_an_unknown_method_is_one_error_listing_the_known_ones(name):
     with pytest.raises(
-        ValueError, match=r"unknown method .*baseline, icl, icl_pe, ft, ft_mask, dpsgd, rpsg, aug_pe"
+        ValueError, match=r"unknown method .*icl, icl_pe, ft, ft_mask, dpsgd, rpsg, aug_pe, dp_topics"
     ):
         method(name)
 
@@ -104,8 +107,8 @@ def test_only_a_method_that_blocks_values_regenerates():
     assert method("icl_pe.large").regenerations(3) == 3
     assert [
         method(name).regenerations(3)
-        for name in ("baseline", "icl", "ft", "ft_mask", "dpsgd", "rpsg", "aug_pe")
-    ] == [0] * 7
+        for name in ("baseline", "icl", "ft", "ft_mask", "dpsgd", "rpsg", "aug_pe", "dp_topics")
+    ] == [0] * 8
 
 
 def test_the_audit_adds_the_private_selection_methods_outside_methods():

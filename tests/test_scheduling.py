@@ -242,6 +242,10 @@ def test_the_work_of_the_private_selection_jobs_by_hand():
     # Aug-PE: per range 5 x (2 + 1) initial texts, then 5 x 2 variations in each of the rounds but the last
     aug_pe = costs.work("generate_private_selection", {**tab, "method": "aug_pe"})
     assert aug_pe == (ranges * (5 * 3 + 2 * 5 * 2) * 100, 10)
+    # the topic histogram: per range its public texts and its samples, nothing trained
+    topics = cost_model(**changes, dp_topics={"public_texts": 16, "samples": 7})
+    work = topics.work("generate_private_selection", {**tab, "method": "dp_topics"})
+    assert work == (ranges * (16 + 7) * 100, 10)
     # every seed once when the config asks for more than there are
     costs = cost_model(**changes, rpsg={"private_seeds": None, "candidates": 4, "surrogate": surrogate})
     assert costs.generations("generate_private_selection", {**tab, "method": "rpsg"}) == 40 * (4 + 2)

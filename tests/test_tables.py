@@ -221,6 +221,7 @@ def test_paper_tables_yaml(specs):
         "ft_mask",
         "rpsg",
         "aug_pe",
+        "dp_topics",
         "base_model",
     ]
     assert list(specs["tables"]) == [

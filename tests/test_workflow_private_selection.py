@@ -1,6 +1,7 @@
-"""RPSG and Aug-PE through the real rules with the tiny model: their corpora, guarantee records and
-benchmarks, the privacy metrics, Table 1 and the utility record on them, their audit and the methods
-table beside the configured methods; results/tables/all builds them, rule all does not."""
+"""RPSG, Aug-PE and the DP topic histogram through the real rules with the tiny model: their corpora,
+guarantee records and benchmarks, the privacy metrics, Table 1 and the utility record on them, their
+audit and the methods table beside the configured methods; results/tables/all builds them, rule all
+does not."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from test_workflow import make_workdir, planned_rules, snakemake, tiny_overlay, 
 pytestmark = pytest.mark.workflow
 
 RUN = "results/tab/known/direct"
-METHODS = ("rpsg", "aug_pe")
+METHODS = ("rpsg", "aug_pe", "dp_topics")
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +43,8 @@ def test_both_corpora_have_the_corpus_columns_and_a_benchmark(selection_dir):
     assert 1 <= len(rewrites) <= 3 and all(ids[0] in train for ids in rewrites["context_doc_ids"])
     evolved = pd.read_parquet(selection_dir / f"{RUN}/synthetic/aug_pe/seed1.parquet")
     assert sorted(evolved["segment"]) == [0, 0, 1, 1] and evolved["context_doc_ids"].map(len).eq(0).all()
+    topics = pd.read_parquet(selection_dir / f"{RUN}/synthetic/dp_topics/seed1.parquet")
+    assert sorted(topics["segment"]) == [0, 0, 1, 1] and topics["context_doc_ids"].map(len).eq(0).all()
 
 
 def test_the_guarantee_records_state_what_they_cover(selection_dir):
@@ -55,6 +58,13 @@ def test_the_guarantee_records_state_what_they_cover(selection_dir):
     )
     assert 4.0 * 0.99 <= aug_pe["release_epsilon"] == aug_pe["epsilon_spent"] <= 4.0
     assert aug_pe["rounds"] == 2 and aug_pe["privacy_unit"].startswith("one privacy unit")
+    topics = json.loads(
+        (selection_dir / f"{RUN}/synthetic/dp_topics/seed1_privacy.json").read_text(encoding="utf-8")
+    )
+    assert 4.0 * 0.99 <= topics["release_epsilon"] == topics["epsilon_spent"] <= 4.0 and topics["rounds"] == 1
+    # two topics per range, the range's two texts shared out over them
+    assert [(t["segment"], t["topic"]) for t in topics["topics"]] == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert [sum(t["texts"] for t in topics["topics"] if t["segment"] == s) for s in (0, 1)] == [2, 2]
 
 
 def test_leaks_are_counted_against_the_whole_training_split(selection_dir):
@@ -73,17 +83,18 @@ def test_the_utility_record_and_table1_read_them(selection_dir):
     write_overlay(selection_dir, "methods.yaml", {"methods": list(METHODS)})
     snakemake(selection_dir, "results/tables/tab/table1.csv", "--configfile", "tiny.yaml", "methods.yaml")
     table = pd.read_csv(selection_dir / "results/tables/tab/table1.csv")
-    assert list(table["Method"]) == ["RPSG", "Aug-PE"] and (table["Seeds"] == 2).all()
+    assert list(table["Method"]) == ["RPSG", "Aug-PE", "DP topics (CTCL-style)"]
+    assert (table["Seeds"] == 2).all()
 
 
 def test_results_tables_all_builds_them_and_rule_all_does_not(selection_dir):
     tables = planned_rules(selection_dir, "results/tables/all", "--configfile", "tiny.yaml")
     everything = planned_rules(selection_dir, "--configfile", "tiny.yaml")
     assert "generate_private_selection" not in everything
-    assert tables.get("generate_private_selection", 0) == 0  # seed 1 of both is built already
+    assert tables.get("generate_private_selection", 0) == 0  # seed 1 of each is built already
     write_overlay(selection_dir, "seeds.yaml", {"private_selection": {"seeds": [1, 3]}})
     more = planned_rules(selection_dir, "results/tables/all", "--configfile", "tiny.yaml", "seeds.yaml")
-    assert more["generate_private_selection"] == 2
+    assert more["generate_private_selection"] == len(METHODS)
 
 
 def test_a_method_setting_reruns_that_method_only(selection_dir):
@@ -114,8 +125,8 @@ def test_the_methods_table_sets_them_beside_the_configured_methods(selection_dir
     snakemake(selection_dir, "results/tables/tab/methods.md", *configs)
     table = pd.read_csv(selection_dir / "results/tables/tab/methods.csv").set_index("method")
     assert list(table.index) == ["icl", "dpsgd", *METHODS]
-    assert list(table["family"]) == ["in_context", "trained", "private_selection", "private_selection"]
-    assert list(table["leak_design"]) == ["paired", "unpaired", "unpaired", "unpaired"]
+    assert list(table["family"]) == ["in_context", "trained", *["private_selection"] * 3]
+    assert list(table["leak_design"]) == ["paired", *["unpaired"] * 4]
     configured, selected = table.loc[["icl", "dpsgd"]], table.loc[list(METHODS)]
     # the privacy audit table gives the configured methods' verdicts; the gate, the others'
     assert set(configured["verdict_source"]) == {"privacy audit table"}
@@ -126,7 +137,7 @@ def test_the_methods_table_sets_them_beside_the_configured_methods(selection_dir
     assert configured["canary_epsilon"].notna().all() and selected["canary_epsilon"].isna().all()
     assert 0 < table.loc["dpsgd", "release_epsilon"] == table.loc["dpsgd", "formal_epsilon"] <= 8.0 * 1.01
     assert table.loc["rpsg", "formal_epsilon"] == 4.0 and pd.isna(table.loc["rpsg", "release_epsilon"])
-    assert 4.0 * 0.99 <= table.loc["aug_pe", "release_epsilon"] <= 4.0 and pd.isna(
+    assert table.loc[["aug_pe", "dp_topics"], "release_epsilon"].between(4.0 * 0.99, 4.0).all() and pd.isna(
         table.loc["icl", "formal_epsilon"]
     )
     for column in ("mauve", "text_mia_auc_cosine", "dcr_synthetic_median"):
@@ -137,8 +148,9 @@ def test_the_methods_table_sets_them_beside_the_configured_methods(selection_dir
     assert "CPU s / 1,000 documents (on cpu)" in markdown and "RPSG: its epsilon 4.00 covers" in markdown
     rpsg_row = next(line for line in markdown.splitlines() if line.startswith("| RPSG |"))
     assert "none for the release (4.00 per selection" in rpsg_row
-    # Aug-PE's and DP-SGD's claims bound their releases and are tested against their leaks; RPSG's is not
-    assert table.loc[["dpsgd", "aug_pe"], "dp_null_p_value"].between(0, 1).all()
+    # Aug-PE's, the topic histogram's and DP-SGD's claims bound their releases and are tested against
+    # their leaks; RPSG's is not
+    assert table.loc[["dpsgd", "aug_pe", "dp_topics"], "dp_null_p_value"].between(0, 1).all()
     assert table.loc[["icl", "rpsg"], "dp_epsilon"].isna().all()
     assert "Formal claims against the leaks" in markdown and "Aug-PE (epsilon" in markdown
     # the private-selection corpora have their own audit job, and no positive control of their own
@@ -153,7 +165,8 @@ def test_the_all_methods_page_and_bundle_show_them(selection_dir, side_by_side):
     bundle = "results/release/tab/known/direct/aug_pe/custodian/EVIDENCE.md"
     snakemake(selection_dir, f"{page}/index.html", f"{page}/comments.parquet", bundle, *configs)
     shown = sorted(path.name for path in (selection_dir / page / "data").glob("corpus_*.js"))
-    assert shown == [f"corpus_{method}_seed1.js" for method in ("aug_pe", "dpsgd", "icl", "rpsg")]
+    methods = ("aug_pe", "dp_topics", "dpsgd", "icl", "rpsg")
+    assert shown == [f"corpus_{method}_seed1.js" for method in methods]
     html = (selection_dir / page / "index.html").read_text(encoding="utf-8")
     manifest = json.loads(
         html.split('<script id="manifest" type="application/json">')[1].split("</script>")[0]

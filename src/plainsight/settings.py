@@ -438,6 +438,20 @@ class AugPeConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class DpTopicsConfig:
+    """`dp_topics`: the CTCL-style generator's topic model, corpus and histogram budget."""
+
+    topics: int
+    public_texts: int
+    keywords: int
+    samples: int
+    min_words: int
+    epsilon: float
+    delta: float | None
+    temperature: float
+
+
+@dataclass(frozen=True, kw_only=True)
 class ResourcesConfig:
     """`resources`: what the scheduler and the cost plan estimate the model jobs from."""
 
@@ -491,6 +505,7 @@ class Settings:
     private_selection: PrivateSelectionConfig
     rpsg: RpsgConfig
     aug_pe: AugPeConfig
+    dp_topics: DpTopicsConfig
     resources: ResourcesConfig
     model_large: LargeModelConfig | None = None
     utility: UtilityConfig | None = None
@@ -506,7 +521,7 @@ class Settings:
 
     def block(self, key: str) -> Any:
         """The block of a config key a method names (`model`, `model_large`, `dpsgd`, `rpsg`,
-        `aug_pe`: `plainsight.methods.registry.model_config_key` and `base_method`)."""
+        `aug_pe`, `dp_topics`: `plainsight.methods.registry.model_config_key` and `base_method`)."""
         if key not in _FIELD_NAMES:
             raise KeyError(f"no config block {key!r}")
         return getattr(self, key)

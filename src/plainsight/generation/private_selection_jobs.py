@@ -1,6 +1,7 @@
-"""The generate jobs of the training-free private generators (rpsg, aug_pe): the base model writes, and
-the private training segments only choose among its texts through a DP mechanism
-(`plainsight.generation.seed_rewrite`, `plainsight.generation.private_evolution`).
+"""The generate jobs of the training-free private generators (rpsg, aug_pe, dp_topics): the base model
+writes, and the private training segments only choose among its texts through a DP mechanism
+(`plainsight.generation.seed_rewrite`, `plainsight.generation.private_evolution`,
+`plainsight.generation.topic_generation`).
 
 `PrivateSelectionCorpusJob` is rule `generate_private_selection`: the corpus and the record of its
 guarantee. `CorpusTextsWriter` is how rule `mauve_texts` gives such a method's MAUVE texts: the method
@@ -21,10 +22,12 @@ from plainsight.generation.job_common import JobCommon, Plan
 from plainsight.generation.private_evolution import EvolutionRun, evolve_corpus
 from plainsight.generation.seed_rewrite import RewriteRun, rewrite_corpus
 from plainsight.generation.selection import Embedder, PrivateSegments, StepWriter
+from plainsight.generation.topic_generation import TopicRun, topic_corpus
 from plainsight.methods.pii import PiiPatterns
 from plainsight.methods.planned import PlannedGeneration
 from plainsight.methods.private_selection import EvolutionSettings, SeedRewriteSettings
 from plainsight.methods.selection_prompts import SelectionPrompts
+from plainsight.methods.topics import TopicSettings
 from plainsight.models import resolve_placement
 from plainsight.training.finetune import FinetuneSettings
 
@@ -79,6 +82,15 @@ class PrivateSelectionCorpusJob:
             common.generation.max_new_tokens,
         )
 
+    def topic_run(self) -> TopicRun:
+        common = self.common
+        return TopicRun(
+            common.method,
+            common.seed,
+            TopicSettings.from_params(self.settings),
+            common.generation.max_new_tokens,
+        )
+
     def run_with_guarantee(self) -> tuple[pd.DataFrame, dict[str, Any]]:
         """The corpus table (`plainsight.generation.corpus.CORPUS_COLUMNS`) and its guarantee record."""
         common = self.common
@@ -90,6 +102,8 @@ class PrivateSelectionCorpusJob:
         embedder = Embedder(self.embedder, placement[0])
         if common.spec.rewrites_seeds:
             return rewrite_corpus(self.rewrite_run(), private, writer, embedder, (common.model, placement))
+        if common.spec.selection == "topic_histogram":
+            return topic_corpus(self.topic_run(), private, writer, embedder)
         return evolve_corpus(self.evolution_run(), private, writer, embedder)
 
     def run(self) -> pd.DataFrame:

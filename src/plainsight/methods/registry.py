@@ -24,8 +24,9 @@ Family = Literal["in_context", "trained", "private_selection"]
 Training = Literal["prefix", "masked_prefix", "dp_prefix"]
 # How a training-free private generator uses the private text (plainsight.methods.private_selection):
 # `seed_rewrite` (RPSG) rewrites private seeds, a DP choice among the candidates of each;
-# `private_evolution` (Aug-PE) evolves texts written without private data by DP votes of the records.
-Selection = Literal["seed_rewrite", "private_evolution"]
+# `private_evolution` (Aug-PE) evolves texts written without private data by DP votes of the records;
+# `topic_histogram` (CTCL-style) writes from the topics of a DP histogram of the records' topics.
+Selection = Literal["seed_rewrite", "private_evolution", "topic_histogram"]
 # What a method's formal guarantee protects, the records that its neighbouring corpora differ in
 # (`Method.protects`): `unit`, one privacy unit, the docs' `unit_id` (a TAB document, a MIMIC patient, a
 # generic record's `unit_id`, else the record itself) with all its documents; `segment`, one training
@@ -87,11 +88,11 @@ class Method:
         """What its formal guarantee protects; None: it has none (in-context and plain fine-tuning).
         DP-SGD Poisson-samples whole units and clips each unit's summed gradient (`plainsight.training.dp`;
         `dpsgd.privacy_unit: sequence` makes every training segment its own unit, which its guarantee
-        record says); Aug-PE scales each unit's votes to norm 1; RPSG's selection protects its seed, one
-        training segment, per selection (`plainsight.methods.private_selection`)."""
+        record says); Aug-PE and the topic histogram scale each unit's votes to norm 1; RPSG's selection
+        protects its seed, one training segment, per selection (`plainsight.methods.private_selection`)."""
         if self.rewrites_seeds:
             return "segment"
-        if self.differentially_private or self.selection == "private_evolution":
+        if self.differentially_private or self.selection in ("private_evolution", "topic_histogram"):
             return "unit"
         return None
 
@@ -123,6 +124,13 @@ METHODS: dict[str, Method] = {
             shows_codes=False,
             blocks_context_values=False,
             selection="private_evolution",
+        ),
+        Method(
+            "dp_topics",
+            "private_selection",
+            shows_codes=False,
+            blocks_context_values=False,
+            selection="topic_histogram",
         ),
     )
 }

@@ -1,7 +1,8 @@
 """The prompts of the training-free private generators, from YAML
 (`resources/private_selection_prompts.yaml`): RPSG's abstraction, variant and restatement prompts,
-Aug-PE's initial and variation prompts, the description of each dataset format, the tones drawn per
-prompt. A text placed in a prompt is shortened (its beginning kept) to fit a token budget."""
+Aug-PE's initial and variation prompts, the CTCL-style generator's topic prompt, the description of each
+dataset format, the tones drawn per prompt. A text placed in a prompt is shortened (its beginning kept)
+to fit a token budget."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import yaml
 from plainsight.errors import InputError
 from plainsight.io import read_text_utf8
 
-TEMPLATES = ("abstraction", "variant", "rephrase", "initial", "variation")
+TEMPLATES = ("abstraction", "variant", "rephrase", "initial", "variation", "topic")
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from plainsight.scheduling.model_rules import (
     TRAINING_RULES,
     twin_of,
 )
-from plainsight.settings import AugPeConfig, FinetuneConfig, RpsgConfig, Settings
+from plainsight.settings import AugPeConfig, DpTopicsConfig, FinetuneConfig, RpsgConfig, Settings
 
 # Parquet bytes of one control-code row are at least this many (96-100 on the demo data),
 # so a codes file's size bounds its number of segments from above.
@@ -213,16 +213,19 @@ class JobTokens:
 
     # --- the private-selection jobs: the model's texts, and (RPSG) a surrogate fine-tuned on some ---
 
-    def selection_settings(self, w: Mapping[str, str]) -> RpsgConfig | AugPeConfig:
+    def selection_settings(self, w: Mapping[str, str]) -> RpsgConfig | AugPeConfig | DpTopicsConfig:
         """A private-selection method's config block: the block of its name."""
         return self.settings.block(self.methods.base_method(w["method"]))
 
     def selection_texts(self, w: Mapping[str, str]) -> int:
         """Texts a private-selection job writes (abstractions counted as long as a text: a bound).
         RPSG: m candidates and two rounds of variations per seed. Aug-PE: per paragraph range, the initial
-        samples x (variations + 1), then samples x variations in each round but the last."""
+        samples x (variations + 1), then samples x variations in each round but the last. The topic
+        histogram: per paragraph range, its public texts and its samples."""
         settings = self.selection_settings(w)
         ranges = len(self.settings.datasets[w["dataset"]].segments)
+        if self.methods.method(w["method"]).selection == "topic_histogram":
+            return ranges * (settings.public_texts + settings.samples)
         if self.methods.method(w["method"]).rewrites_seeds:
             train = self.segments(w["dataset"], "train")
             per_range = settings.private_seeds
