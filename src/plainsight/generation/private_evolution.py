@@ -25,7 +25,14 @@ from typing import Any
 
 import pandas as pd
 
-from plainsight.generation.selection import Embedder, PrivateSegments, StepWriter, selection_frame
+from plainsight.generation.selection import (
+    Embedder,
+    HistogramAccount,
+    PrivateSegments,
+    StepWriter,
+    histogram_guarantee,
+    selection_frame,
+)
 from plainsight.methods.private_selection import (
     EvolutionSettings,
     Population,
@@ -34,7 +41,6 @@ from plainsight.methods.private_selection import (
     evolve,
     noise_multiplier,
 )
-from plainsight.methods.registry import PROTECTED, method
 from plainsight.rng import numpy_rng, stable_rng
 
 log = logging.getLogger(__name__)
@@ -75,31 +81,6 @@ def variation_step(run: EvolutionRun, writer: StepWriter) -> Callable[[Populatio
     return vary
 
 
-def guarantee(run: EvolutionRun, private: PrivateSegments, delta: float, noise: float, spent: float) -> dict:
-    return {
-        "method": run.method,
-        "seed": run.seed,
-        "mechanism": "Gaussian noise on a nearest-neighbour vote histogram in each of T rounds, each unit's "
-        "votes scaled to L2 norm 1 (sensitivity 1); T rounds composed by Opacus's PRV accountant",
-        "epsilon": run.settings.epsilon,
-        "delta": delta,
-        "noise_multiplier": noise,
-        "rounds": run.settings.rounds,
-        "epsilon_spent": spent,
-        "accountant": "opacus prv, sample rate 1",
-        "privacy_unit": f"one {PROTECTED[method(run.method).protects]}",
-        "protects": method(run.method).protects,
-        "covers": "the released corpus: private text enters only through the T noisy histograms; the "
-        "texts, their variations and the survivors are post-processing",
-        "not_covered": "what the model, the embedder and the prompts hold of their own (public) training "
-        "data; the corpus's paragraph ranges and the number of texts per range are public settings",
-        "release_epsilon": spent,
-        "units": len(set(private.units)),
-        "private_records": len(private.keys),
-        "settings": asdict(run.settings),
-    }
-
-
 def evolve_corpus(
     run: EvolutionRun, private: PrivateSegments, writer: StepWriter, embedder: Embedder
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
@@ -132,4 +113,16 @@ def evolve_corpus(
     frame = selection_frame(
         run.method, run.seed, final.items, final.groups, [()] * len(final.items), writer.placement
     )
-    return frame, guarantee(run, private, delta, noise, spent)
+    account = HistogramAccount(settings.epsilon, delta, noise, settings.rounds, spent)
+    record = histogram_guarantee(
+        run.method,
+        run.seed,
+        private,
+        "Gaussian noise on a nearest-neighbour vote histogram in each of T rounds, each unit's votes "
+        "scaled to L2 norm 1 (sensitivity 1); T rounds composed by Opacus's PRV accountant",
+        "the released corpus: private text enters only through the T noisy histograms; the texts, their "
+        "variations and the survivors are post-processing",
+        account,
+        asdict(settings),
+    )
+    return frame, record

@@ -19,6 +19,7 @@ from plainsight.generation.params import GenerationSettings
 from plainsight.generation.runner import Generator, Request, Result, SamplingSettings
 from plainsight.methods.in_context import prompt_budget
 from plainsight.methods.planned import PlannedGeneration
+from plainsight.methods.registry import PROTECTED, method
 from plainsight.methods.selection_prompts import SelectionPrompts
 from plainsight.methods.trained import training_keys
 from plainsight.models import model_placement
@@ -158,3 +159,50 @@ def selection_frame(
     ]
     results = [Result(t.text, t.prompt_tokens, t.new_tokens) for t in texts]
     return corpus_frame(method, seed, planned, results, [t.trimmed_tokens for t in texts], placement)
+
+
+@dataclass(frozen=True)
+class HistogramAccount:
+    """What the accountant states of a private generator's Gaussian histograms: the budget asked, the
+    noise multiplier solved for it over `rounds` histograms (every unit in each) and the epsilon spent."""
+
+    epsilon: float
+    delta: float
+    noise_multiplier: float
+    rounds: int
+    spent: float
+
+
+def histogram_guarantee(
+    method_name: str,
+    seed: int,
+    private: PrivateSegments,
+    mechanism: str,
+    covers: str,
+    account: HistogramAccount,
+    settings: Mapping,
+) -> dict:
+    """The guarantee record of a generator whose private data enters only through Gaussian histograms
+    (Aug-PE's votes, the topic histogram): the spent epsilon bounds the released corpus, per the
+    method's protected record."""
+    protects = method(method_name).protects
+    return {
+        "method": method_name,
+        "seed": seed,
+        "mechanism": mechanism,
+        "epsilon": account.epsilon,
+        "delta": account.delta,
+        "noise_multiplier": account.noise_multiplier,
+        "rounds": account.rounds,
+        "epsilon_spent": account.spent,
+        "accountant": "opacus prv, sample rate 1",
+        "privacy_unit": f"one {PROTECTED[protects]}",
+        "protects": protects,
+        "covers": covers,
+        "not_covered": "what the model, the embedder and the prompts hold of their own (public) training "
+        "data; the corpus's paragraph ranges and the number of texts per range are public settings",
+        "release_epsilon": account.spent,
+        "units": len(set(private.units)),
+        "private_records": len(private.keys),
+        "settings": dict(settings),
+    }

@@ -21,9 +21,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from plainsight.generation.selection import Embedder, PrivateSegments, StepWriter, Written, selection_frame
+from plainsight.generation.selection import (
+    Embedder,
+    HistogramAccount,
+    PrivateSegments,
+    StepWriter,
+    Written,
+    histogram_guarantee,
+    selection_frame,
+)
 from plainsight.methods.private_selection import paper_delta
-from plainsight.methods.registry import PROTECTED, method
 from plainsight.methods.topics import (
     TopicModel,
     TopicSettings,
@@ -96,35 +103,6 @@ def topic_prompts(model: TopicModel, counts: list[int]) -> tuple[list[int], list
     return groups, keywords
 
 
-def guarantee(
-    run: TopicRun, private: PrivateSegments, delta: float, noise: float, spent: float, topics: list[dict]
-) -> dict:
-    protects = method(run.method).protects
-    return {
-        "method": run.method,
-        "seed": run.seed,
-        "mechanism": "Gaussian noise on one histogram of the private segments' topics (a topic model of "
-        "public text), each unit's counts scaled to L2 norm 1 (sensitivity 1); Opacus's PRV accountant",
-        "epsilon": run.settings.epsilon,
-        "delta": delta,
-        "noise_multiplier": noise,
-        "rounds": 1,
-        "epsilon_spent": spent,
-        "accountant": "opacus prv, sample rate 1",
-        "privacy_unit": f"one {PROTECTED[protects]}",
-        "protects": protects,
-        "covers": "the released corpus: private text enters only through the noisy topic histogram; the "
-        "topic model, the drawn topics and the texts are post-processing",
-        "not_covered": "what the model, the embedder and the prompts hold of their own (public) training "
-        "data; the corpus's paragraph ranges and the number of texts per range are public settings",
-        "release_epsilon": spent,
-        "units": len(set(private.units)),
-        "private_records": len(private.keys),
-        "settings": asdict(run.settings),
-        "topics": topics,
-    }
-
-
 def topic_corpus(
     run: TopicRun, private: PrivateSegments, writer: StepWriter, embedder: Embedder
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
@@ -160,4 +138,15 @@ def topic_corpus(
         for topic, bin_index in enumerate(model.bins_of(group))
     ]
     frame = selection_frame(run.method, run.seed, texts, groups, [()] * len(texts), writer.placement)
-    return frame, guarantee(run, private, delta, noise, spent, topics)
+    record = histogram_guarantee(
+        run.method,
+        run.seed,
+        private,
+        "Gaussian noise on one histogram of the private segments' topics (a topic model of public text), "
+        "each unit's counts scaled to L2 norm 1 (sensitivity 1); Opacus's PRV accountant",
+        "the released corpus: private text enters only through the noisy topic histogram; the topic "
+        "model, the drawn topics and the texts are post-processing",
+        HistogramAccount(settings.epsilon, delta, noise, 1, spent),
+        asdict(settings),
+    )
+    return frame, {**record, "topics": topics}
