@@ -180,6 +180,9 @@ def test_every_path_to_what_a_guaranteed_bundle_ships_passes_a_mechanism(profile
     # the public card names the same mechanisms as the data file it describes
     card = next(target for target in targets if target.endswith("dpsgd/README.md"))
     assert {name for name, _ in mechanisms_behind(jobs, provenance, card)} == {"dp_sgd", "code_patterns"}
+    # the topic generator's shipped texts: its one histogram is all that stands between them and the corpus
+    topics = "results/release/tab/known/direct/dp_topics/synthetic.jsonl"
+    assert {name for name, _ in mechanisms_behind(jobs, provenance, topics)} == {"topic_histogram"}
 
 
 def test_the_custodians_part_is_read_from_the_private_corpus_and_the_public_card_is_not(provenance):
