@@ -29,7 +29,7 @@ from plainsight.methods.private_selection import (
     paper_delta,
 )
 from plainsight.methods.selection_prompts import SelectionPrompts
-from plainsight.methods.topics import TopicSettings, spent_epsilon
+from plainsight.methods.topics import TopicSettings
 from plainsight.models import CPU, load_model
 from plainsight.snakemake_job import RuleJob
 from plainsight.training.finetune import FinetuneSettings, text_nlls
@@ -173,7 +173,7 @@ def test_dp_topics_writes_its_samples_from_the_noisy_topics_and_states_its_budge
     assert frame["context_doc_ids"].map(len).eq(0).all()  # no text is written from a private one
     assert record["units"] == 3 and record["private_records"] == 10 and record["rounds"] == 1
     assert record["delta"] == pytest.approx(1 / (3 * math.log(3)))
-    spent = spent_epsilon(record["noise_multiplier"], record["delta"])
+    spent = composed_epsilon(record["noise_multiplier"], 1, record["delta"])
     assert record["epsilon_spent"] == pytest.approx(spent)
     assert 4.0 * 0.99 <= record["release_epsilon"] == record["epsilon_spent"] <= 4.0
     # two topics per range, each with at most 3 keywords of the public texts; the texts per range add up

@@ -8,16 +8,14 @@ import re
 import numpy as np
 import pytest
 
-from plainsight.methods.private_selection import unit_votes
+from plainsight.methods.private_selection import composed_epsilon, noise_multiplier, unit_votes
 from plainsight.methods.topics import (
     TopicModel,
     TopicSettings,
     allocate,
     cluster,
-    noise_multiplier,
     noisy_allocation,
     shares,
-    spent_epsilon,
     topic_keywords,
 )
 
@@ -37,12 +35,12 @@ def test_negative_noisy_counts_read_as_none_and_all_none_as_equal_shares():
 
 
 def test_the_one_histogram_spends_the_stated_epsilon():
-    noise = noise_multiplier(1.0, 1e-5)
+    noise = noise_multiplier(1.0, 1e-5, 1)
     # the classical Gaussian mechanism needs sqrt(2 ln(1.25 / 1e-5)) = 4.84 for (1, 1e-5); the exact
     # (PRV) accounting of one Gaussian mechanism asks less
     assert 3.5 < noise < 4.0
-    assert 0.99 <= spent_epsilon(noise, 1e-5) <= 1.0
-    assert spent_epsilon(2 * noise, 1e-5) < 0.6
+    assert 0.99 <= composed_epsilon(noise, 1, 1e-5) <= 1.0
+    assert composed_epsilon(2 * noise, 1, 1e-5) < 0.6
 
 
 def two_ranges_model() -> TopicModel:
@@ -53,6 +51,13 @@ def two_ranges_model() -> TopicModel:
 def test_records_fall_in_the_nearest_topic_of_their_own_range():
     model = two_ranges_model()
     assert model.bins == 5 and list(model.bins_of(0)) == [0, 1] and list(model.bins_of(1)) == [2, 3, 4]
+    assert model.topics() == [
+        (0, 0, 0, ("a",)),
+        (0, 1, 1, ("b",)),
+        (1, 0, 2, ("c",)),
+        (1, 1, 3, ("d",)),
+        (1, 2, 4, ("e",)),
+    ]
     points = np.array([[9.0, 1.0], [9.0, 1.0], [1.0, -4.0]])
     # the first point is near (10, 0) in range 0 and near (9, 9) in range 1
     assert model.nearest(points, [0, 1, 1]) == [1, 4, 3]
@@ -133,7 +138,7 @@ def test_a_large_epsilon_writes_on_the_private_topics_and_a_tiny_one_does_not_fi
     nearest, all_units = [1] * 40 + [3] * 40, units + units
 
     def allocation(epsilon: float, seed: int) -> list[int]:
-        noise = noise_multiplier(epsilon, 1e-5)
+        noise = noise_multiplier(epsilon, 1e-5, 1)
         return noisy_allocation(model, nearest, all_units, 20, noise, np.random.default_rng(seed))[1]
 
     assert allocation(50.0, 0) == [0, 20, 0, 20, 0]

@@ -30,16 +30,8 @@ from plainsight.generation.selection import (
     histogram_guarantee,
     selection_frame,
 )
-from plainsight.methods.private_selection import paper_delta
-from plainsight.methods.topics import (
-    TopicModel,
-    TopicSettings,
-    cluster,
-    noise_multiplier,
-    noisy_allocation,
-    spent_epsilon,
-    topic_keywords,
-)
+from plainsight.methods.private_selection import composed_epsilon, noise_multiplier
+from plainsight.methods.topics import TopicModel, TopicSettings, cluster, noisy_allocation, topic_keywords
 from plainsight.rng import numpy_rng, stable_rng
 
 log = logging.getLogger(__name__)
@@ -51,9 +43,6 @@ class TopicRun:
     seed: int
     settings: TopicSettings
     max_new_tokens: int  # of every text the model writes
-
-    def delta_for(self, units: int) -> float:
-        return self.settings.delta if self.settings.delta is not None else paper_delta(units)
 
 
 def public_texts(run: TopicRun, writer: StepWriter, ranges: list[int]) -> tuple[list[Written], list[int]]:
@@ -95,11 +84,9 @@ def fit_topic_model(run: TopicRun, texts: list[str], groups: list[int], embeddin
 def topic_prompts(model: TopicModel, counts: list[int]) -> tuple[list[int], list[tuple[str, ...]]]:
     """(range, keywords) of every text to write: each bin's count of texts, in bin order."""
     groups, keywords = [], []
-    for group in model.ranges:
-        for topic, bin_index in enumerate(model.bins_of(group)):
-            words = model.keywords[model.ranges.index(group)][topic]
-            groups += [group] * counts[bin_index]
-            keywords += [words] * counts[bin_index]
+    for group, _, bin_index, words in model.topics():
+        groups += [group] * counts[bin_index]
+        keywords += [words] * counts[bin_index]
     return groups, keywords
 
 
@@ -109,9 +96,9 @@ def topic_corpus(
     """The corpus of one seed and its guarantee record; `writer` holds the loaded model. The record lists
     every topic with its keywords, noisy count and texts: all of it the mechanism's output."""
     settings = run.settings
-    delta = run.delta_for(len(set(private.units)))
-    noise = noise_multiplier(settings.epsilon, delta)
-    spent = spent_epsilon(noise, delta)
+    delta = settings.delta_for(len(set(private.units)))
+    noise = noise_multiplier(settings.epsilon, delta, 1)
+    spent = composed_epsilon(noise, 1, delta)
     log.info("one histogram, noise multiplier %.3f: epsilon %.3f at delta %.3g", noise, spent, delta)
 
     written, public_groups = public_texts(run, writer, private.ranges)
@@ -130,12 +117,11 @@ def topic_corpus(
         {
             "segment": group,
             "topic": topic,
-            "keywords": list(model.keywords[model.ranges.index(group)][topic]),
+            "keywords": list(words),
             "noisy_count": round(float(noisy[bin_index]), 3),
             "texts": counts[bin_index],
         }
-        for group in model.ranges
-        for topic, bin_index in enumerate(model.bins_of(group))
+        for group, topic, bin_index, words in model.topics()
     ]
     frame = selection_frame(run.method, run.seed, texts, groups, [()] * len(texts), writer.placement)
     record = histogram_guarantee(

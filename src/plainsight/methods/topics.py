@@ -12,7 +12,8 @@ range; each privacy unit's counts over all (range, topic) bins are scaled to L2 
 votes, `plainsight.methods.private_selection.unit_votes`), so adding or removing a unit moves the
 histogram by at most 1 in L2; Gaussian noise of `noise` per bin; a range's texts are shared out over its
 topics by their noisy counts, negative ones read as none. One Gaussian mechanism over every unit (sample
-rate 1): Opacus's PRV accountant solves its noise multiplier for the stated (epsilon, delta). Drawing the
+rate 1): Opacus's PRV accountant solves its noise multiplier for the stated (epsilon, delta)
+(`plainsight.methods.private_selection.noise_multiplier` with one round, as Aug-PE's T). Drawing the
 topics and writing the texts are post-processing, so a corpus may have as many texts as wanted at no
 further privacy cost.
 """
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from plainsight import accounting
-from plainsight.methods.private_selection import unit_votes
+from plainsight.methods.private_selection import paper_delta, unit_votes
 
 # words of at least three letters: numbers, dates and codes never name a topic
 KEYWORD_PATTERN = r"(?u)\b[^\W\d_]{3,}\b"
@@ -71,6 +72,9 @@ class TopicSettings:
             params["min_words"],
         )
 
+    def delta_for(self, units: int) -> float:
+        return self.delta if self.delta is not None else paper_delta(units)
+
 
 @dataclass(frozen=True)
 class TopicModel:
@@ -91,6 +95,14 @@ class TopicModel:
     def bins_of(self, group: int) -> range:
         start = self.offset(group)
         return range(start, start + len(self.centres[self.ranges.index(group)]))
+
+    def topics(self) -> list[tuple[int, int, int, tuple[str, ...]]]:
+        """(range, topic, bin, keywords) of every topic, in bin order."""
+        return [
+            (group, topic, bin_index, self.keywords[position][topic])
+            for position, group in enumerate(self.ranges)
+            for topic, bin_index in enumerate(self.bins_of(group))
+        ]
 
     def nearest(self, embeddings: np.ndarray, groups: Sequence[int]) -> list[int]:
         """The bin of each row's nearest centre (L2) of its own range; a range without topics stops."""
@@ -169,13 +181,3 @@ def noisy_allocation(
         for bin_index, count in zip(bins, allocate(shares(noisy[bins]), samples)):
             counts[bin_index] = count
     return noisy, counts
-
-
-def noise_multiplier(epsilon: float, delta: float) -> float:
-    """The histogram noise (per unit of sensitivity) of one Gaussian mechanism at (epsilon, delta)."""
-    return accounting.gaussian_noise_multiplier(epsilon, delta, 1)
-
-
-def spent_epsilon(noise: float, delta: float) -> float:
-    """The epsilon at `delta` of the one histogram of noise multiplier `noise` (Opacus's PRV accountant)."""
-    return accounting.composed_epsilon([(noise, 1.0, 1)], delta)
