@@ -578,7 +578,7 @@ def test_the_card_gives_macro_f1_beside_chance_zero_learning_and_the_real_rows_a
         "| Corpus | Downstream macro-F1 |",
         "|---|---|",
         "| This corpus | 0.500 [0.400, 0.600] |",
-        "| Chance (labels drawn at the real shares) | 0.200 |",
+        "| Chance (the best rule that ignores the text) | 0.200 |",
         "| Zero learning (the base model from fictional codes alone) | 0.300 |",
         "| Real training data (ceiling) | 0.800 |",
         "| Real training data, as many texts as a corpus | 0.600 |",

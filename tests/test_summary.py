@@ -236,9 +236,9 @@ def test_real_values_are_counted_by_entity_type_and_class_in_generations_and_dis
 def test_utility_stands_beside_chance_zero_learning_and_the_ceiling_or_is_said_to_be_missing():
     page = summary_markdown(summary(None, utility=UTILITY))
     assert lines(page.split("## Utility")[1])[4] == (
-        "| Measure (score, 0 to 1) | This corpus | Chance (labels drawn at the real shares) | Zero learning "
-        "(the base model from fictional codes alone) | Real training data (ceiling) | Real training data, as "
-        "many texts as a corpus |"
+        "| Measure (score, 0 to 1) | This corpus | Chance (the best rule that ignores the text) | "
+        "Zero learning (the base model from fictional codes alone) | Real training data (ceiling) | "
+        "Real training data, as many texts as a corpus |"
     )
     assert "| Downstream macro-F1 | 0.500 [0.400, 0.600] | 0.200 | 0.350 | 0.800 | 0.600 |" in lines(page)
     assert "| Accuracy | 0.300 | 0.100 | 0.400 | 0.500 | 0.400 |" in lines(page)

@@ -707,7 +707,7 @@ def test_utility_measures_table_and_plots(workflow_dir):
     table = pd.read_csv(workflow_dir / "results/tables/tab/utility.csv")
     assert table["display"].tolist() == [
         "Real training data (ceiling)",
-        "Chance (labels drawn at the real shares)",
+        "Chance (the best rule that ignores the text)",
         "Real training data, as many texts as a corpus",
         "Zero learning (the base model from fictional codes alone)",
         "Baseline",

@@ -24,7 +24,7 @@ from plainsight.report.figures import pyplot, save_png
 
 REAL_DISPLAY = "Real training data (ceiling)"
 REAL_SAMPLE_DISPLAY = "Real training data, as many texts as a corpus"
-CHANCE_DISPLAY = "Chance (labels drawn at the real shares)"
+CHANCE_DISPLAY = "Chance (the best rule that ignores the text)"
 ZERO_LEARNING_DISPLAY = "Zero learning (the base model from fictional codes alone)"
 # the rows with no synthetic corpus of their own
 REAL_ROWS = (REAL, CHANCE, REAL_SAMPLE)
@@ -159,9 +159,10 @@ def utility_notes(classifier: str) -> list[str]:
         "(macro-F1 over the labels; accuracy: the label set exactly right), 95% bootstrap intervals over "
         "test documents; the real row is trained on the real training split. EO gap: the equalised-odds "
         "gap by group (largest difference in true- or false-positive rate between groups, mean over "
-        "labels); groups of a few documents make it noisy. Chance: the expected scores of labels drawn at "
-        "their shares of the real training split whatever the text (a label's F1 2pq / (p + q)); a corpus "
-        "at or below it taught the classifier nothing about the labels. The last real row trains on a "
+        "labels); groups of a few documents make it noisy. Chance: the best scores a rule that ignores the "
+        "text can expect (multi-label: every label to every text, a label's F1 2p / (1 + p) with p its test "
+        "share; single-label: labels drawn at their test shares); a corpus at or below it taught the "
+        "classifier nothing about the labels. The last real row trains on a "
         "seeded sample of real training segments as large as the largest corpus, so that a corpus's gap to "
         "the ceiling can be told apart from its smaller size. Zero learning: the corpus the base model "
         "writes from the fictional codes alone, with no adapter and no real text in its prompts (the "
