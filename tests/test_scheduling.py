@@ -204,6 +204,40 @@ def test_a_rule_measured_at_its_own_rate_and_its_twins_with_it():
     assert costs.work("generate_trained", job)[1] == 10
 
 
+def test_an_adapter_job_is_planned_at_its_methods_rate_over_its_examples_padded_width():
+    costs = cost_model(
+        prefix_tuning={"epochs": 2, "num_virtual_tokens": 8, "max_length": 92},
+        resources={
+            "training_tokens_per_second": 50,
+            "rule_tokens_per_second": None,
+            "method_tokens_per_second": {"dpsgd": 20},
+            "planned_example_tokens": {"tab": 30, "mimic": 500},
+        },
+    )
+    job = {"dataset": "tab", "setting": "known", "idset": "direct", "method": "dpsgd", "seed": "1"}
+    # the scheduler's bound: 40 training segments x 2 epochs x (92 + 8); the plan: at the planned 30 + 8
+    assert costs.work("train_adapter", job) == (40 * 2 * 100, 20)
+    assert costs.work("train_adapter", job, expected=True) == (40 * 2 * 38, 20)
+    assert costs.work("canary_adapter", job, expected=True) == (40 * 2 * 38, 20)  # its twin
+    assert costs.work("train_adapter", {**job, "method": "ft"}, expected=True) == (40 * 2 * 38, 50)
+    # a planned width over max_length is cut to it; a dataset without one is planned at max_length
+    assert costs.work("train_adapter", {**job, "dataset": "mimic"}, expected=True)[0] == 40 * 2 * 100
+    assert (
+        cost_model(prefix_tuning={"epochs": 2, "num_virtual_tokens": 8, "max_length": 92}).work(
+            "train_adapter", {**job, "dataset": "mimic"}, expected=True
+        )[0]
+        == 40 * 2 * 100
+    )
+    # a rule's own measured rate comes before the method's
+    measured = cost_model(
+        resources={
+            "rule_tokens_per_second": {"canary_adapter": 70},
+            "method_tokens_per_second": {"dpsgd": 20},
+        }
+    )
+    assert measured.work("canary_adapter", job)[1] == 70 and measured.work("train_adapter", job)[1] == 20
+
+
 def test_host_memory_of_generation_packs_a_weight_copy_on_the_cpu_only():
     job = {"dataset": "tab", "setting": "known", "idset": "direct", "method": "icl", "seed": "1"}
     cpu, gpu = cost_model(), cost_model(resources={"gpus_per_job": 1})

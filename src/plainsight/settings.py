@@ -461,6 +461,8 @@ class ResourcesConfig:
     generation_tokens_per_second: float
     training_tokens_per_second: float
     rule_tokens_per_second: Mapping[str, float] | None
+    method_tokens_per_second: Mapping[str, float] | None
+    planned_example_tokens: Mapping[str, int] | None
     startup_seconds: float
     runtime_margin: float
     model_shapes: str

@@ -156,10 +156,21 @@ def plan_markdown(
         f"- {resources.generation_tokens_per_second:g} new tokens/s per generation job, "
         f"{resources.training_tokens_per_second:g} tokens/s per training or scoring job"
         + "".join(f", {rule} {rate:g}" for rule, rate in (resources.rule_tokens_per_second or {}).items())
+        + "".join(
+            f", {method}'s adapters {rate:g}"
+            for method, rate in (resources.method_tokens_per_second or {}).items()
+        )
         + " (`resources`; check them against a run with `python -m plainsight.report.plan_check`)",
-        f"- hours: the expected work (each generation decoded once, at most `max_new_tokens` new tokens) "
-        f"and {resources.startup_seconds:g} s of start-up per job, no margin, no queueing; jobs that "
-        "load no model take minutes on one CPU core and are counted as jobs only",
+        "- hours: the expected work (each generation decoded once, at most `max_new_tokens` new tokens; "
+        "each adapter training example at "
+        + "".join(
+            f"{tokens:g} tokens for {dataset}, "
+            for dataset, tokens in (resources.planned_example_tokens or {}).items()
+        )
+        + f"`max_length` {costs.settings.prefix_tuning.max_length}"
+        + (" elsewhere" if resources.planned_example_tokens else "")
+        + f", the prefix aside) and {resources.startup_seconds:g} s of start-up per job, no margin, no "
+        "queueing; jobs that load no model take minutes on one CPU core and are counted as jobs only",
         *[f"- {dataset}: {size}" for dataset, size in sizes.items()],
         *[f"- {note}" for note in costs.notes.values()],
     ]

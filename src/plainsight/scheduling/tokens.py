@@ -60,7 +60,7 @@ class JobTokens:
                 rule, "generation_tokens_per_second"
             )
         if twin in TRAINING_RULES:
-            tokens = self.training_tokens(twin, w)
+            tokens = self.training_tokens(twin, w, expected)
         elif twin == "utility_measures":
             tokens = self.downstream_tokens(w, rule in ALL_METHODS_TWINS)
         elif twin == "membership_scores":
@@ -78,13 +78,28 @@ class JobTokens:
             return tokens + resampling * self.tokens_per_second(rule, "training_tokens_per_second"), (
                 self.tokens_per_second(rule, "training_tokens_per_second")
             )
-        return tokens, self.tokens_per_second(rule, "training_tokens_per_second")
+        return tokens, self.tokens_per_second(rule, "training_tokens_per_second", w.get("method"))
 
-    def tokens_per_second(self, rule: str, family_key: str) -> float:
+    def tokens_per_second(self, rule: str, family_key: str, method: str | None = None) -> float:
         """A rule's measured throughput (`resources.rule_tokens_per_second`, by its name, then by the rule
-        whose work it does), else its family's (`family_key`)."""
+        whose work it does), else an adapter job's method's (`method_tokens_per_second`), else its
+        family's (`family_key`)."""
         measured = self.resources.rule_tokens_per_second or {}
-        return measured.get(rule) or measured.get(twin_of(rule)) or getattr(self.resources, family_key)
+        by_method = self.resources.method_tokens_per_second or {}
+        return (
+            measured.get(rule)
+            or measured.get(twin_of(rule))
+            or (by_method.get(method) if twin_of(rule) == "train_adapter" else None)
+            or getattr(self.resources, family_key)
+        )
+
+    def example_tokens(self, dataset: str, expected: bool) -> int:
+        """Tokens of one adapter training example, the prefix included: `max_length`, a bound, or with
+        `expected` the padded width `resources.planned_example_tokens` gives the dataset (batches are
+        padded to their longest example, not to `max_length`), where it gives one."""
+        prefix = self.settings.prefix_tuning
+        planned = (self.resources.planned_example_tokens or {}).get(dataset) if expected else None
+        return prefix.num_virtual_tokens + min(planned or prefix.max_length, prefix.max_length)
 
     def attempts(self, method: str, expected: bool = False) -> int:
         """Decodings per generation: at most one and its regenerations; one expected (a regeneration
@@ -130,13 +145,15 @@ class JobTokens:
         perplexity = self.settings.utility.perplexity
         return perplexity.batch_size, perplexity.max_length
 
-    def training_tokens(self, rule: str, w: Mapping[str, str]) -> float:
-        """Tokens a training job trains on or scores: the adapter's epochs over the fine-tuning segments;
-        perplexity's fine-tuning on one corpus (bounded by its generations' tokens), then the test split."""
+    def training_tokens(self, rule: str, w: Mapping[str, str], expected: bool = False) -> float:
+        """Tokens a training job trains on or scores: the adapter's epochs over the fine-tuning segments
+        (`example_tokens` each); perplexity's fine-tuning on one corpus (bounded by its generations'
+        tokens), then the test split."""
         dataset = w["dataset"]
-        sequences_tokens = self.training_batch(rule)[1]
         if rule == "train_adapter":
-            return self.segments(dataset, "train") * self.settings.prefix_tuning.epochs * sequences_tokens
+            epochs = self.settings.prefix_tuning.epochs
+            return self.segments(dataset, "train") * epochs * self.example_tokens(dataset, expected)
+        sequences_tokens = self.training_batch(rule)[1]
         scoring = self.segments(dataset, "test") * sequences_tokens
         if rule == "base_perplexity":
             return scoring
