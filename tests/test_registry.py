@@ -37,8 +37,13 @@ def test_the_training_free_private_generators():
     assert names("private_selection") == ("rpsg", "aug_pe", "dp_topics")
     rpsg, aug_pe, topics = method("rpsg"), method("aug_pe"), method("dp_topics")
     assert rpsg.private_selection and aug_pe.private_selection and topics.private_selection
-    assert rpsg.rewrites_seeds and not aug_pe.rewrites_seeds and not topics.rewrites_seeds
     assert topics.selection == "topic_histogram"
+    # each generator is exactly one of the three kinds of selection
+    assert [(m.rewrites_seeds, m.evolves, m.writes_from_topics) for m in (rpsg, aug_pe, topics)] == [
+        (True, False, False),
+        (False, True, False),
+        (False, False, True),
+    ]
     assert not any(m.trained or m.in_context or m.differentially_private for m in (rpsg, aug_pe, topics))
     assert all(m.selection is None for m in registry.METHODS.values() if not m.private_selection)
     pattern = re.compile(wildcard_pattern("private_selection"))

@@ -102,7 +102,7 @@ class PrivateSelectionCorpusJob:
         embedder = Embedder(self.embedder, placement[0])
         if common.spec.rewrites_seeds:
             return rewrite_corpus(self.rewrite_run(), private, writer, embedder, (common.model, placement))
-        if common.spec.selection == "topic_histogram":
+        if common.spec.writes_from_topics:
             return topic_corpus(self.topic_run(), private, writer, embedder)
         return evolve_corpus(self.evolution_run(), private, writer, embedder)
 

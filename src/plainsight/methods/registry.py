@@ -75,6 +75,17 @@ class Method:
         return self.selection == "seed_rewrite"
 
     @property
+    def evolves(self) -> bool:
+        """The model's texts evolve over rounds of DP votes of the private records (Aug-PE)."""
+        return self.selection == "private_evolution"
+
+    @property
+    def writes_from_topics(self) -> bool:
+        """Its texts are written from the topics a DP histogram of the private records' topics draws
+        (CTCL-style)."""
+        return self.selection == "topic_histogram"
+
+    @property
     def masked_objective(self) -> bool:
         """Prefix tuning with the privacy mask's contrastive and KL terms."""
         return self.training == "masked_prefix"
@@ -92,7 +103,7 @@ class Method:
         protects its seed, one training segment, per selection (`plainsight.methods.private_selection`)."""
         if self.rewrites_seeds:
             return "segment"
-        if self.differentially_private or self.selection in ("private_evolution", "topic_histogram"):
+        if self.differentially_private or self.evolves or self.writes_from_topics:
             return "unit"
         return None
 

@@ -241,9 +241,10 @@ class JobTokens:
         histogram: per paragraph range, its public texts and its samples."""
         settings = self.selection_settings(w)
         ranges = len(self.settings.datasets[w["dataset"]].segments)
-        if self.methods.method(w["method"]).selection == "topic_histogram":
+        method = self.methods.method(w["method"])
+        if method.writes_from_topics:
             return ranges * (settings.public_texts + settings.samples)
-        if self.methods.method(w["method"]).rewrites_seeds:
+        if method.rewrites_seeds:
             train = self.segments(w["dataset"], "train")
             per_range = settings.private_seeds
             seeds = train if per_range is None else min(train, per_range * ranges)
