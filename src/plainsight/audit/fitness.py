@@ -4,7 +4,8 @@ that is not documents is no release. Two pieces of evidence, each with bounds:
 - the share of its generations that are documents (`plainsight.evaluation.quality`), with a Wilson 95%
   interval, against `release.gate.documents_min`;
 - its downstream macro-F1 (train on the synthetic corpus, test on real text: the utility table) with
-  its interval, against chance and against the real-data ceiling.
+  its interval, against chance (the best a rule that ignores the text can expect) and against the
+  real-data ceiling.
 
 Fit as text when the documents share's lower bound reaches the minimum and the macro-F1's lower bound
 lies above chance's estimate; not fit when the share's upper bound lies under the minimum or the
