@@ -20,6 +20,7 @@ from plainsight.report.plan_check import (
     read_metadata,
     read_plan,
     rule_family,
+    throughput_of,
 )
 from plainsight.scheduling.model_rules import MODEL_RULES
 
@@ -260,3 +261,15 @@ def test_a_run_without_benchmarks_compares_its_hours_alone(run):
     rows = compare(read_plan(run / "plan.tsv"), jobs, benchmarks).set_index("rule")
     assert rows["benchmark_hours"].isna().all() and not rows["over_request"].any()
     assert rows.loc["generate_icl", "ratio"] == pytest.approx(1.5)
+
+
+def test_the_throughput_named_for_a_rule_is_the_one_its_plan_reads():
+    assert (
+        throughput_of("generate_icl")
+        == "rule_tokens_per_second.generate_icl` or `generation_tokens_per_second"
+    )
+    # an adapter job (and its canary twin) plans at its method's rate before the family's
+    assert throughput_of("canary_adapter") == (
+        "rule_tokens_per_second.canary_adapter` or `method_tokens_per_second` or `training_tokens_per_second"
+    )
+    assert throughput_of("perplexity") == "rule_tokens_per_second.perplexity` or `training_tokens_per_second"

@@ -71,12 +71,13 @@ def rule_family(rule: str) -> str:
 
 
 def throughput_of(rule: str) -> str:
-    """The `resources` throughputs a model rule's planned hours rest on: its own measured one, else its
-    family's."""
+    """The `resources` throughputs a model rule's planned hours rest on: its own measured one, else (an
+    adapter's) its method's, else its family's."""
     family = (
         "generation_tokens_per_second" if twin_of(rule) in GENERATION_RULES else "training_tokens_per_second"
     )
-    return f"rule_tokens_per_second.{rule}` or `{family}"
+    by_method = "method_tokens_per_second` or `" if twin_of(rule) == "train_adapter" else ""
+    return f"rule_tokens_per_second.{rule}` or `{by_method}{family}"
 
 
 # --- reading ---

@@ -99,7 +99,9 @@ class JobTokens:
         padded to their longest example, not to `max_length`), where it gives one."""
         prefix = self.settings.prefix_tuning
         planned = (self.resources.planned_example_tokens or {}).get(dataset) if expected else None
-        return prefix.num_virtual_tokens + min(planned or prefix.max_length, prefix.max_length)
+        if planned is None:
+            return prefix.sequence_tokens()
+        return prefix.num_virtual_tokens + min(planned, prefix.max_length)
 
     def attempts(self, method: str, expected: bool = False) -> int:
         """Decodings per generation: at most one and its regenerations; one expected (a regeneration
