@@ -314,8 +314,12 @@ def test_the_downstream_encoder_jobs_are_planned_with_gpu_hours():
     wildcards = {"dataset": "tab", "setting": "known", "idset": "direct"}
     # 2 corpora of max(12 x 2, 50) = 50 generations; trained on 50 real + 100 synthetic texts twice,
     # predicting 3 x 10 test texts and the 100 synthetic ones: 430 texts x 100 tokens at 1000 tokens/s
+    # of `model`, in the ratio of its parameters to the encoder's
+    encoder = cfg["utility"]["downstream"]["encoder"]["model"]
+    rate = 1000 * costs.parameters(costs.base_model) / costs.parameters(encoder)
+    assert costs.work("utility_measures", wildcards)[1] == pytest.approx(rate)
     startup = cfg["resources"]["startup_seconds"]
-    assert costs.hours("utility_measures", wildcards) == pytest.approx((startup + 430 * 100 / 1000) / 3600)
+    assert costs.hours("utility_measures", wildcards) == pytest.approx((startup + 430 * 100 / rate) / 3600)
     assert (
         125e6 * 4 * 4 < costs.gpu_bytes("utility_measures", wildcards) < 80e9
     )  # float32 weights, grads, Adam
@@ -328,7 +332,7 @@ def test_the_downstream_encoder_jobs_are_planned_with_gpu_hours():
     cfg["private_selection"].update(methods=["rpsg", "aug_pe"], seeds=[1])
     costs = cost_model(cfg, SHAPES, lambda dataset, split: {"train": 50, "test": 10}[split])
     assert costs.hours("utility_measures_all_methods", wildcards) == pytest.approx(
-        (startup + 750 * 100 / 1000) / 3600
+        (startup + 750 * 100 / rate) / 3600
     )
     cfg["utility"]["downstream"]["classifier"] = "tfidf_logreg"
     assert cost_model(cfg, SHAPES, lambda d, s: 1).gpu_bytes("utility_measures", {"dataset": "tab"}) == 0

@@ -238,6 +238,72 @@ def test_an_adapter_job_is_planned_at_its_methods_rate_over_its_examples_padded_
     assert measured.work("canary_adapter", job)[1] == 70 and measured.work("train_adapter", job)[1] == 20
 
 
+def test_a_job_of_another_model_runs_at_the_family_rate_in_the_ratio_of_parameters():
+    costs = cost_model(
+        model={"name_or_path": "smollm2-135m"},
+        model_large={"name_or_path": "gemma3-270m"},
+        utility={
+            "downstream": {
+                **default_config()["utility"]["downstream"],
+                "classifier": "encoder",
+                "encoder": {
+                    **default_config()["utility"]["downstream"]["encoder"],
+                    "model": "FacebookAI/roberta-base",
+                },
+            },
+            "mauve": {**default_config()["utility"]["mauve"], "featurizer": "gpt2-large"},
+        },
+        resources={
+            "generation_tokens_per_second": 10,
+            "training_tokens_per_second": 50,
+            "rule_tokens_per_second": None,
+            "model_parameters": 100_000_000,
+        },
+    )
+    job = {"dataset": "tab", "setting": "known", "idset": "direct", "method": "icl", "seed": "1"}
+    shapes_parameters = {
+        "gemma3-270m": 268_042_240,
+        "FacebookAI/roberta-base": 123_538_176,
+        "gpt2-large": 773_428_480,
+        "minilm": 22_337_280,
+    }
+    for name, parameters in shapes_parameters.items():
+        assert costs.parameters(name) == parameters
+    # `model` (its parameters set to 100 M) at the family rates, whatever its jobs load with it
+    assert costs.work("generate_icl", job)[1] == 10
+    assert costs.work("train_adapter", {**job, "method": "ft"})[1] == 50
+    assert costs.work("generate_trained", {**job, "method": "ft"})[1] == 10
+    # a larger model slower, a smaller one faster, in the ratio 100 M / its parameters
+    assert costs.work("generate_icl", {**job, "method": "icl.large"})[1] == pytest.approx(
+        10 * 1e8 / 268_042_240
+    )
+    assert costs.work("utility_measures", {"dataset": "tab"})[1] == pytest.approx(50 * 1e8 / 123_538_176)
+    assert costs.work("mauve", job)[1] == pytest.approx(50 * 1e8 / 773_428_480)
+    family = "training_tokens_per_second"
+    assert costs.tokens_per_second("released_text_audit", job, family) == pytest.approx(50 * 1e8 / 22_337_280)
+    assert "minilm (22.3 M parameters) at 4.48 x the family rates" in costs.notes["rate minilm"]
+    # a measured rule rate is the job's own: no scaling
+    measured = cost_model(resources={"rule_tokens_per_second": {"released_text_audit": 2500}})
+    assert measured.tokens_per_second("released_text_audit", job, family) == 2500
+    # a downstream task without an encoder loads no model: its (zero) work at the family rate
+    assert cost_model(resources={"training_tokens_per_second": 50}).work(
+        "utility_measures", {"dataset": "tab"}
+    ) == (
+        0,
+        50,
+    )
+
+
+def test_the_audit_embedder_shape_is_the_shipped_embedders():
+    from plainsight.scheduling.model_rules import AUDIT_EMBEDDER
+    from plainsight.scheduling.model_shape import model_parameters
+    from plainsight.sentence_embedder import EMBEDDED, embedder_folder
+
+    costs = cost_model()
+    assert AUDIT_EMBEDDER == EMBEDDED
+    assert costs.parameters(AUDIT_EMBEDDER) == model_parameters(embedder_folder(EMBEDDED))
+
+
 def test_host_memory_of_generation_packs_a_weight_copy_on_the_cpu_only():
     job = {"dataset": "tab", "setting": "known", "idset": "direct", "method": "icl", "seed": "1"}
     cpu, gpu = cost_model(), cost_model(resources={"gpus_per_job": 1})

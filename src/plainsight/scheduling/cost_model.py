@@ -41,7 +41,7 @@ from plainsight.scheduling.model_rules import (
     TRAINING_RULES,
     twin_of,
 )
-from plainsight.scheduling.model_shape import ModelShape, model_parameters, model_shape
+from plainsight.scheduling.model_shape import ModelShape, model_shape
 from plainsight.scheduling.tokens import JobTokens
 from plainsight.settings import FinetuneConfig, Settings
 
@@ -70,11 +70,8 @@ class CostModel(JobTokens):
         segments: Callable[[str, str], int],
         methods: ModuleType,
     ):
-        super().__init__(settings, segments, methods)
-        self.shapes = shapes
-        self.notes: dict[str, str] = {}
+        super().__init__(settings, shapes, segments, methods)
         self.on_gpu = self.resources.gpus_per_job > 0
-        self.base_model = settings.model.name_or_path
         self.dtype_bytes = DTYPE_BYTES.get(
             settings.model.dtype, 2 if self.on_gpu else 4
         )  # auto: 16-bit on a GPU
@@ -89,15 +86,6 @@ class CostModel(JobTokens):
                 f"({self.resources.model_shapes}) or give a folder with its config.json"
             )
         return shape
-
-    def parameters(self, name_or_path: str) -> int:
-        """`resources.model_parameters` for `model` when set, else `model_parameters`."""
-        if name_or_path == self.base_model and self.resources.model_parameters:
-            return self.resources.model_parameters
-        return model_parameters(name_or_path, self.shapes)
-
-    def model_of(self, method: str) -> str:
-        return self.settings.block(self.methods.model_config_key(method)).name_or_path
 
     def slots(self, shape: ModelShape, positions: int, model: str, prompts: int) -> int:
         """Decoding slots: the configured number, or what `batch_size: auto` takes (on a GPU: as many
@@ -125,9 +113,10 @@ class CostModel(JobTokens):
     def generation_job(self, rule: str, w: Mapping[str, str]) -> tuple[str, int]:
         """(model, longest prompt in tokens) of a generate job; a trained method's prompt is its prefix
         and code."""
+        model = self.job_model(rule, w)
         if rule == "generate_trained":
-            return self.base_model, self.settings.prefix_tuning.sequence_tokens()
-        return self.model_of(w["method"]), self.settings.generation.max_prompt_tokens
+            return model, self.settings.prefix_tuning.sequence_tokens()
+        return model, self.settings.generation.max_prompt_tokens
 
     # --- the estimates ---
 

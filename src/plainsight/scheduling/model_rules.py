@@ -20,6 +20,9 @@ CANARY_SCORING_RULES = ("canary_docs", "canary_attacks")
 # the released-text audits: the sentence embedder and the text attacks over the real segments and the
 # corpora they audit (every method's and the two controls', or one bundle's kept rows and its control)
 EMBEDDING_RULES = ("released_text_audit", "release_audit")
+# the sentence embedder they load: the shipped MiniLM (plainsight.sentence_embedder.EMBEDDED), whose shape is
+# in resources/model_shapes.yaml
+AUDIT_EMBEDDER = "minilm"
 # the all-methods utility measures: rule utility_measures (`use rule ... with:`) on the private-selection
 # corpora too
 ALL_METHODS_TWINS = {"utility_measures_all_methods": "utility_measures"}

@@ -10,12 +10,14 @@ from types import ModuleType
 from plainsight.scheduling.memory import MB
 from plainsight.scheduling.model_rules import (
     ALL_METHODS_TWINS,
+    AUDIT_EMBEDDER,
     CANARY_SCORING_RULES,
     EMBEDDING_RULES,
     GENERATION_RULES,
     TRAINING_RULES,
     twin_of,
 )
+from plainsight.scheduling.model_shape import model_parameters
 from plainsight.settings import AugPeConfig, DpTopicsConfig, FinetuneConfig, RpsgConfig, Settings
 
 # Parquet bytes of one control-code row are at least this many (96-100 on the demo data),
@@ -40,15 +42,51 @@ def segments_upper_bound(codes_mb: float) -> int:
 
 
 class JobTokens:
-    """The tokens of the model jobs of one config's `settings`, by rule and wildcards.
-    `segments(dataset, split)` counts (or bounds) the segments of a split; `methods` is the method
-    registry, `plainsight.methods.registry`, which the callers hand in: a shared module imports no stage."""
+    """The tokens of the model jobs of one config's `settings`, by rule and wildcards, and the rate each
+    job works at. `shapes` are the known model shapes (resources.model_shapes); `segments(dataset, split)`
+    counts (or bounds) the segments of a split; `methods` is the method registry,
+    `plainsight.methods.registry`, which the callers hand in: a shared module imports no stage."""
 
-    def __init__(self, settings: Settings, segments: Callable[[str, str], int], methods: ModuleType):
+    def __init__(
+        self,
+        settings: Settings,
+        shapes: Mapping[str, Mapping],
+        segments: Callable[[str, str], int],
+        methods: ModuleType,
+    ):
         self.settings = settings
+        self.shapes = shapes
         self.segments = segments
         self.methods = methods
         self.resources = settings.resources
+        self.base_model = settings.model.name_or_path
+        self.notes: dict[str, str] = {}
+
+    def parameters(self, name_or_path: str) -> int:
+        """`resources.model_parameters` for `model` when set, else `model_parameters`."""
+        if name_or_path == self.base_model and self.resources.model_parameters:
+            return self.resources.model_parameters
+        return model_parameters(name_or_path, self.shapes)
+
+    def model_of(self, method: str) -> str:
+        return self.settings.block(self.methods.model_config_key(method)).name_or_path
+
+    def job_model(self, rule: str, w: Mapping[str, str]) -> str | None:
+        """The model whose weights a job's work passes through: an in-context or private-selection
+        method's own (`model`, or `model_large` for a `.large` variant), the downstream encoder, MAUVE's
+        featurizer, the released-text audits' sentence embedder, else `model` (with a trained method's
+        adapter); None for a downstream task without an encoder (TF-IDF, no model)."""
+        twin = twin_of(rule)
+        if twin in GENERATION_RULES and twin != "generate_trained":
+            return self.model_of(w["method"])
+        if twin == "utility_measures":
+            downstream = self.settings.utility.downstream
+            return downstream.encoder.model if downstream.classifier == "encoder" else None
+        if twin == "mauve":
+            return self.settings.utility.mauve.featurizer
+        if twin in EMBEDDING_RULES:
+            return AUDIT_EMBEDDER
+        return self.base_model
 
     def work(self, rule: str, w: Mapping[str, str], expected: bool = False) -> tuple[float, float]:
         """(tokens, tokens per second) of a model job: a bound on its work for the scheduler, or with
@@ -57,7 +95,7 @@ class JobTokens:
         if twin in GENERATION_RULES:
             tokens = self.generations(twin, w, expected) * self.settings.generation.max_new_tokens
             return tokens + self.surrogate_seconds_as_tokens(twin, w), self.tokens_per_second(
-                rule, "generation_tokens_per_second"
+                rule, w, "generation_tokens_per_second"
             )
         if twin in TRAINING_RULES:
             tokens = self.training_tokens(twin, w, expected)
@@ -75,23 +113,37 @@ class JobTokens:
             tokens = 0 if mauve.featurizer == "minilm" else texts * mauve.max_tokens
             # each bootstrap resample's clustering, in tokens of the job's throughput
             resampling = mauve.resamples * MAUVE_RESAMPLE_SECONDS * texts / 2 / MAUVE_RESAMPLE_PAIRS
-            return tokens + resampling * self.tokens_per_second(rule, "training_tokens_per_second"), (
-                self.tokens_per_second(rule, "training_tokens_per_second")
-            )
-        return tokens, self.tokens_per_second(rule, "training_tokens_per_second", w.get("method"))
+            rate = self.tokens_per_second(rule, w, "training_tokens_per_second")
+            return tokens + resampling * rate, rate
+        return tokens, self.tokens_per_second(rule, w, "training_tokens_per_second")
 
-    def tokens_per_second(self, rule: str, family_key: str, method: str | None = None) -> float:
+    def tokens_per_second(self, rule: str, w: Mapping[str, str], family_key: str) -> float:
         """A rule's measured throughput (`resources.rule_tokens_per_second`, by its name, then by the rule
         whose work it does), else an adapter job's method's (`method_tokens_per_second`), else its
-        family's (`family_key`)."""
+        family's (`family_key`), measured on `model`, times `size_ratio` for a job of another model."""
         measured = self.resources.rule_tokens_per_second or {}
         by_method = self.resources.method_tokens_per_second or {}
-        return (
+        rate = (
             measured.get(rule)
             or measured.get(twin_of(rule))
-            or (by_method.get(method) if twin_of(rule) == "train_adapter" else None)
-            or getattr(self.resources, family_key)
+            or (by_method.get(w.get("method")) if twin_of(rule) == "train_adapter" else None)
         )
+        return rate or getattr(self.resources, family_key) * self.size_ratio(rule, w)
+
+    def size_ratio(self, rule: str, w: Mapping[str, str]) -> float:
+        """`model`'s parameters over those of the model the job loads (`job_model`): a forward or backward
+        pass costs work in proportion to the weights it passes through, so a family rate measured on
+        `model` carries over to another model in that ratio (faster for a smaller one, slower for a larger
+        one); 1 for `model` itself and for a job without a model."""
+        model = self.job_model(rule, w)
+        if model is None or model == self.base_model:
+            return 1.0
+        base, other = self.parameters(self.base_model), self.parameters(model)
+        self.notes[f"rate {model}"] = (
+            f"{model} ({other / 1e6:,.1f} M parameters) at {base / other:.3g} x the family rates, which are "
+            f"measured on `model` ({base / 1e6:,.1f} M): work per token in proportion to the parameters"
+        )
+        return base / other
 
     def example_tokens(self, dataset: str, expected: bool) -> int:
         """Tokens of one adapter training example, the prefix included: `max_length`, a bound, or with
