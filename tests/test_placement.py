@@ -143,3 +143,25 @@ def test_auto_places_the_model_on_the_first_gpu_in_half_precision(tiny_model_dir
     assert {(p.device, p.dtype) for p in model.parameters()} == {placement}
     assert model_placement(model)["device"] == "cuda:0"
     assert not torch.backends.cuda.cudnn_sdp_enabled()  # its per-length host cost, see avoid_cudnn_attention
+
+
+def test_a_gguf_file_is_read_once_within_the_conversion_and_the_reader_restored_after(tmp_path):
+    import gguf
+    import numpy as np
+
+    from plainsight.models import gguf_read_once
+
+    path = tmp_path / "tiny.gguf"
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_array("tokenizer.ggml.tokens", [f"t{i}" for i in range(50)])
+    writer.add_tensor("w", np.arange(6, dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    reader_class = gguf.GGUFReader
+    with gguf_read_once():
+        first, again = gguf.GGUFReader(path), gguf.GGUFReader(str(path))
+        assert first is again  # the config's, the tokenizer's and the weights' reads share one parse
+        assert list(first.tensors[0].data) == [0, 1, 2, 3, 4, 5]
+    assert gguf.GGUFReader is reader_class and gguf.GGUFReader(path) is not first

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -28,6 +29,30 @@ from plainsight.model_settings import DTYPE_NAMES, EMBEDDED_MODELS, check_device
 log = logging.getLogger(__name__)
 
 
+@contextmanager
+def gguf_read_once() -> Iterator[None]:
+    """Within it, one `gguf.GGUFReader` per file. transformers reads a GGUF file anew for the config, the
+    tokenizer and the weights, and gguf-py's reader builds a view per entry of the vocabulary on each
+    read (about 18 s for Gemma 3's 262,144 tokens); the reader maps the file read-only, so one serves
+    all three (docs/performance.md: the conversion times)."""
+    import gguf
+
+    reader_class = gguf.GGUFReader
+    readers: dict[tuple[str, str], object] = {}
+
+    def shared_reader(path, mode="r"):
+        key = (str(path), mode)
+        if key not in readers:
+            readers[key] = reader_class(path, mode)
+        return readers[key]
+
+    gguf.GGUFReader = shared_reader
+    try:
+        yield
+    finally:
+        gguf.GGUFReader = reader_class
+
+
 def convert_embedded(name: str, out_dir: str | Path) -> None:
     """De-quantise an embedded GGUF model once and save it as a plain model folder (all or nothing:
     written beside `out_dir`, then renamed to it)."""
@@ -35,7 +60,7 @@ def convert_embedded(name: str, out_dir: str | Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     embedded = EMBEDDED_MODELS[name]
-    with embedded.gguf_folder() as folder:
+    with embedded.gguf_folder() as folder, gguf_read_once():
         tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=embedded.gguf_file)
         model = AutoModelForCausalLM.from_pretrained(
             folder, gguf_file=embedded.gguf_file, dtype=torch.float32
