@@ -273,18 +273,27 @@ def test_a_job_of_another_model_runs_at_the_family_rate_in_the_ratio_of_paramete
     assert costs.work("generate_icl", job)[1] == 10
     assert costs.work("train_adapter", {**job, "method": "ft"})[1] == 50
     assert costs.work("generate_trained", {**job, "method": "ft"})[1] == 10
-    # a larger model slower, a smaller one faster, in the ratio 100 M / its parameters
-    assert costs.work("generate_icl", {**job, "method": "icl.large"})[1] == pytest.approx(
-        10 * 1e8 / 268_042_240
+    # the plan: a larger model slower, a smaller one faster, in the ratio 100 M / its parameters
+    large = {**job, "method": "icl.large"}
+    assert costs.work("generate_icl", large, expected=True)[1] == pytest.approx(10 * 1e8 / 268_042_240)
+    assert costs.work("utility_measures", {"dataset": "tab"}, expected=True)[1] == pytest.approx(
+        50 * 1e8 / 123_538_176
     )
+    assert costs.work("mauve", job, expected=True)[1] == pytest.approx(50 * 1e8 / 773_428_480)
+    family = "training_tokens_per_second"
+    assert costs.tokens_per_second("released_text_audit", job, family, expected=True) == pytest.approx(
+        50 * 1e8 / 22_337_280
+    )
+    # the scheduler's bound: the larger models (here all but the embedder) as slow, the smaller one at
+    # `model`'s measured rate
+    assert costs.work("generate_icl", large)[1] == pytest.approx(10 * 1e8 / 268_042_240)
     assert costs.work("utility_measures", {"dataset": "tab"})[1] == pytest.approx(50 * 1e8 / 123_538_176)
     assert costs.work("mauve", job)[1] == pytest.approx(50 * 1e8 / 773_428_480)
-    family = "training_tokens_per_second"
-    assert costs.tokens_per_second("released_text_audit", job, family) == pytest.approx(50 * 1e8 / 22_337_280)
+    assert costs.tokens_per_second("released_text_audit", job, family) == 50
     assert "minilm (22.3 M parameters) at 4.48 x the family rates" in costs.notes["rate minilm"]
     # a measured rule rate is the job's own: no scaling
     measured = cost_model(resources={"rule_tokens_per_second": {"released_text_audit": 2500}})
-    assert measured.tokens_per_second("released_text_audit", job, family) == 2500
+    assert measured.tokens_per_second("released_text_audit", job, family, expected=True) == 2500
     # a downstream task without an encoder loads no model: its (zero) work at the family rate
     assert cost_model(resources={"training_tokens_per_second": 50}).work(
         "utility_measures", {"dataset": "tab"}

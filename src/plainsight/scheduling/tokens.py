@@ -95,7 +95,7 @@ class JobTokens:
         if twin in GENERATION_RULES:
             tokens = self.generations(twin, w, expected) * self.settings.generation.max_new_tokens
             return tokens + self.surrogate_seconds_as_tokens(twin, w), self.tokens_per_second(
-                rule, w, "generation_tokens_per_second"
+                rule, w, "generation_tokens_per_second", expected
             )
         if twin in TRAINING_RULES:
             tokens = self.training_tokens(twin, w, expected)
@@ -113,14 +113,18 @@ class JobTokens:
             tokens = 0 if mauve.featurizer == "minilm" else texts * mauve.max_tokens
             # each bootstrap resample's clustering, in tokens of the job's throughput
             resampling = mauve.resamples * MAUVE_RESAMPLE_SECONDS * texts / 2 / MAUVE_RESAMPLE_PAIRS
-            rate = self.tokens_per_second(rule, w, "training_tokens_per_second")
+            rate = self.tokens_per_second(rule, w, "training_tokens_per_second", expected)
             return tokens + resampling * rate, rate
-        return tokens, self.tokens_per_second(rule, w, "training_tokens_per_second")
+        return tokens, self.tokens_per_second(rule, w, "training_tokens_per_second", expected)
 
-    def tokens_per_second(self, rule: str, w: Mapping[str, str], family_key: str) -> float:
+    def tokens_per_second(
+        self, rule: str, w: Mapping[str, str], family_key: str, expected: bool = False
+    ) -> float:
         """A rule's measured throughput (`resources.rule_tokens_per_second`, by its name, then by the rule
         whose work it does), else an adapter job's method's (`method_tokens_per_second`), else its
-        family's (`family_key`), measured on `model`, times `size_ratio` for a job of another model."""
+        family's (`family_key`), measured on `model`, times `size_ratio` for a job of another model. The
+        plan's `expected` rate takes the ratio either way; the scheduler's bound never a speed-up no run
+        has measured (a smaller model's job is bounded at `model`'s rate, a larger one's at its ratio)."""
         measured = self.resources.rule_tokens_per_second or {}
         by_method = self.resources.method_tokens_per_second or {}
         rate = (
@@ -128,7 +132,10 @@ class JobTokens:
             or measured.get(twin_of(rule))
             or (by_method.get(w.get("method")) if twin_of(rule) == "train_adapter" else None)
         )
-        return rate or getattr(self.resources, family_key) * self.size_ratio(rule, w)
+        if rate:
+            return rate
+        ratio = self.size_ratio(rule, w)
+        return getattr(self.resources, family_key) * (ratio if expected else min(ratio, 1.0))
 
     def size_ratio(self, rule: str, w: Mapping[str, str]) -> float:
         """`model`'s parameters over those of the model the job loads (`job_model`): a forward or backward
