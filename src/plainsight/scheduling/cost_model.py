@@ -7,8 +7,7 @@ Run time: tokens to produce or train on, divided by a measured throughput, times
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from types import ModuleType
+from collections.abc import Mapping
 
 from plainsight.errors import InputError
 from plainsight.scheduling.decoding_slots import (
@@ -43,7 +42,7 @@ from plainsight.scheduling.model_rules import (
 )
 from plainsight.scheduling.model_shape import ModelShape, model_shape
 from plainsight.scheduling.tokens import JobTokens
-from plainsight.settings import FinetuneConfig, Settings
+from plainsight.settings import FinetuneConfig
 
 STARTUP_MINUTES = 2  # imports, loading the model, reading the inputs
 
@@ -63,18 +62,14 @@ class CostModel(JobTokens):
     at the configured throughput), the host memory request and the GPU memory. `shapes` are the known
     model shapes (resources.model_shapes); `notes` collects what the plan tells about its choices."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        shapes: Mapping[str, Mapping],
-        segments: Callable[[str, str], int],
-        methods: ModuleType,
-    ):
-        super().__init__(settings, shapes, segments, methods)
-        self.on_gpu = self.resources.gpus_per_job > 0
-        self.dtype_bytes = DTYPE_BYTES.get(
-            settings.model.dtype, 2 if self.on_gpu else 4
-        )  # auto: 16-bit on a GPU
+    @property
+    def on_gpu(self) -> bool:
+        return self.resources.gpus_per_job > 0
+
+    @property
+    def dtype_bytes(self) -> int:
+        """Bytes of a weight in the job's dtype (`auto`: 16-bit on a GPU, 32-bit on the CPU)."""
+        return DTYPE_BYTES.get(self.settings.model.dtype, 2 if self.on_gpu else 4)
 
     # --- shared pieces ---
 
